@@ -1,0 +1,275 @@
+"""dialjudge.toml: where data lives, which judges exist, where user templates are.
+
+The file is found at ``$DIALJUDGE_CONFIG`` when set (tests use it), else in the
+user config directory. A missing file means the bundled defaults. Every value is
+checked here, so a typo is reported with the key that holds it.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+from .errors import ConfigError
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.10 only
+    import tomli as tomllib
+
+CONFIG_ENV = "DIALJUDGE_CONFIG"
+DATA_DIR_ENV = "DIALJUDGE_DATA_DIR"
+APP_NAME = "dialjudge"
+
+#: The judge every fresh install has: the bundled SmolLM2-135M-Instruct GGUF.
+BUNDLED_JUDGE = "smollm2"
+
+BACKENDS = ("llama", "openai", "fake")
+ENDPOINTS = ("chat", "completions")
+
+
+def user_config_dir() -> Path:
+    from platformdirs import user_config_dir as _dir
+
+    return Path(_dir(APP_NAME))
+
+
+def user_data_dir() -> Path:
+    """Run store, saved templates and personas. ``$DIALJUDGE_DATA_DIR`` overrides it."""
+    env = os.environ.get(DATA_DIR_ENV)
+    if env:
+        return Path(env).expanduser()
+    from platformdirs import user_data_dir as _dir
+
+    return Path(_dir(APP_NAME))
+
+
+def config_path() -> Path:
+    env = os.environ.get(CONFIG_ENV)
+    if env:
+        return Path(env).expanduser()
+    return user_config_dir() / "dialjudge.toml"
+
+
+@dataclass(frozen=True)
+class Sampling:
+    """Sampling parameters; recorded with every judgment."""
+
+    temperature: float = 0.0
+    top_p: float = 1.0
+    max_tokens: int = 256
+    presence_penalty: float = 0.0
+    frequency_penalty: float = 0.0
+    seed: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "temperature": self.temperature,
+            "top_p": self.top_p,
+            "max_tokens": self.max_tokens,
+            "presence_penalty": self.presence_penalty,
+            "frequency_penalty": self.frequency_penalty,
+            "seed": self.seed,
+        }
+
+
+#: Named sampling presets. ``paper000`` is the ChatGPT setting of paper 000, section 4.2.
+SAMPLING_PRESETS: dict[str, Sampling] = {
+    "greedy": Sampling(),
+    "paper000": Sampling(temperature=0.7, presence_penalty=0.0, frequency_penalty=0.2, max_tokens=1024),
+}
+
+
+@dataclass(frozen=True)
+class JudgeConfig:
+    name: str
+    backend: str  # llama | openai | fake
+    model: str = ""  # API model name; for llama, a label (defaults to the file name)
+    model_path: str | None = None  # llama: .gguf path; None means the bundled model
+    n_threads: int | None = None
+    n_ctx: int = 4096
+    base_url: str | None = None
+    api_key_env: str | None = None  # the *name* of the variable; the key itself is never stored
+    endpoint: str = "chat"
+    concurrency: int = 4
+    timeout: float = 120.0
+    max_retries: int = 4
+    sampling: Sampling = Sampling()
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    def api_key(self) -> str | None:
+        return os.environ.get(self.api_key_env) if self.api_key_env else None
+
+
+@dataclass(frozen=True)
+class Config:
+    path: Path | None = None
+    data_dirs: tuple[Path, ...] = ()
+    template_dirs: tuple[Path, ...] = ()
+    judges: Mapping[str, JudgeConfig] = field(default_factory=dict)
+
+    def judge(self, name: str) -> JudgeConfig:
+        try:
+            return self.judges[name]
+        except KeyError:
+            known = ", ".join(sorted(self.judges)) or "none"
+            raise ConfigError(f"no judge named {name!r} (configured: {known})") from None
+
+
+def bundled_judge() -> JudgeConfig:
+    return JudgeConfig(name=BUNDLED_JUDGE, backend="llama", model="SmolLM2-135M-Instruct Q4_1")
+
+
+def load_config(path: Path | None = None) -> Config:
+    """Read and validate the config file; a missing file gives the defaults."""
+    path = path or config_path()
+    if not path.exists():
+        if os.environ.get(CONFIG_ENV):
+            raise ConfigError(f"{path}: file not found (named by ${CONFIG_ENV})")
+        return Config(path=None, judges={BUNDLED_JUDGE: bundled_judge()})
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
+    return parse_config(raw, path)
+
+
+def parse_config(raw: Mapping[str, Any], path: Path | None = None) -> Config:
+    where = str(path) if path else "config"
+    base = path.parent if path else Path.cwd()
+    _only_keys(raw, {"data", "templates", "judges"}, where, "")
+
+    data = _table(raw, "data", where)
+    _only_keys(data, {"dirs"}, where, "data.")
+    templates = _table(raw, "templates", where)
+    _only_keys(templates, {"dirs"}, where, "templates.")
+
+    judges: dict[str, JudgeConfig] = {BUNDLED_JUDGE: bundled_judge()}
+    for name, table in _table(raw, "judges", where).items():
+        if not isinstance(table, Mapping):
+            raise ConfigError(f"{where}: judges.{name} must be a table")
+        judges[name] = _parse_judge(name, table, where)
+
+    return Config(
+        path=path,
+        data_dirs=tuple(_paths(data.get("dirs", []), base, where, "data.dirs")),
+        template_dirs=tuple(_paths(templates.get("dirs", []), base, where, "templates.dirs")),
+        judges=judges,
+    )
+
+
+_JUDGE_KEYS = {
+    "backend", "model", "model_path", "n_threads", "n_ctx", "base_url", "api_key_env", "api_key",
+    "endpoint", "concurrency", "timeout", "max_retries", "preset", "temperature", "top_p",
+    "max_tokens", "presence_penalty", "frequency_penalty", "seed", "options",
+}
+
+
+def _parse_judge(name: str, t: Mapping[str, Any], where: str) -> JudgeConfig:
+    key = f"judges.{name}"
+    _only_keys(t, _JUDGE_KEYS, where, key + ".")
+    if "api_key" in t:
+        raise ConfigError(
+            f"{where}: {key}.api_key: keys are never read from the config file; "
+            "put the key in an environment variable and name it in api_key_env"
+        )
+    backend = _get(t, "backend", str, where, key)
+    if backend not in BACKENDS:
+        raise ConfigError(f"{where}: {key}.backend must be one of {', '.join(BACKENDS)}, not {backend!r}")
+    endpoint = _get(t, "endpoint", str, where, key, "chat")
+    if endpoint not in ENDPOINTS:
+        raise ConfigError(f"{where}: {key}.endpoint must be chat or completions, not {endpoint!r}")
+    if backend == "openai" and not t.get("base_url"):
+        raise ConfigError(f"{where}: {key}.base_url is required for the openai backend")
+    if backend == "openai" and not t.get("model"):
+        raise ConfigError(f"{where}: {key}.model is required for the openai backend")
+
+    preset_name = _get(t, "preset", str, where, key, "greedy")
+    if preset_name not in SAMPLING_PRESETS:
+        raise ConfigError(f"{where}: {key}.preset must be one of {', '.join(SAMPLING_PRESETS)}")
+    preset = SAMPLING_PRESETS[preset_name]
+    sampling = Sampling(
+        temperature=_get(t, "temperature", (int, float), where, key, preset.temperature),
+        top_p=_get(t, "top_p", (int, float), where, key, preset.top_p),
+        max_tokens=_get(t, "max_tokens", int, where, key, preset.max_tokens),
+        presence_penalty=_get(t, "presence_penalty", (int, float), where, key, preset.presence_penalty),
+        frequency_penalty=_get(t, "frequency_penalty", (int, float), where, key, preset.frequency_penalty),
+        seed=_get(t, "seed", int, where, key, preset.seed),
+    )
+    model_path = t.get("model_path")
+    if model_path is not None:
+        model_path = str(Path(str(model_path)).expanduser())
+    return JudgeConfig(
+        name=name,
+        backend=backend,
+        model=_get(t, "model", str, where, key, Path(model_path).stem if model_path else ""),
+        model_path=model_path,
+        n_threads=_get(t, "n_threads", int, where, key, None),
+        n_ctx=_get(t, "n_ctx", int, where, key, 4096),
+        base_url=_get(t, "base_url", str, where, key, None),
+        api_key_env=_get(t, "api_key_env", str, where, key, None),
+        endpoint=endpoint,
+        concurrency=_positive(_get(t, "concurrency", int, where, key, 4), where, f"{key}.concurrency"),
+        timeout=float(_get(t, "timeout", (int, float), where, key, 120.0)),
+        max_retries=_get(t, "max_retries", int, where, key, 4),
+        sampling=sampling,
+        extra=dict(_get(t, "options", dict, where, key, {})),
+    )
+
+
+def _table(raw: Mapping[str, Any], name: str, where: str) -> Mapping[str, Any]:
+    value = raw.get(name, {})
+    if not isinstance(value, Mapping):
+        raise ConfigError(f"{where}: [{name}] must be a table")
+    return value
+
+
+def _only_keys(t: Mapping[str, Any], allowed: set[str], where: str, prefix: str) -> None:
+    unknown = sorted(set(t) - allowed)
+    if unknown:
+        raise ConfigError(
+            f"{where}: unknown key {prefix}{unknown[0]} (allowed: {', '.join(sorted(allowed))})"
+        )
+
+
+_MISSING = object()
+
+
+def _get(t: Mapping[str, Any], name: str, kind: Any, where: str, key: str, default: Any = _MISSING) -> Any:
+    if name not in t:
+        if default is _MISSING:
+            raise ConfigError(f"{where}: {key}.{name} is required")
+        return default
+    value = t[name]
+    if isinstance(value, bool) and kind is not bool:
+        raise ConfigError(f"{where}: {key}.{name} must be {_kind_name(kind)}, not a boolean")
+    if not isinstance(value, kind):
+        raise ConfigError(f"{where}: {key}.{name} must be {_kind_name(kind)}, not {type(value).__name__}")
+    return value
+
+
+def _kind_name(kind: Any) -> str:
+    if kind == (int, float):
+        return "a number"
+    return {int: "an integer", str: "a string", dict: "a table"}.get(kind, str(kind))
+
+
+def _positive(value: int, where: str, key: str) -> int:
+    if value < 1:
+        raise ConfigError(f"{where}: {key} must be at least 1")
+    return value
+
+
+def _paths(values: Any, base: Path, where: str, key: str) -> list[Path]:
+    if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
+        raise ConfigError(f"{where}: {key} must be a list of paths")
+    out = []
+    for v in values:
+        p = Path(v).expanduser()
+        out.append(p if p.is_absolute() else (base / p).resolve())
+    return out

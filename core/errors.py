@@ -1,0 +1,54 @@
+"""Errors that reach the user. Each says where the problem is, never a traceback."""
+
+from __future__ import annotations
+
+
+class DialjudgeError(Exception):
+    """Base for every error that the CLI and the TUI show as a plain message."""
+
+
+class DataError(DialjudgeError):
+    """Bad input data: names the file, the line or record, and the field."""
+
+    def __init__(self, message: str, *, path: str | None = None, line: int | None = None,
+                 record: str | int | None = None, field: str | None = None) -> None:
+        self.path = path
+        self.line = line
+        self.record = record
+        self.field = field
+        self.reason = message
+        where = []
+        if path:
+            where.append(str(path))
+        if line is not None:
+            where.append(f"line {line}")
+        if record is not None:
+            where.append(f"record {record}")
+        if field:
+            where.append(f"field {field!r}")
+        super().__init__(f"{', '.join(where)}: {message}" if where else message)
+
+
+class ConfigError(DialjudgeError):
+    """A configuration file that is missing a value or has a wrong one."""
+
+
+class TemplateError(DialjudgeError):
+    """A judge template that cannot be parsed or rendered; carries the position."""
+
+    def __init__(self, message: str, *, source: str | None = None, line: int | None = None,
+                 column: int | None = None) -> None:
+        self.source = source
+        self.line = line
+        self.column = column
+        self.reason = message
+        where = []
+        if source:
+            where.append(source)
+        if line is not None:
+            where.append(f"line {line}" + (f", column {column}" if column is not None else ""))
+        super().__init__(f"{', '.join(where)}: {message}" if where else message)
+
+
+class BackendError(DialjudgeError):
+    """A judge backend that cannot do what was asked (no log-probs, no model file, ...)."""

@@ -1,0 +1,198 @@
+"""The contract between templates, backends, scoring and the run engine.
+
+A template renders an :class:`Example` into a :class:`RenderedPrompt`; a
+:class:`JudgeBackend` answers a :class:`JudgeRequest` with a
+:class:`BackendResult` (raw text and/or log-probabilities); scoring turns that
+into a :class:`Judgment`, which the run store keeps and the engine reports.
+"""
+
+from __future__ import annotations
+
+import enum
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Protocol, runtime_checkable
+
+from ..config import Sampling
+
+
+class ScoringMode(str, enum.Enum):
+    #: Generate text, then parse the score from the final answer.
+    GENERATE = "generate"
+    #: One forward pass; the distribution over the valid score strings at the
+    #: answer position: restricted-softmax expected value, or paper 003's top-K
+    #: log-probability weighting when ``top_k`` is set.
+    LOGPROB = "logprob"
+    #: One forward pass; p(yes) / (p(yes) + p(no)) (paper 003, DSTC10 prompt).
+    YESNO = "yesno"
+
+
+class OutputKind(str, enum.Enum):
+    CONTINUOUS = "continuous"  # e.g. 0-1 with decimals (paper 000)
+    LIKERT = "likert"  # integer points, e.g. 1-5
+    BINARY = "binary"  # 0/1
+    YESNO = "yesno"  # "yes"/"no" answer
+    JSON = "json"  # a JSON object carrying the score (InCA)
+
+
+@dataclass(frozen=True)
+class OutputSpec:
+    """What a template asks the model to output, and how to read it."""
+
+    kind: OutputKind
+    min: float = 0.0
+    max: float = 1.0
+    #: The answer strings probability modes weigh (e.g. "1".."5", "0"/"1",
+    #: "0.0".."1.0", "yes"/"no"), in scale order.
+    choices: tuple[str, ...] = ()
+    #: For JSON output: the keys holding the score, the reasoning and relevancy.
+    #: May contain ``{kpi}`` / ``{aspect}`` placeholders, filled at render time.
+    score_key: str | None = None
+    reasoning_key: str | None = None
+    relevancy_key: str | None = None
+    #: Text appended after the assistant turn starts, in probability modes, so
+    #: the very next token is the answer (e.g. "Score:" or "Answer:").
+    answer_prefix: str = ""
+    modes: tuple[ScoringMode, ...] = (ScoringMode.GENERATE,)
+
+    def normalize(self, value: float) -> float:
+        return (value - self.min) / (self.max - self.min)
+
+    def choice_values(self) -> list[float]:
+        """The numeric value of each choice; yes=1, no=0."""
+        out = []
+        for c in self.choices:
+            low = c.strip().lower()
+            if low == "yes":
+                out.append(1.0)
+            elif low == "no":
+                out.append(0.0)
+            else:
+                out.append(float(c))
+        return out
+
+
+@dataclass(frozen=True)
+class Message:
+    role: str  # system | user | assistant
+    content: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {"role": self.role, "content": self.content}
+
+
+@dataclass(frozen=True)
+class RenderedPrompt:
+    """The exact prompt sent for one item. Its hash keys the run store's cache."""
+
+    messages: tuple[Message, ...]
+    output: OutputSpec
+    template_name: str = ""
+
+    @property
+    def text(self) -> str:
+        return "\n\n".join(f"[{m.role}]\n{m.content}" for m in self.messages)
+
+    @property
+    def hash(self) -> str:
+        payload = json.dumps(
+            {"messages": [m.to_dict() for m in self.messages], "answer_prefix": self.output.answer_prefix,
+             "choices": list(self.output.choices)},
+            ensure_ascii=False, sort_keys=True,
+        )
+        return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class JudgeRequest:
+    item_id: str
+    prompt: RenderedPrompt
+    mode: ScoringMode
+    sampling: Sampling
+    #: Paper 003's K for top-K weighting; 0 means the restricted softmax over all choices.
+    top_k: int = 3
+    #: Stability repeats: repeat r uses seed sampling.seed + r.
+    repeat: int = 0
+
+    @property
+    def seed(self) -> int:
+        return self.sampling.seed + self.repeat
+
+    def cache_key(self, model_identity: str) -> str:
+        """Same model, same rendered prompt, same sampling, same mode -> same answer."""
+        payload = json.dumps(
+            {"model": model_identity, "prompt": self.prompt.hash, "mode": self.mode.value,
+             "top_k": self.top_k, "sampling": self.sampling.to_dict(), "seed": self.seed},
+            sort_keys=True,
+        )
+        return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+@dataclass
+class BackendResult:
+    """What a backend returns for one request, before any parsing."""
+
+    raw_output: str = ""
+    #: Probability of each OutputSpec choice (normalised over the choices), probability modes.
+    choice_probs: dict[str, float] | None = None
+    #: The K most likely first answer tokens and their log-probabilities.
+    top_logprobs: list[tuple[str, float]] | None = None
+    prompt_tokens: int = 0
+    #: Prompt tokens actually evaluated (fewer than prompt_tokens when a prefix was reused).
+    evaluated_tokens: int = 0
+    completion_tokens: int = 0
+    latency_s: float = 0.0
+
+
+@dataclass
+class Judgment:
+    """One scored (or failed) request; what the run store keeps."""
+
+    item_id: str
+    judge: str
+    mode: ScoringMode
+    prompt_hash: str
+    raw_output: str
+    score: float | None  # on the template's scale; None = failed
+    normalized: float | None  # 0-1
+    error: str | None = None
+    reasoning: str | None = None
+    relevancy: str | None = None
+    distribution: dict[str, float] | None = None
+    latency_s: float = 0.0
+    prompt_tokens: int = 0
+    evaluated_tokens: int = 0
+    completion_tokens: int = 0
+    repeat: int = 0
+    cached: bool = False
+    sampling: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def failed(self) -> bool:
+        return self.score is None
+
+
+@runtime_checkable
+class JudgeBackend(Protocol):
+    """A model that can answer judge requests.
+
+    ``identity`` names the model exactly (file hash or base URL + model name),
+    so cached answers are only reused for the same model. Local backends are
+    driven from one thread; ``max_concurrency`` tells the engine how many
+    requests may be in flight at once.
+    """
+
+    name: str
+    identity: str
+    max_concurrency: int
+
+    async def open(self) -> None: ...
+
+    async def close(self) -> None: ...
+
+    async def check_mode(self, mode: ScoringMode, top_k: int) -> None:
+        """Raise BackendError up front when the backend cannot serve this mode."""
+        ...
+
+    async def complete(self, request: JudgeRequest) -> BackendResult: ...
