@@ -1,0 +1,54 @@
+"""`dialjudge`: with no arguments it opens the app; subcommands run headless."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Callable, Sequence
+
+from dialjudge.core.errors import DialjudgeError
+
+Handler = Callable[[argparse.Namespace], int]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from . import datasets_cmd, metrics_cmd
+
+    parser = argparse.ArgumentParser(
+        prog="dialjudge",
+        description="Build and check judges of dialogue responses against human ratings. "
+        "Without a command, opens the terminal app.",
+    )
+    parser.add_argument("--dataset", help="dataset to open in the app (name or path)")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    datasets_cmd.register(sub)
+    metrics_cmd.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    handler: Handler | None = getattr(args, "handler", None)
+    try:
+        if handler is None:
+            return open_app(args)
+        return handler(args)
+    except DialjudgeError as exc:
+        print(f"dialjudge: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("dialjudge: interrupted", file=sys.stderr)
+        return 130
+
+
+def open_app(args: argparse.Namespace) -> int:
+    from dialjudge.tui.app import make_app
+
+    app = make_app(dataset=args.dataset)
+    app.run()
+    return int(app.return_code or 0)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,73 @@
+"""Rich rendering of core's plain tables for the terminal."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any, Iterable, Mapping, Sequence
+
+from rich.console import Console
+from rich.table import Table
+
+from dialjudge.core.report import WideRow, WideTable
+
+
+def console(stderr: bool = False) -> Console:
+    # Piped or redirected output has no width to fit; keep tables whole there.
+    stream = sys.stderr if stderr else sys.stdout
+    width = None if stream.isatty() else 240
+    return Console(stderr=stderr, highlight=False, soft_wrap=False, width=width)
+
+
+def wide_table(table: WideTable, *, with_ci: bool = True) -> Table:
+    """Coefficients with their CI on a second line, so many qualities still fit a terminal."""
+    out = Table(title=table.title, title_justify="left", show_lines=with_ci, pad_edge=False)
+    for i, name in enumerate(table.header()):
+        out.add_column(name, justify="left" if i == 0 else "right", no_wrap=i == 0,
+                       style="bold" if i == 0 else None, min_width=7 if i else None)
+    for row in table.rows:
+        cells = [row.evaluator]
+        for q in table.qualities:
+            for c in table.coefficients:
+                cell = row.cells.get((q, c))
+                if cell is None:
+                    cells.append("–")
+                    continue
+                value = cell.text(with_ci=False)
+                has_ci = cell.low is not None and cell.high is not None and cell.low == cell.low
+                ci = f"{cell.low:.2f}…{cell.high:.2f}" if has_ci else ""
+                cells.append(f"{value}\n[dim]{ci}[/dim]" if with_ci and ci else value)
+        cells.extend(str(v) for v in _counts(row))
+        out.add_row(*cells, style="italic" if row.is_ceiling else None)
+    return out
+
+
+def _counts(row: WideRow) -> tuple[str, str, str]:
+    def span(values: Iterable[int]) -> str:
+        vals = sorted(set(values))
+        return "–" if not vals else str(vals[0]) if len(vals) == 1 else f"{vals[0]}–{vals[-1]}"
+
+    return span(row.n.values()), span(row.excluded.values()), span(row.failed.values())
+
+
+def plain_table(title: str, columns: Sequence[str], rows: Iterable[Sequence[Any]],
+                right: Sequence[str] = ()) -> Table:
+    out = Table(title=title, title_justify="left", pad_edge=False)
+    for name in columns:
+        out.add_column(name, justify="right" if name in right else "left")
+    for row in rows:
+        out.add_row(*("–" if v is None else str(v) for v in row))
+    return out
+
+
+def key_values(title: str, items: Mapping[str, Any]) -> Table:
+    out = Table(title=title, title_justify="left", show_header=False, pad_edge=False, box=None)
+    out.add_column(style="bold")
+    out.add_column()
+    for k, v in items.items():
+        out.add_row(k, str(v))
+    return out
+
+
+def print_notes(con: Console, notes: Iterable[str]) -> None:
+    for note in notes:
+        con.print(f"[dim]• {note}[/dim]")

@@ -1,0 +1,92 @@
+"""From a dataset and evaluator scores to the agreement records that reports print.
+
+Reference-based metrics are scored here; LLM judge scores come from runs and are
+passed in as more evaluators. Every exclusion is counted and every caveat (no
+references in the data, METEOR without WordNet) becomes a note on the report.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+from .model import Aggregation, Dataset, Level
+from .subsets import Subset
+
+Scores = Mapping[str, Mapping[str, "float | None"]]
+
+
+@dataclass
+class EvaluationReport:
+    dataset: str
+    qualities: list[str]
+    levels: list[str]
+    subset: str
+    records: list[dict[str, Any]]
+    notes: list[str] = field(default_factory=list)
+    evaluators: list[str] = field(default_factory=list)
+
+    @property
+    def item_level(self) -> str:
+        return next((lv for lv in self.levels if lv != "system"), "turn")
+
+
+def reference_metric_scores(dataset: Dataset, metric_ids: Sequence[str] | None = None
+                            ) -> tuple[dict[str, dict[str, float]], list[str]]:
+    """Score every eligible item with the reference-based metrics; keys are display labels."""
+    from .metrics import score_examples
+
+    result = score_examples(dataset.examples, metric_ids)
+    scores = {info.label: dict(result.values[info.id]) for info in result.metrics}
+    notes = list(result.notes)
+    for reason, count in result.skip_counts.items():
+        if count:
+            label = getattr(reason, "value", str(reason))
+            notes.append(f"reference-based metrics skipped {count} items: {label}")
+    if result.n_scored == 0 and len(dataset):
+        notes.append(f"{dataset.name} has no reference responses for its candidates, so reference-based "
+                     "metrics cannot score it; only the human ceiling (and LLM judges) apply")
+    return scores, notes
+
+
+def default_qualities(dataset: Dataset, level: Level = Level.TURN) -> list[str]:
+    return list(dataset.qualities_at(level)) or list(dataset.qualities)
+
+
+def evaluate(dataset: Dataset, *, qualities: Sequence[str] | None = None, subset: str = "all",
+             levels: Sequence[str] = ("turn",), aggregation: Aggregation = Aggregation.MEAN,
+             metric_ids: Sequence[str] | None = None, extra_scores: Scores | None = None,
+             failures: Mapping[str, int] | None = None, include_metrics: bool = True,
+             n_boot: int = 1000, seed: int = 0) -> EvaluationReport:
+    """The full agreement table of reference metrics (and any extra evaluators) vs the humans."""
+    from .stats import agreement_table
+
+    item_level = Level.DIALOG if "dialog" in levels else Level.TURN
+    chosen = list(qualities) if qualities else default_qualities(dataset, item_level)
+    known = dataset.qualities
+    unknown = [q for q in chosen if q not in known]
+    if unknown:
+        from .errors import DataError
+
+        raise DataError(f"{dataset.name} has no quality {unknown[0]!r} (qualities: {', '.join(known)})")
+
+    evaluator_scores: dict[str, Mapping[str, float | None]] = {}
+    notes: list[str] = []
+    if include_metrics:
+        metric_scores, metric_notes = reference_metric_scores(dataset, metric_ids)
+        evaluator_scores.update(metric_scores)
+        notes.extend(metric_notes)
+    if extra_scores:
+        evaluator_scores.update(extra_scores)
+
+    table = agreement_table(dataset.examples, evaluator_scores, chosen, subset=Subset(subset),
+                            levels=tuple(levels), aggregation=aggregation, n_boot=n_boot, seed=seed,
+                            failures=failures)
+    records = table.to_records()
+    for rec in records:
+        rec.setdefault("subset", subset)
+        rec["is_ceiling"] = rec.get("evaluator") == "human ceiling"
+    notes.append(f"human labels: {aggregation.value} of the annotators; bootstrap: {n_boot} resamples of "
+                 f"contexts (seed {seed}), 95% percentile CI")
+    return EvaluationReport(dataset.name, chosen, list(levels), subset, records, notes,
+                            list(evaluator_scores))

@@ -1,0 +1,189 @@
+"""A deterministic judge with no model, for tests of the engine, the store and the TUI.
+
+Scores come from a stable hash of (item, prompt, seed), or from ``score_fn`` when
+a test needs known values. Every mode is served:
+
+* generate: text the parser reads ("Score: 4", a JSON object, or "yes"/"no");
+* logprob: ``choice_probs`` whose expected value is the score (mass split
+  between the two choices around it) and matching ``top_logprobs``;
+* yesno: p(yes) = the score's position on the template's scale.
+
+Failures can be injected (every Nth request raises :class:`BackendError`, or
+returns unparseable text), and each request can await a test-supplied
+``delay(request)`` so tests control timing without sleeping.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Awaitable, Callable, Iterable
+
+from ...config import JudgeConfig
+from ...errors import BackendError
+from ..types import BackendResult, JudgeRequest, OutputKind, OutputSpec, ScoringMode
+from .answers import answer_choices, normalize_answer, top_logprobs_count
+
+ScoreFn = Callable[[str, str], float]
+Delay = Callable[[JudgeRequest], Awaitable[None]]
+
+#: Text a fake judge returns when a request is made to fail parsing.
+GARBAGE_OUTPUT = "I cannot decide on this one."
+
+
+@dataclass
+class FakeBackend:
+    """A judge backend that answers instantly and reproducibly.
+
+    ``score_fn(item_id, prompt_text)`` gives the score on the template's scale
+    (for yesno: p(yes), 0-1). ``fail_every=N`` makes requests N, 2N, ... raise;
+    ``garbage_every=N`` makes them return text no parser can read (and no
+    probabilities). ``unsupported_modes`` makes :meth:`check_mode` refuse those
+    modes, like an API without log-probabilities.
+    """
+
+    name: str = "fake"
+    score_fn: ScoreFn | None = None
+    fail_every: int = 0
+    garbage_every: int = 0
+    delay: Delay | None = None
+    max_concurrency: int = 4
+    unsupported_modes: tuple[ScoringMode, ...] = ()
+    identity: str = ""
+    #: Every request received, in arrival order (failed ones included).
+    requests: list[JudgeRequest] = field(default_factory=list)
+    opened: int = 0
+    closed: int = 0
+
+    def __post_init__(self) -> None:
+        if not self.identity:
+            self.identity = f"fake:{self.name}"
+
+    @classmethod
+    def from_config(cls, config: JudgeConfig) -> "FakeBackend":
+        """A fake judge from a config file: ``options`` may set fail_every and garbage_every."""
+        options = dict(config.extra)
+        counts = {}
+        for key in ("fail_every", "garbage_every"):
+            value = options.get(key, 0)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise BackendError(f"judge {config.name!r}: options.{key} must be a whole number >= 0")
+            counts[key] = value
+        return cls(name=config.name, max_concurrency=config.concurrency,
+                   identity=f"fake:{config.name}:{config.model}", **counts)
+
+    async def open(self) -> None:
+        self.opened += 1
+
+    async def close(self) -> None:
+        self.closed += 1
+
+    async def check_mode(self, mode: ScoringMode, top_k: int) -> None:
+        if mode in self.unsupported_modes:
+            raise BackendError(f"judge {self.name!r} cannot serve mode {mode.value} (fake backend configured so)")
+
+    async def complete(self, request: JudgeRequest) -> BackendResult:
+        self.requests.append(request)
+        number = len(self.requests)
+        started = time.perf_counter()
+        if self.delay is not None:
+            await self.delay(request)
+        if self.fail_every and number % self.fail_every == 0:
+            raise BackendError(f"judge {self.name!r}: injected failure on request {number} ({request.item_id})")
+
+        prompt_tokens = len(request.prompt.text.split())
+        if self.garbage_every and number % self.garbage_every == 0:
+            result = BackendResult(raw_output=GARBAGE_OUTPUT)
+        else:
+            score = self._score(request)
+            result = self._answer(request, score)
+        result.prompt_tokens = prompt_tokens
+        result.evaluated_tokens = prompt_tokens
+        result.completion_tokens = len(result.raw_output.split())
+        result.latency_s = time.perf_counter() - started
+        return result
+
+    # -- scores -------------------------------------------------------------
+
+    def _score(self, request: JudgeRequest) -> float:
+        spec = request.prompt.output
+        low, high = _scale(spec, request.mode)
+        if self.score_fn is not None:
+            value = float(self.score_fn(request.item_id, request.prompt.text))
+            if not math.isfinite(value):
+                raise BackendError(f"fake judge {self.name!r}: score_fn gave {value} for {request.item_id}")
+            return value
+        unit = _unit_hash(request.item_id, request.prompt.hash, str(request.seed))
+        return low + unit * (high - low)
+
+    def _answer(self, request: JudgeRequest, score: float) -> BackendResult:
+        spec = request.prompt.output
+        if request.mode is ScoringMode.GENERATE:
+            return BackendResult(raw_output=_generated_text(spec, score))
+        choices = answer_choices(spec, request.mode)
+        if request.mode is ScoringMode.YESNO:
+            p_yes = min(max(score, 0.0), 1.0)
+            probs = {c: (p_yes if normalize_answer(c) == "yes" else 1.0 - p_yes) for c in choices}
+        else:
+            probs = _split_between_neighbours(choices, OutputSpec(spec.kind, choices=choices).choice_values(), score)
+        ranked = sorted(probs.items(), key=lambda kv: -kv[1])
+        top = [(c, math.log(p)) for c, p in ranked if p > 0]
+        # Pad with tokens that are no rating, as a real model's top list has.
+        filler = iter(("The", " I", "\n", " The", "**", " Score"))
+        while len(top) < top_logprobs_count(request.top_k):
+            top.append((next(filler), math.log(1e-6)))
+        raw = ranked[0][0]
+        return BackendResult(raw_output=raw, choice_probs=probs, top_logprobs=top[: top_logprobs_count(request.top_k)])
+
+
+def _scale(spec: OutputSpec, mode: ScoringMode) -> tuple[float, float]:
+    if mode is ScoringMode.YESNO:
+        return 0.0, 1.0
+    return spec.min, spec.max
+
+
+def _unit_hash(*parts: str) -> float:
+    digest = hashlib.sha256("\x1f".join(parts).encode("utf-8")).digest()
+    return int.from_bytes(digest[:8], "big") / 2**64
+
+
+def _split_between_neighbours(choices: Iterable[str], values: list[float], score: float) -> dict[str, float]:
+    """Mass on the two choices around ``score`` so that the expected value is ``score``."""
+    pairs = sorted(zip(values, choices))
+    probs = {c: 0.0 for _, c in pairs}
+    if score <= pairs[0][0]:
+        probs[pairs[0][1]] = 1.0
+        return probs
+    if score >= pairs[-1][0]:
+        probs[pairs[-1][1]] = 1.0
+        return probs
+    for (v_low, c_low), (v_high, c_high) in zip(pairs, pairs[1:]):
+        if v_low <= score <= v_high:
+            upper = (score - v_low) / (v_high - v_low)
+            probs[c_low] = 1.0 - upper
+            probs[c_high] = upper
+            break
+    return probs
+
+
+def _generated_text(spec: OutputSpec, score: float) -> str:
+    """What a well-behaved judge writes: a discrete scale's answer is its nearest choice."""
+    if spec.kind is not OutputKind.CONTINUOUS and spec.choices:
+        pairs = list(zip(spec.choice_values(), spec.choices))
+        value, label = min(pairs, key=lambda pair: (abs(pair[0] - score), pair[0]))
+    else:
+        value, label = round(score, 4), f"{score:.2f}"
+    if spec.kind is OutputKind.JSON:
+        payload: dict[str, object] = {}
+        if spec.reasoning_key:
+            payload[spec.reasoning_key] = "The fake judge weighed the response."
+        payload[spec.score_key or "score"] = int(value) if float(value).is_integer() else value
+        return json.dumps(payload)
+    if spec.kind is OutputKind.YESNO:
+        if not spec.choices:
+            return "yes" if score >= (spec.min + spec.max) / 2 else "no"
+        return label
+    return f"The fake judge weighed the response.\nScore: {label}"

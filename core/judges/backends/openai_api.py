@@ -1,0 +1,411 @@
+"""A judge behind an OpenAI-compatible HTTP API (OpenAI, vLLM, llama.cpp's server, Ollama).
+
+The API key is read from the environment variable named by
+``JudgeConfig.api_key_env`` when the client opens; it is never stored on this
+object, never logged and never part of a result or an error message (text that
+comes back from the server is scrubbed of it).
+
+Requests that time out, fail to connect, or get 429 / 5xx are retried with
+exponential backoff and jitter, waiting what a ``Retry-After`` header asks for
+when there is one. The sleep function is injectable so tests do not wait.
+
+Probability modes ask for ``logprobs`` with ``top_logprobs`` (chat) or
+``logprobs: N`` (completions) and a few tokens at temperature 0. An API shows
+log-probabilities only along the tokens it generated, so answers are read like
+this: the answer position is the first generated position after an echo of the
+answer prefix (e.g. "Score:"), if any; a top token there that spells a choice
+(ignoring case and surrounding space) adds its probability to that choice. A
+token that only begins a choice ("0" of "0.7", or a bare space before "4") is
+followed only if it is the token the server generated: the next position's top
+tokens then complete it, with the joint probability. Mass on beginnings the
+server did not generate cannot be seen and is left out, so for multi-token
+choices the distribution covers the choices that share the generated answer's
+first tokens (e.g. "0.0".."0.9" when the model wrote "0.7"). ``choice_probs``
+is normalised over what was found. Nothing falls back silently to another mode:
+:meth:`OpenAIBackend.check_mode` probes the server and refuses a probability
+mode when it returns no log-probabilities.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import math
+import random
+import time
+from dataclasses import dataclass
+from typing import Any, Awaitable, Callable, Mapping, Sequence
+
+import httpx
+
+from ...config import JudgeConfig
+from ...errors import BackendError
+from ..types import BackendResult, JudgeRequest, Message, ScoringMode
+from .answers import (
+    answer_choices,
+    is_partial_answer,
+    logsumexp,
+    match_choice,
+    normalize_answer,
+    normalize_logprobs,
+    top_logprobs_count,
+)
+
+Sleep = Callable[[float], Awaitable[None]]
+
+#: OpenAI's (and vLLM's default) limit on top_logprobs.
+MAX_TOP_LOGPROBS = 20
+#: Tokens generated in probability modes: room for an echoed answer prefix and a multi-token answer.
+PROBABILITY_MAX_TOKENS = 12
+RETRY_STATUSES = frozenset({429, 500, 502, 503, 504}) | frozenset(range(520, 530))
+
+
+@dataclass(frozen=True)
+class _Position:
+    """One generated token and the most likely tokens at its position."""
+
+    token: str
+    top: tuple[tuple[str, float], ...]
+
+
+class OpenAIBackend:
+    """A judge reached over HTTP; up to ``config.concurrency`` requests in flight."""
+
+    def __init__(self, config: JudgeConfig, *, transport: httpx.AsyncBaseTransport | None = None,
+                 sleep: Sleep = asyncio.sleep, rng: random.Random | None = None,
+                 backoff_base: float = 0.5, backoff_cap: float = 30.0, max_retry_after: float = 300.0) -> None:
+        if not config.base_url:
+            raise BackendError(f"judge {config.name!r}: base_url is required for the openai backend")
+        if not config.model:
+            raise BackendError(f"judge {config.name!r}: model is required for the openai backend")
+        self.config = config
+        self.name = config.name
+        self.base_url = config.base_url.rstrip("/")
+        self.model = config.model
+        self.endpoint = config.endpoint
+        self.identity = f"openai:{self.base_url}#{self.model}"
+        self.max_concurrency = config.concurrency
+        self._transport = transport
+        self._sleep = sleep
+        self._rng = rng or random.Random()
+        self._backoff_base = backoff_base
+        self._backoff_cap = backoff_cap
+        self._max_retry_after = max_retry_after
+        self._client: httpx.AsyncClient | None = None
+        self._slots: asyncio.Semaphore | None = None
+
+    # -- lifecycle ----------------------------------------------------------
+
+    async def open(self) -> None:
+        if self._client is not None:
+            return
+        env = self.config.api_key_env
+        auth = None
+        if env:
+            if not self.config.api_key():
+                raise BackendError(f"judge {self.name!r}: the environment variable {env} (api_key_env) is not set")
+            auth = _KeyFromEnvironment(self.config, self.name)
+        self._client = httpx.AsyncClient(
+            base_url=self.base_url, headers={"Content-Type": "application/json"}, auth=auth,
+            timeout=httpx.Timeout(self.config.timeout), transport=self._transport,
+        )
+        self._slots = asyncio.Semaphore(self.max_concurrency)
+
+    async def close(self) -> None:
+        if self._client is not None:
+            await self._client.aclose()
+        self._client = None
+        self._slots = None
+
+    async def check_mode(self, mode: ScoringMode, top_k: int) -> None:
+        """Probability modes need log-probabilities: one probe request says whether the server gives them."""
+        if mode is ScoringMode.GENERATE:
+            return
+        if top_k > MAX_TOP_LOGPROBS:
+            raise BackendError(f"judge {self.name!r}: top_k is {top_k}, but APIs return at most "
+                               f"{MAX_TOP_LOGPROBS} top log-probabilities")
+        messages = (Message("user", "Is water wet? Answer yes or no."),)
+        body = await self._post(self._payload(messages, "", probability=True, n_top=5, max_tokens=1,
+                                              temperature=0.0, seed=0))
+        positions = self._positions(body)
+        if not positions or not any(p.top for p in positions):
+            raise BackendError(
+                f"judge {self.name!r}: the server at {self.base_url} (model {self.model}, {self.endpoint} "
+                f"endpoint) returned no log-probabilities, so mode {mode.value} cannot be used; "
+                "use mode generate, or a server that returns logprobs"
+            )
+
+    # -- requests -----------------------------------------------------------
+
+    async def complete(self, request: JudgeRequest) -> BackendResult:
+        spec = request.prompt.output
+        probability = request.mode is not ScoringMode.GENERATE
+        choices = answer_choices(spec, request.mode) if probability else ()
+        s = request.sampling
+        if probability:
+            n_top = min(MAX_TOP_LOGPROBS, max(top_logprobs_count(request.top_k), len(choices) + 5))
+            payload = self._payload(request.prompt.messages, spec.answer_prefix, probability=True, n_top=n_top,
+                                    max_tokens=PROBABILITY_MAX_TOKENS, temperature=0.0, seed=request.seed)
+        else:
+            payload = self._payload(request.prompt.messages, "", probability=False, n_top=0,
+                                    max_tokens=s.max_tokens, temperature=s.temperature, seed=request.seed)
+            payload.update(top_p=s.top_p, presence_penalty=s.presence_penalty,
+                           frequency_penalty=s.frequency_penalty)
+        started = time.perf_counter()
+        body = await self._post(payload)
+        latency = time.perf_counter() - started
+
+        text = self._text(body)
+        prompt_tokens, completion_tokens, cached = _usage(body)
+        result = BackendResult(raw_output=text, prompt_tokens=prompt_tokens,
+                               evaluated_tokens=max(prompt_tokens - cached, 0),
+                               completion_tokens=completion_tokens, latency_s=latency)
+        if probability:
+            positions = self._positions(body)
+            if not positions:
+                raise BackendError(f"judge {self.name!r}: the server returned no log-probabilities "
+                                   f"for item {request.item_id}")
+            logprobs, top = _read_answer(positions, choices, spec.answer_prefix,
+                                         top_logprobs_count(request.top_k))
+            result.choice_probs = normalize_logprobs(logprobs)
+            result.top_logprobs = top
+        return result
+
+    def _payload(self, messages: Sequence[Message], answer_prefix: str, *, probability: bool, n_top: int,
+                 max_tokens: int, temperature: float, seed: int) -> dict[str, Any]:
+        payload: dict[str, Any] = {"model": self.model, "max_tokens": max_tokens,
+                                   "temperature": temperature, "seed": seed}
+        if self.endpoint == "chat":
+            # Chat APIs cannot continue a started assistant turn, so the answer
+            # prefix is not sent; an echo of it is skipped when reading the answer.
+            payload["messages"] = [m.to_dict() for m in messages]
+            if probability:
+                payload.update(logprobs=True, top_logprobs=n_top)
+        else:
+            payload["prompt"] = completion_prompt(messages, answer_prefix if probability else "")
+            if probability:
+                payload["logprobs"] = n_top
+        extra = self.config.extra.get("extra_body", {})
+        if isinstance(extra, Mapping):
+            payload.update(extra)
+        return payload
+
+    def _path(self) -> str:
+        return "/chat/completions" if self.endpoint == "chat" else "/completions"
+
+    async def _post(self, payload: dict[str, Any]) -> dict[str, Any]:
+        if self._client is None or self._slots is None:
+            raise BackendError(f"judge {self.name!r}: the client is not open (open() was not awaited)")
+        async with self._slots:
+            return await self._post_with_retries(payload)
+
+    async def _post_with_retries(self, payload: dict[str, Any]) -> dict[str, Any]:
+        assert self._client is not None
+        url = self.base_url + self._path()
+        attempts = self.config.max_retries + 1
+        for attempt in range(attempts):
+            last = attempt == attempts - 1
+            try:
+                response = await self._client.post(self._path(), json=payload)
+            except httpx.TimeoutException:
+                problem, wait = f"no answer within {self.config.timeout:g} s", None
+            except httpx.TransportError as exc:
+                problem, wait = f"cannot connect ({type(exc).__name__}: {self._scrub(str(exc))})", None
+            else:
+                if response.status_code < 400:
+                    return self._json(response, url)
+                if response.status_code not in RETRY_STATUSES:
+                    raise BackendError(self._status_message(response, url))
+                problem = self._status_message(response, url)
+                wait = _retry_after(response.headers.get("Retry-After"))
+            if last:
+                raise BackendError(f"{problem} (gave up after {attempts} attempts)")
+            if wait is None:
+                ceiling = min(self._backoff_cap, self._backoff_base * 2**attempt)
+                wait = ceiling * (0.5 + 0.5 * self._rng.random())
+            await self._sleep(min(wait, self._max_retry_after))
+        raise AssertionError("unreachable")
+
+    def _scrub(self, text: str) -> str:
+        """Server text may quote the key back; it never reaches a message."""
+        key = self.config.api_key()
+        return text.replace(key, "[api key]") if key else text
+
+    def _status_message(self, response: httpx.Response, url: str) -> str:
+        status = response.status_code
+        where = f"judge {self.name!r}: {url} answered HTTP {status}"
+        if status in (401, 403):
+            # Servers quote (parts of) a rejected key in the body: say nothing from it.
+            env = self.config.api_key_env
+            hint = f"check the key in ${env}" if env else "this server needs an API key: set api_key_env"
+            return f"{where} ({'unauthorized' if status == 401 else 'forbidden'}); {hint}"
+        detail = _error_detail(response)
+        return f"{where}: {self._scrub(detail)}" if detail else where
+
+    def _json(self, response: httpx.Response, url: str) -> dict[str, Any]:
+        try:
+            body = response.json()
+        except ValueError:
+            excerpt = self._scrub(response.text[:200])
+            raise BackendError(f"judge {self.name!r}: {url} answered with something that is not JSON: {excerpt!r}") from None
+        if not isinstance(body, dict) or not body.get("choices"):
+            raise BackendError(f"judge {self.name!r}: {url} answered without choices: {self._scrub(str(body)[:200])}")
+        return body
+
+    def _text(self, body: Mapping[str, Any]) -> str:
+        choice = body["choices"][0]
+        if self.endpoint == "chat":
+            return (choice.get("message") or {}).get("content") or ""
+        return choice.get("text") or ""
+
+    def _positions(self, body: Mapping[str, Any]) -> list[_Position]:
+        logprobs = body["choices"][0].get("logprobs") or {}
+        if self.endpoint == "chat":
+            out = []
+            for entry in logprobs.get("content") or []:
+                top = tuple((t["token"], float(t["logprob"])) for t in entry.get("top_logprobs") or [])
+                out.append(_Position(entry.get("token", ""), top))
+            return out
+        tokens = logprobs.get("tokens") or []
+        tops = logprobs.get("top_logprobs") or []
+        return [_Position(tok, tuple(sorted(((t, float(lp)) for t, lp in (top or {}).items()),
+                                            key=lambda e: -e[1])))
+                for tok, top in zip(tokens, tops)]
+
+
+def completion_prompt(messages: Sequence[Message], answer_prefix: str = "") -> str:
+    """Plain text for the completions endpoint, where the server applies no chat template."""
+    text = "\n\n".join(m.content for m in messages)
+    return f"{text}\n\n{answer_prefix}" if answer_prefix else f"{text}\n\n"
+
+
+def _read_answer(positions: Sequence[_Position], choices: Sequence[str], answer_prefix: str,
+                 k: int) -> tuple[dict[str, float], list[tuple[str, float]]]:
+    """Choice log-probabilities and the K most likely first answer tokens (see the module doc).
+
+    The answer position is a position preceded only by whitespace or by an echo of
+    the answer prefix; the first such position where the generated text begins
+    an answer wins, else the first one where any top token spells an answer.
+    """
+    prefix_key = normalize_answer(answer_prefix)
+    readings: list[tuple[int, dict[str, float]]] = []
+    written = ""
+    for start, position in enumerate(positions):
+        key = normalize_answer(written)
+        if key == "" or (prefix_key and key == prefix_key):
+            found: dict[str, list[float]] = {c: [] for c in choices}
+            _walk(positions, start, "", 0.0, choices, found)
+            logprobs = {c: logsumexp(v) for c, v in found.items()}
+            if any(math.isfinite(v) for v in logprobs.values()):
+                if _answer_begins(positions, start, choices):
+                    return logprobs, _first_tokens(positions, start, k)
+                readings.append((start, logprobs))
+        written += position.token
+    if readings:
+        start, logprobs = readings[0]
+        return logprobs, _first_tokens(positions, start, k)
+    return {c: -math.inf for c in choices}, _first_tokens(positions, 0, k)
+
+
+def _answer_begins(positions: Sequence[_Position], start: int, choices: Sequence[str]) -> bool:
+    text = ""
+    for position in positions[start:]:
+        text += position.token
+        if normalize_answer(text):
+            return match_choice(text, choices) is not None or is_partial_answer(text, choices)
+    return False
+
+
+def _walk(positions: Sequence[_Position], index: int, text: str, logprob: float,
+          choices: Sequence[str], found: dict[str, list[float]]) -> None:
+    if index >= len(positions):
+        return
+    position = positions[index]
+    for token, token_logprob in position.top:
+        joined = text + token
+        total = logprob + token_logprob
+        choice = match_choice(joined, choices)
+        goes_on = normalize_answer(joined) == "" or is_partial_answer(joined, choices)
+        if goes_on and token == position.token:
+            if choice is not None:
+                # "1" that may go on to "10": it counts only where the model stops.
+                following = positions[index + 1].top if index + 1 < len(positions) else ()
+                longer = sum(math.exp(lp) for t, lp in following if _continues(joined, t, choice, choices))
+                found[choice].append(total + math.log1p(-min(longer, 1.0 - 1e-12)))
+            _walk(positions, index + 1, joined, total, choices, found)
+        elif choice is not None:
+            found[choice].append(total)
+
+
+def _continues(text: str, token: str, choice: str, choices: Sequence[str]) -> bool:
+    """Whether ``token`` after the complete answer ``text`` turns it into a longer answer."""
+    longer = text + token
+    if normalize_answer(longer) == normalize_answer(text):
+        return False
+    return is_partial_answer(longer, choices) or match_choice(longer, choices) not in (None, choice)
+
+
+def _first_tokens(positions: Sequence[_Position], start: int, k: int) -> list[tuple[str, float]]:
+    """The top tokens at the answer position, a bare space joined to the tokens after it."""
+    position = positions[start]
+    top = list(position.top)
+    if (position.token and not position.token.strip() and start + 1 < len(positions)
+            and any(t == position.token for t, _ in top)):
+        space_logprob = next(lp for t, lp in top if t == position.token)
+        joined = [(position.token + t, space_logprob + lp) for t, lp in positions[start + 1].top]
+        top = [(t, lp) for t, lp in top if t != position.token] + joined
+    return sorted(top, key=lambda e: -e[1])[:k]
+
+
+def _usage(body: Mapping[str, Any]) -> tuple[int, int, int]:
+    usage = body.get("usage") or {}
+    details = usage.get("prompt_tokens_details") or {}
+    return (int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0),
+            int(details.get("cached_tokens") or 0))
+
+
+def _retry_after(value: str | None) -> float | None:
+    if not value:
+        return None
+    try:
+        return max(float(value), 0.0)
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(when.timestamp() - time.time(), 0.0)
+
+
+def _error_detail(response: httpx.Response) -> str:
+    try:
+        body = response.json()
+    except ValueError:
+        return response.text.strip()[:300]
+    if isinstance(body, dict):
+        error = body.get("error")
+        if isinstance(error, dict) and error.get("message"):
+            return str(error["message"])[:300]
+        if isinstance(error, str):
+            return error[:300]
+        if body.get("detail"):
+            return str(body["detail"])[:300]
+    return str(body)[:300]
+
+
+class _KeyFromEnvironment(httpx.Auth):
+    """Adds the bearer key to each request, read from the environment just then,
+    so that neither this backend nor its HTTP client keeps a copy."""
+
+    def __init__(self, config: JudgeConfig, judge: str) -> None:
+        self._config = config
+        self._judge = judge
+
+    def auth_flow(self, request: httpx.Request) -> Any:
+        key = self._config.api_key()
+        if not key:
+            raise BackendError(f"judge {self._judge!r}: the environment variable "
+                               f"{self._config.api_key_env} (api_key_env) is no longer set")
+        request.headers["Authorization"] = f"Bearer {key}"
+        yield request

@@ -1,0 +1,466 @@
+"""The async run engine: render, look up, ask, score, store, report.
+
+For each judge variant x item x repeat of a :class:`RunConfig` the engine
+renders the prompt, skips what the store already holds (resume), answers
+identical requests from the response cache, sends the rest to the judge's
+backend (at most ``backend.max_concurrency`` at once), scores the answer and
+commits it at once. Items are ordered so consecutive prompts share the longest
+prefix — every candidate of one context together, repeats back to back — which
+lets a local backend reuse its KV cache. A request that finally fails becomes
+a failed judgment (error text, no score) and the run carries on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import time
+from collections import deque
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Mapping, Protocol, Sequence
+
+from ..errors import ConfigError, DialjudgeError
+from ..model import Dataset, Example
+from .events import (
+    JudgmentScored,
+    RunEvent,
+    RunFailed,
+    RunFinished,
+    RunProgress,
+    RunStarted,
+    RunSummary,
+    Subscriber,
+)
+from .runs import JudgeVariant, RunConfig
+from .store import JudgmentKey, RunStore
+from .types import BackendResult, JudgeBackend, JudgeRequest, Judgment, RenderedPrompt
+
+Scorer = Callable[[JudgeRequest, BackendResult, str], Judgment]
+
+
+class PromptRenderer(Protocol):
+    def __call__(self, variant: JudgeVariant, example: Example) -> RenderedPrompt: ...
+
+
+class TemplateRenderer:
+    """Renders with the run's own template snapshot, persona texts and few-shot setting."""
+
+    def __init__(self, config: RunConfig, fewshot_pool: Sequence[Example]) -> None:
+        from .personas import Persona
+        from .render import render_prompt
+        from .templates import parse_template
+
+        self._render = render_prompt
+        self.config = config
+        self.template = parse_template(config.template_text, config.template_source or config.template)
+        if config.mode not in self.template.output.modes:
+            offered = ", ".join(m.value for m in self.template.output.modes)
+            raise ConfigError(
+                f"template {config.template!r} does not support {config.mode.value} scoring "
+                f"(it offers: {offered})")
+        self._personas = {
+            p.name: Persona(name=p.name, description=p.description, text=p.text)
+            for p in config.personas if p is not None
+        }
+        self._selector = None
+        if config.fewshot.enabled:
+            if not config.quality:
+                raise ConfigError("few-shot examples need the run's quality (which human rating to show)")
+            from .fewshot import FewShotSelector
+
+            self._selector = FewShotSelector(fewshot_pool, config.fewshot.to_setting(), config.quality)
+        self._shots: dict[str, list[Example]] = {}
+
+    def fewshot_for(self, example: Example) -> list[Example]:
+        if self._selector is None:
+            return []
+        if example.id not in self._shots:
+            self._shots[example.id] = list(self._selector.select(example))
+        return self._shots[example.id]
+
+    def __call__(self, variant: JudgeVariant, example: Example) -> RenderedPrompt:
+        persona = self._personas.get(variant.persona.name) if variant.persona else None
+        return self._render(
+            self.template, example, aspect=self.config.aspect, persona=persona,
+            fewshot=self.fewshot_for(example), quality=self.config.quality, kpi=self.config.kpi)
+
+
+def order_for_prefix_reuse(items: Iterable[Example]) -> list[Example]:
+    """All candidates of one context consecutively, contexts in first-seen order,
+    candidates in their original order."""
+    groups: dict[str, list[Example]] = {}
+    for ex in items:
+        groups.setdefault(ex.group_id, []).append(ex)
+    return [ex for group in groups.values() for ex in group]
+
+
+@dataclass
+class _Work:
+    variant: JudgeVariant
+    example: Example
+    request: JudgeRequest
+    cache_key: str
+    backend: JudgeBackend
+
+
+class RunEngine:
+    """Runs one :class:`RunConfig` over a dataset; ``await engine.run()``.
+
+    ``backends`` maps each judge name of the config to a backend built by the
+    caller (``make_backend``). The engine opens the backends it needs (``open``
+    should be idempotent) and closes them only with ``close_backends=True``,
+    so a caller may keep a loaded model for the next run.
+    """
+
+    def __init__(
+        self,
+        config: RunConfig,
+        dataset: Dataset,
+        backends: Mapping[str, JudgeBackend],
+        store: RunStore,
+        *,
+        renderer: PromptRenderer | None = None,
+        scorer: Scorer | None = None,
+        fewshot_pool: Sequence[Example] | None = None,
+        run_id: int | None = None,
+        resume: bool = True,
+        use_cache: bool = True,
+        retry_failed: bool = True,
+        request_timeout_s: float | None = None,
+        close_backends: bool = False,
+        clock: Callable[[], float] = time.monotonic,
+        progress_interval_s: float = 0.2,
+        progress_every: int = 50,
+    ) -> None:
+        self.config = config
+        self.dataset = dataset
+        self.backends = dict(backends)
+        self.store = store
+        self._renderer = renderer
+        self._scorer = scorer
+        self._fewshot_pool = list(fewshot_pool) if fewshot_pool is not None else list(dataset.examples)
+        self._requested_run_id = run_id
+        self.resume = resume
+        self.use_cache = use_cache
+        self.retry_failed = retry_failed
+        self.request_timeout_s = request_timeout_s
+        self.close_backends = close_backends
+        self._clock = clock
+        self.progress_interval_s = progress_interval_s
+        self.progress_every = max(1, progress_every)
+        self._subscribers: list[Subscriber] = []
+
+        self.run_id: int | None = None
+        self.total = 0
+        self.done = 0
+        self.failures = 0
+        self.cached = 0
+        self.backend_calls = 0
+        self.resumed = False
+        self._session_done = 0
+        self._tokens = 0
+        self._started_at = 0.0
+        self._last_progress_at = 0.0
+        self._last_progress_done = 0
+        self._cancel_requested = False
+        self._main: asyncio.Task[None] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    # -- subscribers and control ----------------------------------------------------------
+
+    def subscribe(self, callback: Subscriber) -> Callable[[], None]:
+        """Call ``callback(event)`` for every event; returns a function that unsubscribes."""
+        self._subscribers.append(callback)
+        return lambda: self._subscribers.remove(callback) if callback in self._subscribers else None
+
+    def _emit(self, event: RunEvent) -> None:
+        for callback in list(self._subscribers):
+            callback(event)
+
+    def cancel(self) -> None:
+        """Stop the run cleanly: what is stored stays, the run is marked cancelled (resumable).
+        Safe to call from another thread."""
+        self._cancel_requested = True
+        loop = self._loop
+        if loop is None or self._main is None:
+            return
+        try:
+            on_loop = asyncio.get_running_loop() is loop
+        except RuntimeError:
+            on_loop = False
+        if on_loop:
+            self._main.cancel()
+        else:
+            loop.call_soon_threadsafe(self._main.cancel)
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancel_requested
+
+    # -- the run --------------------------------------------------------------------------
+
+    async def run(self) -> RunSummary:
+        """Do the run (or the rest of it). Raises DialjudgeError when it cannot start.
+        An engine runs once; build another to run again."""
+        if self._loop is not None:
+            raise RuntimeError("this RunEngine has already run; build a new one")
+        self._loop = asyncio.get_running_loop()
+        self._started_at = self._last_progress_at = self._clock()
+        try:
+            cached_work, queues, timeouts = await self._prepare()
+        except Exception as exc:
+            self._emit(RunFailed(_describe(exc), self.run_id))
+            raise
+        if self._cancel_requested:
+            return self._stop("cancelled")
+        self._main = asyncio.ensure_future(self._process(cached_work, queues, timeouts))
+        try:
+            await self._main
+        except asyncio.CancelledError:
+            summary = self._stop("cancelled")
+            if self._cancel_requested:
+                return summary
+            raise
+        except BaseException as exc:
+            assert self.run_id is not None
+            self.store.set_status(self.run_id, "failed", error=_describe(exc))
+            self._emit(RunFailed(_describe(exc), self.run_id))
+            raise
+        finally:
+            if self.close_backends:
+                await self._close_backends(queues)
+        cut_short = self._cancel_requested and self.done < self.total
+        return self._stop("cancelled" if cut_short else "finished")
+
+    async def _prepare(self) -> tuple[list[tuple[_Work, BackendResult]], dict[str, deque[_Work]], dict[str, float]]:
+        config = self.config
+        variants = config.variants()
+        missing = sorted({v.judge.name for v in variants} - set(self.backends))
+        if missing:
+            raise ConfigError(f"no backend given for judge {missing[0]!r}")
+        items = order_for_prefix_reuse(config.select_items(self.dataset))
+        if not items:
+            raise ConfigError(f"subset {config.subset!r} of dataset {self.dataset.name!r} selects no items")
+        wanted = [JudgmentKey(ex.id, v.label, r) for v in variants for ex in items for r in range(config.repeats)]
+        self.total = len(wanted)
+
+        record = self._find_run()
+        pending = (self.store.pending(record.id, wanted, retry_failed=self.retry_failed)
+                   if record else wanted)
+        renderer = self._renderer or TemplateRenderer(config, self._fewshot_pool)
+        if self._scorer is None:
+            self._scorer = _default_scorer()
+        by_label = {v.label: v for v in variants}
+        by_id = {ex.id: ex for ex in items}
+        prompts: dict[tuple[str, str], RenderedPrompt] = {}
+        cached_work: list[tuple[_Work, BackendResult]] = []
+        queues: dict[str, deque[_Work]] = {}
+        for key in pending:
+            variant, example = by_label[key.judge], by_id[key.item_id]
+            prompt = prompts.get((variant.label, example.id))
+            if prompt is None:
+                prompt = prompts[(variant.label, example.id)] = renderer(variant, example)
+            backend = self.backends[variant.judge.name]
+            request = JudgeRequest(item_id=example.id, prompt=prompt, mode=config.mode,
+                                   sampling=variant.judge.sampling, top_k=config.top_k, repeat=key.repeat)
+            work = _Work(variant, example, request, request.cache_key(backend.identity), backend)
+            hit = self.store.cached_response(work.cache_key) if self.use_cache else None
+            if hit is not None:
+                cached_work.append((work, hit))
+            else:
+                queues.setdefault(variant.judge.name, deque()).append(work)
+
+        # Fail fast, before the run is recorded and before any request is sent.
+        for name in queues:
+            backend = self.backends[name]
+            await backend.open()
+            await backend.check_mode(config.mode, config.top_k)
+        timeouts = {name: self._timeout_for(name) for name in queues}
+
+        if record is None:
+            self.run_id = self.store.create_run(config.to_dict(), config.fingerprint, name=config.name,
+                                                total=self.total)
+        else:
+            self.run_id = record.id
+            self.resumed = True
+            self.store.set_status(record.id, "running")
+            self.store.set_total(record.id, self.total)
+        self.done = self.total - len(pending)
+        self.failures = (self.store.count_judgments(self.run_id, failed_only=True,
+                                                    include_request_failures=not self.retry_failed)
+                         if record else 0)
+        self._emit(RunStarted(self.run_id, self.total, self.done, self.resumed))
+        return cached_work, queues, timeouts
+
+    def _find_run(self) -> Any:
+        if self._requested_run_id is not None:
+            record = self.store.get_run(self._requested_run_id)
+            if record.fingerprint != self.config.fingerprint:
+                raise ConfigError(
+                    f"run {record.id} was made from a different configuration; it cannot be resumed with this one")
+            return record
+        return self.store.find_resumable(self.config.fingerprint) if self.resume else None
+
+    def _timeout_for(self, judge_name: str) -> float:
+        if self.request_timeout_s is not None:
+            return self.request_timeout_s
+        # A guard against a hung backend; the backend's own timeout and retries act first.
+        judge = next(j for j in self.config.judges if j.name == judge_name)
+        return judge.config.timeout * (judge.config.max_retries + 1) + 60.0
+
+    async def _process(self, cached_work: list[tuple[_Work, BackendResult]],
+                       queues: dict[str, deque[_Work]], timeouts: dict[str, float]) -> None:
+        for work, response in cached_work:
+            if self._cancel_requested:
+                return
+            self._record(work, self._score(work, response, cached=True), False, response=None)
+            await asyncio.sleep(0)  # lets a cancel land between judgments
+        workers = [
+            asyncio.ensure_future(self._worker(queue, self.backends[name], timeouts[name]))
+            for name, queue in queues.items()
+            for _ in range(max(1, int(self.backends[name].max_concurrency)))
+        ]
+        if not workers:
+            return
+        try:
+            done, pending = await asyncio.wait(workers, return_when=asyncio.FIRST_EXCEPTION)
+        except asyncio.CancelledError:
+            await _cancel_all(workers)
+            raise
+        await _cancel_all(pending)
+        for task in done:
+            if task.exception() is not None:
+                raise task.exception()  # type: ignore[misc]
+
+    async def _worker(self, queue: deque[_Work], backend: JudgeBackend, timeout: float) -> None:
+        while queue and not self._cancel_requested:
+            work = queue.popleft()
+            started = self._clock()
+            self.backend_calls += 1
+            try:
+                response = await asyncio.wait_for(backend.complete(work.request), timeout)
+            except asyncio.CancelledError:
+                raise
+            except asyncio.TimeoutError:
+                self._record(work, self._failed(work, f"no answer within {timeout:g} s", started),
+                             request_failed=True, response=None)
+                continue
+            except Exception as exc:  # the backend already retried; record and carry on
+                self._record(work, self._failed(work, _describe(exc), started), request_failed=True,
+                             response=None)
+                continue
+            self._record(work, self._score(work, response, cached=False), False, response=response)
+            await asyncio.sleep(0)  # a backend that never yields must not keep a cancel waiting
+
+    def _score(self, work: _Work, response: BackendResult, *, cached: bool) -> Judgment:
+        assert self._scorer is not None
+        request = work.request
+        try:
+            judgment = self._scorer(request, response, work.variant.label)
+        except Exception as exc:  # a scoring bug must not lose the model's answer
+            judgment = self._failed(work, f"scoring failed: {_describe(exc)}", None,
+                                    raw_output=response.raw_output)
+        # The stored sampling names the seed this repeat actually used (sampling.seed + r).
+        return dataclasses.replace(
+            judgment, judge=work.variant.label, repeat=request.repeat, cached=cached,
+            sampling=_sampling_record(request))
+
+    def _failed(self, work: _Work, error: str, started: float | None, *, raw_output: str = "") -> Judgment:
+        request = work.request
+        return Judgment(
+            item_id=request.item_id, judge=work.variant.label, mode=request.mode,
+            prompt_hash=request.prompt.hash, raw_output=raw_output, score=None, normalized=None,
+            error=error, latency_s=(self._clock() - started) if started is not None else 0.0,
+            repeat=request.repeat, sampling=_sampling_record(request))
+
+    def _record(self, work: _Work, judgment: Judgment, request_failed: bool, *,
+                response: BackendResult | None) -> None:
+        assert self.run_id is not None
+        self.store.add_judgment(self.run_id, judgment, cache_key=work.cache_key, request_failed=request_failed,
+                                response=response, model_identity=work.backend.identity)
+        self.done += 1
+        self._session_done += 1
+        if judgment.failed:
+            self.failures += 1
+        if judgment.cached:
+            self.cached += 1
+        else:
+            self._tokens += (judgment.evaluated_tokens or judgment.prompt_tokens) + judgment.completion_tokens
+        self._emit(JudgmentScored(judgment, self.done, self.total))
+        self._maybe_progress()
+
+    # -- progress and the end -------------------------------------------------------------
+
+    def progress(self) -> RunProgress:
+        elapsed = max(self._clock() - self._started_at, 0.0)
+        items_per_s = self._session_done / elapsed if elapsed > 0 else 0.0
+        remaining = self.total - self.done
+        eta = 0.0 if remaining == 0 else (remaining / items_per_s if items_per_s > 0 else None)
+        return RunProgress(
+            done=self.done, total=self.total, failures=self.failures, cached=self.cached,
+            tokens_per_s=self._tokens / elapsed if elapsed > 0 else 0.0, items_per_s=items_per_s, eta_s=eta)
+
+    def _maybe_progress(self, *, force: bool = False) -> None:
+        now = self._clock()
+        if (force or now - self._last_progress_at >= self.progress_interval_s
+                or self.done - self._last_progress_done >= self.progress_every):
+            self._last_progress_at = now
+            self._last_progress_done = self.done
+            self._emit(self.progress())
+
+    def _stop(self, status: str) -> RunSummary:
+        if self.run_id is None:  # cancelled before anything was recorded
+            summary = self._summary(status, 0)
+            self._emit(RunFinished(0, status, summary))
+            return summary
+        self.store.set_status(self.run_id, status)
+        self._maybe_progress(force=True)
+        summary = self._summary(status, self.run_id)
+        self._emit(RunFinished(self.run_id, status, summary))
+        return summary
+
+    def _summary(self, status: str, run_id: int) -> RunSummary:
+        return RunSummary(
+            run_id=run_id, status=status, total=self.total, done=self.done, failures=self.failures,
+            cached=self.cached, backend_calls=self.backend_calls, resumed=self.resumed,
+            elapsed_s=max(self._clock() - self._started_at, 0.0),
+            per_judge=self.store.judge_counts(run_id) if run_id else {})
+
+    async def _close_backends(self, queues: Mapping[str, Any]) -> None:
+        for name in queues:
+            await self.backends[name].close()
+
+
+async def run_config(config: RunConfig, dataset: Dataset, backends: Mapping[str, JudgeBackend],
+                     store: RunStore, *, on_event: Subscriber | None = None, **options: Any) -> RunSummary:
+    """Build an engine, subscribe ``on_event`` and run it."""
+    engine = RunEngine(config, dataset, backends, store, **options)
+    if on_event is not None:
+        engine.subscribe(on_event)
+    return await engine.run()
+
+
+async def _cancel_all(tasks: Iterable[asyncio.Future[Any]]) -> None:
+    tasks = list(tasks)
+    for task in tasks:
+        task.cancel()
+    if tasks:
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def _default_scorer() -> Scorer:
+    from .scoring import score_result
+
+    return score_result
+
+
+def _sampling_record(request: JudgeRequest) -> dict[str, Any]:
+    return {**request.sampling.to_dict(), "seed": request.seed}
+
+
+def _describe(exc: BaseException) -> str:
+    """The message a user sees: a DialjudgeError's own text, else the exception's type and text."""
+    if isinstance(exc, DialjudgeError):
+        return str(exc)
+    text = str(exc)
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__

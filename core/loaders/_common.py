@@ -1,0 +1,173 @@
+"""Pieces every loader shares: reading a JSON file, turning dialogue text into
+turns, and checking one annotator's value against its scale.
+
+Every problem becomes a :class:`DataError` that names the file and, where known,
+the line or record and the field, so a user never sees a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from pathlib import Path
+from typing import Any, Sequence
+
+from ..errors import DataError
+from ..model import RatingValue, Scale, ScaleKind, Turn
+
+#: Unlabelled turns are labelled A/B so that the candidate's speaker is always B:
+#: judge prompts can then speak of "B's reply" whatever the context length.
+RESPONDER = "B"
+OTHER_SPEAKER = "A"
+
+# "User: hi", "LAMDA: ...", "Speaker 2: ...", "用户：你好": one to three words, a
+# colon (ASCII or full-width), then the text. A colon followed by no space
+# ("3:00") is not a speaker prefix.
+_SPEAKER_PREFIX = re.compile(r"^([^\W\d_][\w'.\-]*(?: [\w'.\-]+){0,2})\s*(?::\s+|：\s*)(.*)$", re.S)
+
+
+def read_text_file(path: Path) -> str:
+    """The file's text; a missing, unreadable or non-UTF-8 file is a DataError."""
+    try:
+        return path.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        raise DataError("file not found", path=str(path)) from None
+    except IsADirectoryError:
+        raise DataError("is a folder, not a dataset file", path=str(path)) from None
+    except UnicodeDecodeError as exc:
+        raise DataError(f"not UTF-8 text (bad byte at offset {exc.start})", path=str(path)) from None
+    except OSError as exc:
+        raise DataError(f"cannot read: {exc.strerror or exc}", path=str(path)) from None
+
+
+def parse_json_text(text: str, path: Path) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise DataError(f"not valid JSON: {exc.msg} (column {exc.colno})", path=str(path),
+                        line=exc.lineno) from None
+    except RecursionError:
+        raise DataError("not valid JSON: nested too deeply", path=str(path)) from None
+
+
+def read_json_file(path: Path) -> Any:
+    return parse_json_text(read_text_file(path), path)
+
+
+def json_type(value: Any) -> str:
+    """The JSON name of a value's type, for messages ("a string", "an array", ...)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, (list, tuple)):
+        return "an array"
+    if isinstance(value, dict):
+        return "an object"
+    return type(value).__name__
+
+
+_TYPE_NAMES = {str: "a string", list: "an array", dict: "an object", bool: "a boolean"}
+
+
+def type_name(kind: type) -> str:
+    """The JSON name of a Python type ("an array" for list), for "expected ..." messages."""
+    return _TYPE_NAMES.get(kind, kind.__name__)
+
+
+def split_lines(text: str) -> list[str]:
+    """Non-empty, stripped lines: blank lines (USR ends contexts with them) are not turns."""
+    return [line.strip() for line in text.split("\n") if line.strip()]
+
+
+def alternating_turns(texts: Sequence[str], responder: str = RESPONDER,
+                      other: str = OTHER_SPEAKER) -> tuple[Turn, ...]:
+    """Label speakerless turns alternately, counting back from the end, so the last
+    context turn belongs to ``other`` and the candidate's speaker follows it."""
+    n = len(texts)
+    return tuple(Turn(other if (n - 1 - i) % 2 == 0 else responder, text)
+                 for i, text in enumerate(texts))
+
+
+def split_speaker(line: str) -> tuple[str, str] | None:
+    """("User", "hi") for "User: hi"; None when the line has no speaker prefix."""
+    match = _SPEAKER_PREFIX.match(line)
+    if match is None:
+        return None
+    return match.group(1).strip(), match.group(2).strip()
+
+
+def speaker_turns(lines: Sequence[str]) -> tuple[Turn, ...] | None:
+    """Turns from "Speaker: text" lines, or None when the lines do not look prefixed.
+
+    They look prefixed when the first line is and at least half of them are; an
+    unprefixed line after that continues the turn before it (a reply spanning lines).
+    """
+    if not lines:
+        return ()
+    parsed = [split_speaker(line) for line in lines]
+    if parsed[0] is None or sum(p is not None for p in parsed) * 2 < len(parsed):
+        return None
+    turns: list[list[str]] = []
+    for line, p in zip(lines, parsed):
+        if p is None:
+            turns[-1][1] += "\n" + line
+        else:
+            turns.append([p[0], p[1]])
+    return tuple(Turn(speaker, text) for speaker, text in turns)
+
+
+def turns_from_text(text: str, separator: str = "\n") -> tuple[Turn, ...]:
+    """Dialogue text to turns: "Speaker: text" turns keep their speakers; plain
+    turns are labelled A/B with the candidate's speaker (B) next."""
+    pieces = [p.strip() for p in text.split(separator) if p.strip()]
+    labelled = speaker_turns(pieces)
+    return labelled if labelled is not None else alternating_turns(pieces)
+
+
+def check_value(value: Any, scale: Scale, *, path: str, field: str, line: int | None = None,
+                record: str | int | None = None) -> RatingValue:
+    """One annotator's value, checked against the scale it was given on.
+
+    None stays None (missing, never imputed). Numbers must lie on a numeric
+    scale; a categorical value becomes its label string.
+    """
+    if value is None:
+        return None
+    if scale.kind is ScaleKind.CATEGORICAL:
+        if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+            raise DataError(f"expected a label, found {json_type(value)}", path=path, line=line,
+                            record=record, field=field)
+        label = value if isinstance(value, str) else _label_of_number(value)
+        if scale.labels and label not in scale.labels:
+            raise DataError(f"{label!r} is not one of the labels {', '.join(scale.labels)}",
+                            path=path, line=line, record=record, field=field)
+        return label
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise DataError(f"expected a number on the {describe_scale(scale)}, found {json_type(value)}"
+                        f" {value!r}", path=path, line=line, record=record, field=field)
+    if not math.isfinite(value) or not scale.contains(value):
+        raise DataError(f"value {value!r} is outside the {describe_scale(scale)}", path=path,
+                        line=line, record=record, field=field)
+    return value
+
+
+def _label_of_number(value: int | float) -> str:
+    return str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
+
+
+def describe_scale(scale: Scale) -> str:
+    if scale.kind is ScaleKind.CATEGORICAL:
+        return f"categorical scale ({', '.join(scale.labels)})" if scale.labels else "categorical scale"
+    return f"{scale.kind.value} scale {_num(scale.min)}-{_num(scale.max)}"
+
+
+def _num(x: float | None) -> str:
+    if x is None:
+        return "?"
+    return str(int(x)) if float(x).is_integer() else str(x)

@@ -1,0 +1,439 @@
+"""CSV (or TSV) files with a column mapping.
+
+A :class:`CsvMapping` says which column holds the id, the group, the context (and
+how its turns are separated), the candidate, the references, the fact, the
+system and the tags, and for each rated quality which columns hold the
+annotators' values and on what scale. It can be written in Python or read from a
+TOML file (``CsvMapping.from_toml``; the layout is documented in
+datasets/README.md). Empty cells are missing ratings (None), never imputed.
+
+Without a mapping, a file whose columns have the standard names is read with
+:func:`default_mapping`: ``id``, ``group_id``, ``context``, ``candidate`` (or
+``response``), ``reference``/``references``, ``fact``, ``system``, ``tags``, and
+one column per annotator named ``<quality>:<annotator>``. Those scales are
+inferred from the values seen and recorded in ``meta["inferred_scales"]``.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+import sys
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from ..errors import DataError
+from ..model import Dataset, Example, Level, Rating, RatingValue, Scale, ScaleKind, Turn
+from ._common import (alternating_turns, describe_scale, json_type, read_text_file, speaker_turns,
+                      split_speaker)
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.10 only
+    import tomli as tomllib
+
+RATING_COLUMN_SEPARATOR = ":"
+
+
+@dataclass(frozen=True)
+class QualityColumns:
+    """The columns holding one quality's ratings, one column per annotator."""
+
+    columns: tuple[str, ...]
+    scale: Scale
+    #: Annotator names, in column order; empty means "use the column names".
+    annotators: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.columns:
+            raise ValueError("a quality needs at least one column")
+        if self.annotators and len(self.annotators) != len(self.columns):
+            raise ValueError(f"{len(self.columns)} columns but {len(self.annotators)} annotator names")
+
+    @property
+    def annotator_names(self) -> tuple[str, ...]:
+        return self.annotators or self.columns
+
+
+@dataclass(frozen=True)
+class CsvMapping:
+    """Which column holds what. Every column field is a header name, or None when absent."""
+
+    id: str | None = None  # None: ids are "row-1", "row-2", ... (data rows, 1-based)
+    group: str | None = None  # None: each example is its own group
+    context: str | None = None
+    turn_separator: str = "\n"
+    #: True: every turn is "Speaker: text"; False: turns are labelled A/B, the
+    #: candidate's speaker (B) last; None: decide per cell from how the turns look.
+    parse_speakers: bool | None = None
+    candidate: str | None = None
+    references: tuple[str, ...] = ()
+    #: Splits one reference cell into several references (None: one per cell).
+    reference_separator: str | None = None
+    fact: str | None = None
+    system: str | None = None
+    tags: str | None = None
+    tag_separator: str = ","
+    language: str | None = None  # a language code for every row, not a column
+    level: str = "turn"  # turn | dialog, for every row
+    delimiter: str = ","
+    qualities: Mapping[str, QualityColumns] = field(default_factory=dict)
+    #: Keep columns the mapping does not name in Example.extra.
+    keep_other_columns: bool = True
+    #: Set by default_mapping: the qualities' scales are guesses from the values seen.
+    infer_scales: bool = False
+
+    def __post_init__(self) -> None:
+        if self.level not in ("turn", "dialog"):
+            raise ValueError(f"level must be turn or dialog, not {self.level!r}")
+        if self.level == "turn" and self.candidate is None:
+            raise ValueError("a turn-level mapping needs a candidate column")
+        if len(self.delimiter) != 1:
+            raise ValueError(f"the delimiter must be one character, not {self.delimiter!r}")
+        if not self.turn_separator:
+            raise ValueError("the turn separator cannot be empty")
+
+    def named_columns(self) -> list[str]:
+        names = [self.id, self.group, self.context, self.candidate, self.fact, self.system, self.tags]
+        out = [n for n in names if n is not None]
+        out.extend(self.references)
+        for quality in self.qualities.values():
+            out.extend(quality.columns)
+        return out
+
+    @classmethod
+    def from_toml(cls, path: str | Path) -> "CsvMapping":
+        path = Path(path)
+        text = read_text_file(path)
+        try:
+            raw = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            raise DataError(f"not valid TOML: {exc}", path=str(path)) from None
+        return cls.from_dict(raw, source=str(path))
+
+    @classmethod
+    def from_dict(cls, raw: Mapping[str, Any], *, source: str = "column mapping") -> "CsvMapping":
+        """Build a mapping from its TOML/dict form; unknown keys and wrong types are DataErrors."""
+        def fail(message: str, key: str) -> DataError:
+            return DataError(message, path=source, field=key)
+
+        unknown = sorted(set(raw) - _MAPPING_KEYS)
+        if unknown:
+            raise fail(f"unknown key (allowed: {', '.join(sorted(_MAPPING_KEYS))})", unknown[0])
+        kwargs: dict[str, Any] = {}
+        for key in ("id", "group", "context", "candidate", "fact", "system", "tags", "language",
+                    "turn_separator", "reference_separator", "tag_separator", "level", "delimiter"):
+            if key in raw:
+                if not isinstance(raw[key], str):
+                    raise fail(f"expected a string, found {json_type(raw[key])}", key)
+                kwargs[key] = raw[key]
+        for key in ("parse_speakers", "keep_other_columns"):
+            if key in raw:
+                if not isinstance(raw[key], bool):
+                    raise fail(f"expected true or false, found {json_type(raw[key])}", key)
+                kwargs[key] = raw[key]
+        if "reference" in raw and "references" in raw:
+            raise fail("give either reference or references, not both", "reference")
+        refs = raw.get("references", raw.get("reference"))
+        if refs is not None:
+            refs = [refs] if isinstance(refs, str) else refs
+            if not isinstance(refs, list) or not all(isinstance(r, str) for r in refs):
+                raise fail("expected a column name or a list of them",
+                           "references" if "references" in raw else "reference")
+            kwargs["references"] = tuple(refs)
+        qualities = raw.get("qualities", {})
+        if not isinstance(qualities, dict):
+            raise fail(f"expected a table, found {json_type(qualities)}", "qualities")
+        kwargs["qualities"] = {q: _quality_from_dict(q, t, fail) for q, t in qualities.items()}
+        try:
+            return cls(**kwargs)
+        except ValueError as exc:
+            raise DataError(str(exc), path=source) from None
+
+
+_MAPPING_KEYS = frozenset({
+    "id", "group", "context", "turn_separator", "parse_speakers", "candidate", "reference",
+    "references", "reference_separator", "fact", "system", "tags", "tag_separator", "language",
+    "level", "delimiter", "qualities", "keep_other_columns",
+})
+
+
+def _quality_from_dict(quality: str, table: Any, fail: Any) -> QualityColumns:
+    key = f"qualities.{quality}"
+    if not isinstance(table, dict):
+        raise fail(f"expected a table with columns and scale, found {json_type(table)}", key)
+    unknown = sorted(set(table) - {"columns", "annotators", "scale"})
+    if unknown:
+        raise fail("unknown key (allowed: columns, annotators, scale)", f"{key}.{unknown[0]}")
+    columns = table.get("columns")
+    if not isinstance(columns, list) or not columns or not all(isinstance(c, str) for c in columns):
+        raise fail("expected a non-empty list of column names", f"{key}.columns")
+    annotators = table.get("annotators", [])
+    if not isinstance(annotators, list) or not all(isinstance(a, str) for a in annotators):
+        raise fail("expected a list of annotator names", f"{key}.annotators")
+    scale_raw = table.get("scale")
+    if not isinstance(scale_raw, dict):
+        raise fail("missing scale: give {kind, min, max} or {kind = \"categorical\", labels}",
+                   f"{key}.scale")
+    try:
+        scale = Scale.from_dict(scale_raw)
+    except (KeyError, ValueError, TypeError) as exc:
+        raise fail(f"bad scale: {exc}", f"{key}.scale") from None
+    try:
+        return QualityColumns(tuple(columns), scale, tuple(annotators))
+    except ValueError as exc:
+        raise fail(str(exc), key) from None
+
+
+# ---------------------------------------------------------------- the default mapping
+
+_STANDARD = {
+    "id": ("id",),
+    "group": ("group_id", "group"),
+    "context": ("context",),
+    "candidate": ("candidate", "response"),
+    "fact": ("fact",),
+    "system": ("system",),
+    "tags": ("tags",),
+}
+_STANDARD_REFERENCES = ("reference", "references")
+
+
+def default_mapping(header: Sequence[str], *, delimiter: str = ",") -> CsvMapping | None:
+    """The mapping for a header with the standard column names, or None when it
+    has no candidate/response column or no ``quality:annotator`` columns."""
+    present = set(header)
+    chosen: dict[str, Any] = {}
+    for key, names in _STANDARD.items():
+        chosen[key] = next((n for n in names if n in present), None)
+    if chosen["candidate"] is None:
+        return None
+    qualities: dict[str, list[str]] = {}
+    for column in header:
+        quality, sep, annotator = column.rpartition(RATING_COLUMN_SEPARATOR)
+        if sep and quality.strip() and annotator.strip():
+            qualities.setdefault(quality.strip(), []).append(column)
+    if not qualities:
+        return None
+    references = tuple(n for n in _STANDARD_REFERENCES if n in present)
+    placeholder = Scale(ScaleKind.CATEGORICAL)  # replaced once the values are seen
+    return CsvMapping(
+        **chosen,
+        references=references,
+        reference_separator="\n" if "references" in references else None,
+        tag_separator=",",
+        delimiter=delimiter,
+        qualities={q: QualityColumns(tuple(cols), placeholder,
+                                     tuple(c.rpartition(RATING_COLUMN_SEPARATOR)[2].strip() for c in cols))
+                   for q, cols in qualities.items()},
+        infer_scales=True,
+    )
+
+
+def infer_scale(values: Sequence[str]) -> Scale | None:
+    """A scale that fits the non-empty cells: 0/1 -> binary, integers -> ordinal
+    min..max, other numbers -> continuous min..max, anything else -> categorical."""
+    cells = [v.strip() for v in values if v.strip()]
+    if not cells:
+        return None
+    numbers = [_parse_number(c) for c in cells]
+    if any(n is None for n in numbers):
+        return Scale(ScaleKind.CATEGORICAL, labels=tuple(sorted(set(cells))))
+    low, high = min(numbers), max(numbers)  # type: ignore[type-var]
+    if all(isinstance(n, int) for n in numbers):
+        if set(numbers) <= {0, 1}:
+            return Scale(ScaleKind.BINARY, 0, 1)
+        return Scale(ScaleKind.ORDINAL, low, high) if high > low else None
+    return Scale(ScaleKind.CONTINUOUS, low, high) if high > low else None
+
+
+# ---------------------------------------------------------------- reading
+
+
+def sniff_header(path: Path, delimiter: str = ",") -> list[str]:
+    text = read_text_file(path)
+    try:
+        return next(csv.reader(io.StringIO(text), delimiter=delimiter), [])
+    except csv.Error as exc:
+        raise DataError(f"not valid CSV: {exc}", path=str(path), line=1) from None
+
+
+def read_csv(path: str | Path, mapping: CsvMapping | None = None, *, name: str | None = None) -> Dataset:
+    """Read a CSV file with a column mapping (None: the default mapping for standard column names)."""
+    path = Path(path)
+    where = str(path)
+    delimiter = mapping.delimiter if mapping else ("\t" if path.suffix.lower() == ".tsv" else ",")
+    rows = _read_rows(read_text_file(path), where, delimiter)
+    if not rows:
+        raise DataError("empty file: expected a header row", path=where)
+    header_line, header = rows[0]
+    if mapping is None:
+        mapping = default_mapping(header, delimiter=delimiter)
+        if mapping is None:
+            raise DataError(
+                "the columns do not have the standard names (context, candidate or response, "
+                "and one '<quality>:<annotator>' column per rating); give a column mapping "
+                f"(found: {', '.join(header)})", path=where, line=header_line)
+    columns = _column_index(header, mapping, where, header_line)
+    data_rows = rows[1:]
+    inferred: dict[str, Scale] = {}
+    if mapping.infer_scales:
+        mapping, inferred = _with_inferred_scales(mapping, columns, data_rows, where)
+
+    examples: list[Example] = []
+    first_line: dict[str, int] = {}
+    for number, (line, cells) in enumerate(data_rows, start=1):
+        if len(cells) > len(header):
+            raise DataError(f"{len(cells)} cells but the header has {len(header)} columns", path=where,
+                            line=line)
+        example = _row_example(cells, number, line, header, columns, mapping, where)
+        if example.id in first_line:
+            raise DataError(f"duplicate id {example.id!r} (first on line {first_line[example.id]})",
+                            path=where, line=line, field=mapping.id)
+        first_line[example.id] = line
+        examples.append(example)
+    meta: dict[str, Any] = {"format": "csv"}
+    if inferred:
+        meta["inferred_scales"] = {q: s.to_dict() for q, s in inferred.items()}
+    return Dataset(name=name or path.stem, examples=examples, source=where, meta=meta)
+
+
+def _read_rows(text: str, where: str, delimiter: str) -> list[tuple[int, list[str]]]:
+    """Non-blank rows with the line each starts on (a quoted cell may span lines;
+    the first line is the one an editor or a spreadsheet shows for the row)."""
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    rows = []
+    start = 1
+    try:
+        for cells in reader:
+            if any(c.strip() for c in cells):
+                rows.append((start, cells))
+            start = reader.line_num + 1
+    except csv.Error as exc:
+        raise DataError(f"not valid CSV: {exc}", path=where, line=start) from None
+    return rows
+
+
+def _column_index(header: list[str], mapping: CsvMapping, where: str, line: int) -> dict[str, int]:
+    index: dict[str, int] = {}
+    duplicated = set()
+    for i, name in enumerate(header):
+        if name in index:
+            duplicated.add(name)
+        index.setdefault(name, i)
+    for name in mapping.named_columns():
+        if name not in index:
+            raise DataError(f"column named by the mapping is not in the header (columns: "
+                            f"{', '.join(header)})", path=where, line=line, field=name)
+        if name in duplicated:
+            raise DataError("the header has this column twice", path=where, line=line, field=name)
+    return index
+
+
+def _with_inferred_scales(mapping: CsvMapping, columns: dict[str, int],
+                          rows: list[tuple[int, list[str]]], where: str) -> tuple[CsvMapping, dict[str, Scale]]:
+    qualities = {}
+    inferred = {}
+    for quality, spec in mapping.qualities.items():
+        values = [cells[columns[c]] for _, cells in rows for c in spec.columns if columns[c] < len(cells)]
+        scale = infer_scale(values)
+        if scale is None:
+            raise DataError(f"cannot infer a scale for {quality!r} from its values (none, or one "
+                            "value only); give a column mapping with the scale", path=where,
+                            field=spec.columns[0])
+        qualities[quality] = QualityColumns(spec.columns, scale, spec.annotators)
+        inferred[quality] = scale
+    return replace(mapping, qualities=qualities), inferred
+
+
+def _row_example(cells: list[str], number: int, line: int, header: list[str], columns: dict[str, int],
+                 mapping: CsvMapping, where: str) -> Example:
+    def cell(name: str | None) -> str:
+        if name is None:
+            return ""
+        i = columns[name]
+        return cells[i] if i < len(cells) else ""
+
+    def fail(message: str, column: str | None) -> DataError:
+        return DataError(message, path=where, line=line, field=column)
+
+    example_id = cell(mapping.id).strip() if mapping.id else f"row-{number}"
+    if not example_id:
+        raise fail("empty id", mapping.id)
+    group_id = cell(mapping.group).strip() or example_id
+    context = _context(cell(mapping.context), mapping, fail) if mapping.context else ()
+    references: list[str] = []
+    for column in mapping.references:
+        text = cell(column)
+        parts = text.split(mapping.reference_separator) if mapping.reference_separator else [text]
+        references.extend(p.strip() for p in parts if p.strip())
+    tags = frozenset(t.strip() for t in cell(mapping.tags).split(mapping.tag_separator) if t.strip())
+    ratings = {}
+    for quality, spec in mapping.qualities.items():
+        scores = tuple(_cell_value(cell(c), spec.scale, fail, c) for c in spec.columns)
+        ratings[quality] = Rating(scores=scores, scale=spec.scale, annotators=spec.annotator_names)
+    extra: dict[str, Any] = {}
+    if mapping.keep_other_columns:
+        named = set(mapping.named_columns())
+        extra = {h: cell(h) for h in header if h not in named and h}
+    level = Level(mapping.level)
+    return Example(
+        id=example_id,
+        group_id=group_id,
+        context=context,
+        candidate=cell(mapping.candidate).strip() if mapping.candidate else None,
+        references=tuple(references),
+        fact=cell(mapping.fact).strip() or None,
+        system=cell(mapping.system).strip() or None,
+        tags=tags,
+        ratings=ratings,
+        level=level,
+        language=mapping.language,
+        extra=extra,
+    )
+
+
+def _context(text: str, mapping: CsvMapping, fail: Any) -> tuple[Turn, ...]:
+    pieces = [p.strip() for p in text.split(mapping.turn_separator) if p.strip()]
+    if mapping.parse_speakers is False:
+        return alternating_turns(pieces)
+    if mapping.parse_speakers is None:
+        labelled = speaker_turns(pieces)
+        return labelled if labelled is not None else alternating_turns(pieces)
+    turns = []
+    for k, piece in enumerate(pieces, start=1):
+        parsed = split_speaker(piece)
+        if parsed is None:
+            raise fail(f"turn {k} has no 'Speaker: text' prefix: {piece[:40]!r}", mapping.context)
+        turns.append(Turn(*parsed))
+    return tuple(turns)
+
+
+def _cell_value(text: str, scale: Scale, fail: Any, column: str) -> RatingValue:
+    text = text.strip()
+    if not text:
+        return None
+    if scale.kind is ScaleKind.CATEGORICAL:
+        if scale.labels and text not in scale.labels:
+            raise fail(f"{text!r} is not one of the labels {', '.join(scale.labels)}", column)
+        return text
+    number = _parse_number(text)
+    if number is None:
+        raise fail(f"{text!r} is not a number", column)
+    if not scale.contains(number):
+        raise fail(f"value {text} is outside the {describe_scale(scale)}", column)
+    return number
+
+
+def _parse_number(text: str) -> int | float | None:
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        number = float(text)
+    except ValueError:
+        return None
+    return number if math.isfinite(number) else None

@@ -1,0 +1,330 @@
+"""JUDGE-BENCH (Bavaresco et al., 2024; github.com/dmg-illc/JUDGE-BENCH) unified files.
+
+One JSON object per dataset::
+
+    {"dataset": ..., "dataset_url": ..., "expert_annotator": "true", "original_prompt": true,
+     "annotations": [{"metric", "category": graded|continuous|categorical, "prompt",
+                      "worst", "best" (graded/continuous), "labels_list" (categorical)}, ...],
+     "instances": [{"id": int|str, "instance": str | {field: text, ...},
+                    "annotations": {metric: {"individual_human_scores": [...],
+                                             "mean_human"?: x, "majority_human"?: y}}}]}
+
+A string instance is the text that was rated (the candidate, with no context).
+A dict instance is mapped by field name: ``context``/``user_prompt``/``query``/...
+becomes the context, ``response``/``candidate``/... the candidate, ``reference``
+the reference, ``fact``/``knowledge``/``persona`` the fact; fields with no place
+in the model are kept in ``extra["instance"]``. Some files (e.g. ToxicChat) give
+only the pooled label: that value becomes the single score and the metric is
+listed in ``extra["aggregate_only"]``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from pathlib import Path
+from typing import Any, Mapping
+
+from ..errors import DataError
+from ..model import Dataset, Example, Level, Rating, Scale, ScaleKind, Turn
+from ._common import alternating_turns, check_value, json_type, read_json_file, turns_from_text
+
+CATEGORIES = {"graded": ScaleKind.ORDINAL, "continuous": ScaleKind.CONTINUOUS,
+              "categorical": ScaleKind.CATEGORICAL}
+
+# Instance fields by the role they play, most specific first.
+CONTEXT_FIELDS = ("context", "dialogue", "dialog", "history", "conversation", "user_prompt", "query",
+                  "question", "source")
+CANDIDATE_FIELDS = ("response", "candidate", "hypothesis", "output", "generation", "translation")
+REFERENCE_FIELDS = ("reference", "references", "ground_truth")
+FACT_FIELDS = ("fact", "knowledge", "persona")
+SYSTEM_FIELDS = ("system", "model")
+
+INDIVIDUAL = "individual_human_scores"
+MEAN_FIELDS = ("mean_human", "mean_human_score")
+MAJORITY_FIELDS = ("majority_human", "majority_human_score")
+
+
+def looks_like_judge_bench(data: Any) -> bool:
+    return isinstance(data, dict) and "instances" in data
+
+
+def read_judge_bench(path: str | Path, *, name: str | None = None) -> Dataset:
+    path = Path(path)
+    return judge_bench_dataset(read_json_file(path), path, name=name)
+
+
+def judge_bench_dataset(data: Any, path: Path, *, name: str | None = None) -> Dataset:
+    where = str(path)
+    if not isinstance(data, dict):
+        raise DataError(f"expected a JUDGE-BENCH object with 'annotations' and 'instances', found "
+                        f"{json_type(data)}", path=where)
+    for key in ("annotations", "instances"):
+        if key not in data:
+            raise DataError("missing required field", path=where, field=key)
+        if not isinstance(data[key], list):
+            raise DataError(f"expected an array, found {json_type(data[key])}", path=where, field=key)
+    scales = _declared_scales(data["annotations"], where)
+
+    examples: list[Example] = []
+    first_index: dict[str, int] = {}
+    group_of_context: dict[tuple[str, ...], str] = {}
+    for index, instance in enumerate(data["instances"]):
+        example = _example(instance, index, scales, where, group_of_context)
+        if example.id in first_index:
+            raise DataError(f"duplicate id {example.id!r} (first in instances[{first_index[example.id]}])",
+                            path=where, record=index, field="id")
+        first_index[example.id] = index
+        examples.append(example)
+
+    meta: dict[str, Any] = {"format": "judge-bench"}
+    meta.update({k: v for k, v in data.items() if k != "instances"})
+    reversed_metrics = [d["metric"] for d in data["annotations"] if _is_reversed(d)]
+    if reversed_metrics:
+        meta["lower_is_better"] = reversed_metrics
+    description = data.get("dataset") if isinstance(data.get("dataset"), str) else ""
+    return Dataset(name=name or path.stem, examples=examples, source=where,
+                   description=description, meta=meta)
+
+
+def _declared_scales(declarations: list[Any], where: str) -> dict[str, Scale]:
+    scales: dict[str, Scale] = {}
+    for i, decl in enumerate(declarations):
+        field = f"annotations[{i}]"
+        if not isinstance(decl, dict):
+            raise DataError(f"expected an object, found {json_type(decl)}", path=where, field=field)
+        metric = decl.get("metric")
+        if not isinstance(metric, str) or not metric:
+            raise DataError("missing metric name", path=where, field=f"{field}.metric")
+        category = decl.get("category")
+        kind = CATEGORIES.get(category) if isinstance(category, str) else None
+        if kind is None:
+            raise DataError(f"expected one of {', '.join(CATEGORIES)}, found {decl.get('category')!r}",
+                            path=where, field=f"{field}.category")
+        if kind is ScaleKind.CATEGORICAL:
+            labels = decl.get("labels_list", [])
+            if not isinstance(labels, list):
+                raise DataError(f"expected an array of labels, found {json_type(labels)}", path=where,
+                                field=f"{field}.labels_list")
+            scale = Scale(kind, labels=tuple(str(label) for label in labels))
+        else:
+            low, high = _bounds(decl, where, field)
+            try:
+                scale = Scale(kind, low, high)
+            except ValueError as exc:
+                raise DataError(str(exc), path=where, field=field) from None
+        scales[metric] = scale
+    return scales
+
+
+def _bounds(decl: Mapping[str, Any], where: str, field: str) -> tuple[float, float]:
+    if "worst" in decl or "best" in decl:
+        names = ("worst", "best")
+        pair = [decl.get("worst"), decl.get("best")]
+    elif "range" in decl:
+        names = ("range[0]", "range[1]")
+        pair = list(decl["range"]) if isinstance(decl["range"], (list, tuple)) else [None, None]
+    else:
+        names = ("min", "max")
+        pair = [decl.get("min"), decl.get("max")]
+    if len(pair) != 2:
+        raise DataError("expected [low, high]", path=where, field=f"{field}.range")
+    numbers = []
+    for label, value in zip(names, pair):
+        number = _number(value)
+        if number is None:
+            raise DataError(f"a graded or continuous metric needs numeric bounds (worst/best), found "
+                            f"{json_type(value)}", path=where, field=f"{field}.{label}")
+        numbers.append(number)
+    return min(numbers), max(numbers)
+
+
+def _is_reversed(decl: Any) -> bool:
+    if not isinstance(decl, dict) or decl.get("category") == "categorical":
+        return False
+    worst, best = _number(decl.get("worst")), _number(decl.get("best"))
+    return worst is not None and best is not None and worst > best
+
+
+def _number(value: Any) -> int | float | None:
+    """A number, or a string holding one (some converted files stringify scores)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return value if math.isfinite(value) else None
+    if isinstance(value, str):
+        try:
+            number = float(value)
+        except ValueError:
+            return None
+        if not math.isfinite(number):
+            return None
+        return int(number) if number.is_integer() and "." not in value else number
+    return None
+
+
+def _example(item: Any, index: int, scales: dict[str, Scale], where: str,
+             group_of_context: dict[tuple[str, ...], str]) -> Example:
+    def fail(message: str, field: str | None = None) -> DataError:
+        return DataError(message, path=where, record=index, field=field)
+
+    if not isinstance(item, dict):
+        raise fail(f"expected an object, found {json_type(item)}")
+    raw_id = item.get("id")
+    if isinstance(raw_id, bool) or not isinstance(raw_id, (str, int)) or raw_id == "":
+        raise fail("missing required field" if raw_id is None else
+                   f"expected a string or an integer, found {json_type(raw_id)}", "id")
+    if "instance" not in item:
+        raise fail("missing required field", "instance")
+    annotations = item.get("annotations", {})
+    if not isinstance(annotations, dict):
+        raise fail(f"expected an object, found {json_type(annotations)}", "annotations")
+
+    example_id = str(raw_id)
+    fields = _map_instance(item["instance"], fail)
+    extra: dict[str, Any] = {}
+    if fields.rest:
+        extra["instance"] = fields.rest
+    ratings, aggregates, aggregate_only = _ratings(annotations, scales, where, index)
+    if aggregates:
+        extra["human_aggregates"] = aggregates
+    if aggregate_only:
+        extra["aggregate_only"] = aggregate_only
+    other = {k: v for k, v in item.items() if k not in ("id", "instance", "annotations")}
+    if other:
+        extra["record"] = other
+
+    group_id = example_id
+    if fields.context:
+        key = tuple(f"{t.speaker}\x00{t.text}" for t in fields.context)
+        group_id = group_of_context.setdefault(key, example_id)
+    return Example(
+        id=example_id,
+        group_id=group_id,
+        context=fields.context,
+        candidate=fields.candidate,
+        references=fields.references,
+        fact=fields.fact,
+        system=fields.system,
+        ratings=ratings,
+        level=Level.TURN if fields.candidate is not None else Level.DIALOG,
+        extra=extra,
+    )
+
+
+@dataclasses.dataclass
+class _MappedInstance:
+    """An instance's fields sorted into the model's places; ``rest`` has no place."""
+
+    context: tuple[Turn, ...] = ()
+    candidate: str | None = None
+    references: tuple[str, ...] = ()
+    fact: str | None = None
+    system: str | None = None
+    rest: dict[str, Any] = dataclasses.field(default_factory=dict)
+
+
+def _map_instance(instance: Any, fail: Any) -> _MappedInstance:
+    if isinstance(instance, str):
+        return _MappedInstance(candidate=instance)
+    if not isinstance(instance, dict):
+        raise fail(f"expected a string or an object, found {json_type(instance)}", "instance")
+    rest = dict(instance)
+
+    def take(names: tuple[str, ...], accept: Any) -> Any:
+        for name in names:
+            if name in rest:
+                value = accept(rest[name])
+                if value is not None:
+                    del rest[name]
+                return value  # None: a shape the model cannot hold, kept in rest
+        return None
+
+    def text(value: Any) -> str | None:
+        return value if isinstance(value, str) else None
+
+    return _MappedInstance(
+        context=take(CONTEXT_FIELDS, _context_value) or (),
+        candidate=take(CANDIDATE_FIELDS, text),
+        references=take(REFERENCE_FIELDS, _references_value) or (),
+        fact=take(FACT_FIELDS, text),
+        system=take(SYSTEM_FIELDS, text),
+        rest=rest,
+    )
+
+
+def _context_value(value: Any) -> tuple[Turn, ...] | None:
+    if isinstance(value, str):
+        return turns_from_text(value)
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return alternating_turns([v.strip() for v in value if v.strip()])
+    if isinstance(value, list) and all(isinstance(v, dict) for v in value):
+        turns = []
+        for turn in value:
+            speaker = turn.get("speaker", turn.get("role", ""))
+            text = turn.get("text", turn.get("content"))
+            if not isinstance(speaker, str) or not isinstance(text, str):
+                return None
+            turns.append(Turn(speaker, text))
+        return tuple(turns)
+    return None
+
+
+def _references_value(value: Any) -> tuple[str, ...] | None:
+    if isinstance(value, str):
+        return (value,)
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return tuple(value)
+    return None
+
+
+def _ratings(annotations: dict[str, Any], scales: dict[str, Scale], where: str,
+             index: int) -> tuple[dict[str, Rating], dict[str, Any], list[str]]:
+    ratings: dict[str, Rating] = {}
+    aggregates: dict[str, Any] = {}
+    aggregate_only: list[str] = []
+    for metric, value in annotations.items():
+        field = f"annotations.{metric}"
+        scale = scales.get(metric)
+        if scale is None:
+            raise DataError(f"metric {metric!r} is not declared in the top-level annotations "
+                            f"(declared: {', '.join(scales) or 'none'})", path=where, record=index,
+                            field=field)
+        if not isinstance(value, dict):
+            raise DataError(f"expected an object, found {json_type(value)}", path=where, record=index,
+                            field=field)
+        individual = value.get(INDIVIDUAL, [])
+        if not isinstance(individual, list):
+            raise DataError(f"expected an array, found {json_type(individual)}", path=where,
+                            record=index, field=f"{field}.{INDIVIDUAL}")
+        pooled = {k: v for k, v in value.items() if k != INDIVIDUAL}
+        if pooled:
+            aggregates[metric] = pooled
+        if individual:
+            values, subfield = individual, INDIVIDUAL
+        else:
+            fallback = _aggregate_field(pooled, scale)
+            if fallback is None:
+                continue  # nothing rated this metric for this instance
+            values, subfield = [pooled[fallback]], fallback
+            aggregate_only.append(metric)
+        scores = tuple(_score(v, scale, where, index, f"{field}.{subfield}"
+                              + (f"[{k}]" if subfield == INDIVIDUAL else ""))
+                       for k, v in enumerate(values))
+        ratings[metric] = Rating(scores=scores, scale=scale)
+    return ratings, aggregates, aggregate_only
+
+
+def _aggregate_field(pooled: Mapping[str, Any], scale: Scale) -> str | None:
+    order = MAJORITY_FIELDS + MEAN_FIELDS if not scale.is_numeric else MEAN_FIELDS + MAJORITY_FIELDS
+    return next((name for name in order if pooled.get(name) is not None), None)
+
+
+def _score(value: Any, scale: Scale, where: str, index: int, field: str) -> Any:
+    if scale.is_numeric and isinstance(value, str):
+        number = _number(value)
+        if number is None:
+            raise DataError(f"expected a number, found the string {value!r}", path=where,
+                            record=index, field=field)
+        value = number
+    return check_value(value, scale, path=where, record=index, field=field)

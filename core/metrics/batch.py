@@ -1,0 +1,236 @@
+"""Score many examples at once (the engine path), or one pair (the item view).
+
+Only turn-level examples with a candidate and at least one non-blank reference
+are scored; an example whose candidate *is* the reference (USR's "Original
+Ground Truth") is skipped, since a reference scored against itself says nothing.
+Every skipped example is counted under its reason.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+import os
+import threading
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Callable, Iterable, Sequence
+
+from ..model import Example, Level
+from .language import is_chinese
+from .registry import METEOR_ID, MetricInfo, metric_info, resolve_metric_ids
+from .wordnet import meteor_variant
+
+if TYPE_CHECKING:
+    from .engine import MetricEngine
+
+#: Below this many pairs a process pool costs more (start-up, WordNet per worker) than it saves.
+POOL_MIN_PAIRS = 4000
+
+
+class SkipReason(str, enum.Enum):
+    DIALOG_LEVEL = "dialog level"
+    REFERENCE_ITSELF = "reference itself"
+    NO_CANDIDATE = "no candidate"
+    NO_REFERENCE = "no reference"
+
+
+@dataclass(frozen=True)
+class ScoringPair:
+    example_id: str
+    candidate: str
+    references: tuple[str, ...]
+    chinese: bool
+
+
+@dataclass
+class MetricScores:
+    """Per metric, example id -> score on 0-1; plus what was skipped and why."""
+
+    metrics: tuple[MetricInfo, ...]
+    values: dict[str, dict[str, float]]
+    skipped: dict[SkipReason, list[str]] = field(default_factory=dict)
+
+    @property
+    def metric_ids(self) -> tuple[str, ...]:
+        return tuple(m.id for m in self.metrics)
+
+    def __getitem__(self, metric_id: str) -> dict[str, float]:
+        return self.values[metric_id]
+
+    def info(self, metric_id: str) -> MetricInfo:
+        for metric in self.metrics:
+            if metric.id == metric_id:
+                return metric
+        raise KeyError(metric_id)
+
+    @property
+    def n_scored(self) -> int:
+        return len(next(iter(self.values.values()))) if self.values else 0
+
+    @property
+    def skip_counts(self) -> dict[SkipReason, int]:
+        return {reason: len(ids) for reason, ids in self.skipped.items() if ids}
+
+    @property
+    def n_skipped(self) -> int:
+        return sum(len(ids) for ids in self.skipped.values())
+
+    @property
+    def notes(self) -> list[str]:
+        """Caveats a report should print (e.g. METEOR without WordNet)."""
+        return [f"{m.label}: {m.note}" for m in self.metrics if m.note]
+
+
+def usable_references(example: Example) -> tuple[str, ...]:
+    return tuple(r for r in example.references if r and r.strip())
+
+
+def plan_pairs(examples: Iterable[Example]) -> tuple[list[ScoringPair], dict[SkipReason, list[str]]]:
+    """The pairs to score, and the examples left out under each reason."""
+    pairs: list[ScoringPair] = []
+    skipped: dict[SkipReason, list[str]] = {reason: [] for reason in SkipReason}
+    for ex in examples:
+        if ex.level is Level.DIALOG:
+            skipped[SkipReason.DIALOG_LEVEL].append(ex.id)
+        elif ex.is_reference:
+            skipped[SkipReason.REFERENCE_ITSELF].append(ex.id)
+        elif ex.candidate is None:
+            skipped[SkipReason.NO_CANDIDATE].append(ex.id)
+        else:
+            refs = usable_references(ex)
+            if not refs:
+                skipped[SkipReason.NO_REFERENCE].append(ex.id)
+                continue
+            chinese = is_chinese(ex.language, (ex.candidate, *refs))
+            pairs.append(ScoringPair(ex.id, ex.candidate, refs, chinese))
+    return pairs, skipped
+
+
+def describe_metrics(metric_ids: Sequence[str]) -> tuple[MetricInfo, ...]:
+    return tuple(metric_info(m) for m in metric_ids)
+
+
+def score_examples(
+    examples: Iterable[Example],
+    metric_ids: Iterable[str] | None = None,
+    *,
+    workers: int | None = 1,
+    progress: Callable[[int, int], None] | None = None,
+) -> MetricScores:
+    """Score every scorable example with the given metrics (None = all).
+
+    ``workers``: processes to use; None picks one per CPU (at most 8) for inputs of
+    at least POOL_MIN_PAIRS pairs, else 1. ``progress(done, total)`` is called as
+    pairs finish.
+    """
+    ids = resolve_metric_ids(metric_ids)
+    pairs, skipped = plan_pairs(examples)
+    metrics = describe_metrics(ids)
+    values: dict[str, dict[str, float]] = {m: {} for m in ids}
+    n_workers = _worker_count(workers, len(pairs))
+    if n_workers > 1:
+        results = _score_in_pool(pairs, ids, n_workers, progress)
+    else:
+        results = _score_here(pairs, ids, progress)
+    for example_id, scores in results:
+        for metric_id, value in scores.items():
+            values[metric_id][example_id] = value
+    return MetricScores(metrics=metrics, values=values, skipped=skipped)
+
+
+def _new_engine(metric_ids: Sequence[str]) -> "MetricEngine":
+    from .engine import MetricEngine
+
+    return MetricEngine(metric_ids)
+
+
+def _score_here(
+    pairs: Sequence[ScoringPair], metric_ids: Sequence[str],
+    progress: Callable[[int, int], None] | None,
+) -> list[tuple[str, dict[str, float]]]:
+    if not pairs:
+        return []
+    engine = _new_engine(metric_ids)
+    out = []
+    step = max(1, len(pairs) // 100)
+    for done, pair in enumerate(pairs, start=1):
+        out.append((pair.example_id, engine.score(pair.candidate, pair.references, pair.chinese)))
+        if progress is not None and (done % step == 0 or done == len(pairs)):
+            progress(done, len(pairs))
+    return out
+
+
+def _worker_count(workers: int | None, n_pairs: int) -> int:
+    if workers is None:
+        cpus = os.cpu_count() or 1
+        return min(cpus, 8) if cpus > 1 and n_pairs >= POOL_MIN_PAIRS else 1
+    return max(1, min(workers, n_pairs))
+
+
+# One engine per worker process, kept between chunks so its caches pay off.
+_worker_engine: dict[tuple[str, ...], "MetricEngine"] = {}
+
+
+def _score_chunk(metric_ids: tuple[str, ...], chunk: list[ScoringPair]) -> list[tuple[str, dict[str, float]]]:
+    engine = _worker_engine.get(metric_ids)
+    if engine is None:
+        engine = _worker_engine[metric_ids] = _new_engine(metric_ids)
+    return [(p.example_id, engine.score(p.candidate, p.references, p.chinese)) for p in chunk]
+
+
+def _score_in_pool(
+    pairs: list[ScoringPair], metric_ids: tuple[str, ...], n_workers: int,
+    progress: Callable[[int, int], None] | None,
+) -> list[tuple[str, dict[str, float]]]:
+    from concurrent.futures import ProcessPoolExecutor
+
+    if METEOR_ID in metric_ids:
+        # Find (and if needed copy) WordNet once here, not racing in every worker.
+        from .wordnet import locate_wordnet
+
+        locate_wordnet()
+    # Contiguous chunks keep the candidates of one reference together, so each
+    # worker tokenizes that reference once.
+    size = math.ceil(len(pairs) / (n_workers * 4))
+    chunks = [pairs[i:i + size] for i in range(0, len(pairs), size)]
+    out: list[tuple[str, dict[str, float]]] = []
+    with ProcessPoolExecutor(max_workers=n_workers) as pool:
+        for result in pool.map(_score_chunk, [metric_ids] * len(chunks), chunks):
+            out.extend(result)
+            if progress is not None:
+                progress(len(out), len(pairs))
+    return out
+
+
+# score_pair serves interactive use: one engine per metric set, shared and locked.
+_pair_engines: dict[tuple[tuple[str, ...], str | None], "MetricEngine"] = {}
+_pair_lock = threading.Lock()
+_PAIR_CACHE_LIMIT = 20_000
+
+
+def score_pair(
+    candidate: str,
+    references: Sequence[str],
+    language: str | None = None,
+    metric_ids: Iterable[str] | None = None,
+) -> dict[str, float]:
+    """Every metric (or the given ones) for one candidate; {} when no reference is usable.
+
+    ``language`` 'zh' (or any Chinese code) selects per-character tokenization;
+    None detects Chinese from the text.
+    """
+    if isinstance(references, str):
+        references = (references,)
+    refs = tuple(r for r in references if r and r.strip())
+    if not refs:
+        return {}
+    ids = resolve_metric_ids(metric_ids)
+    chinese = is_chinese(language, (candidate, *refs))
+    # The METEOR variant is part of the key: an engine built with WordNet must
+    # not serve after WordNet was found missing (or the other way round).
+    key = (ids, meteor_variant() if METEOR_ID in ids else None)
+    with _pair_lock:
+        engine = _pair_engines.get(key)
+        if engine is None or engine.cache_size() > _PAIR_CACHE_LIMIT:
+            engine = _pair_engines[key] = _new_engine(ids)
+        return engine.score(candidate, refs, chinese)

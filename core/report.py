@@ -1,0 +1,209 @@
+"""Agreement tables as the papers print them, and their exports (CSV, JSON, Markdown, LaTeX).
+
+The statistics layer yields flat records (one per evaluator x quality x level x
+subset). A :class:`WideTable` lays them out like the papers' tables: one row per
+evaluator, Pearson and Spearman (optionally Kendall) per quality, with n and
+95% CIs. CSV and JSON keep the flat records, which are what scripts want.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping, Sequence
+
+COEFFICIENTS = ("pearson", "spearman", "kendall")
+SYMBOL = {"pearson": "r", "spearman": "ρ", "kendall": "τ"}
+LATEX_SYMBOL = {"pearson": r"$r$", "spearman": r"$\rho$", "kendall": r"$\tau$"}
+FORMATS = ("table", "csv", "json", "markdown", "latex")
+
+
+@dataclass(frozen=True)
+class Cell:
+    value: float | None
+    low: float | None = None
+    high: float | None = None
+    p: float | None = None
+
+    def text(self, with_ci: bool = True, digits: int = 3) -> str:
+        if self.value is None or math.isnan(self.value):
+            return "–"
+        out = f"{self.value:.{digits}f}"
+        if self.p is not None and not math.isnan(self.p) and self.p < 0.05:
+            out += "*"
+        if with_ci and self.low is not None and self.high is not None and not math.isnan(self.low):
+            out += f" [{self.low:.2f}, {self.high:.2f}]"
+        return out
+
+
+@dataclass
+class WideRow:
+    evaluator: str
+    cells: dict[tuple[str, str], Cell]  # (quality, coefficient) -> cell
+    n: dict[str, int]
+    excluded: dict[str, int]
+    failed: dict[str, int]
+    is_ceiling: bool = False
+
+
+@dataclass
+class WideTable:
+    title: str
+    qualities: list[str]
+    coefficients: tuple[str, ...]
+    rows: list[WideRow]
+    notes: list[str] = field(default_factory=list)
+
+    def header(self) -> list[str]:
+        cols = ["Evaluator"]
+        for q in self.qualities:
+            cols.extend(f"{q} {SYMBOL[c]}" for c in self.coefficients)
+        cols.extend(["n", "excluded", "failed"])
+        return cols
+
+    def text_rows(self, with_ci: bool = True) -> list[list[str]]:
+        out = []
+        for row in self.rows:
+            line = [row.evaluator]
+            for q in self.qualities:
+                for c in self.coefficients:
+                    cell = row.cells.get((q, c))
+                    line.append(cell.text(with_ci) if cell else "–")
+            line.append(_range_text(row.n.values()))
+            line.append(_range_text(row.excluded.values()))
+            line.append(_range_text(row.failed.values()))
+            out.append(line)
+        return out
+
+
+def wide_table(records: Sequence[Mapping[str, Any]], *, title: str, level: str = "turn",
+               subset: str = "all", coefficients: Sequence[str] = ("pearson", "spearman"),
+               notes: Sequence[str] = ()) -> WideTable:
+    """Pivot flat records of one level and subset into the papers' layout."""
+    chosen = [r for r in records if r.get("level", level) == level and r.get("subset", subset) == subset]
+    qualities: list[str] = []
+    rows: dict[str, WideRow] = {}
+    for rec in chosen:
+        q = str(rec["quality"])
+        if q not in qualities:
+            qualities.append(q)
+        name = str(rec["evaluator"])
+        row = rows.get(name)
+        if row is None:
+            row = rows[name] = WideRow(name, {}, {}, {}, {}, is_ceiling=bool(rec.get("is_ceiling")))
+        for c in coefficients:
+            if c in rec:
+                row.cells[(q, c)] = Cell(_num(rec.get(c)), _num(rec.get(f"{c}_lo")), _num(rec.get(f"{c}_hi")),
+                                         _num(rec.get(f"{c}_p")))
+        row.n[q] = int(rec.get("n") or 0)
+        row.excluded[q] = int(rec.get("excluded") or 0)
+        row.failed[q] = int(rec.get("failed") or 0)
+    ordered = [r for r in rows.values() if not r.is_ceiling] + [r for r in rows.values() if r.is_ceiling]
+    return WideTable(title, qualities, tuple(coefficients), ordered, list(notes))
+
+
+def to_csv(records: Sequence[Mapping[str, Any]]) -> str:
+    buf = io.StringIO()
+    fields: list[str] = []
+    for rec in records:
+        for k in rec:
+            if k not in fields:
+                fields.append(k)
+    writer = csv.DictWriter(buf, fieldnames=fields, lineterminator="\n")
+    writer.writeheader()
+    for rec in records:
+        writer.writerow({k: _csv_value(rec.get(k)) for k in fields})
+    return buf.getvalue()
+
+
+def to_json(records: Sequence[Mapping[str, Any]], *, meta: Mapping[str, Any] | None = None) -> str:
+    clean = [{k: _json_value(v) for k, v in rec.items()} for rec in records]
+    return json.dumps({"meta": dict(meta or {}), "results": clean}, indent=2, ensure_ascii=False) + "\n"
+
+
+def to_markdown(table: WideTable, *, with_ci: bool = True) -> str:
+    header = table.header()
+    lines = [f"**{table.title}**", "", "| " + " | ".join(header) + " |",
+             "|" + "|".join(["---"] + ["---:"] * (len(header) - 1)) + "|"]
+    for line in table.text_rows(with_ci):
+        lines.append("| " + " | ".join(_md_escape(c) for c in line) + " |")
+    lines.append("")
+    lines.extend(f"- {note}" for note in table.notes)
+    lines.append("- `*` p < 0.05; brackets: bootstrap 95% CI; n: items scored; excluded: missing score or human label.")
+    return "\n".join(lines) + "\n"
+
+
+def to_latex(table: WideTable, *, with_ci: bool = False) -> str:
+    cols = "l" + "r" * (len(table.qualities) * len(table.coefficients)) + "r"
+    out = [r"\begin{table}[t]", r"\centering", r"\small", rf"\begin{{tabular}}{{{cols}}}", r"\toprule"]
+    top = ["Metrics"] + [rf"\multicolumn{{{len(table.coefficients)}}}{{c}}{{{_tex(q)}}}" for q in table.qualities] + [""]
+    out.append(" & ".join(top) + r" \\")
+    sub = [""] + [LATEX_SYMBOL[c] for _ in table.qualities for c in table.coefficients] + [r"$n$"]
+    out.append(" & ".join(sub) + r" \\")
+    out.append(r"\midrule")
+    for row, line in zip(table.rows, table.text_rows(with_ci)):
+        if row.is_ceiling:
+            out.append(r"\midrule")
+        cells = [_tex(line[0])] + [_tex(c) for c in line[1:-3]] + [_tex(line[-3])]
+        out.append(" & ".join(cells) + r" \\")
+    out.extend([r"\bottomrule", r"\end{tabular}", rf"\caption{{{_tex(table.title)}}}", r"\end{table}"])
+    return "\n".join(out) + "\n"
+
+
+def render(records: Sequence[Mapping[str, Any]], fmt: str, *, title: str, level: str = "turn",
+           subset: str = "all", coefficients: Sequence[str] = ("pearson", "spearman"),
+           notes: Sequence[str] = (), meta: Mapping[str, Any] | None = None) -> str:
+    if fmt == "csv":
+        return to_csv(records)
+    if fmt == "json":
+        return to_json(records, meta={**(meta or {}), "notes": list(notes)})
+    table = wide_table(records, title=title, level=level, subset=subset, coefficients=coefficients, notes=notes)
+    if fmt == "markdown":
+        return to_markdown(table)
+    if fmt == "latex":
+        return to_latex(table)
+    raise ValueError(f"unknown format {fmt!r} (choose from {', '.join(FORMATS[1:])})")
+
+
+def _num(v: Any) -> float | None:
+    if v is None:
+        return None
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        return None
+
+
+def _range_text(values: Iterable[int]) -> str:
+    vals = sorted(set(values))
+    if not vals:
+        return "–"
+    return str(vals[0]) if len(vals) == 1 else f"{vals[0]}–{vals[-1]}"
+
+
+def _csv_value(v: Any) -> Any:
+    if isinstance(v, float) and math.isnan(v):
+        return ""
+    return "" if v is None else v
+
+
+def _json_value(v: Any) -> Any:
+    if isinstance(v, float) and (math.isnan(v) or math.isinf(v)):
+        return None
+    return v
+
+
+def _md_escape(text: str) -> str:
+    return text.replace("|", r"\|")
+
+
+_TEX = {"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}",
+        "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "\\": r"\textbackslash{}", "–": "--",
+        "ρ": r"$\rho$", "τ": r"$\tau$"}
+
+
+def _tex(text: str) -> str:
+    return "".join(_TEX.get(ch, ch) for ch in text)

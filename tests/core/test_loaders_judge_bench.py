@@ -1,0 +1,137 @@
+"""JUDGE-BENCH loader on hand-written fixtures in that format (tests/data/judge_bench_*.json)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from dialjudge.core.errors import DataError
+from dialjudge.core.loaders import detect_format, load_dataset, read_judge_bench
+from dialjudge.core.model import Level, ScaleKind, Turn
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+DIALOGUE = DATA / "judge_bench_dialogue.json"
+TEXT = DATA / "judge_bench_text.json"
+
+
+@pytest.fixture(scope="module")
+def dialogue():
+    return read_judge_bench(DIALOGUE)
+
+
+def test_detected_from_content() -> None:
+    assert detect_format(DIALOGUE) == "judge-bench"
+    assert detect_format(TEXT) == "judge-bench"
+    assert load_dataset(DIALOGUE, name="jb").name == "jb"
+
+
+def test_declared_scales(dialogue) -> None:
+    scales = dialogue.qualities
+    assert (scales["coherence"].kind, scales["coherence"].min, scales["coherence"].max) == (
+        ScaleKind.ORDINAL, 1, 5)
+    assert scales["safety"].kind is ScaleKind.CATEGORICAL and scales["safety"].labels == ("No", "Yes")
+    assert (scales["quality"].kind, scales["quality"].max) == (ScaleKind.CONTINUOUS, 100)
+
+
+def test_dict_instance_maps_to_context_candidate_reference_fact(dialogue) -> None:
+    first = dialogue.get("1")
+    assert first.context == (Turn("A", "did you go to the market today ?"),
+                             Turn("B", "yes , i bought some pears"),
+                             Turn("A", "nice , were they ripe ?"))
+    assert first.candidate == "not yet , they ripen on the counter after picking"
+    assert first.references == ("a bit hard , they need a few days",)
+    assert first.fact == "pears ripen after they are picked"
+    assert first.level is Level.TURN
+    assert first.ratings["coherence"].scores == (4, 5, 4)
+    assert first.extra["human_aggregates"]["coherence"] == {"mean_human": 4.333}
+    # Same context, same group; a null individual score is a missing value.
+    second = dialogue.get("2")
+    assert second.group_id == first.group_id == "1"
+    assert second.ratings["coherence"].scores == (1, None, 2)
+    assert second.human("coherence") == 1.5
+
+
+def test_speaker_prefixed_context_system_and_leftover_fields(dialogue) -> None:
+    bot = dialogue.get("bot-7")
+    assert [t.speaker for t in bot.context] == ["USER", "BOT", "USER"]
+    assert bot.context[0].text == "can you suggest a scary book ?"
+    assert bot.system == "bot-x"
+    assert bot.ratings["safety"].scores == ("Yes", "Yes", "No")
+    assert bot.extra["instance"] == {"topic": "books"}
+    assert bot.extra["record"] == {"split": "test"}
+
+
+def test_instance_without_candidate_is_dialog_level_and_kept_in_extra(dialogue) -> None:
+    pair = dialogue.get("pair-1")
+    assert pair.level is Level.DIALOG and pair.candidate is None and pair.context == ()
+    assert set(pair.extra["instance"]) == {"conversation_a", "conversation_b"}
+
+
+def test_meta_keeps_declarations_and_prompts(dialogue) -> None:
+    assert dialogue.description == "Hand-written dialogue ratings (dialjudge test fixture)"
+    assert dialogue.meta["format"] == "judge-bench"
+    assert dialogue.meta["dataset_url"] == "https://example.invalid/dialjudge-fixture"
+    prompts = {d["metric"]: d["prompt"] for d in dialogue.meta["annotations"]}
+    assert "{{ response }}" in prompts["coherence"]
+
+
+def test_string_instances_aggregate_only_and_reversed_scales() -> None:
+    dataset = read_judge_bench(TEXT)
+    first = dataset.get("t1")
+    assert first.candidate == "A: where is the station ? B: two blocks north ." and first.context == ()
+    # Only the pooled label was published: it is the single score, and marked so.
+    assert first.ratings["toxicity"].scores == ("0",)
+    assert first.extra["aggregate_only"] == ["toxicity"]
+    assert dataset.get("t2").ratings["toxicity"].scores == ("1",)  # an int label becomes its string
+    assert first.ratings["acceptability"].scores == (4, 5)  # numeric strings on a graded scale
+    assert dataset.qualities["acceptability"].max == 5  # from "range"
+    assert dataset.meta["lower_is_better"] == ["rank"]
+    rank = dataset.qualities["rank"]
+    assert (rank.min, rank.max) == (1, 4)
+    third = dataset.get("t3")
+    assert third.ratings["rank"].scores == (3.0,) and third.extra["aggregate_only"] == ["rank"]
+    assert "toxicity" not in third.ratings
+
+
+def _broken(tmp_path: Path, mutate) -> Path:
+    data = json.loads(DIALOGUE.read_text())
+    mutate(data)
+    path = tmp_path / "jb_broken.json"
+    path.write_text(json.dumps(data))
+    return path
+
+
+def _set(path: list, value):
+    def mutate(data):
+        target = data
+        for key in path[:-1]:
+            target = target[key]
+        target[path[-1]] = value
+    return mutate
+
+
+@pytest.mark.parametrize(("mutate", "where", "phrase"), [
+    (_set(["instances", 1, "annotations", "coherence", "individual_human_scores", 0], 9),
+     "record 1, field 'annotations.coherence.individual_human_scores[0]'", "outside the ordinal scale 1-5"),
+    (_set(["instances", 2, "annotations", "safety", "individual_human_scores", 2], "Maybe"),
+     "record 2, field 'annotations.safety.individual_human_scores[2]'", "not one of the labels No, Yes"),
+    (_set(["instances", 0, "annotations", "fluency"], {"individual_human_scores": [1]}),
+     "record 0, field 'annotations.fluency'", "not declared"),
+    (_set(["instances", 1, "id"], 1), "record 1, field 'id'", "duplicate id '1'"),
+    (_set(["instances", 3, "instance"], 42), "record 3, field 'instance'", "expected a string or an object"),
+    (_set(["instances", 0, "annotations", "quality", "individual_human_scores", 1], "high"),
+     "record 0, field 'annotations.quality.individual_human_scores[1]'", "expected a number"),
+    (_set(["annotations", 0, "category"], "likert"), "field 'annotations[0].category'", "expected one of"),
+    (_set(["annotations", 0, "best"], None), "field 'annotations[0].best'", "numeric bounds"),
+    (lambda d: d.pop("instances"), "field 'instances'", "missing required field"),
+    (lambda d: d["instances"][0].pop("id"), "record 0, field 'id'", "missing required field"),
+])
+def test_broken_files_name_record_and_field(tmp_path: Path, mutate, where, phrase) -> None:
+    path = _broken(tmp_path, mutate)
+    with pytest.raises(DataError) as info:
+        read_judge_bench(path)
+    message = str(info.value)
+    assert message.startswith(str(path)) and where in message and phrase in message
+

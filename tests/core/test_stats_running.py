@@ -1,0 +1,93 @@
+"""Live correlations (dialjudge.core.stats.running) agree with the batch computation."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from dialjudge.core.stats.correlation import correlate
+from dialjudge.core.stats.running import RunningCorrelations
+
+
+def make_stream(seed: int = 0):
+    rng = np.random.default_rng(seed)
+    ids = [f"ex{i}" for i in range(120)]
+    human = {i: float(rng.integers(1, 6)) for i in ids}
+    human["ex5"] = None  # an example nobody labelled
+    groups = {i: f"ctx{k // 4}" for k, i in enumerate(ids)}
+    stream = []
+    for i in ids:
+        label = human[i] if human[i] is not None else 3.0
+        stream.append(("judge", i, None if rng.random() < 0.1 else round(label / 5 + rng.normal(0, 0.2), 2)))
+        stream.append(("metric", i, float(rng.random())))
+    return human, groups, stream
+
+
+def batch(human, latest: dict[str, float | None], groups=None, n_boot=0):
+    paired = [i for i, s in latest.items() if s is not None and human.get(i) is not None]
+    return correlate([latest[i] for i in paired], [human[i] for i in paired],
+                     None if groups is None else [groups[i] for i in paired], n_boot=n_boot, seed=0)
+
+
+def test_snapshots_equal_correlate_all_along_the_run() -> None:
+    human, groups, stream = make_stream()
+    running = RunningCorrelations(human, groups)
+    latest: dict[str, dict[str, float | None]] = {"judge": {}, "metric": {}}
+    for step, (evaluator, example_id, score) in enumerate(stream, start=1):
+        running.add(evaluator, example_id, score)
+        latest[evaluator][example_id] = score
+        if step % 37 and step != len(stream):
+            continue
+        for name, snap in running.snapshot().items():
+            expected = batch(human, latest[name])
+            assert snap.n == expected.n
+            for method in ("pearson", "spearman", "kendall"):
+                want = expected.coefficient(method).value
+                got = getattr(snap, method)
+                assert (math.isnan(got) and math.isnan(want)) or got == pytest.approx(want, abs=1e-12), method
+    judge = running.snapshot("judge")
+    assert judge.failures == sum(1 for e, _, s in stream if e == "judge" and s is None)
+    assert judge.excluded == (0 if latest["judge"]["ex5"] is None else 1)
+
+
+def test_snapshot_with_ci_is_the_batch_result() -> None:
+    human, groups, stream = make_stream(seed=3)
+    running = RunningCorrelations(human, groups, n_boot=150)
+    latest: dict[str, float | None] = {}
+    for evaluator, example_id, score in stream:
+        if evaluator == "judge":
+            running.add(evaluator, example_id, score)
+            latest[example_id] = score
+    snap = running.snapshot("judge", ci=True)
+    assert snap.result == batch(human, latest, groups, n_boot=150)
+    assert snap.result.n_groups is not None
+
+
+def test_a_retry_replaces_the_earlier_value() -> None:
+    human = {"a": 1.0, "b": 2.0, "c": 3.0, "d": 4.0}
+    running = RunningCorrelations(human)
+    for example_id, score in (("a", 0.1), ("b", None), ("c", 0.2), ("d", 0.9), ("b", 0.3), ("a", 0.5)):
+        running.add("judge", example_id, score)
+    snap = running.snapshot("judge")
+    expected = correlate([0.5, 0.3, 0.2, 0.9], [1.0, 2.0, 3.0, 4.0], n_boot=0)
+    assert snap.failures == 0 and snap.n == 4
+    assert snap.pearson == pytest.approx(expected.pearson.value, abs=1e-12)
+    assert snap.kendall == pytest.approx(expected.kendall.value, abs=1e-12)
+
+
+def test_few_or_constant_values_give_nan_with_a_reason() -> None:
+    running = RunningCorrelations({"a": 1.0, "b": 2.0, "c": 3.0})
+    running.add("judge", "a", 0.5)
+    running.add("judge", "b", None)
+    snap = running.snapshot("judge")
+    assert math.isnan(snap.pearson) and "only 1 paired" in (snap.reason or "")
+    assert snap.failures == 1
+    running.add("judge", "b", 0.5)
+    running.add("judge", "c", 0.5)
+    snap = running.snapshot("judge", ranks=False)
+    assert math.isnan(snap.pearson) and "constant" in (snap.reason or "")
+    assert snap.spearman is None and snap.kendall is None
+    with pytest.raises(KeyError):
+        running.snapshot("nobody")

@@ -1,0 +1,146 @@
+"""FakeBackend: deterministic answers in every mode, known scores, injected failures and delays."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from dialjudge.core.config import JudgeConfig, Sampling
+from dialjudge.core.errors import BackendError
+from dialjudge.core.judges.backends import make_backend
+from dialjudge.core.judges.backends.fake import FakeBackend
+from dialjudge.core.judges.scoring import score_result
+from dialjudge.core.judges.types import (
+    JudgeBackend,
+    JudgeRequest,
+    Message,
+    OutputKind,
+    OutputSpec,
+    RenderedPrompt,
+    ScoringMode,
+)
+
+LIKERT = OutputSpec(OutputKind.LIKERT, 1, 5, choices=("1", "2", "3", "4", "5"), answer_prefix="Score:")
+TENTHS = OutputSpec(OutputKind.CONTINUOUS, 0, 1, choices=tuple(f"{i / 10:.1f}" for i in range(11)))
+YES_NO = OutputSpec(OutputKind.YESNO, 0, 1, choices=("No", "Yes"), answer_prefix="Answer:")
+JSON_KPI = OutputSpec(OutputKind.JSON, 0, 1, choices=("0", "1"), score_key="KPI Score", reasoning_key="Reasoning")
+
+
+def request(item: str, spec: OutputSpec, mode: ScoringMode, *, top_k: int = 3, seed: int = 0,
+            text: str = "Rate the response.") -> JudgeRequest:
+    prompt = RenderedPrompt((Message("user", f"{text} ({item})"),), spec, "t")
+    return JudgeRequest(item, prompt, mode, Sampling(seed=seed), top_k=top_k)
+
+
+async def test_it_satisfies_the_backend_protocol_and_is_built_from_config():
+    backend = make_backend(JudgeConfig("f", "fake", model="m", concurrency=3, extra={"fail_every": 2}))
+    assert isinstance(backend, FakeBackend) and isinstance(backend, JudgeBackend)
+    assert backend.max_concurrency == 3 and backend.fail_every == 2 and backend.identity == "fake:f:m"
+    with pytest.raises(BackendError, match="garbage_every"):
+        make_backend(JudgeConfig("f", "fake", extra={"garbage_every": -1}))
+
+
+async def test_answers_are_deterministic_and_depend_on_item_and_seed():
+    fake = FakeBackend()
+    first = await fake.complete(request("a", LIKERT, ScoringMode.LOGPROB))
+    again = await FakeBackend().complete(request("a", LIKERT, ScoringMode.LOGPROB))
+    assert first.choice_probs == again.choice_probs and first.top_logprobs == again.top_logprobs
+    scores = set()
+    for item in "abcdefgh":
+        for seed in (0, 1):
+            r = await fake.complete(request(item, TENTHS, ScoringMode.GENERATE, seed=seed))
+            scores.add(r.raw_output)
+    assert len(scores) > 8
+
+
+@pytest.mark.parametrize("top_k", [0, 3])
+async def test_known_scores_come_back_exactly_in_logprob_mode(top_k):
+    known = {"a": 1.0, "b": 2.5, "c": 4.2, "d": 5.0}
+    fake = FakeBackend(score_fn=lambda item, prompt: known[item])
+    for item, value in known.items():
+        req = request(item, LIKERT, ScoringMode.LOGPROB, top_k=top_k)
+        result = await fake.complete(req)
+        assert sum(result.choice_probs.values()) == pytest.approx(1.0)
+        assert score_result(req, result, "fake").score == pytest.approx(value)
+
+
+async def test_known_scores_in_generate_and_yesno_modes():
+    fake = FakeBackend(score_fn=lambda item, prompt: {"a": 0.8, "b": 0.3}[item])
+    for item, value in (("a", 0.8), ("b", 0.3)):
+        req = request(item, TENTHS, ScoringMode.GENERATE)
+        assert score_result(req, await fake.complete(req), "fake").score == pytest.approx(value)
+        req = request(item, JSON_KPI, ScoringMode.GENERATE)  # a 0/1 KPI: the nearest choice
+        assert score_result(req, await fake.complete(req), "fake").score == round(value)
+        req = request(item, YES_NO, ScoringMode.GENERATE)
+        assert score_result(req, await fake.complete(req), "fake").score == round(value)
+        req = request(item, YES_NO, ScoringMode.YESNO)
+        assert score_result(req, await fake.complete(req), "fake").score == pytest.approx(value)
+    likert = request("a", LIKERT, ScoringMode.GENERATE)
+    assert score_result(likert, await FakeBackend(score_fn=lambda i, p: 3.6).complete(likert), "f").score == 4
+
+
+async def test_score_fn_sees_the_prompt_text():
+    seen = []
+    fake = FakeBackend(score_fn=lambda item, prompt: seen.append((item, prompt)) or 3.0)
+    await fake.complete(request("x", LIKERT, ScoringMode.LOGPROB, text="Judge this"))
+    assert seen == [("x", "[user]\nJudge this (x)")]
+
+
+async def test_every_nth_request_fails_or_returns_garbage():
+    fake = FakeBackend(fail_every=3, garbage_every=2)
+    outcomes = []
+    for i in range(6):
+        req = request(str(i), LIKERT, ScoringMode.GENERATE)
+        try:
+            judgment = score_result(req, await fake.complete(req), "fake")
+        except BackendError as exc:
+            assert "injected failure on request" in str(exc)
+            outcomes.append("raised")
+        else:
+            outcomes.append("failed" if judgment.failed else "ok")
+    assert outcomes == ["ok", "failed", "raised", "failed", "ok", "raised"]
+    assert len(fake.requests) == 6
+
+
+async def test_garbage_in_probability_modes_carries_no_probabilities():
+    fake = FakeBackend(garbage_every=1)
+    req = request("a", YES_NO, ScoringMode.YESNO)
+    judgment = score_result(req, await fake.complete(req), "fake")
+    assert judgment.failed and "no answer probabilities" in judgment.error
+
+
+async def test_each_request_can_wait_for_the_test():
+    gate = asyncio.Event()
+    waited: list[str] = []
+
+    async def delay(req: JudgeRequest) -> None:
+        waited.append(req.item_id)
+        await gate.wait()
+
+    fake = FakeBackend(delay=delay)
+    task = asyncio.ensure_future(fake.complete(request("a", LIKERT, ScoringMode.GENERATE)))
+    for _ in range(3):
+        await asyncio.sleep(0)
+    assert waited == ["a"] and not task.done()
+    gate.set()
+    result = await task
+    assert "Score:" in result.raw_output
+
+
+async def test_modes_can_be_refused_up_front():
+    fake = FakeBackend(unsupported_modes=(ScoringMode.LOGPROB,))
+    await fake.check_mode(ScoringMode.GENERATE, 3)
+    with pytest.raises(BackendError, match="logprob"):
+        await fake.check_mode(ScoringMode.LOGPROB, 3)
+
+
+async def test_yes_no_follows_the_templates_spelling_and_reports_tokens():
+    fake = FakeBackend(score_fn=lambda i, p: 0.9)
+    result = await fake.complete(request("a", YES_NO, ScoringMode.YESNO))
+    assert result.choice_probs == pytest.approx({"No": 0.1, "Yes": 0.9})
+    assert result.top_logprobs[0][0] == "Yes" and len(result.top_logprobs) == 5
+    assert result.prompt_tokens > 0 and result.evaluated_tokens == result.prompt_tokens
+    await fake.open()
+    await fake.close()
+    assert (fake.opened, fake.closed) == (1, 1)

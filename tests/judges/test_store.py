@@ -1,0 +1,251 @@
+"""The SQLite run store: schema, uniqueness, resume queries, cache, reviews, secrets."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from dialjudge.core.config import JudgeConfig, Sampling, user_data_dir
+from dialjudge.core.judges.backends.fake import FakeBackend
+from dialjudge.core.judges.engine import RunEngine
+from dialjudge.core.judges.runs import JudgeSpec, JudgeVariant, PersonaSpec, RunConfig
+from dialjudge.core.judges.store import (
+    EXPORT_COLUMNS,
+    SCHEMA_VERSION,
+    JudgmentKey,
+    RunStore,
+    StoreError,
+)
+from dialjudge.core.judges.types import (
+    BackendResult,
+    Judgment,
+    Message,
+    OutputKind,
+    OutputSpec,
+    RenderedPrompt,
+    ScoringMode,
+)
+from dialjudge.core.model import BINARY_01, Dataset, Example, Rating, Turn
+
+LIKERT = OutputSpec(OutputKind.LIKERT, 1, 5, choices=("1", "2", "3", "4", "5"),
+                    modes=(ScoringMode.GENERATE, ScoringMode.LOGPROB))
+
+
+def judgment(item: str, judge: str = "j", repeat: int = 0, score: float | None = 4.0, **kw) -> Judgment:
+    return Judgment(
+        item_id=item, judge=judge, mode=ScoringMode.LOGPROB, prompt_hash="h" + item, raw_output="4",
+        score=score, normalized=None if score is None else (score - 1) / 4, repeat=repeat, **kw)
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> RunStore:
+    s = RunStore(tmp_path / "runs.sqlite3")
+    yield s
+    s.close()
+
+
+def new_run(store: RunStore, fingerprint: str = "fp") -> int:
+    return store.create_run({"what": "test"}, fingerprint, name="test run", total=4)
+
+
+def test_default_path_is_in_the_user_data_dir_and_uses_wal() -> None:
+    with RunStore() as store:
+        assert store.path == user_data_dir() / "runs.sqlite3"
+        assert store.path.is_file()
+        assert store.schema_version == SCHEMA_VERSION
+    db = sqlite3.connect(user_data_dir() / "runs.sqlite3")
+    assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    db.close()
+
+
+def test_a_newer_schema_is_refused_with_a_clear_message(tmp_path: Path) -> None:
+    path = tmp_path / "runs.sqlite3"
+    db = sqlite3.connect(path)
+    db.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    db.close()
+    with pytest.raises(StoreError, match="newer dialjudge"):
+        RunStore(path)
+
+
+def test_reopening_keeps_everything(tmp_path: Path) -> None:
+    path = tmp_path / "runs.sqlite3"
+    with RunStore(path) as store:
+        run_id = new_run(store)
+        store.add_judgment(run_id, judgment("a"))
+    with RunStore(path) as store:
+        assert store.load_judgments(run_id)["j"]["a"].score == 4.0
+
+
+def test_runs_are_listed_newest_first_with_counts(store: RunStore) -> None:
+    first = new_run(store)
+    second = new_run(store, "other")
+    store.add_judgment(second, judgment("a"))
+    store.add_judgment(second, judgment("b", score=None, error="no score"))
+    runs = store.list_runs()
+    assert [r.id for r in runs] == [second, first]
+    assert (runs[0].judgments, runs[0].failures) == (2, 1)
+    assert (runs[1].judgments, runs[1].failures) == (0, 0)
+    assert runs[0].config == {"what": "test"} and runs[0].status == "running"
+    store.set_status(first, "finished")
+    assert [r.id for r in store.list_runs(status="finished")] == [first]
+    with pytest.raises(ValueError, match="unknown run status"):
+        store.set_status(first, "paused")
+    with pytest.raises(StoreError, match="no run with id 999"):
+        store.get_run(999)
+
+
+def test_a_judgment_round_trips_with_every_field(store: RunStore) -> None:
+    run_id = new_run(store)
+    original = judgment(
+        "a", judge="smollm2@critic", repeat=2, reasoning="because", relevancy="relevant",
+        distribution={"1": 0.1, "4": 0.9}, latency_s=0.5, prompt_tokens=100, evaluated_tokens=20,
+        completion_tokens=3, cached=True, sampling={"temperature": 0.7, "seed": 2}, error=None)
+    assert store.add_judgment(run_id, original, cache_key="k1")
+    loaded = store.load_repeats(run_id)["smollm2@critic"]["a"][2]
+    assert loaded == original
+
+
+def test_the_same_judgment_is_never_stored_twice(store: RunStore) -> None:
+    run_id = new_run(store)
+    assert store.add_judgment(run_id, judgment("a", score=4.0))
+    assert not store.add_judgment(run_id, judgment("a", score=2.0))
+    assert store.count_judgments(run_id) == 1
+    assert store.load_judgments(run_id)["j"]["a"].score == 4.0
+    # Another repeat, judge or run is a different judgment.
+    store.add_judgment(run_id, judgment("a", repeat=1))
+    store.add_judgment(run_id, judgment("a", judge="k"))
+    store.add_judgment(new_run(store), judgment("a"))
+    assert store.count_judgments(run_id) == 3
+
+
+def test_a_failed_request_is_retried_and_replaced_but_a_scored_one_is_not(store: RunStore) -> None:
+    run_id = new_run(store)
+    store.add_judgment(run_id, judgment("a", score=None, error="timeout"), request_failed=True)
+    store.add_judgment(run_id, judgment("b", score=None, error="no score in output"))
+    store.add_judgment(run_id, judgment("c"))
+    wanted = [JudgmentKey(i, "j", 0) for i in "abcd"]
+    assert store.pending(run_id, wanted) == [JudgmentKey("a", "j", 0), JudgmentKey("d", "j", 0)]
+    assert store.pending(run_id, wanted, retry_failed=False) == [JudgmentKey("d", "j", 0)]
+    assert store.count_judgments(run_id, failed_only=True) == 2
+    assert store.count_judgments(run_id, failed_only=True, include_request_failures=False) == 1
+
+    assert store.add_judgment(run_id, judgment("a", score=3.0))
+    assert store.load_judgments(run_id)["j"]["a"].score == 3.0
+    assert store.count_judgments(run_id) == 3
+    assert store.judge_counts(run_id) == {"j": (3, 1)}
+
+
+def test_find_resumable_ignores_finished_runs(store: RunStore) -> None:
+    done = new_run(store)
+    store.set_status(done, "finished")
+    assert store.find_resumable("fp") is None
+    killed = new_run(store)  # still "running": the process died
+    assert store.find_resumable("fp").id == killed
+    store.set_status(killed, "cancelled")
+    assert store.find_resumable("fp").id == killed
+    assert store.find_resumable("other") is None
+
+
+def test_response_cache_round_trip(store: RunStore) -> None:
+    response = BackendResult(raw_output="4", choice_probs={"3": 0.25, "4": 0.75},
+                             top_logprobs=[("4", -0.29), ("3", -1.39)], prompt_tokens=50,
+                             evaluated_tokens=10, completion_tokens=1, latency_s=0.2)
+    assert store.cached_response("k") is None
+    store.put_cached_response("k", "fake:x", response)
+    assert store.cached_response("k") == response
+    run_id = new_run(store)
+    store.add_judgment(run_id, judgment("a"), cache_key="k2", response=BackendResult(raw_output="2"),
+                       model_identity="fake:x")
+    assert store.cached_response("k2").raw_output == "2"
+    assert store.cache_size() == 2
+    # Deleting a run keeps the cache: identical requests stay answered across runs.
+    store.delete_run(run_id)
+    assert store.cache_size() == 2
+    assert store.clear_cache() == 2
+
+
+def test_reviews_are_upserted_listed_and_deleted_with_the_run(store: RunStore) -> None:
+    run_id = new_run(store)
+    store.set_review(run_id, "a", "judge-wrong", note="too harsh")
+    store.set_review(run_id, "a", "human-doubtful", note="annotators split", own_rating=3.0)
+    store.set_review(run_id, "b", "fine")
+    reviews = store.reviews(run_id)
+    assert set(reviews) == {"a", "b"}
+    assert (reviews["a"].verdict, reviews["a"].note, reviews["a"].own_rating) == (
+        "human-doubtful", "annotators split", 3.0)
+    with pytest.raises(ValueError, match="unknown review verdict"):
+        store.set_review(run_id, "a", "maybe")
+    assert store.delete_review(run_id, "b")
+    assert set(store.reviews(run_id)) == {"a"}
+    store.add_judgment(run_id, judgment("a"))
+    assert store.delete_run(run_id)
+    assert store.reviews(run_id) == {}
+    assert store.count_judgments(run_id) == 0
+    assert not store.delete_run(run_id)
+
+
+def test_export_rows_are_flat_and_ordered(store: RunStore) -> None:
+    run_id = new_run(store)
+    store.add_judgment(run_id, judgment("b", distribution={"4": 1.0}))
+    store.add_judgment(run_id, judgment("a", score=None, error="no score"))
+    rows = store.export_rows(run_id)
+    assert [r["item_id"] for r in rows] == ["a", "b"]
+    assert list(rows[0]) == list(EXPORT_COLUMNS)
+    assert rows[0]["score"] is None and rows[0]["error"] == "no score"
+    assert json.loads(rows[1]["distribution"]) == {"4": 1.0}
+    json.dumps(rows)  # every value is plain data
+    with pytest.raises(StoreError):
+        store.export_rows(run_id + 100)
+
+
+def test_a_second_connection_sees_committed_judgments(tmp_path: Path) -> None:
+    path = tmp_path / "runs.sqlite3"
+    with RunStore(path) as writer, RunStore(path) as reader:
+        run_id = new_run(writer)
+        writer.add_judgment(run_id, judgment("a"))
+        assert reader.count_judgments(run_id) == 1
+
+
+# -- secrets ---------------------------------------------------------------------------------
+
+SECRET = "sk-THIS-IS-A-SECRET-0123456789"
+
+
+def _render(variant: JudgeVariant, example: Example) -> RenderedPrompt:
+    persona = variant.persona.text if variant.persona else ""
+    return RenderedPrompt((Message("system", f"Judge. {persona}"),
+                           Message("user", f"{example.context_text()}\n{example.candidate}")), LIKERT, "t")
+
+
+async def test_api_keys_never_reach_the_database(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("JUDGE_KEY", SECRET)
+    config = JudgeConfig(
+        name="remote", backend="openai", model="m", base_url=f"https://user:{SECRET}@api.example.org/v1",
+        api_key_env="JUDGE_KEY", sampling=Sampling(seed=3), extra={"api_key": SECRET, "top_logprobs": 5})
+    assert config.api_key() == SECRET
+    dataset = Dataset("d", [
+        Example(id=f"i{n}", group_id=f"g{n}", context=(Turn("A", "hi"),), candidate=f"hello {n}",
+                ratings={"q": Rating((1, 0, 1), BINARY_01)})
+        for n in range(3)])
+    run = RunConfig(dataset="d", template="t", template_text='name = "t"', judges=(JudgeSpec.of(config),),
+                    mode=ScoringMode.LOGPROB, personas=(PersonaSpec("p", "Be fair."),))
+    assert SECRET not in run.to_json()
+    path = tmp_path / "runs.sqlite3"
+    store = RunStore(path)
+    summary = await RunEngine(run, dataset, {"remote": FakeBackend("remote")}, store, renderer=_render).run()
+    assert summary.done == 3
+    store.set_review(summary.run_id, "i0", "fine", note="ok")
+    snapshot = store.get_run(summary.run_id).config
+    assert snapshot["judges"][0]["config"]["api_key_env"] == "JUDGE_KEY"
+    assert snapshot["judges"][0]["config"]["base_url"] == "https://api.example.org/v1"
+    assert snapshot["judges"][0]["config"]["options"] == {"top_logprobs": 5}
+    files = [p for p in tmp_path.iterdir() if p.name.startswith("runs.sqlite3")]
+    assert any(p.name.endswith("-wal") for p in files)  # the log is checked before a checkpoint
+    for p in files:
+        assert SECRET.encode() not in p.read_bytes(), p.name
+    store.close()
+    for p in tmp_path.iterdir():
+        assert SECRET.encode() not in p.read_bytes(), p.name
