@@ -12,7 +12,7 @@ Handler = Callable[[argparse.Namespace], int]
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from . import datasets_cmd, metrics_cmd
+    from . import datasets_cmd, judge_cmd, metrics_cmd
 
     parser = argparse.ArgumentParser(
         prog="dialjudge",
@@ -23,6 +23,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     datasets_cmd.register(sub)
     metrics_cmd.register(sub)
+    judge_cmd.register(sub)
     return parser
 
 

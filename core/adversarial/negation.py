@@ -68,6 +68,8 @@ NEGATIVE_WORDS = {"no", "not", "n't", "nt", "never", "nothing", "nobody", "none"
                   "neither", "nor", "cannot", "without"}
 # Words that need a negation to stay grammatical ("I haven't been there either").
 NEGATIVE_POLARITY = {"any", "anyone", "anything", "anybody", "anywhere", "either", "yet", "ever"}
+# Words a negation turns awkward ("does not have some great places", "is not there already").
+POSITIVE_POLARITY = {"some", "somewhat", "already"}
 # After these an inserted "not" would leave an ungrammatical ellipsis ("I can not too").
 ELLIPSIS_WORDS = {"too", "either", "neither"}
 # "not" goes after these sentence adverbs: "can also not play", "is probably not".
@@ -361,6 +363,9 @@ def _check_no_negation_after(tokens: list[_Tok], i: int) -> None:
         raise _Reject("elliptical clause ('too', 'either')")
     if any(w in NEGATIVE_WORDS for w in rest):
         raise _Reject("clause is already negated; a flip would double the negation")
+    words = [w for w in rest if w[0].isalnum()]
+    if any(w in POSITIVE_POLARITY for w in words) or (words and words[-1] == "too"):
+        raise _Reject("a positive-polarity word ('some', 'already', a final 'too') resists the negation")
 
 
 def _check_no_polarity_item(tokens: list[_Tok], i: int) -> None:
@@ -414,7 +419,7 @@ def _negate_have(tokens: list[_Tok], i: int) -> _Flip | None:
         j += 1
     following = tokens[j].low if j < len(tokens) else ""
     if following in {"already", "still"}:
-        raise _Reject("a positive-polarity adverb ('already') after 'have'")
+        raise _Reject("a positive-polarity word ('some', 'already', a final 'too') resists the negation")
     if _is_participle(following):
         _check_no_negation_after(tokens, i + 1)
         return _Flip(tok.start, tok.end, tok.text + " not")

@@ -174,7 +174,10 @@ def _candidate(m: re.Match[str]) -> _Candidate:
 def _find_answer(text: str, spec: OutputSpec) -> tuple[_Candidate | None, str | None]:
     """The strongest, last candidate answer in ``text``, or a reason why there is none."""
     clean = _neutralise(text)
-    for regex in (_EXPLICIT_RE, _RATIO_RE, _MARKED_RE, _LINE_RE):
+    official = _answer_format_re(spec)
+    for regex in (official, _EXPLICIT_RE, _RATIO_RE, _MARKED_RE, _LINE_RE):
+        if regex is None:
+            continue
         found = [_candidate(m) for m in regex.finditer(clean)]
         if regex is _RATIO_RE:
             found = [c for c in found if c.den is not None and _plausible_denominator(c.den, spec)]
@@ -187,6 +190,20 @@ def _find_answer(text: str, spec: OutputSpec) -> tuple[_Candidate | None, str | 
         return numbers[-1], None
     shown = ", ".join(_fmt(c.value) for c in numbers[:6])
     return None, f"several numbers ({shown}) and no statement of which is the score"
+
+
+def _answer_format_re(spec: OutputSpec) -> re.Pattern[str] | None:
+    """A line opening with the template's own answer prefix ("Rating: 2/2", "Score: 4").
+
+    The answer in the requested format outranks other statements, so a model
+    that answers "Rating: 2/2" and then rambles "rated 2 out of 3" is read as 2.
+    """
+    words = re.findall(r"[^\W\d_]+", spec.answer_prefix)
+    if not words or not re.fullmatch(r"[\w\s:：]*", spec.answer_prefix.strip()):
+        return None
+    prefix = r"\s+".join(re.escape(w) for w in words)
+    return re.compile(rf"(?im)^[ \t*_>#\-]*{prefix}(?![A-Za-z0-9_]){_CONNECT}(?<![\w.]){_NUM}{_END}"
+                      rf"(?P<pct>\s*%)?{_DEN}{_END}")
 
 
 def _plausible_denominator(den: float, spec: OutputSpec) -> bool:

@@ -58,6 +58,8 @@ def test_flip_inverts_the_main_clause(text: str, expected: str) -> None:
     ("i 've never seen any of them do it", "negative-polarity"),
     ("because it is late .", "subordinate"),
     ("I have already seen it.", "positive-polarity"),
+    ("chicago has some great places to eat .", "positive-polarity"),
+    ("i love blue too .", "positive-polarity"),
     ("nice chatting with you", "no auxiliary"),
     ("他是日本东京人。", "English only"),
     ("   ", "empty"),

@@ -1,0 +1,166 @@
+"""`dialjudge judge`: run LLM judges, then print them beside the reference-based metrics."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import math
+from typing import Any
+
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+from dialjudge.core.config import load_config
+from dialjudge.core.evaluation import evaluate
+from dialjudge.core.judges.events import JudgmentScored, RunProgress, RunStarted
+from dialjudge.core.judges.store import RunStore
+from dialjudge.core.judges.types import ScoringMode
+from dialjudge.core.judging import build_backends, execute_run, is_label_quality, plan_run, run_scores
+from dialjudge.core.model import Aggregation
+from dialjudge.core.registry import open_dataset
+
+from . import render
+from .metrics_cmd import add_table_options, emit, levels_of
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("judge", help="score a dataset with LLM judges and compare them with humans")
+    add_table_options(p)
+    p.add_argument("--template", default="adv-0to1", help="judge template (see prompts/templates)")
+    p.add_argument("--judge", action="append", dest="judges", metavar="NAME",
+                   help="judge from dialjudge.toml (repeatable; default: smollm2, the bundled model)")
+    p.add_argument("--mode", choices=[m.value for m in ScoringMode], default="generate",
+                   help="generate: parse the answer; logprob: probability-weighted score; yesno: p(yes)/(p(yes)+p(no))")
+    p.add_argument("--top-k", type=int, default=3,
+                   help="logprob mode: paper 003's top-K weighting (0: expected value over every valid score)")
+    p.add_argument("--aspect", help="aspect for aspect templates (coherence, relevance, consistency, fluency)")
+    p.add_argument("--kpi", help="KPI for KPI templates (follow-up, implicit-understanding, harmful-input)")
+    p.add_argument("--persona", action="append", dest="personas", default=[], metavar="NAME",
+                   help="persona (repeatable: sweeps the personas; 'none' for no persona)")
+    p.add_argument("--fewshot", default="none", help="none, random:K, bm25-context:K, bm25-response:K, bm25-both:K")
+    p.add_argument("--limit", type=int, help="judge only the first N items of the subset")
+    p.add_argument("--repeats", type=int, default=1, help="repeat every judgment R times with seeds seed..seed+R-1")
+    p.add_argument("--name", default="", help="a name for the run")
+    p.add_argument("--no-metrics", action="store_true", help="leave the reference-based metrics out of the table")
+    p.add_argument("--fresh", action="store_true", help="start a new run instead of resuming an unfinished one")
+    p.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    config = load_config()
+    dataset = open_dataset(args.dataset)
+    plan = plan_run(dataset, config, template=args.template, judges=args.judges or ["smollm2"],
+                    mode=args.mode, aspect=args.aspect, kpi=args.kpi, quality=(args.qualities or [None])[0],
+                    personas=args.personas, fewshot=args.fewshot,
+                    subset=None if args.subset == "all" and args.kpi else args.subset, limit=args.limit,
+                    repeats=args.repeats, top_k=args.top_k, name=args.name)
+    store = RunStore()
+    backends = build_backends(plan.config)
+    con = render.console(stderr=True)
+    summary = _run_with_progress(plan.config, dataset, store, backends, fresh=args.fresh, con=con)
+
+    scores, failures = run_scores(store, summary.run_id)
+    _print_run_summary(con, store, summary)
+    if summary.status != "finished":
+        con.print(f"[yellow]run {summary.run_id} {summary.status}; run the same command again to resume it[/yellow]")
+
+    qualities = args.qualities or ([plan.quality] if plan.quality else None)
+    only_dialogs = bool(len(dataset)) and all(ex.candidate is None for ex in dataset)
+    report = evaluate(dataset, qualities=qualities, subset=plan.subset, levels=levels_of(args.level, only_dialogs),
+                      aggregation=Aggregation(args.aggregate), extra_scores=scores, failures=failures,
+                      include_metrics=not args.no_metrics, n_boot=args.bootstrap, seed=args.seed)
+    mode_text = plan.config.mode.value + (f", top-{plan.config.top_k}" if plan.config.mode is ScoringMode.LOGPROB
+                                          and plan.config.top_k else "")
+    report.notes.insert(0, f"run {summary.run_id}: template {plan.config.template}, mode {mode_text}"
+                           + (f", aspect {plan.config.aspect}" if plan.config.aspect else "")
+                           + (f", KPI {plan.config.kpi}" if plan.config.kpi else "")
+                           + f", few-shot {plan.config.fewshot.spec}")
+    emit(report, args, title=f"Judges and metrics vs humans — {dataset.name}")
+
+    scale = dataset.qualities.get(plan.quality) if plan.quality else None
+    if is_label_quality(scale) and args.format == "table" and args.output is None:
+        _print_label_agreement(store, summary.run_id, dataset, plan.quality)
+    if plan.config.repeats > 1 and args.format == "table" and args.output is None:
+        _print_stability(store, summary.run_id, dataset, plan.quality, binary=is_label_quality(scale))
+    return 0 if summary.status == "finished" else 1
+
+
+def _run_with_progress(run_config: Any, dataset: Any, store: RunStore, backends: Any, *, fresh: bool,
+                       con: Any) -> Any:
+    progress = Progress(TextColumn("[bold]judging"), BarColumn(), MofNCompleteColumn(),
+                        TextColumn("{task.fields[detail]}"), TimeRemainingColumn(), console=con, transient=False)
+    task = progress.add_task("judging", total=None, detail="loading")
+
+    def on_event(event: Any) -> None:
+        if isinstance(event, RunStarted):
+            progress.update(task, total=event.total, completed=event.done, detail="")
+        elif isinstance(event, JudgmentScored):
+            progress.update(task, completed=event.done)
+        elif isinstance(event, RunProgress):
+            rate = f"{event.items_per_s:.2f} items/s" if event.items_per_s else ""
+            progress.update(task, completed=event.done,
+                            detail=f"{event.failures} failed · {event.cached} cached · {rate}")
+
+    with progress:
+        return asyncio.run(execute_run(run_config, dataset, store, backends, on_event=on_event,
+                                       resume=not fresh, close_backends=True))
+
+
+def _print_run_summary(con: Any, store: RunStore, summary: Any) -> None:
+    table = store.load_judgments(summary.run_id)
+    rows = []
+    for judge, judgments in table.items():
+        values = list(judgments.values())
+        fresh = [j for j in values if not j.cached]
+        latency = sum(j.latency_s for j in fresh)
+        rows.append((judge, len(values), sum(j.failed for j in values), sum(j.cached for j in values),
+                     f"{len(fresh) / latency:.2f}" if latency > 0 else "–",
+                     _mean(j.prompt_tokens for j in values), _mean(j.evaluated_tokens for j in values),
+                     _mean(j.completion_tokens for j in values)))
+    con.print(render.plain_table(
+        f"Run {summary.run_id} ({summary.status}, {summary.elapsed_s:.1f} s)",
+        ["judge", "judged", "failed", "cached", "items/s", "prompt tok/item", "evaluated tok/item", "generated tok/item"],
+        rows, right=("judged", "failed", "cached", "items/s", "prompt tok/item", "evaluated tok/item",
+                     "generated tok/item")))
+
+
+def _print_label_agreement(store: RunStore, run_id: int, dataset: Any, quality: str) -> None:
+    from dialjudge.core.judges.pool import pool_report
+
+    judgments = store.load_judgments(run_id)
+    report = pool_report(judgments, dataset, quality)
+    rows = [(name, a.n, _pct(a.percent), _num(a.kappa)) for name, a in report.judges.items()]
+    if len(report.judges) > 1:
+        rows.append((f"Max-Vote ({len(report.judges)} judges)", report.pool.n, _pct(report.pool.percent),
+                     _num(report.pool.kappa)))
+    con = render.console()
+    con.print(render.plain_table(f"Agreement with max-voted humans — {quality}",
+                                 ["judge", "n", "% agreement", "Cohen's κ"], rows,
+                                 right=("n", "% agreement", "Cohen's κ")))
+    con.print(f"[dim]human vote ties: {len(report.human_ties)}; judge vote ties: {len(report.judge_ties)} "
+              "(broken towards the smaller label)[/dim]")
+
+
+def _print_stability(store: RunStore, run_id: int, dataset: Any, quality: str | None, *, binary: bool) -> None:
+    from dialjudge.core.judges.pool import stability
+
+    rows = []
+    for s in stability(store.load_repeats(run_id), binary=binary, dataset=dataset, quality=quality):
+        spread = "–" if s.human.mean is None else f"{s.human.mean:.3f} ± {s.human.std or 0:.3f}"
+        self_agreement = s.percent_agreement if binary else s.spearman
+        rows.append((s.judge, s.repeats, s.items, _num(self_agreement), _num(s.alpha), spread, s.human_measure))
+    render.console().print(render.plain_table(
+        "Stability over repeats", ["judge", "repeats", "items", "self-agreement", "α", "vs humans (mean ± std)",
+                                   "measure"], rows, right=("repeats", "items", "self-agreement", "α")))
+
+
+def _mean(values: Any) -> str:
+    vals = list(values)
+    return f"{sum(vals) / len(vals):.0f}" if vals else "–"
+
+
+def _num(x: float | None) -> str:
+    return "–" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.3f}"
+
+
+def _pct(x: float | None) -> str:
+    return "–" if x is None else f"{x:.1f}"

@@ -1,0 +1,137 @@
+"""Running LLM judges on a dataset, for the headless command and the app alike.
+
+``plan_run`` turns what a user typed (template, judge and persona names, a
+few-shot spec) into a validated :class:`RunConfig`; ``execute_run`` drives the
+engine; ``run_scores`` reads a run's judgments back as evaluator columns that
+the agreement statistics take beside the reference-based metrics.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping, Sequence
+
+from .config import Config
+from .errors import ConfigError
+from .judges.events import RunEvent, RunSummary
+from .judges.runs import RunConfig
+from .judges.store import RunStore
+from .judges.types import JudgeBackend, ScoringMode
+from .model import Dataset, Scale, ScaleKind
+
+NO_PERSONA = "none"
+POOL = "pool"
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    config: RunConfig
+    quality: str | None
+    subset: str
+
+
+def infer_quality(dataset: Dataset, *, aspect: str | None, kpi: str | None) -> str | None:
+    """The human-rated quality a judge's aspect or KPI is compared with."""
+    qualities = list(dataset.qualities)
+    lowered = {q.lower(): q for q in qualities}
+    for wanted in (kpi, aspect):
+        if wanted and wanted.lower() in lowered:
+            return lowered[wanted.lower()]
+    for fallback in ("overall", "Overall"):
+        if fallback.lower() in lowered:
+            return lowered[fallback.lower()]
+    return qualities[0] if qualities else None
+
+
+def plan_run(dataset: Dataset, config: Config, *, template: str, judges: Sequence[str],
+             mode: ScoringMode | str = ScoringMode.GENERATE, aspect: str | None = None, kpi: str | None = None,
+             quality: str | None = None, personas: Sequence[str] = (), fewshot: str = "none",
+             subset: str | None = None, limit: int | None = None, repeats: int = 1, top_k: int = 3,
+             item_ids: Sequence[str] = (), name: str = "") -> RunPlan:
+    from .judges.fewshot import FewShotSetting
+    from .judges.personas import load_personas
+    from .judges.templates import get_template
+
+    mode = ScoringMode(mode)
+    tpl = get_template(template, config.template_dirs)
+    if mode not in tpl.output.modes:
+        supported = ", ".join(m.value for m in tpl.output.modes)
+        raise ConfigError(f"template {tpl.name!r} does not support mode {mode.value!r} (it supports: {supported})")
+    if tpl.needs_aspect and not aspect:
+        raise ConfigError(f"template {tpl.name!r} needs an aspect: {', '.join(tpl.aspects)}")
+    if aspect and tpl.aspects and tpl.resolve_aspect(aspect) is None:
+        raise ConfigError(f"template {tpl.name!r} has no aspect {aspect!r} (aspects: {', '.join(tpl.aspects)})")
+    if tpl.needs_kpi and not kpi:
+        raise ConfigError(f"template {tpl.name!r} needs a KPI: {', '.join(tpl.kpis)}")
+    if kpi and tpl.kpis and tpl.resolve_kpi(kpi) is None:
+        raise ConfigError(f"template {tpl.name!r} has no KPI {kpi!r} (KPIs: {', '.join(tpl.kpis)})")
+
+    known_personas = load_personas(config.template_dirs)
+    chosen_personas: list[Any] = []
+    for persona_name in personas:
+        if persona_name == NO_PERSONA:
+            chosen_personas.append(None)
+        elif persona_name in known_personas:
+            chosen_personas.append(known_personas[persona_name])
+        else:
+            raise ConfigError(f"no persona named {persona_name!r} (personas: {', '.join(known_personas)})")
+
+    quality = quality or infer_quality(dataset, aspect=aspect, kpi=kpi)
+    if quality is not None and quality not in dataset.qualities:
+        raise ConfigError(f"{dataset.name} has no quality {quality!r} (qualities: {', '.join(dataset.qualities)})")
+    if subset is None:
+        # A KPI set holds items of several KPIs; a KPI run judges only its own items.
+        kpi_tag = f"kpi:{kpi}" if kpi else None
+        subset = f"tag:{kpi_tag}" if kpi_tag and kpi_tag in dataset.tags else "all"
+
+    try:
+        setting = FewShotSetting.parse(fewshot)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
+    run_config = RunConfig.build(
+        dataset, tpl, [config.judge(j) for j in judges], personas=chosen_personas, fewshot=setting,
+        mode=mode, aspect=aspect, kpi=kpi, quality=quality, subset=subset, limit=limit, repeats=repeats,
+        top_k=top_k, item_ids=tuple(item_ids), name=name,
+    )
+    return RunPlan(run_config, quality, subset)
+
+
+def build_backends(run_config: RunConfig, make: Callable[[Any], JudgeBackend] | None = None
+                   ) -> dict[str, JudgeBackend]:
+    if make is None:
+        from .judges.backends import make_backend as make
+    return {spec.name: make(spec.config) for spec in run_config.judges}
+
+
+async def execute_run(run_config: RunConfig, dataset: Dataset, store: RunStore,
+                      backends: Mapping[str, JudgeBackend], *, on_event: Callable[[RunEvent], None] | None = None,
+                      **engine_options: Any) -> RunSummary:
+    from .judges.engine import RunEngine
+
+    engine = RunEngine(run_config, dataset, backends, store, **engine_options)
+    if on_event is not None:
+        engine.subscribe(on_event)
+    return await engine.run()
+
+
+def run_scores(store: RunStore, run_id: int, *, repeat: int = 0, with_pool: bool = True
+               ) -> tuple[dict[str, dict[str, float | None]], dict[str, int]]:
+    """A run's judges (and their mean pool) as evaluator columns of 0-1 scores, plus failure counts."""
+    table = store.load_judgments(run_id, repeat=repeat)
+    scores: dict[str, dict[str, float | None]] = {}
+    failures: dict[str, int] = {}
+    for judge, judgments in table.items():
+        scores[judge] = {item: j.normalized for item, j in judgments.items()}
+        failures[judge] = sum(1 for j in judgments.values() if j.failed)
+    if with_pool and len(table) > 1:
+        from .judges.pool import PoolMethod, pool_scores
+
+        pooled = pool_scores(table, PoolMethod.MEAN)
+        scores[POOL] = {item: p.value for item, p in pooled.items()}
+        failures[POOL] = sum(1 for p in pooled.values() if p.value is None)
+    return scores, failures
+
+
+def is_label_quality(scale: Scale | None) -> bool:
+    """Binary and categorical qualities are compared by agreement and kappa, not correlation."""
+    return scale is not None and scale.kind in (ScaleKind.BINARY, ScaleKind.CATEGORICAL)
