@@ -62,8 +62,7 @@ def render_prompt(template: Template, example: Example, *, aspect: str | None = 
         "scale_max": keys["scale_max"],
         "scale_points": _points(output),
         "next_index": str(len(fewshot) + 1),
-        "examples": render_examples(template, fewshot, output, quality, aggregation,
-                                    {**keys, "aspect": aspect_name or "", "kpi": kpi_name or ""}),
+        "examples": render_examples(template, fewshot, output, quality, aggregation, keys),
     }
     messages = []
     for m in template.messages:

@@ -112,6 +112,31 @@ def test_failures_are_reported_not_imputed(spec: OutputSpec, raw: str, words: st
     assert parsed.error is not None and words in parsed.error
 
 
+FED_PREFIXED = OutputSpec(OutputKind.LIKERT, 0, 2, ("0", "1", "2"), answer_prefix="Rating:")
+LIKERT_PREFIXED = OutputSpec(OutputKind.LIKERT, 1, 5, ("1", "2", "3", "4", "5"), answer_prefix="Score:")
+
+
+@pytest.mark.parametrize("spec,raw,expected", [
+    # the answer in the template's own format outranks later free-text statements
+    # (a real SmolLM2-135M output on fed-fewshot)
+    (FED_PREFIXED, "Rating: 2/2\n\nThe response is rated 2 out of 3, with a rating of 2 out of 3.", 2.0),
+    (FED_PREFIXED, "rated 1 out of 2 at first\nRating: 0/2\nso rated 0", 0.0),
+    # ... but only at the start of a line: "Initial score: 3" is no answer line
+    (LIKERT_PREFIXED, "Initial score: 3. On reflection the reply is off topic, so the final score is 2.", 2.0),
+    # several answer lines: the last
+    (LIKERT_PREFIXED, "Score: 4\nOn reflection, 5 stars is too much.\n**Score:** 2", 2.0),
+    # without a prefix in the spec the last explicit statement wins
+    (FED3, "Rating: 2/2\nThe response is rated 1 out of 2.", 1.0),
+])
+def test_answer_format_of_the_template(spec: OutputSpec, raw: str, expected: float) -> None:
+    parsed = parse_output(raw, spec)
+    assert parsed.error is None and parsed.score == expected
+
+
+def test_likert_answers_between_points_are_kept() -> None:
+    assert parse_output("Score: 4.5", LIKERT5).score == 4.5
+
+
 def test_out_of_range_error_names_the_value_and_scale() -> None:
     parsed = parse_output("Score: 9", LIKERT5)
     assert parsed.error == "score 9 is outside 1-5"

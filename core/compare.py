@@ -1,0 +1,118 @@
+"""Comparing two runs: how the correlations moved, and what changed in the prompt.
+
+A user edits a template or persona, reruns, and wants to see, per judge, quality
+and subset, whether agreement with the humans went up; and exactly which lines
+of the prompt they changed. Runs are matched on judge labels; a judge present in
+only one run is listed with the other side empty.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+from .evaluation import evaluate
+from .judges.runs import RunConfig
+from .judges.store import RunStore
+from .judging import run_scores
+from .model import Dataset
+from .registry import open_dataset
+
+COEFFICIENTS = ("pearson", "spearman", "kendall")
+
+
+@dataclass(frozen=True)
+class Delta:
+    evaluator: str
+    quality: str
+    subset: str
+    coefficient: str
+    before: float | None
+    after: float | None
+    n_before: int
+    n_after: int
+
+    @property
+    def change(self) -> float | None:
+        if self.before is None or self.after is None:
+            return None
+        return self.after - self.before
+
+
+@dataclass
+class RunComparison:
+    run_a: int
+    run_b: int
+    dataset: str
+    deltas: list[Delta]
+    prompt_diff: list[str]
+    config_changes: list[tuple[str, Any, Any]] = field(default_factory=list)
+
+    def to_records(self) -> list[dict[str, Any]]:
+        return [{"evaluator": d.evaluator, "quality": d.quality, "subset": d.subset, "coefficient": d.coefficient,
+                 f"run_{self.run_a}": d.before, f"run_{self.run_b}": d.after, "delta": d.change,
+                 "n_a": d.n_before, "n_b": d.n_after} for d in self.deltas]
+
+
+def compare_runs(store: RunStore, run_a: int, run_b: int, *, dataset: Dataset | None = None,
+                 qualities: Sequence[str] | None = None, subsets: Sequence[str] = ("all",),
+                 n_boot: int = 0, seed: int = 0) -> RunComparison:
+    """Correlation deltas per judge x quality x subset, a unified diff of the templates and personas,
+    and the configuration keys that differ."""
+    config_a = RunConfig.from_dict(store.get_run(run_a).config)
+    config_b = RunConfig.from_dict(store.get_run(run_b).config)
+    if dataset is None:
+        dataset = open_dataset(config_a.dataset_path or config_a.dataset, remember=False)
+    chosen = list(qualities) if qualities else [q for q in {config_a.quality, config_b.quality} if q]
+    scores_a, fail_a = run_scores(store, run_a)
+    scores_b, fail_b = run_scores(store, run_b)
+
+    deltas: list[Delta] = []
+    for subset in subsets:
+        rec_a = _index(evaluate(dataset, qualities=chosen, subset=subset, extra_scores=scores_a, failures=fail_a,
+                                include_metrics=False, n_boot=n_boot, seed=seed).records)
+        rec_b = _index(evaluate(dataset, qualities=chosen, subset=subset, extra_scores=scores_b, failures=fail_b,
+                                include_metrics=False, n_boot=n_boot, seed=seed).records)
+        for key in sorted(set(rec_a) | set(rec_b), key=lambda k: (k[0] == "human ceiling", k)):
+            evaluator, quality = key
+            if evaluator == "human ceiling":
+                continue
+            a, b = rec_a.get(key, {}), rec_b.get(key, {})
+            for coefficient in COEFFICIENTS:
+                deltas.append(Delta(evaluator, quality, subset, coefficient, a.get(coefficient), b.get(coefficient),
+                                    int(a.get("n") or 0), int(b.get("n") or 0)))
+    return RunComparison(run_a, run_b, dataset.name, deltas, prompt_diff(config_a, config_b, run_a, run_b),
+                         config_changes(config_a.to_dict(), config_b.to_dict()))
+
+
+def prompt_diff(a: RunConfig, b: RunConfig, run_a: int, run_b: int) -> list[str]:
+    """A unified diff of everything that shapes the prompt: template text and persona texts."""
+    def prompt_source(config: RunConfig) -> list[str]:
+        lines = config.template_text.splitlines()
+        for persona in config.personas:
+            if persona is not None:
+                lines += ["", f"# persona {persona.name}", *persona.text.splitlines()]
+        return lines
+
+    return list(difflib.unified_diff(prompt_source(a), prompt_source(b), fromfile=f"run {run_a}: {a.template}",
+                                     tofile=f"run {run_b}: {b.template}", lineterm=""))
+
+
+def config_changes(a: Mapping[str, Any], b: Mapping[str, Any], prefix: str = "") -> list[tuple[str, Any, Any]]:
+    """Flattened keys whose values differ (the template text is covered by the prompt diff)."""
+    out: list[tuple[str, Any, Any]] = []
+    for key in sorted(set(a) | set(b)):
+        path = f"{prefix}{key}"
+        if path in ("template.text", "name"):
+            continue
+        va, vb = a.get(key), b.get(key)
+        if isinstance(va, Mapping) and isinstance(vb, Mapping):
+            out.extend(config_changes(va, vb, path + "."))
+        elif va != vb:
+            out.append((path, va, vb))
+    return out
+
+
+def _index(records: Sequence[Mapping[str, Any]]) -> dict[tuple[str, str], Mapping[str, Any]]:
+    return {(str(r["evaluator"]), str(r["quality"])): r for r in records}
