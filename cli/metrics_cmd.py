@@ -79,7 +79,7 @@ def emit(report: EvaluationReport, args: argparse.Namespace, *, title: str) -> N
                                     notes=report.notes, meta={"dataset": report.dataset}))
     text = "\n".join(parts)
     if args.output:
-        args.output.write_text(text, encoding="utf-8")
-        render.console(stderr=True).print(f"wrote {args.output}")
+        render.write_output(args.output, text)
+        render.console(stderr=True).print(f"wrote {args.output}", markup=False)
     else:
         print(text, end="")

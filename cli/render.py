@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
+from dialjudge.core.errors import DialjudgeError
 from dialjudge.core.report import WideRow, WideTable
 
 
@@ -20,12 +23,13 @@ def console(stderr: bool = False) -> Console:
 
 def wide_table(table: WideTable, *, with_ci: bool = True) -> Table:
     """Coefficients with their CI on a second line, so many qualities still fit a terminal."""
-    out = Table(title=table.title, title_justify="left", show_lines=with_ci, pad_edge=False)
+    # Titles and names are data (a subset spec such as [tag:kpi:x]), never rich markup.
+    out = Table(title=escape(table.title), title_justify="left", show_lines=with_ci, pad_edge=False)
     for i, name in enumerate(table.header()):
-        out.add_column(name, justify="left" if i == 0 else "right", no_wrap=i == 0,
+        out.add_column(escape(name), justify="left" if i == 0 else "right", no_wrap=i == 0,
                        style="bold" if i == 0 else None, min_width=7 if i else None)
     for row in table.rows:
-        cells = [row.evaluator]
+        cells = [escape(row.evaluator)]
         for q in table.qualities:
             for c in table.coefficients:
                 cell = row.cells.get((q, c))
@@ -51,23 +55,31 @@ def _counts(row: WideRow) -> tuple[str, str, str]:
 
 def plain_table(title: str, columns: Sequence[str], rows: Iterable[Sequence[Any]],
                 right: Sequence[str] = ()) -> Table:
-    out = Table(title=title, title_justify="left", pad_edge=False)
+    out = Table(title=escape(title), title_justify="left", pad_edge=False)
     for name in columns:
-        out.add_column(name, justify="right" if name in right else "left")
+        out.add_column(escape(name), justify="right" if name in right else "left")
     for row in rows:
-        out.add_row(*("–" if v is None else str(v) for v in row))
+        out.add_row(*("–" if v is None else escape(str(v)) for v in row))
     return out
 
 
 def key_values(title: str, items: Mapping[str, Any]) -> Table:
-    out = Table(title=title, title_justify="left", show_header=False, pad_edge=False, box=None)
+    out = Table(title=escape(title), title_justify="left", show_header=False, pad_edge=False, box=None)
     out.add_column(style="bold")
     out.add_column()
     for k, v in items.items():
-        out.add_row(k, str(v))
+        out.add_row(escape(k), escape(str(v)))
     return out
 
 
 def print_notes(con: Console, notes: Iterable[str]) -> None:
     for note in notes:
-        con.print(f"[dim]• {note}[/dim]")
+        con.print(f"[dim]• {escape(note)}[/dim]")
+
+
+def write_output(path: Path, text: str) -> None:
+    """Write an --output file; a bad path is the user's error, not a traceback."""
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise DialjudgeError(f"{path}: cannot write: {exc.strerror}") from None

@@ -12,6 +12,7 @@ from dialjudge.core.compare import compare_runs
 from dialjudge.core.errors import DialjudgeError
 from dialjudge.core.judges.runs import RunConfig
 from dialjudge.core.judges.store import RunStore
+from dialjudge.core.judges.types import ScoringMode
 
 from . import render
 
@@ -60,7 +61,9 @@ def run_show(args: argparse.Namespace) -> int:
     con = render.console()
     con.print(render.key_values(f"Run {record.id} — {record.status}", {
         "created": record.created, "dataset": f"{config.dataset} ({config.subset})",
-        "template": config.template, "mode": config.mode.value + (f" (top-{config.top_k})" if config.top_k else ""),
+        "template": config.template,
+        "mode": config.mode.value + (f" (top-{config.top_k})"
+                                     if config.mode is ScoringMode.LOGPROB and config.top_k else ""),
         "aspect / KPI / quality": f"{config.aspect or '–'} / {config.kpi or '–'} / {config.quality or '–'}",
         "judges": ", ".join(v.label for v in config.variants()),
         "few-shot": config.fewshot.spec, "repeats": config.repeats,
@@ -107,8 +110,8 @@ def run_export(args: argparse.Namespace) -> int:
         writer.writerows(rows)
         text = buf.getvalue()
     if args.output:
-        args.output.write_text(text, encoding="utf-8")
-        render.console(stderr=True).print(f"wrote {len(rows)} judgments to {args.output}")
+        render.write_output(args.output, text)
+        render.console(stderr=True).print(f"wrote {len(rows)} judgments to {args.output}", markup=False)
     else:
         print(text, end="")
     return 0

@@ -10,8 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
+from .errors import DataError
 from .model import Aggregation, Dataset, Level
-from .subsets import Subset
+from .subsets import Subset, parse_subset
 
 Scores = Mapping[str, Mapping[str, "float | None"]]
 
@@ -66,9 +67,11 @@ def evaluate(dataset: Dataset, *, qualities: Sequence[str] | None = None, subset
     known = dataset.qualities
     unknown = [q for q in chosen if q not in known]
     if unknown:
-        from .errors import DataError
-
         raise DataError(f"{dataset.name} has no quality {unknown[0]!r} (qualities: {', '.join(known)})")
+    try:
+        parse_subset(subset)
+    except ValueError as exc:
+        raise DataError(str(exc)) from None
 
     evaluator_scores: dict[str, Mapping[str, float | None]] = {}
     notes: list[str] = []

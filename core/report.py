@@ -126,7 +126,7 @@ def to_json(records: Sequence[Mapping[str, Any]], *, meta: Mapping[str, Any] | N
 
 def to_markdown(table: WideTable, *, with_ci: bool = True) -> str:
     header = table.header()
-    lines = [f"**{table.title}**", "", "| " + " | ".join(header) + " |",
+    lines = [f"**{_md_escape(table.title)}**", "", "| " + " | ".join(_md_escape(h) for h in header) + " |",
              "|" + "|".join(["---"] + ["---:"] * (len(header) - 1)) + "|"]
     for line in table.text_rows(with_ci):
         lines.append("| " + " | ".join(_md_escape(c) for c in line) + " |")
@@ -197,7 +197,8 @@ def _json_value(v: Any) -> Any:
 
 
 def _md_escape(text: str) -> str:
-    return text.replace("|", r"\|")
+    # `|` would split a table cell; `_` around a name (a judge label) would turn it italic.
+    return "".join("\\" + ch if ch in "\\|_" else ch for ch in text)
 
 
 _TEX = {"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}",

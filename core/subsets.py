@@ -50,7 +50,7 @@ def parse_subset(spec: str) -> Predicate:
             return lambda ex: ex.system == value
         if kind == "tag":
             return lambda ex: value in ex.tags
-        if kind == "level":
+        if kind == "level" and value in {lv.value for lv in Level}:
             level = Level(value)
             return lambda ex: ex.level is level
         if kind == "adversarial":  # adversarial:negation

@@ -225,11 +225,21 @@ class _Session:
         differ = np.nonzero(cached[:n] != np.asarray(tokens[:n], dtype=cached.dtype))[0]
         return int(differ[0]) if len(differ) else n
 
-    def _truncate(self, length: int) -> None:
-        """Drop the cache from position ``length`` on; a model that cannot is reset fully."""
+    def _truncate(self, length: int, *, roll_back: bool = False) -> None:
+        """Drop the cache from position ``length`` on; a model that cannot is reset fully.
+
+        ``roll_back``: the caller needs the prefix kept (reading a multi-token
+        answer), so a model that cannot keep it is an error rather than a reset.
+        """
         llm = self.llm
         memory = self._lib.llama_get_memory(llm.ctx)
         if length > 0 and not self._lib.llama_memory_seq_rm(memory, -1, length, -1):
+            if roll_back:
+                llm.reset()
+                self._lib.llama_memory_seq_rm(memory, -1, 0, -1)
+                raise BackendError(
+                    f"{self.label}: this model's memory cannot be rolled back (a recurrent model), so "
+                    "answers spanning several tokens cannot be read; use mode generate")
             length = 0  # recurrent models cannot drop a partial sequence
         if length == 0:
             llm.reset()
@@ -304,7 +314,7 @@ class _Session:
         base = self.llm.n_tokens
         self.llm.eval([space])
         after = self.last_logprobs()
-        self._truncate(base)
+        self._truncate(base, roll_back=True)
         joined = [(space_text + self.piece(t), space_logprob + float(after[t])) for t in best(after, k)]
         others = [(text, lp) for text, lp, _ in candidates[1:]]
         return sorted(joined + others, key=lambda entry: -entry[1])[:k], 1
@@ -342,12 +352,12 @@ class _Session:
                     going_on = sum(math.exp(float(following[t])) for t in child.children)
                     ending = logprob + math.log1p(-min(going_on, 1.0 - 1e-12))
                     walk(child, following, logprob)
-                    self._truncate(self.llm.n_tokens - 1)
+                    self._truncate(self.llm.n_tokens - 1, roll_back=True)
                 for choice in child.ends:
                     totals[choice].append(ending)
 
         walk(trie, first, 0.0)
-        self._truncate(base)
+        self._truncate(base, roll_back=True)
         return {c: logsumexp(v) for c, v in totals.items()}, extension
 
     def _answer_tokens(self, prompt_text: str, prompt_tokens: list[int], spelling: str) -> list[int]:

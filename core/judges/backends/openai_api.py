@@ -34,9 +34,7 @@ import math
 import random
 import time
 from dataclasses import dataclass
-from typing import Any, Awaitable, Callable, Mapping, Sequence
-
-import httpx
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Mapping, Sequence
 
 from ...config import JudgeConfig
 from ...errors import BackendError
@@ -50,6 +48,12 @@ from .answers import (
     normalize_logprobs,
     top_logprobs_count,
 )
+
+if TYPE_CHECKING:
+    import httpx
+
+# httpx is imported where it is used: importing it also loads its command-line
+# helpers (rich, click), which dialjudge.core must not pull in on import.
 
 Sleep = Callable[[float], Awaitable[None]]
 
@@ -99,12 +103,14 @@ class OpenAIBackend:
     async def open(self) -> None:
         if self._client is not None:
             return
+        import httpx
+
         env = self.config.api_key_env
         auth = None
         if env:
             if not self.config.api_key():
                 raise BackendError(f"judge {self.name!r}: the environment variable {env} (api_key_env) is not set")
-            auth = _KeyFromEnvironment(self.config, self.name)
+            auth = _key_from_environment(self.config, self.name)
         self._client = httpx.AsyncClient(
             base_url=self.base_url, headers={"Content-Type": "application/json"}, auth=auth,
             timeout=httpx.Timeout(self.config.timeout), transport=self._transport,
@@ -200,6 +206,8 @@ class OpenAIBackend:
             return await self._post_with_retries(payload)
 
     async def _post_with_retries(self, payload: dict[str, Any]) -> dict[str, Any]:
+        import httpx
+
         assert self._client is not None
         url = self.base_url + self._path()
         attempts = self.config.max_retries + 1
@@ -394,18 +402,18 @@ def _error_detail(response: httpx.Response) -> str:
     return str(body)[:300]
 
 
-class _KeyFromEnvironment(httpx.Auth):
+def _key_from_environment(config: JudgeConfig, judge: str) -> "httpx.Auth":
     """Adds the bearer key to each request, read from the environment just then,
-    so that neither this backend nor its HTTP client keeps a copy."""
+    so that neither the backend nor its HTTP client keeps a copy."""
+    import httpx
 
-    def __init__(self, config: JudgeConfig, judge: str) -> None:
-        self._config = config
-        self._judge = judge
+    class KeyFromEnvironment(httpx.Auth):
+        def auth_flow(self, request: httpx.Request) -> Any:
+            key = config.api_key()
+            if not key:
+                raise BackendError(f"judge {judge!r}: the environment variable {config.api_key_env} "
+                                   "(api_key_env) is no longer set")
+            request.headers["Authorization"] = f"Bearer {key}"
+            yield request
 
-    def auth_flow(self, request: httpx.Request) -> Any:
-        key = self._config.api_key()
-        if not key:
-            raise BackendError(f"judge {self._judge!r}: the environment variable "
-                               f"{self._config.api_key_env} (api_key_env) is no longer set")
-        request.headers["Authorization"] = f"Bearer {key}"
-        yield request
+    return KeyFromEnvironment()

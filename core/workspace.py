@@ -1,0 +1,386 @@
+"""What the app is looking at: one dataset, every evaluator's scores, the chosen quality and subset.
+
+The TUI and its tests reason about this one object. It holds
+
+- the current :class:`Dataset`;
+- the reference-based metric scores (one evaluator per metric, named by its label);
+- LLM judge scores per (run, judge) as ``{evaluator: {example_id: score | None}}``,
+  the score being the judgment's normalised 0-1 value and None a failure;
+- the pool of the judges (mean of their normalised scores, as
+  :func:`dialjudge.core.judges.pool.pool_scores` with ``PoolMethod.MEAN``)
+  once two or more judge columns are present;
+- the chosen quality (a numeric one) and subset;
+- a :class:`RunningCorrelations` fed by judgments as they arrive.
+
+Statistics that take time (bootstrap CIs) are computed from an
+:class:`AgreementInputs`, a frozen copy that another thread may use while the
+workspace keeps changing. Each evaluator has a version number that grows with
+every change, so a caller can tell whether a computed table is still current.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Mapping, Sequence
+
+from .model import Aggregation, Dataset, Example, Scale
+from .subsets import ALL, Subset, default_subsets, parse_subset
+
+if TYPE_CHECKING:
+    from .judges.types import Judgment
+    from .metrics import MetricScores
+    from .stats import AgreementTable, HumanCeiling, RunningCorrelations, Snapshot
+
+#: The evaluator name of the judges' pool.
+POOL = "pool"
+#: Joins a judge's name and its run id in evaluator names: ``smollm2#3``.
+RUN_SEPARATOR = "#"
+#: The per-item level name core/stats uses for item-level correlations.
+ITEM_LEVEL = "turn"
+
+Score = float | None
+
+
+class EvaluatorKind(str, enum.Enum):
+    METRIC = "metric"
+    JUDGE = "judge"
+    POOL = "pool"
+
+
+def judge_evaluator(judge: str, run_id: int | None = None) -> str:
+    """The evaluator name of one judge's scores from one run."""
+    return judge if run_id is None else f"{judge}{RUN_SEPARATOR}{run_id}"
+
+
+def default_quality(dataset: Dataset) -> str | None:
+    """The quality to show first: one called 'overall' if rated, else the first numeric one."""
+    numeric = numeric_qualities(dataset)
+    for name in numeric:
+        if name.lower() == "overall":
+            return name
+    return numeric[0] if numeric else None
+
+
+def numeric_qualities(dataset: Dataset) -> list[str]:
+    """Qualities rated on a numeric scale: the ones correlations can be computed for."""
+    return [name for name, scale in dataset.qualities.items() if scale.is_numeric]
+
+
+@dataclass(frozen=True)
+class AgreementInputs:
+    """A frozen copy of what an agreement table needs; safe to use on another thread."""
+
+    examples: tuple[Example, ...]
+    scores: Mapping[str, Mapping[str, Score]]
+    quality: str
+    subset: Subset
+    aggregation: Aggregation
+    #: Evaluator versions when the copy was taken.
+    versions: Mapping[str, int]
+    #: The workspace's selection version when the copy was taken.
+    selection_version: int
+
+    def table(self, *, n_boot: int = 1000, seed: int = 0, confidence: float = 0.95) -> "AgreementTable":
+        from .stats import agreement_table
+
+        return agreement_table(
+            self.examples, self.scores, [self.quality], subset=self.subset, levels=(ITEM_LEVEL,),
+            aggregation=self.aggregation, n_boot=n_boot, seed=seed, confidence=confidence,
+        )
+
+
+@dataclass
+class Workspace:
+    """The state behind the app's screens. Not thread-safe: change it from one thread."""
+
+    aggregation: Aggregation = Aggregation.MEAN
+    #: Bootstrap resamples of the running correlations' CIs (``running.snapshot(ci=True)``).
+    running_n_boot: int = 200
+    seed: int = 0
+
+    dataset: Dataset | None = field(default=None, init=False)
+    metric_scores: "MetricScores | None" = field(default=None, init=False)
+    quality: str | None = field(default=None, init=False)
+    subset: Subset = field(default=ALL, init=False)
+    #: Grows whenever the dataset, quality or subset changes.
+    selection_version: int = field(default=0, init=False)
+
+    def __post_init__(self) -> None:
+        self._metric_values: dict[str, dict[str, float]] = {}
+        self._judge_scores: dict[str, dict[str, Score]] = {}
+        self._pool: dict[str, Score] = {}
+        self._versions: dict[str, int] = {}
+        self._running: RunningCorrelations | None = None
+        self._in_scope: frozenset[str] = frozenset()
+
+    # -- the dataset and the view ------------------------------------------------------
+
+    def set_dataset(self, dataset: Dataset) -> None:
+        """Start over with a new dataset: every score is dropped, the default quality chosen."""
+        self.dataset = dataset
+        self.metric_scores = None
+        self._metric_values = {}
+        self._judge_scores = {}
+        self._pool = {}
+        self._versions = {}
+        self.quality = default_quality(dataset)
+        self.subset = ALL
+        self._selection_changed()
+
+    def qualities(self) -> list[str]:
+        """The qualities the view can show (numeric ones)."""
+        return numeric_qualities(self.dataset) if self.dataset else []
+
+    def subsets(self) -> list[Subset]:
+        """The subsets worth offering: all, open, closed, adversarial, one per system."""
+        return default_subsets(self.dataset) if self.dataset else [ALL]
+
+    def set_quality(self, quality: str) -> None:
+        if quality not in self.qualities():
+            known = ", ".join(self.qualities()) or "none"
+            raise ValueError(f"no numeric quality {quality!r} in the dataset (have: {known})")
+        if quality != self.quality:
+            self.quality = quality
+            self._selection_changed()
+
+    def set_subset(self, subset: Subset | str) -> None:
+        subset = Subset(subset) if isinstance(subset, str) else subset
+        parse_subset(subset.spec)  # raises ValueError naming a bad spec
+        if subset != self.subset:
+            self.subset = subset
+            self._selection_changed()
+
+    @property
+    def scale(self) -> Scale | None:
+        """The scale of the chosen quality."""
+        if self.dataset is None or self.quality is None:
+            return None
+        return self.dataset.qualities.get(self.quality)
+
+    def selected_examples(self) -> list[Example]:
+        """The examples of the chosen subset, in dataset order."""
+        return self.subset.select(self.dataset.examples) if self.dataset else []
+
+    def human_label(self, example: Example) -> float | None:
+        """The pooled human label of the chosen quality (native scale), None when unrated."""
+        if self.quality is None:
+            return None
+        value = example.human(self.quality, self.aggregation)
+        return None if value is None else float(value)  # type: ignore[arg-type]
+
+    def human_labels(self) -> dict[str, float | None]:
+        """Pooled labels of the chosen quality for the subset's examples rated on it."""
+        if self.quality is None:
+            return {}
+        return {ex.id: self.human_label(ex) for ex in self.selected_examples() if self.quality in ex.ratings}
+
+    def human_unit(self, example: Example) -> float | None:
+        """The pooled human label mapped to 0-1 by the quality's scale."""
+        label = self.human_label(example)
+        scale = self.scale
+        if label is None or scale is None:
+            return None
+        return scale.normalize(label)
+
+    def disagreement(self, evaluator: str, example: Example) -> float | None:
+        """|evaluator score - human label|, both on 0-1; None when either is missing."""
+        score = self.scores_of(evaluator).get(example.id)
+        human = self.human_unit(example)
+        if score is None or human is None or math.isnan(score):
+            return None
+        return abs(score - human)
+
+    # -- evaluators ----------------------------------------------------------------------
+
+    def set_metric_scores(self, scores: "MetricScores") -> None:
+        """The reference-based metrics' scores; each metric is an evaluator named by its label."""
+        self.metric_scores = scores
+        for name in self._metric_values:
+            self._versions.pop(name, None)
+        self._metric_values = {scores.info(m).label: dict(scores[m]) for m in scores.metric_ids}
+        for name in self._metric_values:
+            self._bump(name)
+
+    @property
+    def metric_names(self) -> list[str]:
+        return list(self._metric_values)
+
+    @property
+    def judge_names(self) -> list[str]:
+        return list(self._judge_scores)
+
+    @property
+    def has_pool(self) -> bool:
+        return len(self._judge_scores) >= 2
+
+    @property
+    def evaluators(self) -> list[str]:
+        """Metrics, then judges in arrival order, then the pool when there is one."""
+        return self.metric_names + self.judge_names + ([POOL] if self.has_pool else [])
+
+    def kind(self, evaluator: str) -> EvaluatorKind:
+        if evaluator in self._metric_values:
+            return EvaluatorKind.METRIC
+        if evaluator in self._judge_scores:
+            return EvaluatorKind.JUDGE
+        if evaluator == POOL and self.has_pool:
+            return EvaluatorKind.POOL
+        raise KeyError(f"no evaluator {evaluator!r} (have: {', '.join(self.evaluators) or 'none'})")
+
+    def scores_of(self, evaluator: str) -> Mapping[str, Score]:
+        if evaluator in self._metric_values:
+            return self._metric_values[evaluator]
+        if evaluator in self._judge_scores:
+            return self._judge_scores[evaluator]
+        if evaluator == POOL and self.has_pool:
+            return self._pool
+        raise KeyError(f"no evaluator {evaluator!r} (have: {', '.join(self.evaluators) or 'none'})")
+
+    def all_scores(self) -> dict[str, dict[str, Score]]:
+        """Every evaluator's scores (copies)."""
+        return {name: dict(self.scores_of(name)) for name in self.evaluators}
+
+    @property
+    def failures(self) -> dict[str, int]:
+        """Per evaluator, the examples it failed on (score None) over the whole dataset."""
+        return {name: sum(1 for v in self.scores_of(name).values() if v is None) for name in self.evaluators}
+
+    def version(self, evaluator: str) -> int:
+        return self._versions.get(evaluator, 0)
+
+    def add_judgment(self, judgment: "Judgment", run_id: int | None = None) -> str:
+        """Record one judgment; returns the evaluator it belongs to.
+
+        Only the first repeat (``repeat == 0``) is a column; later repeats measure
+        stability and are left to the run's own reports.
+        """
+        evaluator = judge_evaluator(judgment.judge, run_id)
+        if judgment.repeat != 0:
+            return evaluator
+        score = None if judgment.failed else judgment.normalized
+        self._set_judge_score(evaluator, judgment.item_id, score)
+        return evaluator
+
+    def add_judge_scores(self, evaluator: str, scores: Mapping[str, Score]) -> None:
+        """Record many scores of one judge column at once (a finished run read from the store)."""
+        for item_id, score in scores.items():
+            self._set_judge_score(evaluator, item_id, score)
+
+    def remove_evaluator(self, evaluator: str) -> None:
+        """Drop a judge column (metrics go with their dataset)."""
+        if evaluator not in self._judge_scores:
+            raise KeyError(f"no judge column {evaluator!r}")
+        del self._judge_scores[evaluator]
+        self._versions.pop(evaluator, None)
+        self._recompute_pool()
+        self._rebuild_running()
+
+    def _set_judge_score(self, evaluator: str, item_id: str, score: Score) -> None:
+        new_column = evaluator not in self._judge_scores
+        self._judge_scores.setdefault(evaluator, {})[item_id] = score
+        self._bump(evaluator)
+        running = self._running
+        if running is not None and item_id in self._in_scope:
+            running.add(evaluator, item_id, score)
+        if new_column and len(self._judge_scores) == 2:
+            self._recompute_pool()  # the pool appears with the second judge column
+            if running is not None:
+                for pooled_id in self._in_scope & self._pool.keys():
+                    running.add(POOL, pooled_id, self._pool[pooled_id])
+        elif self.has_pool:
+            pooled = self._pool_value(item_id)
+            self._pool[item_id] = pooled
+            self._bump(POOL)
+            if running is not None and item_id in self._in_scope:
+                running.add(POOL, item_id, pooled)
+
+    def _pool_value(self, item_id: str) -> Score:
+        values = [scores[item_id] for scores in self._judge_scores.values()
+                  if scores.get(item_id) is not None]
+        return math.fsum(values) / len(values) if values else None  # type: ignore[arg-type]
+
+    def _recompute_pool(self) -> None:
+        self._pool = {}
+        if self.has_pool:
+            item_ids = {i for scores in self._judge_scores.values() for i in scores}
+            self._pool = {i: self._pool_value(i) for i in item_ids}
+            self._bump(POOL)
+        else:
+            self._versions.pop(POOL, None)
+
+    def _bump(self, evaluator: str) -> None:
+        self._versions[evaluator] = self._versions.get(evaluator, 0) + 1
+
+    # -- statistics ----------------------------------------------------------------------
+
+    def agreement_inputs(self) -> AgreementInputs:
+        """A frozen copy of the scores and the view, for an agreement table on another thread."""
+        if self.dataset is None or self.quality is None:
+            raise ValueError("no dataset with a numeric quality is open")
+        return AgreementInputs(
+            examples=tuple(self.dataset.examples),
+            scores=self.all_scores(),
+            quality=self.quality,
+            subset=self.subset,
+            aggregation=self.aggregation,
+            versions={name: self.version(name) for name in self.evaluators},
+            selection_version=self.selection_version,
+        )
+
+    def agreement_table(self, *, n_boot: int = 1000, seed: int | None = None) -> "AgreementTable":
+        """Every evaluator against the humans on the chosen quality and subset, with CIs."""
+        return self.agreement_inputs().table(n_boot=n_boot, seed=self.seed if seed is None else seed)
+
+    def agreement_records(self, *, n_boot: int = 1000, seed: int | None = None,
+                          include_ceiling: bool = True) -> list[dict]:
+        """The agreement table as flat records (what the exporters in core/report take)."""
+        return self.agreement_table(n_boot=n_boot, seed=seed).to_records(include_ceiling=include_ceiling)
+
+    def ceiling(self) -> "HumanCeiling | None":
+        """The human-human ceiling of the chosen quality over the subset."""
+        if self.quality is None:
+            return None
+        from .stats import human_ceiling
+
+        return human_ceiling(self.selected_examples(), self.quality)
+
+    @property
+    def running(self) -> "RunningCorrelations | None":
+        """Live correlations of the judge columns (and the pool) on the chosen quality and subset."""
+        return self._running
+
+    def running_snapshots(self, *, ranks: bool = True, ci: bool = False) -> dict[str, "Snapshot"]:
+        if self._running is None:
+            return {}
+        snapshots = self._running.snapshot(ranks=ranks, ci=ci)
+        assert isinstance(snapshots, dict)
+        return snapshots
+
+    def _selection_changed(self) -> None:
+        self.selection_version += 1
+        self._rebuild_running()
+
+    def _rebuild_running(self) -> None:
+        """Feed a fresh RunningCorrelations the judge scores that fall in the current view."""
+        self._running = None
+        self._in_scope = frozenset()
+        if self.dataset is None or self.quality is None:
+            return
+        from .stats import RunningCorrelations
+
+        selected = [ex for ex in self.selected_examples() if self.quality in ex.ratings]
+        human = {ex.id: self.human_label(ex) for ex in selected}
+        groups = {ex.id: ex.group_id for ex in selected}
+        self._running = RunningCorrelations(human, groups, n_boot=self.running_n_boot, seed=self.seed)
+        self._in_scope = frozenset(human)
+        for name in self.judge_names + ([POOL] if self.has_pool else []):
+            for item_id, score in self.scores_of(name).items():
+                if item_id in self._in_scope:
+                    self._running.add(name, item_id, score)
+
+
+def score_columns(workspace: Workspace, examples: Sequence[Example]) -> dict[str, list[Score]]:
+    """Each evaluator's scores for ``examples``, in order (None where missing or failed)."""
+    return {name: [workspace.scores_of(name).get(ex.id) for ex in examples] for name in workspace.evaluators}

@@ -1,0 +1,150 @@
+"""Agreement records laid out as the papers' tables, and their CSV, JSON, Markdown and LaTeX exports."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from typing import Any
+
+import pytest
+
+from dialjudge.core.report import Cell, render, to_csv, to_json, to_latex, to_markdown, wide_table
+
+
+def record(evaluator: str, quality: str, pearson: float, spearman: float, *, level: str = "turn",
+           subset: str = "all", n: int = 300, excluded: int = 0, failed: int = 0, ceiling: bool = False,
+           **extra: Any) -> dict[str, Any]:
+    return {"evaluator": evaluator, "quality": quality, "level": level, "subset": subset,
+            "pearson": pearson, "pearson_p": 0.001, "pearson_lo": pearson - 0.1, "pearson_hi": pearson + 0.1,
+            "spearman": spearman, "spearman_p": 0.2, "spearman_lo": spearman - 0.1, "spearman_hi": spearman + 0.1,
+            "n": n, "excluded": excluded, "failed": failed, "is_ceiling": ceiling, **extra}
+
+
+RECORDS = [
+    # The ceiling comes first here: the table must still print it last.
+    record("human ceiling", "Overall", 0.9, 0.88, n=360, ceiling=True),
+    record("human ceiling", "Engaging", 0.8, 0.79, n=360, ceiling=True),
+    record("BLEU-4", "Overall", 0.2, 0.3, excluded=60),
+    record("BLEU-4", "Engaging", 0.1, 0.25, n=290, excluded=70),
+    record("my_judge", "Overall", 0.5, 0.45, failed=3),
+    record("my_judge", "Engaging", float("nan"), float("nan")),
+    record("BLEU-4", "Overall", -0.5, -0.5, level="system", n=5),
+    record("BLEU-4", "Overall", 0.7, 0.7, subset="open", n=150),
+]
+
+
+def test_wide_table_pivots_one_level_and_subset() -> None:
+    table = wide_table(RECORDS, title="t")
+    assert table.qualities == ["Overall", "Engaging"]
+    assert [r.evaluator for r in table.rows] == ["BLEU-4", "my_judge", "human ceiling"]
+    assert table.rows[-1].is_ceiling and not table.rows[0].is_ceiling
+    assert table.header() == ["Evaluator", "Overall r", "Overall ρ", "Engaging r", "Engaging ρ",
+                              "n", "excluded", "failed"]
+
+    bleu = table.rows[0]
+    assert bleu.cells[("Overall", "pearson")].value == 0.2  # the turn-level, all-items value
+    assert bleu.cells[("Overall", "spearman")] == Cell(0.3, pytest.approx(0.2), pytest.approx(0.4), 0.2)
+    assert bleu.n == {"Overall": 300, "Engaging": 290}
+
+    text = table.text_rows()
+    assert text[0] == ["BLEU-4", "0.200* [0.10, 0.30]", "0.300 [0.20, 0.40]", "0.100* [0.00, 0.20]",
+                       "0.250 [0.15, 0.35]", "290–300", "60–70", "0"]
+    assert text[1][3:5] == ["–", "–"]  # NaN prints as a dash
+    assert text[1][-1] == "0–3"
+    assert table.text_rows(with_ci=False)[0][1] == "0.200*"
+
+
+def test_wide_table_other_level_subset_and_kendall() -> None:
+    system = wide_table(RECORDS, title="t", level="system")
+    assert [r.evaluator for r in system.rows] == ["BLEU-4"]
+    assert system.text_rows(with_ci=False)[0][:3] == ["BLEU-4", "-0.500*", "-0.500"]
+
+    open_only = wide_table(RECORDS, title="t", subset="open")
+    assert open_only.rows[0].cells[("Overall", "pearson")].value == 0.7
+
+    with_kendall = wide_table(RECORDS, title="t", coefficients=("pearson", "spearman", "kendall"))
+    assert "Overall τ" in with_kendall.header()
+    assert with_kendall.text_rows()[0][3] == "–"  # no kendall in the records
+
+
+def test_csv_round_trips_the_records() -> None:
+    text = to_csv(RECORDS)
+    rows = list(csv.DictReader(io.StringIO(text)))
+    assert len(rows) == len(RECORDS)
+    assert list(rows[0]) == list(RECORDS[0])
+    for original, row in zip(RECORDS, rows):
+        for key, value in original.items():
+            if isinstance(value, float) and math.isnan(value):
+                assert row[key] == ""
+            elif isinstance(value, bool):
+                assert row[key] == str(value)
+            elif isinstance(value, (int, float)):
+                assert float(row[key]) == value  # floats are written exactly
+            else:
+                assert row[key] == value
+
+
+def test_csv_header_is_the_union_of_keys_and_none_is_empty() -> None:
+    text = to_csv([{"a": 1}, {"b": None, "a": 2}])
+    assert text == "a,b\n1,\n2,\n"
+
+
+def test_json_round_trips_with_nan_as_null() -> None:
+    data = json.loads(to_json(RECORDS, meta={"dataset": "usr"}))
+    assert data["meta"] == {"dataset": "usr"}
+    assert len(data["results"]) == len(RECORDS)
+    judge_engaging = data["results"][5]
+    assert judge_engaging["pearson"] is None and judge_engaging["spearman"] is None
+    assert data["results"][2] == RECORDS[2]
+    assert json.loads(to_json([{"x": float("inf")}]))["results"] == [{"x": None}]
+
+
+def test_markdown_has_a_header_row_and_escapes_cell_text() -> None:
+    records = [record("judge|a_b", "Over|all", 0.5, 0.4), record("human ceiling", "Over|all", 0.9, 0.9, ceiling=True)]
+    text = to_markdown(wide_table(records, title="usr_topical | all", notes=["a note"]))
+    lines = text.splitlines()
+    assert lines[0] == r"**usr\_topical \| all**"
+    header, rule, first, last = lines[2], lines[3], lines[4], lines[5]
+    assert header == r"| Evaluator | Over\|all r | Over\|all ρ | n | excluded | failed |"
+    assert rule == "|---|---:|---:|---:|---:|---:|"
+    assert first.startswith(r"| judge\|a\_b | 0.500* [0.40, 0.60] |")
+    assert last.startswith("| human ceiling |")
+    # Every row has as many unescaped separators as the header.
+    unescaped = [line.replace(r"\|", "").count("|") for line in (header, rule, first, last)]
+    assert len(set(unescaped)) == 1
+    assert "- a note" in lines
+
+
+def test_latex_escapes_special_characters_and_keeps_columns_aligned() -> None:
+    records = [record("judge_x & 50%", "Uses_Knowledge", 0.5, 0.4),
+               record("human ceiling", "Uses_Knowledge", 0.9, 0.9, ceiling=True)]
+    text = to_latex(wide_table(records, title="USR #1: 100% of {items}"))
+    assert r"\begin{tabular}{lrrr}" in text and r"\end{tabular}" in text
+    assert r"judge\_x \& 50\%" in text
+    assert r"\multicolumn{2}{c}{Uses\_Knowledge}" in text
+    assert r"\caption{USR \#1: 100\% of \{items\}}" in text
+    assert "judge_x" not in text and " & 50%" not in text
+    body = [line for line in text.splitlines() if line.endswith(r"\\")]
+    assert all(line.count(" & ") == 3 for line in body[2:])  # evaluator, 2 coefficients, n
+    lines = text.splitlines()
+    ceiling_at = next(i for i, line in enumerate(lines) if line.startswith("human ceiling"))
+    assert lines[ceiling_at - 1] == r"\midrule"  # the ceiling is set apart, last
+    assert lines[ceiling_at + 1] == r"\bottomrule"
+    assert "[" not in text  # CIs are left out of LaTeX by default
+
+
+def test_latex_prints_missing_values_as_en_dash() -> None:
+    text = to_latex(wide_table([record("j", "q", float("nan"), 0.1)], title="t"))
+    assert r"j & -- & 0.100 & 300 \\" in text
+
+
+def test_render_dispatches_on_format() -> None:
+    assert render(RECORDS, "csv", title="t") == to_csv(RECORDS)
+    data = json.loads(render(RECORDS, "json", title="t", notes=["n1"], meta={"dataset": "d"}))
+    assert data["meta"] == {"dataset": "d", "notes": ["n1"]}
+    assert render(RECORDS, "markdown", title="t").startswith("**t**")
+    assert r"\begin{tabular}" in render(RECORDS, "latex", title="t", level="system")
+    with pytest.raises(ValueError, match="unknown format 'html'"):
+        render(RECORDS, "html", title="t")

@@ -1,0 +1,180 @@
+"""How well each evaluator agrees with the humans: Pearson, Spearman, Kendall with 95% CIs.
+
+One row per metric and judge (and the judges' pool), and the human-human
+ceiling. A row comes from the last agreement table (with bootstrap CIs) while
+that table is current for its evaluator; a judge whose scores changed since
+shows its running correlations instead (point estimates, marked live) until
+the next table arrives.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Mapping
+
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+from textual.containers import VerticalScroll
+from textual.widgets import Static
+
+from ..format import coefficient_text, interval_text
+
+if TYPE_CHECKING:
+    from dialjudge.core.stats import AgreementTable, Cell, HumanCeiling, Snapshot
+    from dialjudge.core.workspace import Workspace
+
+METHODS = ("pearson", "spearman", "kendall")
+SYMBOLS = {"pearson": "r", "spearman": "ρ", "kendall": "τ"}
+CEILING = "human ceiling"
+NAN = float("nan")
+
+
+@dataclass(frozen=True)
+class PanelRow:
+    evaluator: str
+    kind: str  # metric | judge | pool | ceiling
+    pearson: float
+    spearman: float
+    kendall: float
+    #: method -> (low, high); empty while the row is live or has no CIs.
+    intervals: Mapping[str, tuple[float, float]]
+    n: int | None
+    failures: int | None
+    #: True when the values are running correlations of scores still arriving.
+    live: bool = False
+    #: Why the coefficients are undefined, or a note.
+    reason: str | None = None
+    pending: bool = False
+
+    def value(self, method: str) -> float:
+        return getattr(self, method)
+
+
+def row_from_cell(cell: "Cell", kind: str) -> PanelRow:
+    result = cell.result
+    intervals = {}
+    for method in METHODS:
+        c = result.coefficient(method)
+        if not (math.isnan(c.ci_low) or math.isnan(c.ci_high)):
+            intervals[method] = (c.ci_low, c.ci_high)
+    return PanelRow(cell.evaluator, kind, result.pearson.value, result.spearman.value, result.kendall.value,
+                    intervals, result.n, cell.exclusions.failed, reason=result.reason)
+
+
+def row_from_snapshot(snapshot: "Snapshot", kind: str) -> PanelRow:
+    spearman = NAN if snapshot.spearman is None else snapshot.spearman
+    kendall = NAN if snapshot.kendall is None else snapshot.kendall
+    return PanelRow(snapshot.evaluator, kind, snapshot.pearson, spearman, kendall, {}, snapshot.n,
+                    snapshot.failures, live=True, reason=snapshot.reason)
+
+
+def row_from_ceiling(ceiling: "HumanCeiling") -> PanelRow:
+    note = None
+    if ceiling.alpha is not None and not math.isnan(ceiling.alpha):
+        note = f"α={ceiling.alpha:.2f} {ceiling.alpha_level}"
+    elif ceiling.reasons:
+        note = ceiling.reasons[0]
+    return PanelRow(CEILING, "ceiling", ceiling.pearson, ceiling.spearman, ceiling.kendall, {},
+                    ceiling.n_items, None, reason=note)
+
+
+def pending_row(evaluator: str, kind: str) -> PanelRow:
+    return PanelRow(evaluator, kind, NAN, NAN, NAN, {}, None, None, pending=True)
+
+
+def panel_rows(workspace: "Workspace", table: "AgreementTable | None",
+               table_versions: Mapping[str, int]) -> list[PanelRow]:
+    """The panel's rows for the workspace's current view."""
+    quality = workspace.quality
+    if quality is None:
+        return []
+    live = workspace.running_snapshots()
+    rows = []
+    for name in workspace.evaluators:
+        kind = workspace.kind(name).value
+        current = (table is not None and name in table.evaluators
+                   and table_versions.get(name) == workspace.version(name))
+        if current:
+            assert table is not None
+            rows.append(row_from_cell(table.cell(name, quality), kind))
+        elif name in live:
+            rows.append(row_from_snapshot(live[name], kind))
+        else:
+            rows.append(pending_row(name, kind))
+    if table is not None and (quality, "turn") in table.ceiling:
+        rows.append(row_from_ceiling(table.ceiling[(quality, "turn")]))
+    else:
+        rows.append(pending_row(CEILING, "ceiling"))
+    return rows
+
+
+class CorrelationPanel(VerticalScroll):
+    """A scrolling table of PanelRows under a title line."""
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self._rows: dict[str, PanelRow] = {}
+        self._title = ""
+        self._note = ""
+
+    def compose(self):
+        yield Static(id="correlation-body")
+
+    @property
+    def rows(self) -> dict[str, PanelRow]:
+        """The rows on show, by evaluator (the ceiling under 'human ceiling')."""
+        return dict(self._rows)
+
+    def show(self, rows: list[PanelRow], *, title: str, note: str = "") -> None:
+        self._rows = {row.evaluator: row for row in rows}
+        self._title = title
+        self._note = note
+        self.query_one("#correlation-body", Static).update(self._render_rows(rows))
+
+    def _render_rows(self, rows: list[PanelRow]) -> Group:
+        table = Table(box=None, padding=(0, 1), show_edge=False, expand=False, header_style="bold")
+        table.add_column("evaluator", no_wrap=True, max_width=18)
+        for method in METHODS:
+            table.add_column(SYMBOLS[method], justify="right", no_wrap=True, min_width=10)
+        table.add_column("n", justify="right", no_wrap=True)
+        table.add_column("fail", justify="right", no_wrap=True)
+        for row in rows:
+            name = Text(row.evaluator, style=_NAME_STYLES.get(row.kind, ""))
+            if row.live:
+                name.append(" ●", style="bold green")
+            values = [Text("…", style="dim") if row.pending else Text(coefficient_text(row.value(m)))
+                      for m in METHODS]
+            n = "" if row.n is None else str(row.n)
+            failures = "" if row.failures is None else str(row.failures)
+            fail_text = Text(failures, style="red" if row.failures else "dim")
+            if row.kind == "ceiling":
+                table.add_section()
+            table.add_row(name, *values, Text(n, style="dim"), fail_text)
+            detail = [Text(interval_text(*row.intervals[m]) if m in row.intervals else "", style="dim")
+                      for m in METHODS]
+            note = Text("  " + short_reason(row.reason), style="dim italic") if row.reason else Text("")
+            if note.plain or any(d.plain for d in detail):
+                table.add_row(note, *detail, "", "")
+        heading = Text(self._title, style="bold")
+        parts: list = [heading, table]
+        if self._note:
+            parts.append(Text(self._note, style="dim"))
+        return Group(*parts)
+
+
+def short_reason(reason: str | None) -> str:
+    """A few words for the panel; the full reason stays on the row."""
+    if not reason:
+        return ""
+    if reason.startswith("only "):
+        return "too few items"
+    if "scores are constant" in reason:
+        return "constant scores"
+    if "labels are constant" in reason:
+        return "constant labels"
+    return reason if len(reason) <= 16 else reason[:15] + "…"
+
+
+_NAME_STYLES = {"metric": "", "judge": "bold cyan", "pool": "bold magenta", "ceiling": "italic"}
