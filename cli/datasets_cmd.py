@@ -31,7 +31,7 @@ def run_list(args: argparse.Namespace) -> int:
     con = render.console()
     con.print(render.plain_table("Datasets", ["name", "origin", "available", "description", "path"], rows))
     if not config.data_dirs:
-        con.print("[dim]No data folders configured: add [data] dirs to the config to find USR and FED files.[/dim]")
+        con.print(r"[dim]No data folders configured: add \[data] dirs to the config to find USR and FED files.[/dim]")
     return 0
 
 

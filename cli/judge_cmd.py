@@ -10,7 +10,7 @@ from typing import Any
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from dialjudge.core.config import load_config
-from dialjudge.core.evaluation import evaluate
+from dialjudge.core.evaluation import evaluate, split_subsets
 from dialjudge.core.judges.events import JudgmentScored, RunProgress, RunStarted
 from dialjudge.core.judges.store import RunStore
 from dialjudge.core.judges.types import ScoringMode
@@ -65,7 +65,9 @@ def run(args: argparse.Namespace) -> int:
 
     qualities = args.qualities or ([plan.quality] if plan.quality else None)
     only_dialogs = bool(len(dataset)) and all(ex.candidate is None for ex in dataset)
-    report = evaluate(dataset, qualities=qualities, subset=plan.subset, levels=levels_of(args.level, only_dialogs),
+    subsets = split_subsets(dataset, plan.subset)
+    report = evaluate(dataset, qualities=qualities, subset=subsets[0], extra_subsets=subsets[1:],
+                      levels=levels_of(args.level, only_dialogs),
                       aggregation=Aggregation(args.aggregate), extra_scores=scores, failures=failures,
                       include_metrics=not args.no_metrics, n_boot=args.bootstrap, seed=args.seed)
     mode_text = plan.config.mode.value + (f", top-{plan.config.top_k}" if plan.config.mode is ScoringMode.LOGPROB
@@ -74,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
                            + (f", aspect {plan.config.aspect}" if plan.config.aspect else "")
                            + (f", KPI {plan.config.kpi}" if plan.config.kpi else "")
                            + f", few-shot {plan.config.fewshot.spec}")
-    emit(report, args, title=f"Judges and metrics vs humans — {dataset.name}")
+    emit(report, args, title=f"Judges and metrics vs humans — {dataset.name}", dataset=dataset)
 
     scale = dataset.qualities.get(plan.quality) if plan.quality else None
     if is_label_quality(scale) and args.format == "table" and args.output is None:

@@ -12,7 +12,7 @@ Handler = Callable[[argparse.Namespace], int]
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from . import datasets_cmd, judge_cmd, metrics_cmd, runs_cmd
+    from . import adversarial_cmd, datasets_cmd, judge_cmd, metrics_cmd, runs_cmd
 
     parser = argparse.ArgumentParser(
         prog="dialjudge",
@@ -25,6 +25,7 @@ def build_parser() -> argparse.ArgumentParser:
     metrics_cmd.register(sub)
     judge_cmd.register(sub)
     runs_cmd.register(sub)
+    adversarial_cmd.register(sub)
     return parser
 
 

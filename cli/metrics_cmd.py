@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from dialjudge.core.evaluation import EvaluationReport, evaluate
+from dialjudge.core.evaluation import EvaluationReport, evaluate, split_subsets
+from dialjudge.core.model import Dataset
 from dialjudge.core.model import Aggregation
 from dialjudge.core.registry import DEFAULT_DATASET, open_dataset
 from dialjudge.core.report import FORMATS, render as render_records, wide_table
@@ -50,33 +51,43 @@ def run(args: argparse.Namespace) -> int:
     levels = levels_of(args.level, only_dialogs)
     if args.level == "turn" and only_dialogs:
         levels = ["dialog"]
-    report = evaluate(dataset, qualities=args.qualities, subset=args.subset, levels=levels,
+    subsets = split_subsets(dataset, args.subset)
+    report = evaluate(dataset, qualities=args.qualities, subset=subsets[0], extra_subsets=subsets[1:],
+                      levels=levels,
                       aggregation=Aggregation(args.aggregate),
                       metric_ids=args.metrics.split(",") if args.metrics else None,
                       n_boot=args.bootstrap, seed=args.seed)
-    emit(report, args, title=f"Reference-based metrics vs humans — {dataset.name}")
+    emit(report, args, title=f"Reference-based metrics vs humans — {dataset.name}", dataset=dataset)
     return 0
 
 
-def emit(report: EvaluationReport, args: argparse.Namespace, *, title: str) -> None:
-    """Print the report's tables (one per level) or write them in the chosen format."""
+def emit(report: EvaluationReport, args: argparse.Namespace, *, title: str, dataset: Dataset | None = None) -> None:
+    """Print the report's tables (one per level and subset) or write them in the chosen format;
+    on a set with adversarial candidates, also how well each evaluator tells them apart."""
     coefficients = ("pearson", "spearman", "kendall") if args.kendall else ("pearson", "spearman")
-    subset_title = "" if report.subset == "all" else f" [{report.subset}]"
+    panels = [(level, subset) for subset in report.subsets for level in report.levels]
+
+    def panel_title(level: str, subset: str) -> str:
+        return f"{title}{'' if subset == 'all' else f' [{subset}]'} — {level} level"
+
     if args.format == "table" and args.output is None:
         con = render.console()
-        for level in report.levels:
-            table = wide_table(report.records, title=f"{title}{subset_title} — {level} level", level=level,
-                               subset=report.subset, coefficients=coefficients)
+        for level, subset in panels:
+            table = wide_table(report.records, title=panel_title(level, subset), level=level, subset=subset,
+                               coefficients=coefficients)
             con.print(render.wide_table(table))
-        con.print("[dim]* p < 0.05; brackets: bootstrap 95% CI; excluded: no score or no human label.[/dim]")
+        con.print("[dim]* p < 0.05; second line: bootstrap 95% CI; excluded: no score or no human label.[/dim]")
         render.print_notes(con, report.notes)
+        if dataset is not None and any(ex.is_adversarial for ex in dataset):
+            render.print_discernment(con, dataset, report.scores)
         return
     fmt = "markdown" if args.format == "table" else args.format
-    parts = []
-    for level in report.levels if fmt in ("markdown", "latex") else report.levels[:1]:
-        parts.append(render_records(report.records, fmt, title=f"{title}{subset_title} — {level} level",
-                                    level=level, subset=report.subset, coefficients=coefficients,
-                                    notes=report.notes, meta={"dataset": report.dataset}))
+    if fmt in ("markdown", "latex"):
+        parts = [render_records(report.records, fmt, title=panel_title(level, subset), level=level, subset=subset,
+                                coefficients=coefficients, notes=report.notes) for level, subset in panels]
+    else:
+        parts = [render_records(report.records, fmt, title=title, coefficients=coefficients, notes=report.notes,
+                                meta={"dataset": report.dataset})]
     text = "\n".join(parts)
     if args.output:
         render.write_output(args.output, text)

@@ -83,3 +83,39 @@ def write_output(path: Path, text: str) -> None:
         path.write_text(text, encoding="utf-8")
     except OSError as exc:
         raise DialjudgeError(f"{path}: cannot write: {exc.strerror}") from None
+
+
+SPARK = " ▁▂▃▄▅▆▇█"
+
+
+def sparkline(counts: Sequence[int]) -> str:
+    """A 10-bin histogram on 0-1 as one line of block characters."""
+    top = max(counts) if counts else 0
+    if not top:
+        return "·" * len(counts)
+    return "".join(SPARK[max(1, round(c / top * (len(SPARK) - 1)))] if c else "·" for c in counts)
+
+
+def print_discernment(con: Console, dataset: Any, scores: Mapping[str, Mapping[str, Any]]) -> None:
+    from dialjudge.core.adversarial.discernment import discernment_table
+
+    rows = []
+    for row in discernment_table(dataset, scores):
+        rows.append((row.evaluator, row.comparison, f"{row.n_positive}/{row.n_adversarial}", _f(row.auc),
+                     _f(row.mean_positive), _f(row.mean_adversarial), _f(row.gap, signed=True),
+                     "–" if row.share_at_or_above is None else f"{100 * row.share_at_or_above:.0f}%",
+                     sparkline(row.hist_positive), sparkline(row.hist_adversarial)))
+    con.print(plain_table(
+        f"Discernment — {dataset.name}: originals vs adversarial candidates",
+        ["evaluator", "compares", "n +/adv", "ROC-AUC", "mean +", "mean adv", "gap", "adv ≥ orig",
+         "scores + (0→1)", "scores adv (0→1)"], rows,
+        right=("n +/adv", "ROC-AUC", "mean +", "mean adv", "gap", "adv ≥ orig")))
+    con.print("[dim]ROC-AUC: P(original scored above adversarial), 0.5 = chance; adv ≥ orig: adversarial "
+              "candidates scored at or above their own original; adversarial-only: the metric could not score the "
+              "original (it is the reference).[/dim]")
+
+
+def _f(x: Any, signed: bool = False) -> str:
+    if x is None or x != x:
+        return "–"
+    return f"{x:+.3f}" if signed else f"{x:.3f}"

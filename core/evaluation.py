@@ -26,6 +26,10 @@ class EvaluationReport:
     records: list[dict[str, Any]]
     notes: list[str] = field(default_factory=list)
     evaluators: list[str] = field(default_factory=list)
+    #: Every subset the records cover (the first is ``subset``).
+    subsets: list[str] = field(default_factory=list)
+    #: The evaluator scores the records were computed from (metrics 0-1, judges normalised 0-1).
+    scores: dict[str, Mapping[str, float | None]] = field(default_factory=dict)
 
     @property
     def item_level(self) -> str:
@@ -54,8 +58,19 @@ def default_qualities(dataset: Dataset, level: Level = Level.TURN) -> list[str]:
     return list(dataset.qualities_at(level)) or list(dataset.qualities)
 
 
+def split_subsets(dataset: Dataset, subset: str = "all") -> list[str]:
+    """The subsets a report shows: the chosen one, plus open and closed separately (paper 000,
+    Tables 5-8) when the whole set is shown and holds both kinds."""
+    from .model import TAG_CLOSED, TAG_OPEN
+
+    if subset != "all":
+        return [subset]
+    ended = {ex.ended for ex in dataset}
+    return ["all", TAG_OPEN, TAG_CLOSED] if {TAG_OPEN, TAG_CLOSED} <= ended else ["all"]
+
+
 def evaluate(dataset: Dataset, *, qualities: Sequence[str] | None = None, subset: str = "all",
-             levels: Sequence[str] = ("turn",), aggregation: Aggregation = Aggregation.MEAN,
+             extra_subsets: Sequence[str] = (), levels: Sequence[str] = ("turn",), aggregation: Aggregation = Aggregation.MEAN,
              metric_ids: Sequence[str] | None = None, extra_scores: Scores | None = None,
              failures: Mapping[str, int] | None = None, include_metrics: bool = True,
              n_boot: int = 1000, seed: int = 0) -> EvaluationReport:
@@ -68,10 +83,11 @@ def evaluate(dataset: Dataset, *, qualities: Sequence[str] | None = None, subset
     unknown = [q for q in chosen if q not in known]
     if unknown:
         raise DataError(f"{dataset.name} has no quality {unknown[0]!r} (qualities: {', '.join(known)})")
-    try:
-        parse_subset(subset)
-    except ValueError as exc:
-        raise DataError(str(exc)) from None
+    for spec in (subset, *extra_subsets):
+        try:
+            parse_subset(spec)
+        except ValueError as exc:
+            raise DataError(str(exc)) from None
 
     evaluator_scores: dict[str, Mapping[str, float | None]] = {}
     notes: list[str] = []
@@ -82,14 +98,17 @@ def evaluate(dataset: Dataset, *, qualities: Sequence[str] | None = None, subset
     if extra_scores:
         evaluator_scores.update(extra_scores)
 
-    table = agreement_table(dataset.examples, evaluator_scores, chosen, subset=Subset(subset),
-                            levels=tuple(levels), aggregation=aggregation, n_boot=n_boot, seed=seed,
-                            failures=failures)
-    records = table.to_records()
-    for rec in records:
-        rec.setdefault("subset", subset)
-        rec["is_ceiling"] = rec.get("evaluator") == "human ceiling"
+    subsets = list(dict.fromkeys([subset, *extra_subsets]))
+    records: list[dict[str, Any]] = []
+    for name in subsets:
+        table = agreement_table(dataset.examples, evaluator_scores, chosen, subset=Subset(name),
+                                levels=tuple(levels), aggregation=aggregation, n_boot=n_boot, seed=seed,
+                                failures=failures)
+        for rec in table.to_records():
+            rec["subset"] = name
+            rec["is_ceiling"] = rec.get("evaluator") == "human ceiling"
+            records.append(rec)
     notes.append(f"human labels: {aggregation.value} of the annotators; bootstrap: {n_boot} resamples of "
                  f"contexts (seed {seed}), 95% percentile CI")
     return EvaluationReport(dataset.name, chosen, list(levels), subset, records, notes,
-                            list(evaluator_scores))
+                            list(evaluator_scores), subsets, evaluator_scores)

@@ -65,6 +65,9 @@ def plan_run(dataset: Dataset, config: Config, *, template: str, judges: Sequenc
         raise ConfigError(f"template {tpl.name!r} needs a KPI: {', '.join(tpl.kpis)}")
     if kpi and tpl.kpis and tpl.resolve_kpi(kpi) is None:
         raise ConfigError(f"template {tpl.name!r} has no KPI {kpi!r} (KPIs: {', '.join(tpl.kpis)})")
+    # An alias ("coherent", "harmful_input") must pick the same quality and KPI items as the name itself.
+    aspect = tpl.resolve_aspect(aspect) or aspect
+    kpi = tpl.resolve_kpi(kpi) or kpi
 
     known_personas = load_personas(config.template_dirs)
     chosen_personas: list[Any] = []

@@ -168,11 +168,11 @@ def make_adversarial_set(
             report.skipped[NO_PERTURBATION] += 1
     report.items_available = len(available)
     if not available:
-        detail = "; ".join(f"{k}: {_counts(v)}" for k, v in report.kind_skips.items() if v)
-        raise DataError(
-            f"no item of {source.name!r} can be perturbed with {', '.join(kinds)}"
-            + (f" ({_counts(report.skipped)}; {detail})" if report.skipped or detail else "")
-        )
+        reasons = [f"{k}: {_counts(v)}" for k, v in report.kind_skips.items() if v]
+        if report.skipped:
+            reasons.insert(0, _counts(report.skipped))
+        raise DataError(f"no item of {source.name!r} can be perturbed with {', '.join(kinds)}"
+                        + (f" ({'; '.join(reasons)})" if reasons else ""))
 
     chooser = item_rng(seed, source.name, "choose-items")
     chosen = sorted(chooser.sample(range(len(available)), min(n, len(available))))

@@ -164,12 +164,16 @@ def _rewrite(site: _Site, rng: random.Random) -> str | None:
     if values is None:
         return None
     replacements: dict[str, str] = {}
+    # "2001-12-28" and "2017年04月10日" write every field with two digits; keep doing so.
+    numeric_fields = [m.group(g) for g in ("month", "day", "first", "second")
+                      if m.groupdict().get(g) and m.group(g).isdigit()]
+    padded = (site.label == "numeric-date" and "first" not in m.groupdict()) or any(
+        len(f) == 2 and f.startswith("0") for f in numeric_fields)
     for name, value in values.items():
         original = m.group(name)
         if original is None:
             continue
-        iso = site.label == "numeric-date" and "first" not in m.groupdict()
-        replacements[name] = _format_group(name, original, value, keep_width=iso)
+        replacements[name] = _format_group(name, original, value, keep_width=padded)
     if m.groupdict().get("suffix") and "day" in values:
         replacements["suffix"] = match_case(m.group("suffix"), _ordinal_suffix(int(values["day"])))
     text = m.group()
@@ -281,10 +285,9 @@ def _other_year(rng: random.Random, year: int, *, digits: int = 4) -> int:
     if digits == 2:
         return _other(rng, 0, 99, year)
     upper = max(year, LATEST_YEAR)
-    while True:
-        new = year + rng.choice((-1, 1)) * rng.randint(1, 30)
-        if 1500 <= new <= upper and new != year:
-            return new
+    lower = 1500 if year >= 1500 else 1  # "1420年" (the Forbidden City) is a year too
+    choices = [y for y in range(year - 30, year + 31) if y != year and lower <= y <= upper]
+    return rng.choice(choices)
 
 
 def _format_group(name: str, original: str, value: int | str, *, keep_width: bool = False) -> str:

@@ -46,7 +46,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Iterator, Mapping
 
 from ..errors import DataError
 from ..model import Dataset, Example
@@ -210,7 +210,8 @@ def _genuine(dataset: Dataset, adversarial: list[Example], originals: list[Examp
             and not ex.is_reference and ex.id not in excluded]
 
 
-def _pairs(dataset: Dataset, adversarial: list[Example], scores: Mapping[str, Any]):
+def _pairs(dataset: Dataset, adversarial: list[Example],
+           scores: Mapping[str, Any]) -> Iterator[tuple[Example, Example, float, float]]:
     for adv in adversarial:
         if adv.adversarial is None:
             continue

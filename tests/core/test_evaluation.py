@@ -1,0 +1,150 @@
+"""From a dataset to agreement records: metric cells equal scipy on the real USR data, exclusions, notes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conftest import require_file
+from dialjudge.core.config import Config
+from dialjudge.core.errors import DataError
+from dialjudge.core.evaluation import EvaluationReport, default_qualities, evaluate, reference_metric_scores
+from dialjudge.core.model import Aggregation, Dataset, Example, Level, Rating, Scale, ScaleKind, Turn
+from dialjudge.core.registry import open_dataset
+
+N_BOOT = 50
+METRIC_LABELS = ["BLEU-1", "BLEU-2", "BLEU-3", "BLEU-4", "ROUGE-1", "ROUGE-2", "ROUGE-L", "METEOR", "chrF++"]
+
+
+@pytest.fixture(scope="module")
+def usr(shared_data: Path) -> Dataset:
+    require_file(shared_data, "usr/usr_topical_chat.json")
+    # Module scope runs before the per-test config exists, so the data folder is given here.
+    return open_dataset("usr-topicalchat", Config(data_dirs=(shared_data,)), remember=False)
+
+
+@pytest.fixture(scope="module")
+def usr_report(usr: Dataset) -> EvaluationReport:
+    return evaluate(usr, qualities=["Overall"], n_boot=N_BOOT)
+
+
+def by_evaluator(report: EvaluationReport, level: str = "turn") -> dict[str, dict]:
+    return {r["evaluator"]: r for r in report.records if r["level"] == level}
+
+
+def test_usr_overall_has_nine_metrics_and_the_ceiling_last(usr_report: EvaluationReport) -> None:
+    names = [r["evaluator"] for r in usr_report.records]
+    assert names == METRIC_LABELS + ["human ceiling"]
+    assert usr_report.evaluators == METRIC_LABELS
+    assert [r["is_ceiling"] for r in usr_report.records] == [False] * 9 + [True]
+    assert usr_report.qualities == ["Overall"] and usr_report.item_level == "turn"
+    assert all(r["subset"] == "all" and r["quality"] == "Overall" for r in usr_report.records)
+    assert any(f"bootstrap: {N_BOOT} resamples" in note for note in usr_report.notes)
+    assert "reference-based metrics skipped 60 items: reference itself" in usr_report.notes
+
+
+def test_metric_cells_equal_scipy_on_the_300_candidates(usr: Dataset, usr_report: EvaluationReport) -> None:
+    from scipy.stats import pearsonr, spearmanr
+
+    from dialjudge.core.metrics import score_examples
+
+    scored = score_examples(usr.examples)
+    candidates = [ex for ex in usr.examples if not ex.is_reference]
+    assert len(candidates) == 300
+    human = [ex.human("Overall") for ex in candidates]
+    records = by_evaluator(usr_report)
+    for info in scored.metrics:
+        values = [scored.values[info.id][ex.id] for ex in candidates]
+        rec = records[info.label]
+        assert rec["n"] == 300 and rec["excluded"] == 60 and rec["failed"] == 0
+        assert rec["spearman"] == pytest.approx(spearmanr(values, human).statistic, abs=1e-9), info.label
+        assert rec["pearson"] == pytest.approx(pearsonr(values, human).statistic, abs=1e-9), info.label
+        assert rec["spearman_lo"] <= rec["spearman"] <= rec["spearman_hi"]
+
+
+def test_ceiling_is_computed_on_every_item(usr_report: EvaluationReport) -> None:
+    ceiling = by_evaluator(usr_report)["human ceiling"]
+    assert ceiling["n"] == 360
+    assert 0 < ceiling["spearman"] <= 1
+
+
+def test_subset_and_system_level(usr: Dataset) -> None:
+    system = next(s for s in usr.systems if s != "Original Ground Truth")
+    report = evaluate(usr, qualities=["Overall"], subset=f"system:{system}", levels=("turn", "system"),
+                      metric_ids=["bleu4", "meteor"], n_boot=N_BOOT)
+    turn = by_evaluator(report)
+    assert set(turn) == {"BLEU-4", "METEOR", "human ceiling"}
+    assert turn["BLEU-4"]["n"] == 60 and turn["BLEU-4"]["subset"] == f"system:{system}"
+    per_system = by_evaluator(evaluate(usr, qualities=["Overall"], levels=("system",), metric_ids=["bleu4"],
+                                       n_boot=N_BOOT), "system")
+    # Five systems are scored (the reference is never scored against itself).
+    assert per_system["BLEU-4"]["n"] == 5
+
+
+def test_aggregation_and_extra_evaluators(usr: Dataset) -> None:
+    ids = [ex.id for ex in usr.examples]
+    length = {ex.id: float(len(ex.candidate or "")) for ex in usr.examples}
+    partial = {i: (None if n % 10 == 0 else float(n)) for n, i in enumerate(ids)}
+    report = evaluate(usr, qualities=["Overall"], aggregation=Aggregation.MEDIAN, include_metrics=False,
+                      extra_scores={"length": length, "judge": partial}, failures={"judge": 36}, n_boot=N_BOOT)
+    records = by_evaluator(report)
+    assert set(records) == {"length", "judge", "human ceiling"}
+    assert report.evaluators == ["length", "judge"]
+    assert records["length"]["n"] == 360  # a judge scores the references too
+    assert records["length"]["aggregation"] == "median"
+    assert records["judge"]["failed"] == 36 and records["judge"]["n"] == 324
+    assert any("median of the annotators" in note for note in report.notes)
+    assert not any("reference-based" in note for note in report.notes)
+
+    from scipy.stats import spearmanr
+
+    medians = [ex.human("Overall", Aggregation.MEDIAN) for ex in usr.examples]
+    expected = spearmanr([length[i] for i in ids], medians).statistic
+    assert records["length"]["spearman"] == pytest.approx(expected, abs=1e-9)
+
+
+def test_fed_turn_notes_that_reference_metrics_cannot_score_it(shared_data: Path) -> None:
+    require_file(shared_data, "fed/fed_data.json")
+    fed = open_dataset("fed-turn", remember=False)
+    report = evaluate(fed, qualities=["Overall"], metric_ids=["bleu1"], n_boot=N_BOOT)
+    assert any("no reference responses" in note and "cannot score" in note for note in report.notes)
+    records = by_evaluator(report)
+    assert records["BLEU-1"]["n"] == 0 and records["BLEU-1"]["excluded"] == 375
+    assert records["human ceiling"]["n"] > 0
+
+
+def test_unknown_quality_and_subset_are_data_errors(usr: Dataset) -> None:
+    with pytest.raises(DataError, match=r"usr-topicalchat has no quality 'overall' \(qualities: .*Overall"):
+        evaluate(usr, qualities=["overall"], include_metrics=False, n_boot=N_BOOT)
+    with pytest.raises(DataError, match="unknown subset 'systen:x'"):
+        evaluate(usr, qualities=["Overall"], subset="systen:x", include_metrics=False, n_boot=N_BOOT)
+    with pytest.raises(DataError, match="unknown subset 'level:utterance'"):
+        evaluate(usr, qualities=["Overall"], subset="level:utterance", include_metrics=False, n_boot=N_BOOT)
+
+
+def _toy(level: Level, qualities: dict[str, Level]) -> Dataset:
+    scale = Scale(ScaleKind.ORDINAL, 1, 5)
+    examples = []
+    for i in range(6):
+        lvl = level if i < 3 else Level.TURN
+        examples.append(Example(
+            id=f"e{i}", group_id=f"g{i}", context=(Turn("A", "hi"),), candidate=None if lvl is Level.DIALOG else "yo",
+            level=lvl, ratings={q: Rating((1 + i % 5, 2), scale) for q, at in qualities.items() if at is lvl}))
+    return Dataset("toy", examples)
+
+
+def test_default_qualities_follow_the_level() -> None:
+    dataset = _toy(Level.DIALOG, {"Coherent": Level.DIALOG, "Fluent": Level.TURN})
+    assert default_qualities(dataset, Level.DIALOG) == ["Coherent"]
+    assert default_qualities(dataset) == ["Fluent"]
+    report = evaluate(dataset, levels=("dialog",), include_metrics=False, n_boot=N_BOOT)
+    assert report.qualities == ["Coherent"] and report.item_level == "dialog"
+
+
+def test_no_references_note_on_a_toy_set() -> None:
+    dataset = _toy(Level.TURN, {"Fluent": Level.TURN})
+    scores, notes = reference_metric_scores(dataset, ["bleu1"])
+    assert scores == {"BLEU-1": {}}
+    assert "reference-based metrics skipped 6 items: no reference" in notes
+    assert any("toy has no reference responses" in n for n in notes)

@@ -1,0 +1,61 @@
+"""Every key of the app, grouped where it works: for the help screen and the command palette."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Iterable
+
+from textual.binding import Binding, BindingType
+
+from .navigation import DESTINATIONS
+
+if TYPE_CHECKING:
+    from textual.app import App
+
+
+@dataclass(frozen=True)
+class KeySection:
+    title: str
+    bindings: tuple[Binding, ...]
+
+
+def expand(bindings: Iterable[BindingType]) -> tuple[Binding, ...]:
+    """BINDINGS as Binding objects, one per key."""
+    return tuple(Binding.make_bindings(bindings))
+
+
+def key_sections(app: "App") -> list[KeySection]:
+    """The app's keys (Textual's own included), each screen's, then those of tables and the help."""
+    from textual.screen import Screen
+
+    from .screens.help import HelpScreen
+    from .widgets.virtual_table import VirtualTable
+
+    everywhere = [*merged_bindings(type(app)), *Screen.BINDINGS]
+    if app.ENABLE_COMMAND_PALETTE:
+        everywhere.append(Binding(app.COMMAND_PALETTE_BINDING, "app.command_palette", "Command palette"))
+    sections = [KeySection("Everywhere", expand(everywhere))]
+    for d in DESTINATIONS:
+        sections.append(KeySection(f"{d.title} screen", expand(merged_bindings(d.screen_class(), below=Screen))))
+    sections.append(KeySection("Item tables", expand(VirtualTable.BINDINGS)))
+    sections.append(KeySection("Help screen", expand(merged_bindings(HelpScreen, below=Screen))))
+    return [s for s in sections if s.bindings]
+
+
+def merged_bindings(cls: type, *, below: type | None = None) -> list[BindingType]:
+    """The BINDINGS of ``cls`` and its bases (those of ``below`` and its bases left out),
+    without system bindings (Textual's own, which it hides from users)."""
+    skip = set(below.__mro__) if below is not None else set()
+    out: list[BindingType] = []
+    for klass in reversed(cls.__mro__):
+        if klass in skip:
+            continue
+        for binding in klass.__dict__.get("BINDINGS", []):
+            if binding in out or (isinstance(binding, Binding) and binding.system):
+                continue
+            out.append(binding)
+    return out
+
+
+def key_display(app: "App", binding: Binding) -> str:
+    return binding.key_display or app.get_key_display(binding)

@@ -1,0 +1,64 @@
+"""What every workspace screen shares: following the app's workspace changes, and the view keys."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar
+
+from textual.binding import Binding, BindingType
+from textual.screen import Screen
+
+from ..state import Change, WorkspaceChange
+
+if TYPE_CHECKING:
+    from ..app import DialjudgeApp
+
+SUBSET_KEYS = Binding.Group("Subset", compact=True)
+QUALITY_KEYS = Binding.Group("Quality", compact=True)
+
+#: Keys that change the quality and subset, for screens that show them.
+VIEW_BINDINGS: list[BindingType] = [
+    Binding("left_square_bracket", "app.cycle_subset(-1)", "Previous subset", key_display="[", group=SUBSET_KEYS),
+    Binding("right_square_bracket", "app.cycle_subset(1)", "Next subset", key_display="]", group=SUBSET_KEYS),
+    Binding("left_curly_bracket", "app.cycle_quality(-1)", "Previous quality", key_display="{",
+            group=QUALITY_KEYS),
+    Binding("right_curly_bracket", "app.cycle_quality(1)", "Next quality", key_display="}", group=QUALITY_KEYS),
+]
+
+
+class WorkspaceScreen(Screen):
+    """A screen that shows part of the workspace.
+
+    Subclasses implement :meth:`workspace_changed`. While the screen is not on
+    top, changes are only remembered; the screen catches up when it is shown.
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = []
+
+    @property
+    def dj(self) -> "DialjudgeApp":
+        from ..app import DialjudgeApp
+
+        assert isinstance(self.app, DialjudgeApp)
+        return self.app
+
+    def on_mount(self) -> None:
+        self._missed: set[Change] = set()
+        self.dj.workspace_changed.subscribe(self, self._on_change)
+        self.workspace_changed(WorkspaceChange(Change.DATASET))
+
+    def _on_change(self, change: WorkspaceChange) -> None:
+        if self.is_current:
+            self.workspace_changed(change)
+        else:
+            self._missed.add(change.kind)
+
+    def on_screen_resume(self) -> None:
+        if getattr(self, "_missed", None):
+            missed, self._missed = self._missed, set()
+            # A new dataset redraws everything; otherwise catch up on each kind once
+            # (no item ids: whatever may have changed is redrawn).
+            for kind in ([Change.DATASET] if Change.DATASET in missed else [k for k in Change if k in missed]):
+                self.workspace_changed(WorkspaceChange(kind))
+
+    def workspace_changed(self, change: WorkspaceChange) -> None:
+        """Redraw what ``change`` affects."""

@@ -1,0 +1,279 @@
+"""Choose a dataset, see what it holds, and read its items."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, ClassVar
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.validation import Function
+from textual.widgets import Footer, Header, Input, Label, OptionList, Select, Static, TabbedContent, TabPane
+from textual.widgets.option_list import Option
+
+from ..format import score_text
+from ..state import Change, WorkspaceChange
+from ..widgets.dataset_summary import render_summary
+from ..widgets.item_view import ItemView, metric_note
+from ..widgets.path_suggester import PathSuggester
+from ..widgets.virtual_table import Cell, Column, VirtualTable
+from .base import WorkspaceScreen
+
+if TYPE_CHECKING:
+    from dialjudge.core.model import Dataset, Example
+    from dialjudge.core.registry import DatasetEntry
+
+ORIGIN_TITLES = {"bundled": "Bundled", "data-folder": "In your data folders", "recent": "Recently opened"}
+_RANGE = re.compile(r"^\s*(?:(?P<op>>=|<=|>|<)\s*(?P<bound>-?\d+(?:\.\d+)?)|"
+                    r"(?P<low>-?\d+(?:\.\d+)?)\s*(?:(?:-|\.\.|–)\s*(?P<high>-?\d+(?:\.\d+)?))?)\s*$")
+
+
+def parse_range(text: str) -> tuple[float, float] | None:
+    """'3-5', '3..5', '4', '>=4', '<2' as inclusive (low, high); None for an empty text.
+    Raises ValueError for anything else."""
+    if not text.strip():
+        return None
+    match = _RANGE.match(text)
+    if match is None:
+        raise ValueError(f"not a range: {text!r} (try 3-5, 4, >=4 or <2)")
+    if match["op"]:
+        bound = float(match["bound"])
+        epsilon = 1e-9
+        return {">=": (bound, float("inf")), ">": (bound + epsilon, float("inf")),
+                "<=": (float("-inf"), bound), "<": (float("-inf"), bound - epsilon)}[match["op"]]
+    low = float(match["low"])
+    high = float(match["high"]) if match["high"] is not None else low
+    return (min(low, high), max(low, high))
+
+
+def _valid_range(text: str) -> bool:
+    try:
+        parse_range(text)
+    except ValueError:
+        return False
+    return True
+
+
+class DatasetsScreen(WorkspaceScreen):
+    CSS_PATH = "datasets.tcss"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("f", "open_file", "Open file…"),
+        Binding("slash", "search", "Search items", key_display="/"),
+        Binding("m", "show_tab('summary-tab')", "Summary"),
+        Binding("i", "show_tab('items-tab')", "Items"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal(id="datasets-body"):
+            with Vertical(id="sources"):
+                yield Label("Datasets", classes="pane-title")
+                yield OptionList(id="dataset-list")
+                yield Label("Open a file (Tab completes nothing; → accepts)", id="open-file-label")
+                yield Input(placeholder="path to .jsonl / .json / .csv", id="open-file", suggester=PathSuggester())
+            with TabbedContent(id="dataset-tabs", initial="summary-tab"):
+                with TabPane("Summary", id="summary-tab"):
+                    with VerticalScroll(id="summary-scroll"):
+                        yield Static("Opening the dataset…", id="dataset-summary")
+                with TabPane("Items", id="items-tab"):
+                    with Horizontal(id="item-filters"):
+                        yield Input(placeholder="search text", id="item-search")
+                        yield Select[str]([], prompt="any tag", id="tag-filter")
+                        yield Select[str]([], prompt="any system", id="system-filter")
+                        yield Select[str]([], prompt="quality", id="range-quality")
+                        yield Input(placeholder="range e.g. 3-5", id="quality-range",
+                                    validators=[Function(_valid_range, "a range like 3-5, 4, >=4 or <2")])
+                    with Horizontal(id="items-body"):
+                        yield VirtualTable(id="item-table", empty_text="No item matches the filters")
+                        yield ItemView(id="dataset-item-view")
+        yield Footer()
+
+    # -- actions ---------------------------------------------------------------------------
+
+    def action_open_file(self) -> None:
+        """Type a path to open (→ accepts a completion)."""
+        self.query_one("#open-file", Input).focus()
+
+    def action_search(self) -> None:
+        """Search the items' text."""
+        self.action_show_tab("items-tab")
+        self.query_one("#item-search", Input).focus()
+
+    def action_show_tab(self, tab: str) -> None:
+        """Show the summary or the items."""
+        self.query_one("#dataset-tabs", TabbedContent).active = tab
+
+    # -- following the workspace -----------------------------------------------------------
+
+    def workspace_changed(self, change: WorkspaceChange) -> None:
+        if change.kind is Change.DATASET:
+            self._fill_dataset_list()
+            self._show_dataset()
+        elif change.kind is Change.ITEM:
+            view = self.query_one(ItemView)
+            if view.example is not None and view.example.id in change.item_ids:
+                view.set_metric_scores(view.example.id, self.dj.item_metrics[view.example.id])
+
+    def _fill_dataset_list(self) -> None:
+        option_list = self.query_one("#dataset-list", OptionList)
+        entries = self.dj.services.list_datasets()
+        current = self.dj.workspace.dataset
+        options: list[Option | None] = []
+        origin = None
+        for entry in entries:
+            if entry.origin != origin:
+                if origin is not None:
+                    options.append(None)
+                origin = entry.origin
+                options.append(Option(Text(ORIGIN_TITLES.get(origin, origin), style="bold"), disabled=True))
+            options.append(_entry_option(entry, is_open=current is not None and _is_open(entry, current)))
+        option_list.clear_options()
+        option_list.add_options(options)
+
+    def _show_dataset(self) -> None:
+        dj = self.dj
+        summary_widget = self.query_one("#dataset-summary", Static)
+        dataset = dj.workspace.dataset
+        if dataset is None or dj.dataset_summary is None:
+            summary_widget.update("Opening the dataset…")
+            return
+        summary_widget.update(render_summary(dj.dataset_summary, dj.dataset_ceilings))
+        self._haystack = {ex.id: _searchable(ex) for ex in dataset.examples}
+        with self.prevent(Select.Changed, Input.Changed):
+            self.query_one("#tag-filter", Select).set_options([(t, t) for t in dataset.tags])
+            self.query_one("#system-filter", Select).set_options([(s, s) for s in dataset.systems])
+            qualities = dj.workspace.qualities()
+            quality_select = self.query_one("#range-quality", Select)
+            quality_select.set_options([(q, q) for q in qualities])
+            if dj.workspace.quality is not None:
+                quality_select.value = dj.workspace.quality
+            self.query_one("#item-search", Input).value = ""
+            self.query_one("#quality-range", Input).value = ""
+        self._fill_item_table(dataset)
+
+    def _range_quality(self) -> str | None:
+        value = self.query_one("#range-quality", Select).value
+        return None if value is Select.BLANK else str(value)
+
+    def _fill_item_table(self, dataset: "Dataset") -> None:
+        quality = self._range_quality()
+        table = self.query_one("#item-table", VirtualTable)
+        table.set_columns([
+            Column("id", "item", max_width=24),
+            Column("system", "system", max_width=16),
+            Column("tags", "tags", max_width=22),
+            Column("human", quality or "human", align="right", max_width=12),
+            Column("candidate", "candidate", max_width=60),
+        ])
+        table.set_rows((ex.id, _item_cells(ex, quality)) for ex in dataset.examples)
+        self._apply_filters()
+
+    # -- filters ---------------------------------------------------------------------------
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        if event.input.id in ("item-search", "quality-range"):
+            self._apply_filters()
+
+    def on_select_changed(self, event: Select.Changed) -> None:
+        if event.select.id == "range-quality":
+            dataset = self.dj.workspace.dataset
+            if dataset is not None:
+                self._fill_item_table(dataset)
+        elif event.select.id in ("tag-filter", "system-filter"):
+            self._apply_filters()
+
+    def _apply_filters(self) -> None:
+        dataset = self.dj.workspace.dataset
+        table = self.query_one("#item-table", VirtualTable)
+        if dataset is None:
+            return
+        text = self.query_one("#item-search", Input).value.strip().lower()
+        tag = self.query_one("#tag-filter", Select).value
+        system = self.query_one("#system-filter", Select).value
+        quality = self._range_quality()
+        try:
+            bounds = parse_range(self.query_one("#quality-range", Input).value)
+        except ValueError:
+            bounds = None  # the input shows itself invalid; filter as if it were empty
+        checks = []
+        if tag is not Select.BLANK:
+            checks.append(lambda ex: tag in ex.tags)
+        if system is not Select.BLANK:
+            checks.append(lambda ex: ex.system == system)
+        if bounds is not None and quality is not None:
+            low, high = bounds
+            checks.append(lambda ex: _within(ex, quality, low, high))
+        if text:
+            haystack = self._haystack
+            checks.append(lambda ex: text in haystack[ex.id])
+        if not checks:
+            table.set_filter(None)
+            return
+        keep = {ex.id for ex in dataset.examples if all(check(ex) for check in checks)}
+        table.set_filter(keep.__contains__)
+
+    # -- choosing ----------------------------------------------------------------------------
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        if event.option.id is not None:
+            self.dj.open_dataset(event.option.id)
+            self.notify(f"Opening {event.option.id}…", timeout=2)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        if event.input.id == "open-file" and event.value.strip():
+            self.dj.open_dataset(event.value.strip())
+
+    def on_virtual_table_row_highlighted(self, event: VirtualTable.RowHighlighted) -> None:
+        dataset = self.dj.workspace.dataset
+        if event.table.id != "item-table" or dataset is None or event.key is None:
+            return
+        example = dataset.get(str(event.key))
+        view = self.query_one(ItemView)
+        if view.example is not None and view.example.id == example.id:
+            return
+        view.show(example, self.dj.item_metrics.get(example.id))
+        if metric_note(example) is None and example.id not in self.dj.item_metrics:
+            self.dj.score_item(example)
+
+
+def _entry_option(entry: "DatasetEntry", *, is_open: bool) -> Option:
+    label = Text("● " if is_open else "  ", style="bold green")
+    label.append(entry.name, style="bold" if entry.available else "dim")
+    if entry.description:
+        label.append(f"\n    {entry.description}", style="dim")
+    if not entry.available:
+        label.append("\n    not found in the configured data folders", style="dim italic")
+    key = entry.name if entry.origin != "recent" else str(entry.path)
+    return Option(label, id=key, disabled=not entry.available)
+
+
+def _is_open(entry: "DatasetEntry", dataset: "Dataset") -> bool:
+    if entry.origin == "recent":
+        return entry.path is not None and str(entry.path) == dataset.source
+    return entry.name == dataset.name
+
+
+def _item_cells(example: "Example", quality: str | None) -> list[Cell]:
+    human = example.human(quality) if quality else None
+    number = float(human) if isinstance(human, (int, float)) else None
+    candidate = (example.candidate or "").replace("\n", " ")
+    return [
+        Cell.of(example.id),
+        Cell.of(example.system or ""),
+        Cell.of(", ".join(sorted(example.tags))),
+        Cell(score_text(number, 2), "bold", number),
+        Cell.of(candidate),
+    ]
+
+
+def _within(example: "Example", quality: str, low: float, high: float) -> bool:
+    value = example.human(quality)
+    return isinstance(value, (int, float)) and low <= float(value) <= high
+
+
+def _searchable(example: "Example") -> str:
+    parts = [example.id, example.system or "", example.candidate or "", example.fact or "",
+             *example.references, *(t.text for t in example.context)]
+    return "\n".join(parts).lower()

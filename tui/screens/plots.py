@@ -1,0 +1,135 @@
+"""Per evaluator: how its scores are spread (judges crowd at 0.8-1.0), and how they follow the humans."""
+
+from __future__ import annotations
+
+import math
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.widgets import Footer, Header, Label, OptionList
+from textual.widgets.option_list import Option
+from textual_plotext import PlotextPlot
+
+from ..state import Change, WorkspaceChange
+from ..widgets.selection_bar import SelectionBar
+from .base import VIEW_BINDINGS, WorkspaceScreen
+
+HISTOGRAM_BINS = 20
+#: Where paper 000's Figure 5 shows LLM judges crowding.
+HIGH_SCORE = 0.8
+
+
+class PlotsScreen(WorkspaceScreen):
+    CSS_PATH = "plots.tcss"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        *VIEW_BINDINGS,
+        Binding("e", "cycle_evaluator(1)", "Next evaluator"),
+        Binding("E", "cycle_evaluator(-1)", "Previous evaluator", show=False),
+    ]
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield SelectionBar(id="selection")
+        with Horizontal(id="plots-body"):
+            with Vertical(id="plot-evaluators-pane"):
+                yield Label("Evaluators", classes="pane-title")
+                yield OptionList(id="plot-evaluators")
+            yield PlotextPlot(id="histogram")
+            yield PlotextPlot(id="scatter")
+        yield Footer()
+
+    @property
+    def evaluator(self) -> str | None:
+        options = self.query_one("#plot-evaluators", OptionList)
+        if options.highlighted is None or options.option_count == 0:
+            return None
+        return options.get_option_at_index(options.highlighted).id
+
+    def action_cycle_evaluator(self, step: int) -> None:
+        """Plot the next (or previous) evaluator."""
+        options = self.query_one("#plot-evaluators", OptionList)
+        if options.option_count:
+            options.highlighted = ((options.highlighted or 0) + step) % options.option_count
+
+    def workspace_changed(self, change: WorkspaceChange) -> None:
+        if change.kind in (Change.DATASET, Change.SELECTION):
+            ws = self.dj.workspace
+            self.query_one(SelectionBar).sync(ws.qualities(), ws.quality, [s.spec for s in ws.subsets()],
+                                              ws.subset.spec)
+        if change.kind in (Change.DATASET, Change.METRICS, Change.JUDGES):
+            self._fill_evaluators()
+        if change.kind in (Change.DATASET, Change.SELECTION, Change.METRICS, Change.JUDGES):
+            self._plot()
+
+    def _fill_evaluators(self) -> None:
+        options = self.query_one("#plot-evaluators", OptionList)
+        names = self.dj.workspace.evaluators
+        if [options.get_option_at_index(i).id for i in range(options.option_count)] == names:
+            return
+        chosen = self.evaluator
+        with self.prevent(OptionList.OptionHighlighted):
+            options.clear_options()
+            options.add_options([Option(name, id=name) for name in names])
+            if names:
+                options.highlighted = names.index(chosen) if chosen in names else 0
+
+    def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        self._plot()
+
+    def _plot(self) -> None:
+        ws = self.dj.workspace
+        histogram = self.query_one("#histogram", PlotextPlot)
+        scatter = self.query_one("#scatter", PlotextPlot)
+        for plot in (histogram, scatter):
+            plot.plt.clear_figure()
+        name = self.evaluator
+        scale = ws.scale
+        if name is None or scale is None:
+            message = "No evaluator scores yet" if ws.dataset is not None else "Opening the dataset…"
+            histogram.plt.title(message)
+            scatter.plt.title("")
+            histogram.refresh()
+            scatter.refresh()
+            return
+        scores = ws.scores_of(name)
+        values: list[float] = []
+        pairs: list[tuple[float, float]] = []
+        for ex in ws.selected_examples():
+            value = scores.get(ex.id)
+            if value is None or math.isnan(value):
+                continue
+            values.append(value)
+            human = ws.human_label(ex)
+            if human is not None:
+                pairs.append((human, value))
+        self._histogram(histogram, name, values)
+        self._scatter(scatter, name, pairs, scale.min or 0.0, scale.max or 1.0)
+
+    def _histogram(self, plot: PlotextPlot, name: str, values: list[float]) -> None:
+        plt = plot.plt
+        if values:
+            plt.hist(values, bins=HISTOGRAM_BINS)
+            high = sum(v >= HIGH_SCORE for v in values) / len(values)
+            mean = math.fsum(values) / len(values)
+            plt.title(f"{name}: n={len(values)}, mean {mean:.2f}, {high:.0%} ≥ {HIGH_SCORE}")
+        else:
+            plt.title(f"{name}: no scores in this subset")
+        plt.xlim(0, 1)
+        plt.xlabel("score (0-1)")
+        plt.ylabel("items")
+        plot.refresh()
+
+    def _scatter(self, plot: PlotextPlot, name: str, pairs: list[tuple[float, float]], low: float,
+                 high: float) -> None:
+        plt = plot.plt
+        ws = self.dj.workspace
+        if pairs:
+            plt.scatter([h for h, _ in pairs], [s for _, s in pairs], marker="dot")
+        plt.title(f"{name} vs human {ws.quality} ({ws.aggregation.value}), {len(pairs)} items")
+        plt.xlim(low - 0.1 * (high - low), high + 0.1 * (high - low))
+        plt.ylim(0, 1)
+        plt.xlabel(f"human {ws.quality}")
+        plt.ylabel(name)
+        plot.refresh()

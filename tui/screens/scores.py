@@ -1,0 +1,190 @@
+"""The main view: every item's human score beside every evaluator's, and how well each agrees."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal
+from textual.widgets import Footer, Header, Static
+
+from ..format import disagreement_style, duration_text, score_text
+from ..state import Change, WorkspaceChange
+from ..widgets.correlation_panel import CorrelationPanel, panel_rows
+from ..widgets.selection_bar import SelectionBar
+from ..widgets.virtual_table import Cell, Column, VirtualTable
+from .base import VIEW_BINDINGS, WorkspaceScreen
+
+if TYPE_CHECKING:
+    from dialjudge.core.model import Example
+
+ID_COLUMN = "id"
+SYSTEM_COLUMN = "system"
+HUMAN_COLUMN = "human"
+
+
+class ScoresScreen(WorkspaceScreen):
+    CSS_PATH = "scores.tcss"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        *VIEW_BINDINGS,
+        Binding("r", "app.refresh_stats", "Refresh statistics", show=False),
+    ]
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield SelectionBar(id="selection")
+        yield Static(id="scores-status")
+        with Horizontal(id="scores-body"):
+            yield VirtualTable(id="scores-table", empty_text="Opening the dataset…")
+            yield CorrelationPanel(id="correlations")
+        yield Footer()
+
+    @property
+    def table(self) -> VirtualTable:
+        return self.query_one("#scores-table", VirtualTable)
+
+    @property
+    def panel(self) -> CorrelationPanel:
+        return self.query_one("#correlations", CorrelationPanel)
+
+    def workspace_changed(self, change: WorkspaceChange) -> None:
+        kind = change.kind
+        if kind in (Change.DATASET, Change.SELECTION):
+            self._sync_selection_bar()
+            self._rebuild_table()
+        elif kind in (Change.METRICS, Change.JUDGES):
+            if self._shown_evaluators != self.dj.workspace.evaluators:
+                self._rebuild_table()
+            elif kind is Change.JUDGES:
+                self._update_judge_cells(change.item_ids)
+        if kind in (Change.DATASET, Change.SELECTION, Change.METRICS, Change.JUDGES, Change.STATS):
+            self._redraw_panel()
+        self._redraw_status()
+
+    # -- the item table ------------------------------------------------------------------
+
+    _shown_evaluators: list[str] = []
+
+    def _sync_selection_bar(self) -> None:
+        ws = self.dj.workspace
+        self.query_one(SelectionBar).sync(ws.qualities(), ws.quality, [s.spec for s in ws.subsets()], ws.subset.spec)
+
+    def _rebuild_table(self) -> None:
+        ws = self.dj.workspace
+        table = self.table
+        evaluators = ws.evaluators
+        self._shown_evaluators = evaluators
+        columns = [
+            Column(ID_COLUMN, "item", max_width=24),
+            Column(SYSTEM_COLUMN, "system", max_width=16),
+            Column(HUMAN_COLUMN, ws.quality or "human", align="right", max_width=12),
+            *(Column(name, name, align="right", max_width=14) for name in evaluators),
+        ]
+        if table.columns != columns:
+            table.set_columns(columns)
+        if ws.dataset is None:
+            table.set_rows([])
+            return
+        table.set_rows((ex.id, self._row_cells(ex, evaluators)) for ex in ws.dataset.examples)
+        in_subset = {ex.id for ex in ws.selected_examples()}
+        table.set_filter(None if ws.subset.spec == "all" else in_subset.__contains__)
+
+    def _row_cells(self, example: "Example", evaluators: list[str]) -> list[Cell]:
+        ws = self.dj.workspace
+        human = ws.human_label(example)
+        human_unit = ws.human_unit(example)
+        cells = [
+            Cell.of(example.id),
+            Cell.of(example.system or ""),
+            Cell(score_text(human, 2), "bold", human),
+        ]
+        cells += [self._score_cell(name, example.id, human_unit) for name in evaluators]
+        return cells
+
+    def _score_cell(self, evaluator: str, example_id: str, human_unit: float | None) -> Cell:
+        scores = self.dj.workspace.scores_of(evaluator)
+        if example_id not in scores:
+            return Cell("·", "dim", None)
+        value = scores[example_id]
+        if value is None:
+            return Cell("fail", "red", None)
+        difference = None if human_unit is None else abs(value - human_unit)
+        return Cell(score_text(value), disagreement_style(difference), value)
+
+    def _update_judge_cells(self, item_ids: frozenset[str]) -> None:
+        ws = self.dj.workspace
+        if ws.dataset is None:
+            return
+        names = [n for n in ws.evaluators if ws.kind(n).value != "metric"]
+        examples = [ws.dataset.get(i) for i in item_ids] if item_ids else ws.dataset.examples
+        updates = []
+        for ex in examples:
+            human_unit = ws.human_unit(ex)
+            updates += [(ex.id, name, self._score_cell(name, ex.id, human_unit)) for name in names]
+        self.table.update_cells(updates)
+
+    def on_virtual_table_row_selected(self, event: VirtualTable.RowSelected) -> None:
+        from .item import ItemScreen
+
+        dataset = self.dj.workspace.dataset
+        if dataset is not None:
+            self.app.push_screen(ItemScreen(dataset.get(str(event.key))))
+
+    # -- the correlation panel and the status line ---------------------------------------
+
+    def _redraw_panel(self) -> None:
+        ws = self.dj.workspace
+        stats = self.dj.stats
+        table = stats.table if stats is not None else None
+        versions = stats.inputs.versions if stats is not None else {}
+        rows = panel_rows(ws, table, versions)
+        how = ws.aggregation.value
+        n = len(ws.human_labels())
+        title = f"Agreement with humans · {ws.quality} ({how} of annotators) · {ws.subset.spec} · {n} rated"
+        note = f"95% CIs: bootstrap over contexts, {self.dj.services.n_boot} resamples"
+        if any(r.live for r in rows):
+            note += "\n● live: running correlations; CIs follow when the run pauses or ends"
+        if ws.quality is None and ws.dataset is not None:
+            title, note = "No numeric quality to correlate with", ""
+        self.panel.show(rows, title=title, note=note)
+
+    def _redraw_status(self) -> None:
+        self.query_one("#scores-status", Static).update(self.status_text())
+
+    def status_text(self) -> str:
+        dj = self.dj
+        ws = dj.workspace
+        if ws.dataset is None:
+            return "Opening the dataset…"
+        shown = self.table.row_count
+        parts = [f"[b]{ws.dataset.name}[/b] · {shown} of {len(ws.dataset)} items shown"]
+        if dj.metrics_progress is not None:
+            done, total = dj.metrics_progress
+            parts.append(f"metrics: {done}/{total} pairs scored…")
+        elif ws.metric_scores is None:
+            parts.append("metrics: scoring…")
+        else:
+            skipped = ws.metric_scores.n_skipped
+            parts.append(f"metrics: {ws.metric_scores.n_scored} scored" + (f", {skipped} skipped" if skipped else ""))
+        parts.append(self._run_text())
+        return " · ".join(p for p in parts if p)
+
+    def _run_text(self) -> str:
+        dj = self.dj
+        state = dj.run_state
+        if state is None:
+            judges = ", ".join(f"{j.name} ({j.backend})" for j in dj.services.judges())
+            return f"judges available: {judges}" if judges else "no judge configured"
+        label = f"run {state.run_id}" if state.run_id is not None else "run"
+        text = f"{label} {state.status}: {state.done}/{state.total} judged"
+        if state.failures:
+            text += f", [red]{state.failures} failed[/red]"
+        progress = state.progress
+        if state.active and progress is not None and dj.services.show_timings:
+            text += f", {progress.items_per_s:.1f} items/s, ETA {duration_text(progress.eta_s)}"
+        if state.active:
+            text += " · Esc cancels"
+        if state.error:
+            text += f" · [red]{state.error}[/red]"
+        return text

@@ -1,0 +1,73 @@
+"""What a dataset holds, as the Datasets screen shows it: counts, splits, qualities and the human ceiling."""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Sequence
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+if TYPE_CHECKING:
+    from dialjudge.core.describe import DatasetSummary
+    from dialjudge.core.stats import CeilingRow
+
+
+def render_summary(summary: "DatasetSummary", ceilings: Sequence["CeilingRow"]) -> RenderableType:
+    title = Text(summary.name, style="bold")
+    if summary.illustrative:
+        title.append("  illustrative data: explore the tool with it, draw no conclusions", style="yellow")
+    parts: list[RenderableType] = [title]
+    if summary.description:
+        parts.append(Text(summary.description, style="dim"))
+    if summary.source:
+        parts.append(Text(f"source: {summary.source}", style="dim"))
+    parts += [Text(""), _facts(summary), Text(""), Text("Qualities and the human ceiling", style="bold"),
+              _qualities(summary, ceilings)]
+    return Group(*parts)
+
+
+def _facts(s: "DatasetSummary") -> Table:
+    table = Table(box=None, padding=(0, 1), show_header=False, show_edge=False)
+    table.add_column(style="bold", no_wrap=True)
+    table.add_column()
+    levels = f"{s.turn_level} turn-level, {s.dialog_level} dialog-level" if s.dialog_level else "all turn-level"
+    table.add_row("Items", f"{s.examples} in {s.groups} contexts ({levels})")
+    refs = f"{s.with_references} with references"
+    if s.references_as_candidates:
+        refs += f"; {s.references_as_candidates} candidates are the reference itself"
+    table.add_row("References", refs)
+    table.add_row("Facts", f"{s.with_fact} items carry a fact")
+    adversarial = f"adversarial {s.adversarial}"
+    if s.adversarial_kinds:
+        adversarial += " (" + ", ".join(f"{k} {n}" for k, n in sorted(s.adversarial_kinds.items())) + ")"
+    table.add_row("Split", f"open {s.open_ended} · closed {s.closed_ended} · untagged {s.untagged} · {adversarial}")
+    table.add_row("Systems", ", ".join(f"{name} {n}" for name, n in s.systems.items()))
+    table.add_row("Languages", ", ".join(f"{name} {n}" for name, n in s.languages.items()))
+    return table
+
+
+def _qualities(s: "DatasetSummary", ceilings: Sequence["CeilingRow"]) -> Table:
+    by_key = {(row.quality, row.level): row for row in ceilings}
+    table = Table(box=None, padding=(0, 1), show_edge=False, header_style="bold")
+    for name, justify in (("quality", "left"), ("level", "left"), ("scale", "left"), ("rated", "right"),
+                          ("annotators", "right"), ("missing", "right"), ("LOO r", "right"),
+                          ("LOO ρ", "right"), ("α", "right")):
+        table.add_column(name, justify=justify, no_wrap=True)  # type: ignore[arg-type]
+    for q in s.qualities:
+        row = by_key.get((q.name, q.level.value))
+        ceiling = row.ceiling if row is not None else None
+        alpha = ""
+        if ceiling is not None and ceiling.alpha is not None and not math.isnan(ceiling.alpha):
+            alpha = f"{ceiling.alpha:.2f} {ceiling.alpha_level}"
+        table.add_row(
+            q.name, q.level.value, q.scale_text, str(q.rated_items), str(q.annotators), str(q.missing_values),
+            _coefficient(ceiling.pearson if ceiling else None), _coefficient(ceiling.spearman if ceiling else None),
+            alpha,
+        )
+    return table
+
+
+def _coefficient(value: float | None) -> str:
+    return "–" if value is None or math.isnan(value) else f"{value:.2f}"
