@@ -146,7 +146,7 @@ def _print_stability(store: RunStore, run_id: int, dataset: Any, quality: str | 
     from dialjudge.core.judges.pool import stability
 
     rows = []
-    for s in stability(store.load_repeats(run_id), binary=binary, dataset=dataset, quality=quality):
+    for s in stability(store.load_repeats(run_id), binary=binary, dataset=dataset, quality=quality).values():
         spread = "–" if s.human.mean is None else f"{s.human.mean:.3f} ± {s.human.std or 0:.3f}"
         self_agreement = s.percent_agreement if binary else s.spearman
         rows.append((s.judge, s.repeats, s.items, _num(self_agreement), _num(s.alpha), spread, s.human_measure))

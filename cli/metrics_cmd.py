@@ -42,6 +42,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 def levels_of(choice: str, dataset_has_dialogs: bool) -> list[str]:
     if choice == "both":
         return ["dialog" if dataset_has_dialogs else "turn", "system"]
+    if choice == "turn" and dataset_has_dialogs:
+        return ["dialog"]  # the default level, named for what a dialog-only set holds
     return [choice]
 
 

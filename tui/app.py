@@ -28,7 +28,8 @@ class DialjudgeApp(WorkspaceController, App[int]):
     ]
     BINDINGS: ClassVar[list[BindingType]] = [
         *(d.binding() for d in DESTINATIONS),
-        Binding("question_mark,f1", "help", "Help", key_display="?"),
+        Binding("question_mark", "help", "Help", key_display="?"),
+        Binding("f1", "help", "Help", show=False),
         Binding("escape", "cancel_run", "Cancel run"),
         Binding("q", "quit", "Quit"),
     ]
@@ -72,10 +73,9 @@ class DialjudgeApp(WorkspaceController, App[int]):
             self.log.error(f"worker {worker.name!r} failed", error)
             self.notify(text, title=f"{worker.description or worker.name} failed", severity="error", timeout=10)
         if worker.group == RUN_GROUP and worker.is_finished and self.run_state is not None and self.run_state.active:
+            # The run ended before the engine could say so (a backend that failed to load).
             self.run_state.status = "failed" if event.state is WorkerState.ERROR else "cancelled"
             self._publish(Change.RUN)
-        if worker.group == RUN_GROUP:
-            self.refresh_bindings()
 
 
 def make_app(dataset: str | None = None, *, services: Services | None = None) -> DialjudgeApp:

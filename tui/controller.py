@@ -65,6 +65,8 @@ class WorkspaceController:
         self._stats_timer: Timer | None = None
 
     def _publish(self, kind: Change, item_ids: frozenset[str] = frozenset()) -> None:
+        if kind is Change.RUN:
+            self.refresh_bindings()  # type: ignore[attr-defined]  # "Cancel run" shows while one is active
         self.workspace_changed.publish(WorkspaceChange(kind, item_ids))
 
     # -- datasets ------------------------------------------------------------------------

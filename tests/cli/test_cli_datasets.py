@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import shared_data_dir
 from dialjudge.cli.main import main
 
 
@@ -23,14 +24,14 @@ def assert_one_line_error(err: str, *fragments: str) -> None:
         assert fragment in lines[0]
 
 
-def test_list_names_bundled_and_data_folder_sets(capsys: pytest.CaptureFixture[str], shared_data: Path) -> None:
+def test_list_names_bundled_and_data_folder_sets(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "datasets", "list")
     assert code == 0
     rows = {line.split("│")[1].strip(): line for line in out.splitlines() if line.count("│") > 3}
     for name in ("sample", "incar-kpi", "usr-topicalchat", "usr-personachat", "fed", "fed-turn", "fed-dialog"):
         assert name in rows
     assert "bundled" in rows["sample"] and "yes" in rows["sample"]
-    if (shared_data / "usr" / "usr_topical_chat.json").is_file():
+    if (shared_data_dir() / "usr" / "usr_topical_chat.json").is_file():
         assert "data-folder" in rows["usr-topicalchat"] and "yes" in rows["usr-topicalchat"]
 
 

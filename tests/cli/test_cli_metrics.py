@@ -135,9 +135,14 @@ def test_sample_runs_without_the_shared_data(capsys: pytest.CaptureFixture[str])
     code, out, _ = run(capsys, "metrics", "--quality", "overall", "--metrics", "bleu1,chrf++", "--bootstrap", "50",
                        "--format", "csv")
     assert code == 0
-    rows = list(csv.DictReader(io.StringIO(out)))
+    records = list(csv.DictReader(io.StringIO(out)))
+    rows = [r for r in records if r["subset"] == "all"]
     assert [r["evaluator"] for r in rows] == ["BLEU-1", "chrF++", "human ceiling"]
     assert rows[0]["n"] == "48" and rows[0]["excluded"] == "12"
+    # The sample holds open- and closed-ended items, so each is also reported on its own.
+    assert list(dict.fromkeys(r["subset"] for r in records)) == ["all", "open", "closed"]
+    bleu = {r["subset"]: int(r["n"]) for r in records if r["evaluator"] == "BLEU-1"}
+    assert bleu["open"] + bleu["closed"] == bleu["all"]
 
 
 @pytest.mark.parametrize(("argv", "fragments"), [

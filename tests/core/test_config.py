@@ -141,7 +141,8 @@ def test_unknown_judge_name_lists_the_configured_ones() -> None:
     ("[judges.j]\nbackend = 'fake'\noptions = 3\n", r"judges\.j\.options must be a table, not int"),
     ("[judges.j]\nbackend = 'fake'\nconcurrency = 0\n", r"judges\.j\.concurrency must be at least 1"),
     ("[judges.j]\nbackend = 'openai'\nmodel = 'gpt-4o'\n", r"judges\.j\.base_url is required for the openai backend"),
-    ("[judges.j]\nbackend = 'openai'\nbase_url = 'http://x/v1'\n", r"judges\.j\.model is required for the openai backend"),
+    ("[judges.j]\nbackend = 'openai'\nbase_url = 'http://x/v1'\n",
+     r"judges\.j\.model is required for the openai backend"),
     ("[data]\ndirs = 'data'\n", r"data\.dirs must be a list of paths"),
     ("[templates]\ndirs = [1]\n", r"templates\.dirs must be a list of paths"),
 ])

@@ -9,7 +9,13 @@ import pytest
 from conftest import require_file
 from dialjudge.core.config import Config
 from dialjudge.core.errors import DataError
-from dialjudge.core.evaluation import EvaluationReport, default_qualities, evaluate, reference_metric_scores
+from dialjudge.core.evaluation import (
+    EvaluationReport,
+    default_qualities,
+    evaluate,
+    reference_metric_scores,
+    split_subsets,
+)
 from dialjudge.core.model import Aggregation, Dataset, Example, Level, Rating, Scale, ScaleKind, Turn
 from dialjudge.core.registry import open_dataset
 
@@ -121,6 +127,21 @@ def test_unknown_quality_and_subset_are_data_errors(usr: Dataset) -> None:
         evaluate(usr, qualities=["Overall"], subset="systen:x", include_metrics=False, n_boot=N_BOOT)
     with pytest.raises(DataError, match="unknown subset 'level:utterance'"):
         evaluate(usr, qualities=["Overall"], subset="level:utterance", include_metrics=False, n_boot=N_BOOT)
+    with pytest.raises(DataError, match="unknown subset 'opn'"):
+        evaluate(usr, qualities=["Overall"], extra_subsets=["opn"], include_metrics=False, n_boot=N_BOOT)
+
+
+def test_open_and_closed_are_split_out_when_the_set_has_both() -> None:
+    sample = open_dataset("sample", Config())
+    assert split_subsets(sample) == ["all", "open", "closed"]
+    assert split_subsets(sample, "adversarial") == ["adversarial"]
+    assert split_subsets(_toy(Level.TURN, {"Fluent": Level.TURN})) == ["all"]  # not tagged open/closed
+
+    report = evaluate(sample, qualities=["overall"], subset="all", extra_subsets=["open", "closed", "open"],
+                      metric_ids=["bleu1"], n_boot=N_BOOT)
+    assert report.subsets == ["all", "open", "closed"]
+    n = {r["subset"]: r["n"] for r in report.records if r["evaluator"] == "BLEU-1"}
+    assert n["open"] + n["closed"] == n["all"] == 48
 
 
 def _toy(level: Level, qualities: dict[str, Level]) -> Dataset:

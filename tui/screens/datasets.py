@@ -71,7 +71,7 @@ class DatasetsScreen(WorkspaceScreen):
             with Vertical(id="sources"):
                 yield Label("Datasets", classes="pane-title")
                 yield OptionList(id="dataset-list")
-                yield Label("Open a file (Tab completes nothing; → accepts)", id="open-file-label")
+                yield Label("Open a file  (→ completes the path)", id="open-file-label")
                 yield Input(placeholder="path to .jsonl / .json / .csv", id="open-file", suggester=PathSuggester())
             with TabbedContent(id="dataset-tabs", initial="summary-tab"):
                 with TabPane("Summary", id="summary-tab"):
@@ -154,8 +154,8 @@ class DatasetsScreen(WorkspaceScreen):
         self._fill_item_table(dataset)
 
     def _range_quality(self) -> str | None:
-        value = self.query_one("#range-quality", Select).value
-        return None if value is Select.BLANK else str(value)
+        select = self.query_one("#range-quality", Select)
+        return None if select.is_blank() else str(select.value)
 
     def _fill_item_table(self, dataset: "Dataset") -> None:
         quality = self._range_quality()
@@ -190,17 +190,18 @@ class DatasetsScreen(WorkspaceScreen):
         if dataset is None:
             return
         text = self.query_one("#item-search", Input).value.strip().lower()
-        tag = self.query_one("#tag-filter", Select).value
-        system = self.query_one("#system-filter", Select).value
+        tag_select = self.query_one("#tag-filter", Select)
+        system_select = self.query_one("#system-filter", Select)
+        tag, system = tag_select.value, system_select.value
         quality = self._range_quality()
         try:
             bounds = parse_range(self.query_one("#quality-range", Input).value)
         except ValueError:
             bounds = None  # the input shows itself invalid; filter as if it were empty
         checks = []
-        if tag is not Select.BLANK:
+        if not tag_select.is_blank():
             checks.append(lambda ex: tag in ex.tags)
-        if system is not Select.BLANK:
+        if not system_select.is_blank():
             checks.append(lambda ex: ex.system == system)
         if bounds is not None and quality is not None:
             low, high = bounds
@@ -245,6 +246,8 @@ def _entry_option(entry: "DatasetEntry", *, is_open: bool) -> Option:
         label.append(f"\n    {entry.description}", style="dim")
     if not entry.available:
         label.append("\n    not found in the configured data folders", style="dim italic")
+    label.no_wrap = True
+    label.overflow = "ellipsis"
     key = entry.name if entry.origin != "recent" else str(entry.path)
     return Option(label, id=key, disabled=not entry.available)
 

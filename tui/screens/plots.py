@@ -129,6 +129,8 @@ class PlotsScreen(WorkspaceScreen):
             plt.scatter([h for h, _ in pairs], [s for _, s in pairs], marker="dot")
         plt.title(f"{name} vs human {ws.quality} ({ws.aggregation.value}), {len(pairs)} items")
         plt.xlim(low - 0.1 * (high - low), high + 0.1 * (high - low))
+        if float(low).is_integer() and float(high).is_integer() and high - low <= 10:
+            plt.xticks(list(range(int(low), int(high) + 1)))
         plt.ylim(0, 1)
         plt.xlabel(f"human {ws.quality}")
         plt.ylabel(name)

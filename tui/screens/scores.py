@@ -141,7 +141,7 @@ class ScoresScreen(WorkspaceScreen):
         rows = panel_rows(ws, table, versions)
         how = ws.aggregation.value
         n = len(ws.human_labels())
-        title = f"Agreement with humans · {ws.quality} ({how} of annotators) · {ws.subset.spec} · {n} rated"
+        title = f"{ws.quality} ({how} of annotators) · subset {ws.subset.spec} · {n} rated items"
         note = f"95% CIs: bootstrap over contexts, {self.dj.services.n_boot} resamples"
         if any(r.live for r in rows):
             note += "\n● live: running correlations; CIs follow when the run pauses or ends"
@@ -174,7 +174,8 @@ class ScoresScreen(WorkspaceScreen):
         dj = self.dj
         state = dj.run_state
         if state is None:
-            judges = ", ".join(f"{j.name} ({j.backend})" for j in dj.services.judges())
+            judges = ", ".join(f"{j.name} ({j.backend}: {j.model})" if j.model else f"{j.name} ({j.backend})"
+                               for j in dj.services.judges())
             return f"judges available: {judges}" if judges else "no judge configured"
         label = f"run {state.run_id}" if state.run_id is not None else "run"
         text = f"{label} {state.status}: {state.done}/{state.total} judged"

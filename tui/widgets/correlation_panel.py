@@ -135,9 +135,9 @@ class CorrelationPanel(VerticalScroll):
 
     def _render_rows(self, rows: list[PanelRow]) -> Group:
         table = Table(box=None, padding=(0, 1), show_edge=False, expand=False, header_style="bold")
-        table.add_column("evaluator", no_wrap=True, max_width=18)
+        table.add_column("evaluator", no_wrap=True, min_width=13, max_width=18)
         for method in METHODS:
-            table.add_column(SYMBOLS[method], justify="right", no_wrap=True, min_width=10)
+            table.add_column(SYMBOLS[method], justify="right", no_wrap=True, min_width=11)
         table.add_column("n", justify="right", no_wrap=True)
         table.add_column("fail", justify="right", no_wrap=True)
         for row in rows:
@@ -157,8 +157,7 @@ class CorrelationPanel(VerticalScroll):
             note = Text("  " + short_reason(row.reason), style="dim italic") if row.reason else Text("")
             if note.plain or any(d.plain for d in detail):
                 table.add_row(note, *detail, "", "")
-        heading = Text(self._title, style="bold")
-        parts: list = [heading, table]
+        parts: list = [Text("Agreement with humans", style="bold"), Text(self._title, style="dim"), table]
         if self._note:
             parts.append(Text(self._note, style="dim"))
         return Group(*parts)

@@ -22,10 +22,22 @@ def render_summary(summary: "DatasetSummary", ceilings: Sequence["CeilingRow"]) 
     if summary.description:
         parts.append(Text(summary.description, style="dim"))
     if summary.source:
-        parts.append(Text(f"source: {summary.source}", style="dim"))
+        parts.append(Text(f"source: {source_text(summary.source)}", style="dim"))
     parts += [Text(""), _facts(summary), Text(""), Text("Qualities and the human ceiling", style="bold"),
               _qualities(summary, ceilings)]
     return Group(*parts)
+
+
+def source_text(source: str) -> str:
+    """Where the data came from; a bundled file is named as such, not by its install path."""
+    from pathlib import Path
+
+    from dialjudge.core.registry import bundled_path
+
+    path = Path(source)
+    if path.parent == bundled_path(path.name).parent:
+        return f"bundled with dialjudge ({path.name})"
+    return source
 
 
 def _facts(s: "DatasetSummary") -> Table:

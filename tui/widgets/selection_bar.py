@@ -38,7 +38,7 @@ class SelectionBar(Horizontal):
 
     def on_select_changed(self, event: Select.Changed) -> None:
         event.stop()
-        if event.value is Select.BLANK:
+        if event.select.is_blank():
             return
         if event.select.id == "quality-select":
             self.post_message(self.Chosen(quality=str(event.value)))

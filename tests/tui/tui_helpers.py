@@ -1,0 +1,35 @@
+"""Helpers for the app's pilot and snapshot tests: services with a fake judge and fast settings."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from dialjudge.core.config import BUNDLED_JUDGE, Config, JudgeConfig, bundled_judge
+from dialjudge.tui.services import Services
+
+#: Metrics cheap to compute whose labels do not depend on the machine (METEOR's
+#: does: it says whether WordNet was found).
+FAST_METRICS = ("bleu1", "bleu4", "rougeL", "chrf++")
+FAKE_JUDGE = JudgeConfig(name="fake", backend="fake", model="fake-judge")
+SIZE = (140, 40)
+
+
+def make_services(tmp_path: Path, *, data_dirs: tuple[Path, ...] = (), **overrides) -> Services:
+    config = Config(data_dirs=data_dirs, judges={BUNDLED_JUDGE: bundled_judge(), "fake": FAKE_JUDGE})
+    settings = dict(metric_ids=FAST_METRICS, n_boot=200, show_timings=False, stats_interval_s=3600.0)
+    settings.update(overrides)
+    return Services.default(config, **settings).with_store_at(tmp_path / "runs.sqlite3")
+
+
+async def settle(pilot, rounds: int = 8) -> None:
+    """Wait until no worker runs and every message they posted was handled (one worker's
+    result may start the next: dataset, then metrics, then statistics)."""
+    app = pilot.app
+    for _ in range(rounds):
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        if not any(w.is_running for w in app.workers):
+            await pilot.pause()
+            if not any(w.is_running for w in app.workers):
+                return
+    raise AssertionError("workers kept starting; the app did not settle")
