@@ -54,6 +54,14 @@ def reference_metric_scores(dataset: Dataset, metric_ids: Sequence[str] | None =
     return scores, notes
 
 
+def resolve_quality(dataset: Dataset, name: str) -> str:
+    """The dataset's own spelling of a quality typed in any case ("overall" -> "Overall")."""
+    if name in dataset.qualities:
+        return name
+    matches = [q for q in dataset.qualities if q.lower() == name.lower()]
+    return matches[0] if len(matches) == 1 else name
+
+
 def default_qualities(dataset: Dataset, level: Level = Level.TURN) -> list[str]:
     return list(dataset.qualities_at(level)) or list(dataset.qualities)
 
@@ -80,6 +88,7 @@ def evaluate(dataset: Dataset, *, qualities: Sequence[str] | None = None, subset
     item_level = Level.DIALOG if "dialog" in levels else Level.TURN
     chosen = list(qualities) if qualities else default_qualities(dataset, item_level)
     known = dataset.qualities
+    chosen = [resolve_quality(dataset, q) for q in chosen]
     unknown = [q for q in chosen if q not in known]
     if unknown:
         raise DataError(f"{dataset.name} has no quality {unknown[0]!r} (qualities: {', '.join(known)})")

@@ -79,7 +79,9 @@ def plan_run(dataset: Dataset, config: Config, *, template: str, judges: Sequenc
         else:
             raise ConfigError(f"no persona named {persona_name!r} (personas: {', '.join(known_personas)})")
 
-    quality = quality or infer_quality(dataset, aspect=aspect, kpi=kpi)
+    from .evaluation import resolve_quality
+
+    quality = resolve_quality(dataset, quality) if quality else infer_quality(dataset, aspect=aspect, kpi=kpi)
     if quality is not None and quality not in dataset.qualities:
         raise ConfigError(f"{dataset.name} has no quality {quality!r} (qualities: {', '.join(dataset.qualities)})")
     if subset is None:

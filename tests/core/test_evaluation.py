@@ -121,8 +121,8 @@ def test_fed_turn_notes_that_reference_metrics_cannot_score_it(shared_data: Path
 
 
 def test_unknown_quality_and_subset_are_data_errors(usr: Dataset) -> None:
-    with pytest.raises(DataError, match=r"usr-topicalchat has no quality 'overall' \(qualities: .*Overall"):
-        evaluate(usr, qualities=["overall"], include_metrics=False, n_boot=N_BOOT)
+    with pytest.raises(DataError, match=r"usr-topicalchat has no quality 'overal' \(qualities: .*Overall"):
+        evaluate(usr, qualities=["overal"], include_metrics=False, n_boot=N_BOOT)
     with pytest.raises(DataError, match="unknown subset 'systen:x'"):
         evaluate(usr, qualities=["Overall"], subset="systen:x", include_metrics=False, n_boot=N_BOOT)
     with pytest.raises(DataError, match="unknown subset 'level:utterance'"):
@@ -169,3 +169,14 @@ def test_no_references_note_on_a_toy_set() -> None:
     assert scores == {"BLEU-1": {}}
     assert "reference-based metrics skipped 6 items: no reference" in notes
     assert any("toy has no reference responses" in n for n in notes)
+
+
+def test_quality_names_match_in_any_case() -> None:
+    from dialjudge.core.evaluation import resolve_quality
+    from dialjudge.core.registry import open_dataset
+
+    dataset = open_dataset("sample")
+    assert resolve_quality(dataset, "OVERALL") == "overall"
+    assert resolve_quality(dataset, "overall") == "overall"
+    report = evaluate(dataset, qualities=["Consistency"], n_boot=0)
+    assert report.qualities == ["consistency"]

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from textual.worker import WorkerCancelled, WorkerFailed
+
 from dialjudge.core.config import BUNDLED_JUDGE, Config, JudgeConfig, bundled_judge
 from dialjudge.tui.services import Services
 
@@ -26,7 +28,10 @@ async def settle(pilot, rounds: int = 8) -> None:
     result may start the next: dataset, then metrics, then statistics)."""
     app = pilot.app
     for _ in range(rounds):
-        await app.workers.wait_for_complete()
+        try:
+            await app.workers.wait_for_complete()
+        except (WorkerFailed, WorkerCancelled):
+            pass  # failures are the app's to report (as notifications), and tests check them
         await pilot.pause()
         if not any(w.is_running for w in app.workers):
             await pilot.pause()

@@ -1,0 +1,240 @@
+"""Which judged items deserve a human look, and the reviewed labels as export rows.
+
+A run's items are flagged for four reasons, in this order of urgency:
+
+1. a judge's answer could not be scored (parse failure or failed request);
+2. an adversarial candidate was scored at or above its own original
+   (:func:`dialjudge.core.adversarial.discernment.caught_list`);
+3. a judge disagrees with the human label by at least ``min_gap`` on the
+   common 0-1 scale (the largest ``per_kind`` gaps);
+4. two judges of the run disagree with each other by at least ``min_gap``
+   (the largest ``per_kind`` spreads).
+
+An item flagged for several reasons is listed once, at its most urgent
+reason, with every reason attached. No UI here: the Review screen shows the
+queue, and tests check it against the same inputs.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+import math
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+from dialjudge.core.judges.store import Review
+from dialjudge.core.judges.types import Judgment
+from dialjudge.core.model import Aggregation, Dataset, Example
+
+#: |judge - human| or |judge - judge| on 0-1 from which an item is flagged.
+MIN_GAP = 0.3
+#: At most this many items per disagreement kind (the largest gaps).
+PER_KIND = 25
+
+
+class FlagKind(str, enum.Enum):
+    PARSE_FAILURE = "parse-failure"
+    CAUGHT = "adversarial-caught"
+    JUDGE_HUMAN = "judge-vs-human"
+    JUDGES_DISAGREE = "judges-disagree"
+
+    @property
+    def label(self) -> str:
+        return _LABELS[self]
+
+
+_LABELS = {
+    FlagKind.PARSE_FAILURE: "not scored",
+    FlagKind.CAUGHT: "adversarial ≥ original",
+    FlagKind.JUDGE_HUMAN: "judge vs human",
+    FlagKind.JUDGES_DISAGREE: "judges disagree",
+}
+_URGENCY = {kind: rank for rank, kind in enumerate(FlagKind)}
+
+
+@dataclass(frozen=True)
+class Flag:
+    kind: FlagKind
+    #: How far apart the scores are (0-1); failures count as 1.
+    gap: float
+    #: One line saying what was found, with the numbers.
+    text: str
+    judge: str | None = None
+
+
+@dataclass
+class ReviewCase:
+    item_id: str
+    flags: list[Flag] = field(default_factory=list)
+
+    @property
+    def kind(self) -> FlagKind:
+        """The most urgent reason the item is in the queue."""
+        return min((f.kind for f in self.flags), key=_URGENCY.__getitem__)
+
+    @property
+    def gap(self) -> float:
+        return max(f.gap for f in self.flags)
+
+    @property
+    def reasons(self) -> str:
+        return ", ".join(dict.fromkeys(f.kind.label for f in self.flags))
+
+
+def human_unit(example: Example, dataset: Dataset, quality: str | None,
+               aggregation: Aggregation = Aggregation.MEAN) -> float | None:
+    """The pooled human label of ``quality`` mapped to 0-1, None when unrated or not numeric."""
+    if quality is None or quality not in example.ratings:
+        return None
+    scale = dataset.qualities.get(quality)
+    value = example.human(quality, aggregation)
+    if scale is None or not scale.is_numeric or value is None or isinstance(value, str):
+        return None
+    return scale.normalize(float(value))
+
+
+def build_queue(dataset: Dataset, judgments: Mapping[str, Mapping[str, Judgment]], quality: str | None, *,
+                aggregation: Aggregation = Aggregation.MEAN, min_gap: float = MIN_GAP,
+                per_kind: int = PER_KIND) -> list[ReviewCase]:
+    """The items of a run worth reviewing, most urgent first.
+
+    ``judgments`` is one repeat of a run as ``{judge: {item_id: Judgment}}``
+    (:meth:`RunStore.load_judgments`).
+    """
+    flags: dict[str, list[Flag]] = {}
+
+    def add(item_id: str, flag: Flag) -> None:
+        flags.setdefault(item_id, []).append(flag)
+
+    for judge, by_item in judgments.items():
+        for item_id, j in by_item.items():
+            if j.failed:
+                add(item_id, Flag(FlagKind.PARSE_FAILURE, 1.0, f"{judge}: {j.error or 'no score'}", judge))
+
+    scores = {judge: {i: j.normalized for i, j in by_item.items() if j.normalized is not None}
+              for judge, by_item in judgments.items()}
+    for flag_item, flag in _caught(dataset, scores):
+        add(flag_item, flag)
+
+    examples = {ex.id: ex for ex in dataset.examples}
+    human_gaps: list[tuple[float, str, Flag]] = []
+    for judge, by_item in scores.items():
+        for item_id, score in by_item.items():
+            example = examples.get(item_id)
+            human = human_unit(example, dataset, quality, aggregation) if example is not None else None
+            if human is None:
+                continue
+            gap = abs(score - human)
+            if gap >= min_gap:
+                text = f"{judge} {score:.2f} vs human {human:.2f} (0-1), gap {gap:.2f}"
+                human_gaps.append((gap, item_id, Flag(FlagKind.JUDGE_HUMAN, gap, text, judge)))
+    for _, item_id, flag in _largest(human_gaps, per_kind):
+        add(item_id, flag)
+
+    if len(scores) >= 2:
+        spreads: list[tuple[float, str, Flag]] = []
+        item_ids = dict.fromkeys(i for by_item in scores.values() for i in by_item)
+        for item_id in item_ids:
+            given = {judge: by_item[item_id] for judge, by_item in scores.items() if item_id in by_item}
+            if len(given) < 2:
+                continue
+            low = min(given, key=given.__getitem__)
+            high = max(given, key=given.__getitem__)
+            spread = given[high] - given[low]
+            if spread >= min_gap:
+                text = f"{high} {given[high]:.2f} vs {low} {given[low]:.2f}, spread {spread:.2f}"
+                spreads.append((spread, item_id, Flag(FlagKind.JUDGES_DISAGREE, spread, text)))
+        for _, item_id, flag in _largest(spreads, per_kind):
+            add(item_id, flag)
+
+    order = {ex.id: position for position, ex in enumerate(dataset.examples)}
+    cases = [ReviewCase(item_id, item_flags) for item_id, item_flags in flags.items()]
+    cases.sort(key=lambda c: (_URGENCY[c.kind], -c.gap, order.get(c.item_id, len(order)), c.item_id))
+    return cases
+
+
+def _caught(dataset: Dataset, scores: Mapping[str, Mapping[str, float]]) -> list[tuple[str, Flag]]:
+    if not any(ex.is_adversarial for ex in dataset.examples):
+        return []
+    from dialjudge.core.adversarial.discernment import caught_list
+
+    out = []
+    for judge in scores:
+        for caught in caught_list(dataset, scores, judge):
+            text = (f"{judge} scored this {caught.adversarial.adversarial.kind} perturbation "  # type: ignore[union-attr]
+                    f"{caught.score:.2f}, its original {caught.original.id} {caught.original_score:.2f}")
+            out.append((caught.adversarial.id, Flag(FlagKind.CAUGHT, max(caught.margin, 0.0), text, judge)))
+    return out
+
+
+def _largest(found: list[tuple[float, str, Flag]], n: int) -> list[tuple[float, str, Flag]]:
+    return sorted(found, key=lambda t: (-t[0], t[1]))[:n]
+
+
+# -- exports -------------------------------------------------------------------------------
+
+#: Columns of a review export before one score column per judge.
+REVIEW_COLUMNS = ("run_id", "item_id", "quality", "label", "label_is_manual", "dataset_label", "verdict",
+                  "note", "flags")
+
+
+def review_rows(dataset: Dataset, run_id: int, quality: str | None,
+                judgments: Mapping[str, Mapping[str, Judgment]], reviews: Mapping[str, Review],
+                queue: Sequence[ReviewCase] = (), *,
+                aggregation: Aggregation = Aggregation.MEAN) -> list[dict[str, Any]]:
+    """One row per item the run judged: the label to use (the reviewer's own rating where given,
+    with ``label_is_manual`` true, else the dataset's), the review, the flags and each judge's 0-1 score."""
+    judged = dict.fromkeys(i for by_item in judgments.values() for i in by_item)
+    flagged = {case.item_id: case for case in queue}
+    rows = []
+    for ex in dataset.examples:
+        if ex.id not in judged:
+            continue
+        review = reviews.get(ex.id)
+        dataset_label = _label(ex, quality, aggregation)
+        manual = review is not None and review.own_rating is not None
+        row: dict[str, Any] = {
+            "run_id": run_id,
+            "item_id": ex.id,
+            "quality": quality or "",
+            "label": review.own_rating if manual else dataset_label,  # type: ignore[union-attr]
+            "label_is_manual": manual,
+            "dataset_label": dataset_label,
+            "verdict": review.verdict if review else "",
+            "note": review.note if review else "",
+            "flags": "; ".join(f.kind.value for f in flagged[ex.id].flags) if ex.id in flagged else "",
+        }
+        for judge, by_item in judgments.items():
+            j = by_item.get(ex.id)
+            row[f"judge:{judge}"] = None if j is None else j.normalized
+        rows.append(row)
+    return rows
+
+
+def _label(example: Example, quality: str | None, aggregation: Aggregation) -> Any:
+    if quality is None or quality not in example.ratings:
+        return None
+    value = example.human(quality, aggregation)
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    return value
+
+
+def rows_to_jsonl(rows: Sequence[Mapping[str, Any]]) -> str:
+    return "".join(json.dumps(dict(r), ensure_ascii=False) + "\n" for r in rows)
+
+
+def rows_to_csv(rows: Sequence[Mapping[str, Any]]) -> str:
+    import csv
+    import io
+
+    buf = io.StringIO()
+    fields: list[str] = []
+    for row in rows:
+        fields += [k for k in row if k not in fields]
+    writer = csv.DictWriter(buf, fieldnames=fields, lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        writer.writerow({k: "" if row.get(k) is None else row.get(k) for k in fields})
+    return buf.getvalue()

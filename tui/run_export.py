@@ -1,0 +1,125 @@
+"""Writing a stored run to files: its agreement tables and its per-item judgments.
+
+The tables are what the headless ``judge`` command prints (core/evaluation's
+records laid out by core/report), one file per format; the judgments are the
+run store's export rows. Called from a worker: it reads the store and writes
+files, and touches no widget.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Mapping, Sequence
+
+from dialjudge.core.errors import DialjudgeError
+from dialjudge.core.judges.store import RunStore
+from dialjudge.core.model import Dataset
+
+#: Agreement-table formats (core/report) and judgment formats, with their file endings.
+TABLE_FORMATS: dict[str, str] = {"csv": "csv", "json": "json", "markdown": "md", "latex": "tex"}
+JUDGMENT_FORMATS: dict[str, str] = {"judgments-csv": "csv", "judgments-jsonl": "jsonl"}
+FORMAT_LABELS: dict[str, str] = {
+    "csv": "Agreement table, CSV",
+    "json": "Agreement table, JSON",
+    "markdown": "Agreement table, Markdown",
+    "latex": "Agreement table, LaTeX",
+    "judgments-csv": "Per-item judgments, CSV",
+    "judgments-jsonl": "Per-item judgments, JSONL",
+}
+
+
+class ExportError(DialjudgeError):
+    """An export that cannot be written (a folder that is a file, no permission, nothing to write)."""
+
+
+@dataclass(frozen=True)
+class ExportResult:
+    run_id: int
+    paths: tuple[Path, ...]
+
+
+def export_run(store: RunStore, run_id: int, dataset: Dataset, folder: Path, formats: Sequence[str], *,
+               extra_scores: Mapping[str, Mapping[str, float | None]] | None = None,
+               n_boot: int = 1000, seed: int = 0) -> ExportResult:
+    """Write the chosen formats of run ``run_id`` into ``folder`` (created if missing).
+
+    ``extra_scores`` (say, the reference-based metrics already computed for the
+    open dataset) appear in the tables beside the run's judges.
+    """
+    from dialjudge.core.evaluation import evaluate, split_subsets
+    from dialjudge.core.judges.runs import RunConfig
+    from dialjudge.core.judging import run_scores
+    from dialjudge.core.report import render
+
+    unknown = [f for f in formats if f not in TABLE_FORMATS and f not in JUDGMENT_FORMATS]
+    if unknown:
+        raise ExportError(f"unknown export format {unknown[0]!r} (one of {', '.join(FORMAT_LABELS)})")
+    if not formats:
+        raise ExportError("choose at least one format to export")
+    record = store.get_run(run_id)
+    config = RunConfig.from_dict(record.config)
+    folder = _writable_folder(folder)
+    written: list[Path] = []
+
+    tables = [f for f in formats if f in TABLE_FORMATS]
+    if tables:
+        scores, failures = run_scores(store, run_id)
+        if not scores:
+            raise ExportError(f"run {run_id} has no judgments yet; nothing to tabulate")
+        evaluators = {**(extra_scores or {}), **scores}
+        qualities = [config.quality] if config.quality else None
+        subsets = split_subsets(dataset, config.subset)
+        report = evaluate(dataset, qualities=qualities, subset=subsets[0], extra_subsets=subsets[1:],
+                          extra_scores=evaluators, failures=failures, include_metrics=False,
+                          n_boot=n_boot, seed=seed)
+        title = f"Run {run_id}: {config.label}"
+        meta = {"run_id": run_id, "dataset": dataset.name, "template": config.template,
+                "mode": config.mode.value, "fingerprint": record.fingerprint}
+        for fmt in tables:
+            if fmt in ("csv", "json"):
+                text = render(report.records, fmt, title=title, notes=report.notes, meta=meta)
+            else:
+                # Markdown and LaTeX hold one table per subset, as the papers print them.
+                text = "\n".join(
+                    render(report.records, fmt, title=f"{title} — subset {subset}", level=report.item_level,
+                           subset=subset, notes=report.notes)
+                    for subset in report.subsets)
+            written.append(_write(folder / f"run-{run_id}-agreement.{TABLE_FORMATS[fmt]}", text))
+
+    judgment_formats = [f for f in formats if f in JUDGMENT_FORMATS]
+    if judgment_formats:
+        from .review_queue import rows_to_csv, rows_to_jsonl
+
+        rows = store.export_rows(run_id)
+        if not rows:
+            raise ExportError(f"run {run_id} has no judgments yet; nothing to export")
+        for fmt in judgment_formats:
+            text = rows_to_csv(rows) if fmt == "judgments-csv" else rows_to_jsonl(rows)
+            written.append(_write(folder / f"run-{run_id}-judgments.{JUDGMENT_FORMATS[fmt]}", text))
+    return ExportResult(run_id, tuple(written))
+
+
+def _writable_folder(folder: Path) -> Path:
+    folder = Path(folder).expanduser()
+    if folder.exists() and not folder.is_dir():
+        raise ExportError(f"{folder} is a file, not a folder")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ExportError(f"{folder}: cannot create the folder: {exc.strerror}") from None
+    return folder
+
+
+def _write(path: Path, text: str) -> Path:
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise ExportError(f"{path}: cannot write: {exc.strerror}") from None
+    return path
+
+
+def write_text_file(path: Path, text: str) -> Path:
+    """Write one export file, creating its folder; errors name the file."""
+    _writable_folder(path.parent)
+    return _write(path, text)
