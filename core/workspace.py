@@ -23,7 +23,7 @@ from __future__ import annotations
 import enum
 import math
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Mapping, Sequence
+from typing import TYPE_CHECKING, Iterable, Mapping
 
 from .model import Aggregation, Dataset, Example, Scale
 from .subsets import ALL, Subset, default_subsets, parse_subset
@@ -114,12 +114,18 @@ class Workspace:
         self._versions: dict[str, int] = {}
         self._running: RunningCorrelations | None = None
         self._in_scope: frozenset[str] = frozenset()
+        # Dataset.qualities scans every example and pooling ratings is not free, while
+        # the view asks for scales and labels item by item: both are kept per view.
+        self._scales: dict[str, Scale] = {}
+        self._pooled: dict[str, float | None] | None = None
+        self._selected: list[Example] | None = None
 
     # -- the dataset and the view ------------------------------------------------------
 
     def set_dataset(self, dataset: Dataset) -> None:
         """Start over with a new dataset: every score is dropped, the default quality chosen."""
         self.dataset = dataset
+        self._scales = dataset.qualities
         self.metric_scores = None
         self._metric_values = {}
         self._judge_scores = {}
@@ -131,7 +137,7 @@ class Workspace:
 
     def qualities(self) -> list[str]:
         """The qualities the view can show (numeric ones)."""
-        return numeric_qualities(self.dataset) if self.dataset else []
+        return [name for name, scale in self._scales.items() if scale.is_numeric]
 
     def subsets(self) -> list[Subset]:
         """The subsets worth offering: all, open, closed, adversarial, one per system."""
@@ -155,26 +161,35 @@ class Workspace:
     @property
     def scale(self) -> Scale | None:
         """The scale of the chosen quality."""
-        if self.dataset is None or self.quality is None:
+        if self.quality is None:
             return None
-        return self.dataset.qualities.get(self.quality)
+        return self._scales.get(self.quality)
 
     def selected_examples(self) -> list[Example]:
         """The examples of the chosen subset, in dataset order."""
-        return self.subset.select(self.dataset.examples) if self.dataset else []
+        if self._selected is None:
+            self._selected = self.subset.select(self.dataset.examples) if self.dataset else []
+        return list(self._selected)
+
+    def _pooled_labels(self) -> dict[str, float | None]:
+        """Every example rated on the chosen quality -> its pooled label (None: no value given)."""
+        if self._pooled is None:
+            self._pooled = {}
+            if self.dataset is not None and self.quality is not None:
+                for ex in self.dataset.examples:
+                    if self.quality in ex.ratings:
+                        value = ex.human(self.quality, self.aggregation)
+                        self._pooled[ex.id] = None if value is None else float(value)  # type: ignore[arg-type]
+        return self._pooled
 
     def human_label(self, example: Example) -> float | None:
         """The pooled human label of the chosen quality (native scale), None when unrated."""
-        if self.quality is None:
-            return None
-        value = example.human(self.quality, self.aggregation)
-        return None if value is None else float(value)  # type: ignore[arg-type]
+        return self._pooled_labels().get(example.id)
 
     def human_labels(self) -> dict[str, float | None]:
         """Pooled labels of the chosen quality for the subset's examples rated on it."""
-        if self.quality is None:
-            return {}
-        return {ex.id: self.human_label(ex) for ex in self.selected_examples() if self.quality in ex.ratings}
+        pooled = self._pooled_labels()
+        return {ex.id: pooled[ex.id] for ex in self.selected_examples() if ex.id in pooled}
 
     def human_unit(self, example: Example) -> float | None:
         """The pooled human label mapped to 0-1 by the quality's scale."""
@@ -315,17 +330,19 @@ class Workspace:
 
     # -- statistics ----------------------------------------------------------------------
 
-    def agreement_inputs(self) -> AgreementInputs:
-        """A frozen copy of the scores and the view, for an agreement table on another thread."""
+    def agreement_inputs(self, evaluators: Iterable[str] | None = None) -> AgreementInputs:
+        """A frozen copy of the scores (of ``evaluators``; None: all) and the view, for an
+        agreement table on another thread."""
         if self.dataset is None or self.quality is None:
             raise ValueError("no dataset with a numeric quality is open")
+        names = self.evaluators if evaluators is None else [n for n in self.evaluators if n in set(evaluators)]
         return AgreementInputs(
             examples=tuple(self.dataset.examples),
-            scores=self.all_scores(),
+            scores={name: dict(self.scores_of(name)) for name in names},
             quality=self.quality,
             subset=self.subset,
             aggregation=self.aggregation,
-            versions={name: self.version(name) for name in self.evaluators},
+            versions={name: self.version(name) for name in names},
             selection_version=self.selection_version,
         )
 
@@ -360,6 +377,8 @@ class Workspace:
 
     def _selection_changed(self) -> None:
         self.selection_version += 1
+        self._pooled = None
+        self._selected = None
         self._rebuild_running()
 
     def _rebuild_running(self) -> None:
@@ -370,9 +389,8 @@ class Workspace:
             return
         from .stats import RunningCorrelations
 
-        selected = [ex for ex in self.selected_examples() if self.quality in ex.ratings]
-        human = {ex.id: self.human_label(ex) for ex in selected}
-        groups = {ex.id: ex.group_id for ex in selected}
+        human = self.human_labels()
+        groups = {ex.id: ex.group_id for ex in self.selected_examples() if ex.id in human}
         self._running = RunningCorrelations(human, groups, n_boot=self.running_n_boot, seed=self.seed)
         self._in_scope = frozenset(human)
         for name in self.judge_names + ([POOL] if self.has_pool else []):
@@ -380,7 +398,3 @@ class Workspace:
                 if item_id in self._in_scope:
                     self._running.add(name, item_id, score)
 
-
-def score_columns(workspace: Workspace, examples: Sequence[Example]) -> dict[str, list[Score]]:
-    """Each evaluator's scores for ``examples``, in order (None where missing or failed)."""
-    return {name: [workspace.scores_of(name).get(ex.id) for ex in examples] for name in workspace.evaluators}

@@ -25,6 +25,8 @@ class DialjudgeApp(WorkspaceController, App[int]):
         "widgets/correlation_panel.tcss",
         "widgets/item_view.tcss",
         "widgets/selection_bar.tcss",
+        "widgets/run_progress.tcss",
+        "widgets/judge_widgets.tcss",
     ]
     BINDINGS: ClassVar[list[BindingType]] = [
         *(d.binding() for d in DESTINATIONS),

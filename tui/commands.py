@@ -25,7 +25,7 @@ class DialjudgeCommands(Provider):
 
     def commands(self) -> list[PaletteCommand]:
         app = self.app
-        out = [PaletteCommand(f"Go to {d.title}", f"{d.description} [{d.key}]", partial(app.switch_mode, d.mode))
+        out = [PaletteCommand(f"Go to {d.title}", f"{d.description} · key {d.key}", partial(app.switch_mode, d.mode))
                for d in DESTINATIONS]
         destinations = {d.binding().action for d in DESTINATIONS}
         screen = self.screen
@@ -43,7 +43,7 @@ class DialjudgeCommands(Provider):
                 seen.add(binding.action)
                 key = binding.key_display or app.get_key_display(binding)
                 out.append(PaletteCommand(
-                    binding.description, f"{binding.tooltip or binding.description} [{key}]",
+                    binding.description, f"{binding.tooltip or binding.description} · key {key}",
                     partial(app.run_action, binding.action, namespace)))
         return out
 

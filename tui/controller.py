@@ -25,7 +25,8 @@ from textual.worker import Worker, get_current_worker
 from dialjudge.core.workspace import Workspace
 
 from . import messages as msg
-from .state import Change, RunState, WorkspaceChange
+from .judge_tools import JudgeToolsControl
+from .state import Change, RunState, StatsState, WorkspaceChange
 
 if TYPE_CHECKING:
     from dialjudge.core.describe import DatasetSummary
@@ -34,8 +35,10 @@ if TYPE_CHECKING:
     from dialjudge.core.judges.runs import RunConfig
     from dialjudge.core.model import Dataset, Example
     from dialjudge.core.stats import CeilingRow
+    from dialjudge.core.workspace import AgreementInputs
 
     from .services import Services
+    from .widgets.selection_bar import SelectionBar
 
 #: Worker groups; each holds at most one worker (``exclusive``).
 DATASET_GROUP = "dataset"
@@ -45,7 +48,7 @@ ITEM_GROUP = "item"
 RUN_GROUP = "run"
 
 
-class WorkspaceController:
+class WorkspaceController(JudgeToolsControl):
     """Mixed into the App: owns the workspace, starts the workers, answers their messages."""
 
     services: "Services"
@@ -57,7 +60,7 @@ class WorkspaceController:
         self.dataset_summary: DatasetSummary | None = None
         self.dataset_ceilings: list[CeilingRow] = []
         self.metrics_progress: tuple[int, int] | None = None
-        self.stats: msg.StatsRefreshed | None = None
+        self.stats: StatsState | None = None
         self.item_metrics: dict[str, dict[str, float]] = {}
         self.run_state: RunState | None = None
         self._engine: RunEngine | None = None
@@ -128,7 +131,7 @@ class WorkspaceController:
         self.workspace.set_metric_scores(message.scores)
         self.metrics_progress = None
         self._publish(Change.METRICS)
-        self.refresh_stats()
+        self.refresh_stats(changed_only=True)
 
     def score_item(self, example: "Example") -> None:
         """The reference-based metrics of one item, for the item view (cached)."""
@@ -165,7 +168,7 @@ class WorkspaceController:
             self._publish(Change.SELECTION)
             self.refresh_stats()
 
-    def on_selection_bar_chosen(self, message: Any) -> None:
+    def on_selection_bar_chosen(self, message: "SelectionBar.Chosen") -> None:
         self.choose_view(quality=message.quality, subset=message.subset)
 
     def action_cycle_subset(self, step: int) -> None:
@@ -184,25 +187,36 @@ class WorkspaceController:
 
     # -- statistics ------------------------------------------------------------------------
 
-    def refresh_stats(self) -> None:
-        """Recompute the agreement table (with CIs) of the current view in the background."""
+    def refresh_stats(self, *, changed_only: bool = False) -> None:
+        """Recompute the agreement statistics (with CIs) of the current view in the background;
+        ``changed_only``: only of the evaluators whose scores changed since they were computed."""
         if self._stats_timer is not None:
             self._stats_timer.stop()
             self._stats_timer = None
-        if self.workspace.dataset is None or self.workspace.quality is None:
+        ws = self.workspace
+        if ws.dataset is None or ws.quality is None:
             return
-        self._compute_stats(self.workspace.agreement_inputs())
+        evaluators = None
+        stats = self.stats
+        if changed_only and stats is not None and stats.selection_version == ws.selection_version:
+            evaluators = [name for name in ws.evaluators if not stats.is_current(name, ws.version(name))]
+            if not evaluators:
+                return
+        self._compute_stats(ws.agreement_inputs(evaluators))
 
     @work(thread=True, exclusive=True, group=STATS_GROUP, exit_on_error=False, description="Computing statistics")
-    def _compute_stats(self, inputs: Any) -> None:
+    def _compute_stats(self, inputs: "AgreementInputs") -> None:
         table = inputs.table(n_boot=self.services.n_boot, seed=self.services.seed)
         if not get_current_worker().is_cancelled:
             self.post_message(msg.StatsRefreshed(inputs, table))  # type: ignore[attr-defined]
 
     def on_stats_refreshed(self, message: msg.StatsRefreshed) -> None:
-        if message.inputs.selection_version != self.workspace.selection_version:
+        inputs = message.inputs
+        if inputs.selection_version != self.workspace.selection_version:
             return  # computed for a view that is no longer shown
-        self.stats = message
+        if self.stats is None or self.stats.selection_version != inputs.selection_version:
+            self.stats = StatsState(inputs.selection_version, inputs.quality)
+        self.stats.merge(message.table, dict(inputs.versions))
         self._publish(Change.STATS)
 
     def action_refresh_stats(self) -> None:
@@ -216,7 +230,7 @@ class WorkspaceController:
 
     def _stats_due(self) -> None:
         self._stats_timer = None
-        self.refresh_stats()
+        self.refresh_stats(changed_only=True)
 
     def flush_live_updates(self) -> None:
         """Announce the judge scores that arrived since the last call (a timer calls it ~4/s)."""
@@ -314,7 +328,7 @@ class WorkspaceController:
         state.done, state.failures = message.summary.done, message.summary.failures
         self.run_state = state
         self.flush_live_updates()
-        self.refresh_stats()
+        self.refresh_stats(changed_only=True)
         self._publish(Change.RUN)
         summary = message.summary
         self.notify(  # type: ignore[attr-defined]

@@ -44,6 +44,14 @@ DESTINATIONS: tuple[Destination, ...] = (
                 "dialjudge.tui.screens.datasets:DatasetsScreen"),
     Destination("plots", "Plots", "p", "Score histograms and evaluator-versus-human scatter plots",
                 "dialjudge.tui.screens.plots:PlotsScreen"),
+    Destination("run", "Run", "j", "Set up a judge run, start or resume it, and follow its progress",
+                "dialjudge.tui.screens.run:RunScreen"),
+    Destination("lab", "Prompt lab", "l", "Edit a template and see the exact prompt; try a judge on one item",
+                "dialjudge.tui.screens.prompt_lab:PromptLabScreen"),
+    Destination("review", "Review", "v", "Review flagged items of a run: disagreements, caught adversarials, failures",
+                "dialjudge.tui.screens.review:ReviewScreen"),
+    Destination("runs", "Runs", "u", "Run history: compare two runs, export tables and judgments",
+                "dialjudge.tui.screens.runs:RunsScreen"),
 )
 
 #: The screen shown on start.

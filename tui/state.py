@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from dialjudge.core.judges.events import RunProgress, RunSummary
+    from dialjudge.core.stats import AgreementTable, Cell, HumanCeiling
 
 
 class Change(str, enum.Enum):
@@ -43,3 +44,26 @@ class RunState:
     @property
     def active(self) -> bool:
         return self.status in ("starting", "running")
+
+
+@dataclass
+class StatsState:
+    """The agreement statistics (with CIs) of the current view, gathered from one or more
+    tables: a refresh while judgments arrive recomputes only the evaluators that changed."""
+
+    selection_version: int
+    quality: str
+    #: evaluator -> its cell on the chosen quality
+    cells: dict[str, "Cell"] = field(default_factory=dict)
+    #: evaluator -> the workspace version its cell was computed from
+    versions: dict[str, int] = field(default_factory=dict)
+    ceiling: "HumanCeiling | None" = None
+
+    def merge(self, table: "AgreementTable", versions: dict[str, int]) -> None:
+        for name in table.evaluators:
+            self.cells[name] = table.cell(name, self.quality)
+            self.versions[name] = versions[name]
+        self.ceiling = table.ceiling.get((self.quality, "turn"), self.ceiling)
+
+    def is_current(self, evaluator: str, version: int) -> bool:
+        return evaluator in self.cells and self.versions.get(evaluator) == version

@@ -179,6 +179,8 @@ def test_agreement_inputs_are_a_frozen_copy(sample):
     assert inputs.versions["j#1"] < ws.version("j#1")
     ws.set_subset("open")
     assert inputs.selection_version < ws.selection_version
+    only = ws.agreement_inputs(["j#1"])
+    assert set(only.scores) == set(only.versions) == {"j#1"}
 
 
 def test_a_new_dataset_drops_every_score(sample, metric_scores):

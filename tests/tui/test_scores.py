@@ -6,7 +6,7 @@ import asyncio
 import math
 
 import pytest
-from tui_helpers import SIZE, settle
+from tui_helpers import SIZE, services, services_factory, settle  # noqa: F401 (fixtures)
 
 from textual.worker import WorkerState
 
@@ -193,10 +193,22 @@ async def test_escape_cancels_a_run(services_factory):
 
 async def test_a_worker_failure_becomes_a_notification(services):
     app = make_app(services=services)
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
         await settle(pilot)
         app.open_dataset("/no/such/dataset.jsonl")
         await settle(pilot)
         assert app.workspace.dataset.name == "sample"  # the open dataset stays
         toasts = [str(t.render()) for t in app.screen.query("Toast")]
         assert any("no dataset named '/no/such/dataset.jsonl'" in text for text in toasts), toasts
+
+
+def test_progress_messages_collapse_and_judgments_do_not():
+    from dialjudge.core.judges.events import RunProgress
+
+    dataset = object()
+    first, second = messages.MetricsProgressed(dataset, 1, 9), messages.MetricsProgressed(dataset, 2, 9)
+    assert second.can_replace(first)
+    progress = RunProgress(done=1, total=2, failures=0, cached=0, tokens_per_s=0.0, items_per_s=0.0, eta_s=None)
+    assert messages.RunProgressed(1, progress).can_replace(messages.RunProgressed(1, progress))
+    judged = messages.JudgmentScored(1, fake_judgment("x", 0.5), 1, 2)
+    assert not judged.can_replace(messages.JudgmentScored(1, fake_judgment("y", 0.5), 2, 2))

@@ -1,9 +1,16 @@
-"""Helpers for the app's pilot and snapshot tests: services with a fake judge and fast settings."""
+"""Helpers and fixtures for the app's pilot and snapshot tests: services with a fake judge and fast settings.
+
+A module of its own (not a conftest.py) because test modules elsewhere import the
+root conftest by its bare name, which a second conftest would shadow.
+"""
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
+from typing import Callable
 
+import pytest
 from textual.worker import WorkerCancelled, WorkerFailed
 
 from dialjudge.core.config import BUNDLED_JUDGE, Config, JudgeConfig, bundled_judge
@@ -21,6 +28,33 @@ def make_services(tmp_path: Path, *, data_dirs: tuple[Path, ...] = (), **overrid
     settings = dict(metric_ids=FAST_METRICS, n_boot=200, show_timings=False, stats_interval_s=3600.0)
     settings.update(overrides)
     return Services.default(config, **settings).with_store_at(tmp_path / "runs.sqlite3")
+
+
+@pytest.fixture
+def services(tmp_path: Path) -> Services:
+    return make_services(tmp_path)
+
+
+@pytest.fixture
+def services_factory(tmp_path: Path) -> Callable[..., Services]:
+    return lambda **kw: make_services(tmp_path, **kw)
+
+
+def shared_file(root: Path, relative: str) -> Path:
+    """A file of the shared data folder, or a skip saying it is absent."""
+    path = root / relative
+    if not path.is_file():
+        pytest.skip(f"{path} is absent from the shared data folder")
+    return path
+
+
+def static_text(widget, width: int = 200) -> str:
+    """What a Static shows, as plain text (its content may be any Rich renderable)."""
+    from rich.console import Console
+
+    console = Console(width=width, record=True, file=io.StringIO(), color_system=None)
+    console.print(widget.content)
+    return console.export_text()
 
 
 async def settle(pilot, rounds: int = 8) -> None:

@@ -58,12 +58,18 @@ def _valid_range(text: str) -> bool:
 
 class DatasetsScreen(WorkspaceScreen):
     CSS_PATH = "datasets.tcss"
+    AUTO_FOCUS = "#dataset-list"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("f", "open_file", "Open file…"),
         Binding("slash", "search", "Search items", key_display="/"),
         Binding("m", "show_tab('summary-tab')", "Summary"),
         Binding("i", "show_tab('items-tab')", "Items"),
     ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        #: Each item's searchable text, lower-cased once per dataset.
+        self._haystack: dict[str, str] = {}
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -85,7 +91,7 @@ class DatasetsScreen(WorkspaceScreen):
                         yield Select[str]([], prompt="quality", id="range-quality")
                         yield Input(placeholder="range e.g. 3-5", id="quality-range",
                                     validators=[Function(_valid_range, "a range like 3-5, 4, >=4 or <2")])
-                    with Horizontal(id="items-body"):
+                    with Vertical(id="items-body"):
                         yield VirtualTable(id="item-table", empty_text="No item matches the filters")
                         yield ItemView(id="dataset-item-view")
         yield Footer()
@@ -239,15 +245,20 @@ class DatasetsScreen(WorkspaceScreen):
             self.dj.score_item(example)
 
 
+#: Room for a dataset's description under its name in the list.
+DESCRIPTION_WIDTH = 33
+
+
 def _entry_option(entry: "DatasetEntry", *, is_open: bool) -> Option:
     label = Text("● " if is_open else "  ", style="bold green")
     label.append(entry.name, style="bold" if entry.available else "dim")
-    if entry.description:
-        label.append(f"\n    {entry.description}", style="dim")
     if not entry.available:
-        label.append("\n    not found in the configured data folders", style="dim italic")
-    label.no_wrap = True
-    label.overflow = "ellipsis"
+        label.append("  not found", style="dim italic")
+    if entry.description:
+        description = entry.description
+        if len(description) > DESCRIPTION_WIDTH:
+            description = description[: DESCRIPTION_WIDTH - 1].rstrip() + "…"
+        label.append(f"\n  {description}", style="dim")
     key = entry.name if entry.origin != "recent" else str(entry.path)
     return Option(label, id=key, disabled=not entry.available)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import ClassVar
 
 from textual.app import ComposeResult
@@ -21,8 +22,18 @@ HISTOGRAM_BINS = 20
 HIGH_SCORE = 0.8
 
 
+@dataclass(frozen=True)
+class PlottedData:
+    """What the two plots show: the evaluator's scores, and (human label, score) pairs."""
+
+    evaluator: str
+    scores: tuple[float, ...]
+    pairs: tuple[tuple[float, float], ...]
+
+
 class PlotsScreen(WorkspaceScreen):
     CSS_PATH = "plots.tcss"
+    AUTO_FOCUS = "#plot-evaluators"
     BINDINGS: ClassVar[list[BindingType]] = [
         *VIEW_BINDINGS,
         Binding("e", "cycle_evaluator(1)", "Next evaluator"),
@@ -39,6 +50,9 @@ class PlotsScreen(WorkspaceScreen):
             yield PlotextPlot(id="histogram")
             yield PlotextPlot(id="scatter")
         yield Footer()
+
+    #: What the plots show now (None: nothing plotted).
+    plotted: PlottedData | None = None
 
     @property
     def evaluator(self) -> str | None:
@@ -86,6 +100,7 @@ class PlotsScreen(WorkspaceScreen):
             plot.plt.clear_figure()
         name = self.evaluator
         scale = ws.scale
+        self.plotted = None
         if name is None or scale is None:
             message = "No evaluator scores yet" if ws.dataset is not None else "Opening the dataset…"
             histogram.plt.title(message)
@@ -104,6 +119,7 @@ class PlotsScreen(WorkspaceScreen):
             human = ws.human_label(ex)
             if human is not None:
                 pairs.append((human, value))
+        self.plotted = PlottedData(name, tuple(values), tuple(pairs))
         self._histogram(histogram, name, values)
         self._scatter(scatter, name, pairs, scale.min or 0.0, scale.max or 1.0)
 

@@ -9,6 +9,8 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.widgets import Footer, Header, Static
 
+from dialjudge.core.workspace import POOL
+
 from ..format import disagreement_style, duration_text, score_text
 from ..state import Change, WorkspaceChange
 from ..widgets.correlation_panel import CorrelationPanel, panel_rows
@@ -18,18 +20,30 @@ from .base import VIEW_BINDINGS, WorkspaceScreen
 
 if TYPE_CHECKING:
     from dialjudge.core.model import Example
+    from dialjudge.core.workspace import Workspace
 
 ID_COLUMN = "id"
 SYSTEM_COLUMN = "system"
 HUMAN_COLUMN = "human"
 
 
+def column_order(workspace: "Workspace") -> list[str]:
+    """Judges (and their pool) first: they are what a run changes; then the metrics."""
+    return [*workspace.judge_names, *([POOL] if workspace.has_pool else []), *workspace.metric_names]
+
+
 class ScoresScreen(WorkspaceScreen):
     CSS_PATH = "scores.tcss"
+    AUTO_FOCUS = "#scores-table"
     BINDINGS: ClassVar[list[BindingType]] = [
         *VIEW_BINDINGS,
         Binding("r", "app.refresh_stats", "Refresh statistics", show=False),
     ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        #: The evaluator columns the table shows, in order.
+        self._shown_evaluators: list[str] = []
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -54,7 +68,7 @@ class ScoresScreen(WorkspaceScreen):
             self._sync_selection_bar()
             self._rebuild_table()
         elif kind in (Change.METRICS, Change.JUDGES):
-            if self._shown_evaluators != self.dj.workspace.evaluators:
+            if self._shown_evaluators != column_order(self.dj.workspace):
                 self._rebuild_table()
             elif kind is Change.JUDGES:
                 self._update_judge_cells(change.item_ids)
@@ -64,8 +78,6 @@ class ScoresScreen(WorkspaceScreen):
 
     # -- the item table ------------------------------------------------------------------
 
-    _shown_evaluators: list[str] = []
-
     def _sync_selection_bar(self) -> None:
         ws = self.dj.workspace
         self.query_one(SelectionBar).sync(ws.qualities(), ws.quality, [s.spec for s in ws.subsets()], ws.subset.spec)
@@ -73,7 +85,7 @@ class ScoresScreen(WorkspaceScreen):
     def _rebuild_table(self) -> None:
         ws = self.dj.workspace
         table = self.table
-        evaluators = ws.evaluators
+        evaluators = column_order(ws)
         self._shown_evaluators = evaluators
         columns = [
             Column(ID_COLUMN, "item", max_width=24),
@@ -135,10 +147,7 @@ class ScoresScreen(WorkspaceScreen):
 
     def _redraw_panel(self) -> None:
         ws = self.dj.workspace
-        stats = self.dj.stats
-        table = stats.table if stats is not None else None
-        versions = stats.inputs.versions if stats is not None else {}
-        rows = panel_rows(ws, table, versions)
+        rows = panel_rows(ws, self.dj.stats)
         how = ws.aggregation.value
         n = len(ws.human_labels())
         title = f"{ws.quality} ({how} of annotators) · subset {ws.subset.spec} · {n} rated items"

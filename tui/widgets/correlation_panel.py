@@ -22,8 +22,10 @@ from textual.widgets import Static
 from ..format import coefficient_text, interval_text
 
 if TYPE_CHECKING:
-    from dialjudge.core.stats import AgreementTable, Cell, HumanCeiling, Snapshot
+    from dialjudge.core.stats import Cell, HumanCeiling, Snapshot
     from dialjudge.core.workspace import Workspace
+
+    from ..state import StatsState
 
 METHODS = ("pearson", "spearman", "kendall")
 SYMBOLS = {"pearson": "r", "spearman": "ρ", "kendall": "τ"}
@@ -84,27 +86,26 @@ def pending_row(evaluator: str, kind: str) -> PanelRow:
     return PanelRow(evaluator, kind, NAN, NAN, NAN, {}, None, None, pending=True)
 
 
-def panel_rows(workspace: "Workspace", table: "AgreementTable | None",
-               table_versions: Mapping[str, int]) -> list[PanelRow]:
-    """The panel's rows for the workspace's current view."""
+def panel_rows(workspace: "Workspace", stats: "StatsState | None") -> list[PanelRow]:
+    """The panel's rows for the workspace's current view: computed cells where they are
+    current, running correlations for judges whose scores changed since."""
     quality = workspace.quality
     if quality is None:
         return []
+    if stats is not None and (stats.selection_version != workspace.selection_version or stats.quality != quality):
+        stats = None
     live = workspace.running_snapshots()
     rows = []
     for name in workspace.evaluators:
         kind = workspace.kind(name).value
-        current = (table is not None and name in table.evaluators
-                   and table_versions.get(name) == workspace.version(name))
-        if current:
-            assert table is not None
-            rows.append(row_from_cell(table.cell(name, quality), kind))
+        if stats is not None and stats.is_current(name, workspace.version(name)):
+            rows.append(row_from_cell(stats.cells[name], kind))
         elif name in live:
             rows.append(row_from_snapshot(live[name], kind))
         else:
             rows.append(pending_row(name, kind))
-    if table is not None and (quality, "turn") in table.ceiling:
-        rows.append(row_from_ceiling(table.ceiling[(quality, "turn")]))
+    if stats is not None and stats.ceiling is not None:
+        rows.append(row_from_ceiling(stats.ceiling))
     else:
         rows.append(pending_row(CEILING, "ceiling"))
     return rows

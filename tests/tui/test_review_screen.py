@@ -1,0 +1,186 @@
+"""The Review screen and its queue: flagged items, verdicts stored with the run, exports with manual labels."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import pytest
+from textual.widgets import Input, Static
+from tui_helpers import SIZE, make_services, settle, static_text
+
+from dialjudge.core.config import JudgeConfig
+from dialjudge.core.judges.backends.fake import FakeBackend
+from dialjudge.core.judges.runs import RunConfig
+from dialjudge.core.judges.store import Review
+from dialjudge.core.judges.templates import get_template
+from dialjudge.core.judges.types import Judgment, ScoringMode
+from dialjudge.core.registry import open_dataset
+from dialjudge.tui.app import make_app
+from dialjudge.tui.review_queue import FlagKind, build_queue, review_rows
+from dialjudge.tui.screens.dialogs import ExportDialog
+from dialjudge.tui.screens.review import ReviewScreen
+from dialjudge.tui.widgets.item_view import ItemView
+from dialjudge.tui.widgets.judgment_view import JudgmentView
+
+
+def human(item_id: str) -> float:
+    return float(open_dataset("sample", remember=False).get(item_id).human("overall"))
+
+
+def agreeable(item_id: str, prompt: str) -> float:
+    """Scores like the humans, except adversarial candidates and seq2seq answers, rated top."""
+    if "-adv" in item_id or item_id.endswith("-s2s"):
+        return 5.0
+    return human(item_id)
+
+
+def contrary(item_id: str, prompt: str) -> float:
+    """Scores like the humans, except human rewrites, rated bottom (the first judge likes them)."""
+    return 1.0 if item_id.endswith("-hum") else human(item_id)
+
+
+def two_judge_services(tmp_path):
+    def make(config: JudgeConfig) -> FakeBackend:
+        if config.name == "fake":
+            return FakeBackend(name="fake", score_fn=agreeable)
+        return FakeBackend(name=config.name, score_fn=contrary, garbage_every=10)
+
+    return make_services(tmp_path, make_backend=make)
+
+
+def two_judge_run(dataset) -> RunConfig:
+    judges = [JudgeConfig(name="fake", backend="fake"), JudgeConfig(name="fake2", backend="fake")]
+    return RunConfig.build(dataset, get_template("likert-1to5"), judges, aspect="overall", quality="overall",
+                           mode=ScoringMode.GENERATE)
+
+
+async def run_and_review(pilot) -> ReviewScreen:
+    app = pilot.app
+    await settle(pilot)
+    app.start_run(two_judge_run(app.workspace.dataset))
+    await settle(pilot)
+    await pilot.press("v")
+    await settle(pilot)
+    screen = app.screen
+    assert isinstance(screen, ReviewScreen)
+    return screen
+
+
+async def test_the_queue_holds_every_kind_of_flag_and_shows_the_item(tmp_path):
+    services = two_judge_services(tmp_path)
+    app = make_app(services=services)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await run_and_review(pilot)
+        run_id = app.run_state.run_id
+        with services.open_store() as store:
+            judgments = store.load_judgments(run_id)
+        expected = build_queue(app.workspace.dataset, judgments, "overall")
+        assert screen.queue_table.row_keys == [case.item_id for case in expected]
+        kinds = {flag.kind for case in expected for flag in case.flags}
+        assert kinds == set(FlagKind)
+        assert expected[0].kind is FlagKind.PARSE_FAILURE
+
+        first = expected[0]
+        assert screen.query_one(ItemView).example.id == first.item_id
+        shown = static_text(screen.query_one(JudgmentView).query_one("#judgment-body", Static))
+        assert "not scored" in shown and "I cannot decide on this one." in shown
+        for judge in ("fake", "fake2"):
+            assert judge in shown
+        status = static_text(screen.query_one("#review-status", Static))
+        assert f"{len(expected)} flagged · 0 reviewed" in status
+
+
+async def test_a_review_is_stored_with_the_run_and_exported_with_manual_labels(tmp_path):
+    services = two_judge_services(tmp_path)
+    app = make_app(services=services)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await run_and_review(pilot)
+        run_id = app.run_state.run_id
+        first, second = screen.queue_table.row_keys[:2]
+
+        await pilot.press("1")  # judge wrong, at once
+        await settle(pilot)
+        with services.open_store() as store:
+            assert store.reviews(run_id)[first].verdict == "judge-wrong"
+        assert screen.queue_table.cell(first, "review").text == "judge wrong"
+
+        await pilot.press("down")
+        assert screen.case.item_id == second
+        screen.query_one("#review-note", Input).value = "two annotators were lenient"
+        screen.query_one("#review-rating", Input).value = "9"  # outside 1-5: refused
+        await pilot.press("2")  # the table has focus: marks "human label doubtful"
+        await settle(pilot)
+        with services.open_store() as store:
+            assert second not in store.reviews(run_id)
+        screen.query_one("#review-rating", Input).value = "2.5"
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        with services.open_store() as store:
+            review = store.reviews(run_id)[second]
+        assert (review.verdict, review.note, review.own_rating) == (
+            "human-doubtful", "two annotators were lenient", 2.5)
+        assert "2 reviewed" in static_text(screen.query_one("#review-status", Static))
+
+        await pilot.press("x")
+        await pilot.pause()
+        dialog = app.screen
+        assert isinstance(dialog, ExportDialog)
+        dialog.query_one("#export-folder", Input).value = str(tmp_path / "out")
+        dialog.query_one("#format-reviews-jsonl").value = True
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        with (tmp_path / "out" / f"run-{run_id}-reviews.csv").open(encoding="utf-8") as f:
+            rows = {row["item_id"]: row for row in csv.DictReader(f)}
+        assert len(rows) == 60
+        assert rows[second]["label"] == "2.5" and rows[second]["label_is_manual"] == "True"
+        assert rows[second]["dataset_label"] == str(human(second))
+        assert rows[first]["label_is_manual"] == "False" and rows[first]["verdict"] == "judge-wrong"
+        assert sum(row["label_is_manual"] == "True" for row in rows.values()) == 1
+        lines = (tmp_path / "out" / f"run-{run_id}-reviews.jsonl").read_text(encoding="utf-8").splitlines()
+        assert json.loads(lines[0]).keys() == rows[first].keys()
+
+        await pilot.press("n")  # the next item without a review
+        assert screen.case.item_id not in (first, second)
+
+
+# -- the queue, without the app ------------------------------------------------------------
+
+
+def judgment(item_id: str, judge: str, normalized: float | None) -> Judgment:
+    return Judgment(item_id=item_id, judge=judge, mode=ScoringMode.GENERATE, prompt_hash="h", raw_output="",
+                    score=None if normalized is None else 1 + 4 * normalized, normalized=normalized,
+                    error=None if normalized is not None else "no score found")
+
+
+def test_build_queue_orders_failures_caught_human_gaps_and_judge_spreads():
+    dataset = open_dataset("sample", remember=False)
+    unit = {ex.id: (ex.human("overall") - 1) / 4 for ex in dataset.examples}
+    one = {i: judgment(i, "a", u) for i, u in unit.items()}
+    two = {i: judgment(i, "b", u) for i, u in unit.items()}
+    one["sample-c02-ret"] = judgment("sample-c02-ret", "a", None)  # not scored
+    one["sample-c01-adv1"] = judgment("sample-c01-adv1", "a", unit["sample-c01-ref"])  # ties its original
+    one["sample-c01-llm"] = judgment("sample-c01-llm", "a", unit["sample-c01-llm"] - 0.5)  # gap 0.5
+    one["sample-c03-llm"] = judgment("sample-c03-llm", "a", unit["sample-c03-llm"] - 0.29)  # under the threshold
+    two["sample-c04-hum"] = judgment("sample-c04-hum", "b", 0.0)  # both a gap and a spread
+    queue = build_queue(dataset, {"a": one, "b": two}, "overall")
+    assert [c.item_id for c in queue] == ["sample-c02-ret", "sample-c01-adv1", "sample-c04-hum", "sample-c01-llm"]
+    assert [c.kind for c in queue] == [FlagKind.PARSE_FAILURE, FlagKind.CAUGHT, FlagKind.JUDGE_HUMAN,
+                                       FlagKind.JUDGE_HUMAN]
+    assert {f.kind for f in queue[2].flags} == {FlagKind.JUDGE_HUMAN, FlagKind.JUDGES_DISAGREE}
+    assert queue[2].gap == pytest.approx(1.0)
+    assert queue[1].flags[0].text.endswith("its original sample-c01-ref 1.00")
+
+
+def test_review_rows_mark_manual_labels():
+    dataset = open_dataset("sample", remember=False)
+    judged = {ex.id: judgment(ex.id, "a", 0.5) for ex in dataset.examples[:4]}
+    reviews = {"sample-c01-llm": Review(3, "sample-c01-llm", "human-doubtful", "lenient", 3.0, "t"),
+               "sample-c01-s2s": Review(3, "sample-c01-s2s", "fine", "", None, "t")}
+    rows = review_rows(dataset, 3, "overall", {"a": judged}, reviews)
+    assert [r["item_id"] for r in rows] == [ex.id for ex in dataset.examples[:4]]
+    by_id = {r["item_id"]: r for r in rows}
+    assert by_id["sample-c01-llm"]["label"] == 3.0 and by_id["sample-c01-llm"]["label_is_manual"] is True
+    assert by_id["sample-c01-s2s"]["label"] == by_id["sample-c01-s2s"]["dataset_label"]
+    assert by_id["sample-c01-s2s"]["label_is_manual"] is False and by_id["sample-c01-s2s"]["verdict"] == "fine"
+    assert by_id["sample-c01-ref"]["judge:a"] == 0.5

@@ -1,0 +1,130 @@
+"""The Runs screen: history, comparing two runs, exporting a run, showing a stored run on the Scores screen."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import pytest
+from textual.widgets import Input, Static
+from tui_helpers import SIZE, services, settle, static_text  # noqa: F401
+
+from dialjudge.core.compare import compare_runs
+from dialjudge.core.config import JudgeConfig
+from dialjudge.core.evaluation import evaluate, split_subsets
+from dialjudge.core.judges.personas import Persona
+from dialjudge.core.judges.runs import RunConfig
+from dialjudge.core.judges.templates import get_template
+from dialjudge.core.judges.types import ScoringMode
+from dialjudge.core.judging import run_scores
+from dialjudge.tui.app import make_app
+from dialjudge.tui.screens.dialogs import ExportDialog
+from dialjudge.tui.screens.runs import RunsScreen
+
+FAKE = JudgeConfig(name="fake", backend="fake", model="fake-judge")
+
+
+def run_config(dataset, *, persona: Persona | None = None) -> RunConfig:
+    return RunConfig.build(dataset, get_template("likert-1to5"), [FAKE], aspect="overall", quality="overall",
+                           personas=[persona] if persona else [], mode=ScoringMode.GENERATE)
+
+
+async def two_runs(pilot) -> tuple[int, int]:
+    """A run without persona, then one whose judge speaks as a strict fact-checker."""
+    app = pilot.app
+    await settle(pilot)
+    ids = []
+    for persona in (None, Persona("strict", "", "Act like a strict fact-checker.")):
+        app.start_run(run_config(app.workspace.dataset, persona=persona))
+        await settle(pilot)
+        ids.append(app.run_state.run_id)
+    return ids[0], ids[1]
+
+
+async def open_runs(pilot) -> RunsScreen:
+    await pilot.press("u")
+    await settle(pilot)
+    screen = pilot.app.screen
+    assert isinstance(screen, RunsScreen)
+    return screen
+
+
+async def test_comparing_two_runs_shows_the_deltas_and_the_prompt_diff(services):
+    app = make_app(services=services)
+    async with app.run_test(size=SIZE) as pilot:
+        first, second = await two_runs(pilot)
+        screen = await open_runs(pilot)
+        assert screen.table.row_keys == [second, first]  # newest first
+        assert "finished" in screen.table.cell(first, "status").text
+        details = static_text(screen.query_one("#runs-details", Static))
+        assert f"Run {second}" in details and "fake@strict" in details
+
+        await pilot.press("space", "down", "space", "c")
+        await settle(pilot)
+        shown = static_text(screen.query_one("#runs-comparison", Static), width=160)
+        with services.open_store() as store:
+            comparison = compare_runs(store, first, second, dataset=app.workspace.dataset,
+                                      subsets=split_subsets(app.workspace.dataset, "all"))
+        assert f"Run {first} → run {second} on sample" in shown
+        by_row = {}
+        for d in comparison.deltas:
+            by_row.setdefault((d.evaluator, d.subset), {})[d.coefficient] = d
+        pearson = by_row[("fake@strict", "all")]["pearson"]
+        assert pearson.before is None and pearson.after is not None
+        assert f"{pearson.after:.3f}" in shown
+        assert "+# persona strict" in shown and "+Act like a strict fact-checker." in shown
+        assert "personas" in shown  # the configuration change is listed
+
+
+async def test_export_writes_the_tables_and_the_judgments(services, tmp_path):
+    app = make_app(services=services)
+    async with app.run_test(size=SIZE) as pilot:
+        first, _ = await two_runs(pilot)
+        screen = await open_runs(pilot)
+        screen.table.move_cursor_to(first)
+        await pilot.press("x")
+        await pilot.pause()
+        dialog = app.screen
+        assert isinstance(dialog, ExportDialog)
+        dialog.query_one("#export-folder", Input).value = str(tmp_path / "exports")
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        out = tmp_path / "exports"
+        names = sorted(p.name for p in out.iterdir())
+        assert names == sorted(f"run-{first}-{kind}" for kind in (
+            "agreement.csv", "agreement.json", "agreement.md", "agreement.tex", "judgments.csv", "judgments.jsonl"))
+
+        with services.open_store() as store:
+            scores, failures = run_scores(store, first)
+            stored = store.export_rows(first)
+        report = evaluate(app.workspace.dataset, qualities=["overall"], extra_scores=scores, failures=failures,
+                          include_metrics=False, n_boot=0)
+        expected = next(r for r in report.records if r["evaluator"] == "fake")
+        with (out / f"run-{first}-agreement.csv").open(encoding="utf-8") as f:
+            rows = [r for r in csv.DictReader(f) if r["evaluator"] == "fake" and r["subset"] == "all"]
+        assert float(rows[0]["pearson"]) == pytest.approx(expected["pearson"])
+        assert {r["evaluator"] for r in csv.DictReader((out / f"run-{first}-agreement.csv").open())} >= {
+            "fake", "BLEU-1", "human ceiling"}  # the open dataset's metrics sit beside the judge
+        data = json.loads((out / f"run-{first}-agreement.json").read_text(encoding="utf-8"))
+        assert data["meta"]["run_id"] == first
+        assert "| fake |" in (out / f"run-{first}-agreement.md").read_text(encoding="utf-8")
+        assert r"\begin{tabular}" in (out / f"run-{first}-agreement.tex").read_text(encoding="utf-8")
+        lines = (out / f"run-{first}-judgments.jsonl").read_text(encoding="utf-8").splitlines()
+        assert [json.loads(line)["item_id"] for line in lines] == [r["item_id"] for r in stored]
+
+
+async def test_a_stored_run_joins_the_scores_screen(services):
+    app = make_app(services=services)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.start_run(run_config(app.workspace.dataset))
+        await settle(pilot)
+        run_id = app.run_state.run_id
+        app.workspace.remove_evaluator(f"fake#{run_id}")  # as after a restart: only the store has it
+        screen = await open_runs(pilot)
+        await pilot.press("a")
+        await settle(pilot)
+        with services.open_store() as store:
+            stored = store.load_judgments(run_id)["fake"]
+        assert dict(app.workspace.scores_of(f"fake#{run_id}")) == {i: j.normalized for i, j in stored.items()}
+        assert screen.table.row_count == 1

@@ -1,0 +1,266 @@
+"""Background work behind the Prompt lab (a mixin of the App): previews, trials, saving.
+
+The preview parses the edited template text and renders the chosen item
+(few-shot examples included) on a worker, so a large dataset's BM25 index
+never blocks typing. A template error is an expected outcome there, shown
+inline with its line and column, not a failure. "Try on this item" sends one
+request to a judge; the backend stays open between trials (a local model
+loads once). Templates and personas are saved in the user's folder, never
+over a shipped file.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Sequence
+
+from textual import work
+from textual.message import Message
+from textual.message_pump import MessagePump
+from textual.worker import Worker, get_current_worker
+
+from dialjudge.core.config import JudgeConfig
+from dialjudge.core.errors import ConfigError, TemplateError
+
+if TYPE_CHECKING:
+    from dialjudge.core.judges.personas import Persona
+    from dialjudge.core.judges.templates import Template
+    from dialjudge.core.judges.types import JudgeBackend, Judgment, RenderedPrompt, ScoringMode
+    from dialjudge.core.model import Dataset, Example
+
+    from .services import Services
+
+PREVIEW_GROUP = "prompt-preview"
+TRIAL_GROUP = "prompt-trial"
+SAVE_GROUP = "prompt-save"
+#: Where an edited template's errors point (the text is not a file yet).
+LAB_SOURCE = "prompt lab"
+
+
+@dataclass(frozen=True)
+class PromptSetup:
+    """Everything the lab renders a prompt from."""
+
+    text: str
+    dataset: "Dataset"
+    example: "Example"
+    aspect: str | None = None
+    kpi: str | None = None
+    persona: "Persona | None" = None
+    fewshot: str = "none"
+    #: Grows with every edit, so a late preview of older text is recognised and dropped.
+    generation: int = 0
+
+
+@dataclass(frozen=True)
+class PreparedPrompt:
+    template: "Template"
+    prompt: "RenderedPrompt"
+    quality: str | None
+    shots: tuple[str, ...]
+
+
+class PreviewRendered(Message):
+    """The lab's prompt was rendered, or the template (or a setting) has an error."""
+
+    def __init__(self, generation: int, prepared: PreparedPrompt | None, error: Exception | None) -> None:
+        super().__init__()
+        self.generation = generation
+        self.prepared = prepared
+        self.error = error
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, PreviewRendered)
+
+
+class TrialFinished(Message):
+    """A judge answered the lab's prompt for one item."""
+
+    def __init__(self, judge: str, prepared: PreparedPrompt, judgment: "Judgment", seconds: float) -> None:
+        super().__init__()
+        self.judge = judge
+        self.prepared = prepared
+        self.judgment = judgment
+        self.seconds = seconds
+
+
+class TrialFailed(Message):
+    """A trial could not be made (the app's failure handler says why, too)."""
+
+    def __init__(self, judge: str, error: str) -> None:
+        super().__init__()
+        self.judge = judge
+        self.error = error
+
+
+class TemplateSaved(Message):
+    def __init__(self, name: str, path: str, overrides_shipped: bool) -> None:
+        super().__init__()
+        self.name = name
+        self.path = path
+        self.overrides_shipped = overrides_shipped
+
+
+class PersonaSaved(Message):
+    def __init__(self, name: str, path: str) -> None:
+        super().__init__()
+        self.name = name
+        self.path = path
+
+
+def prepare_prompt(setup: PromptSetup, selectors: dict[Any, Any] | None = None) -> PreparedPrompt:
+    """Parse the template text and render the item. Raises TemplateError / ConfigError for the user."""
+    from dialjudge.core.judges.fewshot import FewShotSelector, FewShotSetting
+    from dialjudge.core.judges.render import render_prompt
+    from dialjudge.core.judges.templates import parse_template
+    from dialjudge.core.judging import infer_quality
+
+    template = parse_template(setup.text, LAB_SOURCE)
+    quality = infer_quality(setup.dataset, aspect=setup.aspect, kpi=setup.kpi)
+    setting = FewShotSetting.parse(setup.fewshot)
+    shots: list[Example] = []
+    if setting.method != "none":
+        if not template.accepts_examples:
+            raise ConfigError(f"template {template.name!r} has no {{examples}} slot; choose no few-shot examples")
+        if quality is None:
+            raise ConfigError("few-shot examples need a rated quality; this dataset has none")
+        key = (id(setup.dataset), setting, quality)
+        cache = selectors if selectors is not None else {}
+        selector = cache.get(key)
+        if selector is None:
+            selector = cache[key] = FewShotSelector(setup.dataset.examples, setting, quality)
+        shots = list(selector.select(setup.example))
+    prompt = render_prompt(template, setup.example, aspect=setup.aspect, persona=setup.persona, fewshot=shots,
+                           quality=quality, kpi=setup.kpi)
+    return PreparedPrompt(template, prompt, quality, tuple(ex.id for ex in shots))
+
+
+class LabControl:
+    """Mixed into the App: the Prompt lab's workers and the judges it keeps open."""
+
+    services: "Services"
+
+    @property
+    def _lab_cache(self) -> dict[str, Any]:
+        cache = self.__dict__.get("_lab_state")
+        if cache is None:
+            cache = self.__dict__["_lab_state"] = {"selectors": {}, "backends": {}, "lock": threading.Lock()}
+        return cache
+
+    # -- the preview -----------------------------------------------------------------------
+
+    def render_lab_preview(self, setup: PromptSetup, reply_to: MessagePump) -> Worker:
+        """Render ``setup`` on a worker; ``reply_to`` receives :class:`PreviewRendered`."""
+        self._lab_cache  # created here, on the UI thread, before any worker shares it
+        return self._render_lab_preview(setup, reply_to)
+
+    @work(thread=True, exclusive=True, group=PREVIEW_GROUP, exit_on_error=False, description="Rendering the prompt")
+    def _render_lab_preview(self, setup: PromptSetup, reply_to: MessagePump) -> None:
+        try:
+            prepared, error = prepare_prompt(setup, self._lab_cache["selectors"]), None
+        except (TemplateError, ConfigError) as exc:
+            prepared, error = None, exc
+        if not get_current_worker().is_cancelled:
+            reply_to.post_message(PreviewRendered(setup.generation, prepared, error))
+
+    # -- trying a judge --------------------------------------------------------------------
+
+    def try_lab_prompt(self, setup: PromptSetup, judge: JudgeConfig, mode: "ScoringMode", reply_to: MessagePump,
+                       *, top_k: int = 3) -> Worker:
+        """Ask ``judge`` about ``setup``'s item now; ``reply_to`` receives TrialFinished or TrialFailed."""
+        self._lab_cache  # created here, on the UI thread, before any worker shares it
+        return self._try_lab_prompt(setup, judge, mode, top_k, reply_to)
+
+    @work(thread=True, exclusive=True, group=TRIAL_GROUP, exit_on_error=False, description="Trying the judge")
+    def _try_lab_prompt(self, setup: PromptSetup, judge: JudgeConfig, mode: "ScoringMode", top_k: int,
+                        reply_to: MessagePump) -> None:
+        from dialjudge.core.judges.scoring import score_result
+        from dialjudge.core.judges.types import JudgeRequest
+
+        try:
+            prepared = prepare_prompt(setup, self._lab_cache["selectors"])
+            if mode not in prepared.template.output.modes:
+                offered = ", ".join(m.value for m in prepared.template.output.modes)
+                raise ConfigError(f"template {prepared.template.name!r} does not support {mode.value} scoring "
+                                  f"(it offers: {offered})")
+            request = JudgeRequest(item_id=setup.example.id, prompt=prepared.prompt, mode=mode,
+                                   sampling=judge.sampling, top_k=top_k)
+            backend = self._trial_backend(judge)
+            started = time.perf_counter()
+            result = asyncio.run(_ask(backend, request))
+            judgment = score_result(request, result, judge.name)
+        except BaseException as exc:
+            reply_to.post_message(TrialFailed(judge.name, _describe(exc)))
+            raise
+        if not get_current_worker().is_cancelled:
+            reply_to.post_message(TrialFinished(judge.name, prepared, judgment, time.perf_counter() - started))
+
+    def _trial_backend(self, judge: JudgeConfig) -> "JudgeBackend":
+        """One backend per judge configuration, kept open for the next trial."""
+        from dialjudge.core.judges.runs import judge_config_to_dict
+
+        state = self._lab_cache
+        key = repr(sorted(judge_config_to_dict(judge).items()))
+        with state["lock"]:
+            backend = state["backends"].get(key)
+            if backend is None:
+                backend = state["backends"][key] = self.services.make_backend(judge)
+        return backend
+
+    def close_trial_judges(self) -> None:
+        """Close the judges the lab opened (a local model's thread and memory)."""
+        state = self._lab_cache
+        with state["lock"]:
+            backends = list(state["backends"].values())
+            state["backends"].clear()
+        if backends:
+            closer = threading.Thread(target=lambda: asyncio.run(_close_all(backends)),
+                                      name="closing trial judges", daemon=True)
+            closer.start()
+
+    # -- saving ----------------------------------------------------------------------------
+
+    def save_lab_template(self, text: str, reply_to: MessagePump) -> Worker:
+        """Save the edited template under the name its text gives, in the user's template folder."""
+        return self._save_lab_template(text, reply_to)
+
+    @work(thread=True, exclusive=True, group=SAVE_GROUP, exit_on_error=False, description="Saving the template")
+    def _save_lab_template(self, text: str, reply_to: MessagePump) -> None:
+        from dialjudge.core.judges.personas import save_template
+        from dialjudge.core.judges.templates import parse_template, shipped_template_dir
+
+        name = parse_template(text, LAB_SOURCE).name
+        path = save_template(text, name)
+        shipped = (shipped_template_dir() / f"{name}.toml").is_file()
+        reply_to.post_message(TemplateSaved(name, str(path), shipped))
+
+    def save_lab_persona(self, persona: "Persona", reply_to: MessagePump) -> Worker:
+        """Save a persona to the user's persona folder."""
+        return self._save_lab_persona(persona, reply_to)
+
+    @work(thread=True, exclusive=True, group=SAVE_GROUP, exit_on_error=False, description="Saving the persona")
+    def _save_lab_persona(self, persona: "Persona", reply_to: MessagePump) -> None:
+        from dialjudge.core.judges.personas import save_persona
+
+        path = save_persona(persona)
+        reply_to.post_message(PersonaSaved(persona.name, str(path)))
+
+
+async def _ask(backend: "JudgeBackend", request: Any) -> Any:
+    await backend.open()
+    await backend.check_mode(request.mode, request.top_k)
+    return await backend.complete(request)
+
+
+async def _close_all(backends: Sequence["JudgeBackend"]) -> None:
+    for backend in backends:
+        await backend.close()
+
+
+def _describe(exc: BaseException) -> str:
+    from dialjudge.core.errors import DialjudgeError
+
+    return str(exc) if isinstance(exc, DialjudgeError) else f"{type(exc).__name__}: {exc}"

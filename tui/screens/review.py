@@ -1,0 +1,279 @@
+"""Review the items of a run that need a human look, and record what you find.
+
+The queue (see :mod:`dialjudge.tui.review_queue`) holds a run's unscored
+answers, adversarial candidates a judge scored at or above their original,
+the largest judge-human gaps and judges disagreeing with each other. For the
+highlighted item the screen shows the whole item (dialogue, fact, reference,
+ratings, metrics) and every judge's answer; the reviewer marks it (judge
+wrong, human label doubtful, fine), may add a note and an own rating, and the
+review is stored with the run. Exports list every judged item's label, with a
+column saying which labels are the reviewer's own.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar
+
+from rich.console import Group
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.widgets import Footer, Header, Select, Static
+
+from ..format import score_text
+from ..review_control import REVIEW_FORMAT_LABELS, FilesExported, ReviewData, ReviewQueueBuilt, ReviewSaved, RunsListed
+from ..review_queue import FlagKind, ReviewCase, human_unit
+from ..state import Change, WorkspaceChange
+from ..widgets.item_view import ItemView, metric_note
+from ..widgets.judgment_view import JudgmentView
+from ..widgets.review_form import VERDICTS, ReviewForm
+from ..widgets.virtual_table import Cell, Column, VirtualTable
+from .base import WorkspaceScreen
+from .dialogs import ExportChoice, ExportDialog
+
+if TYPE_CHECKING:
+    from dialjudge.core.judges.store import RunRecord
+
+KIND_STYLES = {FlagKind.PARSE_FAILURE: "red", FlagKind.CAUGHT: "magenta", FlagKind.JUDGE_HUMAN: "yellow",
+               FlagKind.JUDGES_DISAGREE: "cyan"}
+VERDICT_SHORT = {"judge-wrong": "judge wrong", "human-doubtful": "human doubtful", "fine": "fine"}
+
+
+def run_label(record: "RunRecord") -> str:
+    config = record.config
+    judges = ",".join(j.get("name", "?") for j in config.get("judges", []))
+    what = config.get("kpi") or config.get("aspect") or config.get("quality") or "overall"
+    name = f" {record.name}" if record.name else ""
+    return (f"run {record.id}{name} · {config.get('template', {}).get('name', '?')}:{what} · {judges} · "
+            f"{config.get('mode', '?')} · {record.status} {record.judgments}/{record.total}")
+
+
+class ReviewScreen(WorkspaceScreen):
+    CSS_PATH = "review.tcss"
+    AUTO_FOCUS = "#review-queue"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        *(Binding(str(index), f"verdict('{verdict}')", label, tooltip=f"Mark the item: {label.lower()}")
+          for index, (verdict, label) in enumerate(VERDICTS, start=1)),
+        Binding("ctrl+s", "save_review", "Save review"),
+        Binding("n", "next_unreviewed", "Next unreviewed"),
+        Binding("x", "export", "Export reviews…"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.runs: list[RunRecord] = []
+        self.data: ReviewData | None = None
+        self.case: ReviewCase | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal(id="review-top"):
+            yield Select[int]([], prompt="no run of this dataset yet", allow_blank=True, id="review-run",
+                              compact=True)
+        yield Static(id="review-status")
+        with Horizontal(id="review-body"):
+            yield VirtualTable(id="review-queue", empty_text="Nothing to review")
+            with Vertical(id="review-detail"):
+                yield ItemView(id="review-item")
+                yield JudgmentView("Pick an item of the queue.", id="review-judgments")
+                yield ReviewForm(id="review-form")
+        yield Footer()
+
+    @property
+    def queue_table(self) -> VirtualTable:
+        return self.query_one("#review-queue", VirtualTable)
+
+    @property
+    def run_id(self) -> int | None:
+        return self.data.run.id if self.data is not None else None
+
+    # -- following the app -----------------------------------------------------------------
+
+    def workspace_changed(self, change: WorkspaceChange) -> None:
+        if change.kind is Change.DATASET:
+            self._list_runs()
+        elif change.kind is Change.RUN and not self.dj.run_active:
+            self._list_runs()  # a run stopped: it may be new, or have more judgments
+        elif change.kind is Change.ITEM and self.case is not None and self.case.item_id in change.item_ids:
+            view = self.query_one(ItemView)
+            view.set_metric_scores(self.case.item_id, self.dj.item_metrics[self.case.item_id])
+
+    def _list_runs(self) -> None:
+        dataset = self.dj.workspace.dataset
+        if dataset is not None:
+            self.dj.list_review_runs(self, dataset=dataset.name)
+
+    def on_runs_listed(self, message: RunsListed) -> None:
+        self.runs = message.runs
+        select = self.query_one("#review-run", Select)
+        ids = [r.id for r in self.runs]
+        current = self.run_id
+        state = self.dj.run_state
+        wanted = (current if current in ids else
+                  state.run_id if state is not None and state.run_id in ids else
+                  ids[0] if ids else None)
+        with self.prevent(Select.Changed):
+            select.set_options([(run_label(r), r.id) for r in self.runs])
+            if wanted is not None:
+                select.value = wanted
+        if wanted is None:
+            self.data = None
+            self._show_queue()
+        else:
+            self.dj.load_review_queue(wanted, self.dj.workspace.dataset, self)
+
+    def on_select_changed(self, event: Select.Changed) -> None:
+        if event.select.id == "review-run" and not event.select.is_blank():
+            event.stop()
+            self.dj.load_review_queue(int(event.value), self.dj.workspace.dataset, self)  # type: ignore[arg-type]
+
+    # -- the queue -------------------------------------------------------------------------
+
+    def on_review_queue_built(self, message: ReviewQueueBuilt) -> None:
+        keep = self.case.item_id if self.case is not None and self.run_id == message.data.run.id else None
+        self.data = message.data
+        self._show_queue(keep)
+
+    def _show_queue(self, keep: str | None = None) -> None:
+        table = self.queue_table
+        table.set_columns([Column("item", "item", max_width=28), Column("why", "why", max_width=34),
+                           Column("gap", "gap", align="right", width=5),
+                           Column("review", "review", max_width=15)])
+        data = self.data
+        if data is None:
+            table.set_rows([])
+            self.case = None
+            self._redraw_status()
+            self.query_one(JudgmentView).show_message("No run of this dataset yet: start one on the Run screen (j).")
+            return
+        table.set_rows((case.item_id, self._row(case)) for case in data.queue)
+        if keep is not None:
+            table.move_cursor_to(keep)
+        self._redraw_status()
+        self._show_case(table.cursor_key)
+
+    def _row(self, case: ReviewCase) -> list[Cell]:
+        assert self.data is not None
+        review = self.data.reviews.get(case.item_id)
+        verdict = VERDICT_SHORT.get(review.verdict, review.verdict) if review else ""
+        return [Cell.of(case.item_id), Cell(case.reasons, KIND_STYLES[case.kind], (case.kind.value, case.reasons)),
+                Cell(f"{case.gap:.2f}", "", case.gap), Cell(verdict, "green" if review else "dim", verdict or None)]
+
+    def _redraw_status(self) -> None:
+        status = self.query_one("#review-status", Static)
+        data = self.data
+        if data is None:
+            status.update(Text("", style="dim"))
+            return
+        queued = {case.item_id for case in data.queue}
+        reviewed = sum(1 for item in data.reviews if item in queued)
+        counts: dict[FlagKind, int] = {}
+        for case in data.queue:
+            for kind in {f.kind for f in case.flags}:
+                counts[kind] = counts.get(kind, 0) + 1
+        text = Text(f"{len(data.queue)} flagged", style="bold")
+        text.append(f" · {reviewed} reviewed · quality {data.config.quality or '–'}")
+        for kind in FlagKind:
+            if counts.get(kind):
+                text.append(f" · {kind.label} {counts[kind]}", style=KIND_STYLES[kind])
+        status.update(text)
+
+    def on_virtual_table_row_highlighted(self, event: VirtualTable.RowHighlighted) -> None:
+        if event.table is self.queue_table:
+            self._show_case(event.key)
+
+    def _show_case(self, item_id: object) -> None:
+        data = self.data
+        case = next((c for c in data.queue if c.item_id == item_id), None) if data is not None else None
+        self.case = case
+        form = self.query_one(ReviewForm)
+        if data is None or case is None:
+            form.load(None)
+            return
+        example = data.dataset.get(case.item_id)
+        view = self.query_one(ItemView)
+        view.show(example, self.dj.item_metrics.get(example.id))
+        if metric_note(example) is None and example.id not in self.dj.item_metrics:
+            self.dj.score_item(example)
+        judgments = [by_item[case.item_id] for by_item in data.judgments.values() if case.item_id in by_item]
+        header = Group(*(Text.assemble((f"⚑ {flag.kind.label}: ", f"bold {KIND_STYLES[flag.kind]}"), flag.text)
+                         for flag in case.flags))
+        human = human_unit(example, data.dataset, data.config.quality)
+        self.query_one(JudgmentView).show_judgments(judgments, human=human, header=header)
+        scale = data.dataset.qualities.get(data.config.quality) if data.config.quality else None
+        if scale is not None and scale.is_numeric:
+            form.set_scale(scale.min, scale.max)
+        else:
+            form.set_scale(None, None)
+        form.load(data.reviews.get(case.item_id))
+
+    # -- reviewing -------------------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("verdict", "save_review", "next_unreviewed"):
+            return True if self.case is not None else None
+        if action == "export":
+            return True if self.data is not None else None
+        return True
+
+    def action_verdict(self, verdict: str) -> None:
+        """Mark the item and save the review."""
+        if self.case is not None:
+            self.query_one(ReviewForm).submit(verdict)
+
+    def action_save_review(self) -> None:
+        """Save the verdict, note and own rating."""
+        if self.case is not None:
+            self.query_one(ReviewForm).submit()
+
+    def on_review_form_submitted(self, message: ReviewForm.Submitted) -> None:
+        if self.case is None or self.data is None:
+            return
+        self.dj.save_review(self.data.run.id, self.case.item_id, message.verdict, self, note=message.note,
+                            own_rating=message.own_rating)
+
+    def on_review_saved(self, message: ReviewSaved) -> None:
+        review = message.review
+        data = self.data
+        if data is None or data.run.id != review.run_id:
+            return
+        data.reviews[review.item_id] = review
+        case = next((c for c in data.queue if c.item_id == review.item_id), None)
+        if case is not None:
+            cells = self._row(case)
+            self.queue_table.update_cells([(review.item_id, "review", cells[3])])
+        self._redraw_status()
+        rating = f", own rating {score_text(review.own_rating, 2)}" if review.own_rating is not None else ""
+        self.notify(f"{review.item_id}: {VERDICT_SHORT[review.verdict]}{rating}", title="Review saved", timeout=3)
+
+    def action_next_unreviewed(self) -> None:
+        """Go to the next item of the queue without a review."""
+        data = self.data
+        if data is None:
+            return
+        keys = self.queue_table.row_keys
+        start = keys.index(self.case.item_id) + 1 if self.case is not None and self.case.item_id in keys else 0
+        for key in keys[start:] + keys[:start]:
+            if key not in data.reviews:
+                self.queue_table.move_cursor_to(key)
+                self.queue_table.focus()
+                return
+        self.notify("Every item of the queue is reviewed", timeout=3)
+
+    def action_export(self) -> None:
+        """Write every judged item's label (manual ones marked) and its review to a file."""
+        if self.data is None:
+            return
+        formats = [(key, label, key == "reviews-csv") for key, label in REVIEW_FORMAT_LABELS.items()]
+        self.app.push_screen(ExportDialog(f"Export run {self.data.run.id}'s reviewed labels", formats, Path.cwd()),
+                             self._export_chosen)
+
+    def _export_chosen(self, choice: ExportChoice | None) -> None:
+        if choice is not None and self.data is not None:
+            self.dj.export_reviews(self.data.run.id, choice.folder, choice.formats, self.dj.workspace.dataset, self)
+
+    def on_files_exported(self, message: FilesExported) -> None:
+        paths = "\n".join(str(p) for p in message.paths)
+        self.notify(f"Wrote {message.what}:\n{paths}", title="Exported", timeout=8)

@@ -1,0 +1,359 @@
+"""Set up a judge run and follow it: judges, template, aspect or KPI, personas, few-shot, mode, items.
+
+Starting validates the settings on a worker (core/judging.plan_run) and asks
+the run store for an unfinished run made with exactly these settings; such a
+run is offered for resume. The run itself is the app's: its judgments stream
+into the Scores screen while this screen shows the progress; Esc cancels it,
+and what was stored stays, ready to resume.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.widgets import Button, Footer, Header, Input, Label, Select, SelectionList, Static
+
+from ..run_control import JudgeChoices, RunPlanned, RunRequest, gguf_judge
+from ..state import Change, WorkspaceChange
+from ..widgets.path_suggester import PathSuggester
+from ..widgets.run_progress import RunProgress
+from .base import WorkspaceScreen
+from .dialogs import FRESH, RESUME, ResumeDialog
+
+if TYPE_CHECKING:
+    from dialjudge.core.config import JudgeConfig
+    from dialjudge.core.judges.templates import Template
+
+FEWSHOT_METHODS = ("none", "random", "bm25-context", "bm25-response", "bm25-both")
+#: The subset choice that lets the plan decide: every item, or a KPI template's own items.
+DEFAULT_SUBSET = "(default)"
+NO_TARGET = ""
+
+
+class RunScreen(WorkspaceScreen):
+    CSS_PATH = "run.tcss"
+    AUTO_FOCUS = "#run-judges"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+r", "start", "Start run", tooltip="Check the settings and start (or resume) the run"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._extra_judges: dict[str, JudgeConfig] = {}
+        self._template: Template | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal(id="run-body"):
+            # The form scrolls with the focused field; the container itself takes no focus.
+            with VerticalScroll(id="run-form", can_focus=False):
+                yield Label("Judges", classes="pane-title")
+                yield SelectionList[str](id="run-judges", compact=True)
+                with Horizontal(classes="field-row"):
+                    yield Label("Local model", classes="field-label")
+                    yield Input(placeholder="path/to/model.gguf, Enter adds it as a judge", id="run-gguf",
+                                suggester=PathSuggester(), compact=True)
+                with Horizontal(classes="field-row"):
+                    yield Label("Template", classes="field-label")
+                    yield Select[str]([], prompt="template", allow_blank=True, id="run-template", compact=True)
+                with Horizontal(classes="field-row"):
+                    yield Label("Aspect", classes="field-label", id="run-target-label")
+                    yield Select[str]([], prompt="aspect", allow_blank=True, id="run-target", compact=True)
+                with Horizontal(classes="field-row"):
+                    yield Label("Scoring", classes="field-label")
+                    yield Select[str]([], prompt="mode", allow_blank=True, id="run-mode", compact=True)
+                yield Label("Personas (none ticked: no persona; several: one judge column each)",
+                            classes="pane-title")
+                yield SelectionList[str](id="run-personas", compact=True)
+                with Horizontal(classes="field-row"):
+                    yield Label("Few-shot", classes="field-label")
+                    yield Select[str]([(m, m) for m in FEWSHOT_METHODS], value="none", allow_blank=False,
+                                      id="run-fewshot", compact=True)
+                    yield Label("k", classes="field-label short")
+                    yield Input("3", type="integer", id="run-fewshot-k", compact=True)
+                with Horizontal(classes="field-row"):
+                    yield Label("Subset", classes="field-label")
+                    yield Select[str]([(DEFAULT_SUBSET, DEFAULT_SUBSET)], value=DEFAULT_SUBSET, allow_blank=False,
+                                      id="run-subset", compact=True)
+                with Horizontal(classes="field-row"):
+                    yield Label("Limit", classes="field-label")
+                    yield Input(placeholder="all items", type="integer", id="run-limit", compact=True)
+                    yield Label("Repeats", classes="field-label short")
+                    yield Input("1", type="integer", id="run-repeats", compact=True)
+                yield Button("Start run (ctrl+r)", id="run-start", variant="primary")
+            with Vertical(id="run-side"):
+                yield Label("What will run", classes="pane-title")
+                yield Static(id="run-plan")
+                yield Label("Progress", classes="pane-title")
+                yield RunProgress(id="run-progress")
+                yield Label("Template", classes="pane-title")
+                yield Static(id="run-template-info")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.dj.judge_choices_changed.subscribe(self, self._choices_changed)
+        self._fill_judges()
+        if self.dj.judge_choices is None:
+            self.dj.reload_judge_choices()
+        else:
+            self._choices_changed(self.dj.judge_choices)
+
+    # -- following the app -----------------------------------------------------------------
+
+    def workspace_changed(self, change: WorkspaceChange) -> None:
+        if change.kind is Change.DATASET:
+            self._fill_subsets()
+        if change.kind in (Change.RUN, Change.JUDGES, Change.DATASET):
+            self._show_progress()
+        if change.kind in (Change.DATASET, Change.SELECTION):
+            self._redraw_plan()
+
+    def _show_progress(self) -> None:
+        self.query_one(RunProgress).show(self.dj.run_state, show_timings=self.dj.services.show_timings)
+        self.query_one("#run-start", Button).disabled = self.dj.run_active
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "start" and self.dj.run_active:
+            return None  # shown, but disabled while a run is in progress
+        return True
+
+    def _choices_changed(self, choices: JudgeChoices) -> None:
+        select = self.query_one("#run-template", Select)
+        current = select.value if not select.is_blank() else None
+        with self.prevent(Select.Changed):
+            select.set_options([(name, name) for name in sorted(choices.templates)])
+            wanted = current if current in choices.templates else (
+                "likert-1to5" if "likert-1to5" in choices.templates else next(iter(sorted(choices.templates)), None))
+            if wanted is not None:
+                select.value = wanted
+        personas = self.query_one("#run-personas", SelectionList)
+        ticked = set(personas.selected)
+        personas.clear_options()
+        for name, persona in choices.personas.items():
+            personas.add_option((f"{name}  [dim]{persona.description}[/dim]", name, name in ticked))
+        if choices.personas:
+            personas.highlighted = 0
+        self._template_chosen()
+
+    def _fill_judges(self) -> None:
+        judges = self.query_one("#run-judges", SelectionList)
+        ticked = set(judges.selected)
+        judges.clear_options()
+        configured = self.dj.services.judges()
+        for index, judge in enumerate([*configured, *self._extra_judges.values()]):
+            initially = judge.name in ticked if ticked else index == 0
+            judges.add_option((_judge_label(judge), judge.name, initially))
+        judges.highlighted = 0
+
+    def _fill_subsets(self) -> None:
+        select = self.query_one("#run-subset", Select)
+        specs = [DEFAULT_SUBSET, *(s.spec for s in self.dj.workspace.subsets())]
+        current = select.value
+        with self.prevent(Select.Changed):
+            select.set_options([(spec, spec) for spec in specs])
+            select.value = current if current in specs else DEFAULT_SUBSET
+
+    # -- the form --------------------------------------------------------------------------
+
+    def on_select_changed(self, event: Select.Changed) -> None:
+        if event.select.id == "run-template":
+            self._template_chosen()
+        else:
+            self._redraw_plan()
+
+    def on_selection_list_selected_changed(self, event: SelectionList.SelectedChanged) -> None:
+        self._redraw_plan()
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        if event.input.id != "run-gguf":
+            self._redraw_plan()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        if event.input.id == "run-gguf":
+            self._add_gguf(event.value)
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "run-start":
+            self.action_start()
+
+    def _add_gguf(self, path: str) -> None:
+        from dialjudge.core.errors import DialjudgeError
+
+        if not path.strip():
+            return
+        taken = {j.name for j in self.dj.services.judges()} | set(self._extra_judges)
+        try:
+            judge = gguf_judge(path.strip(), taken)
+        except DialjudgeError as exc:
+            self.notify(str(exc), severity="warning")
+            return
+        self._extra_judges[judge.name] = judge
+        judges = self.query_one("#run-judges", SelectionList)
+        judges.add_option((_judge_label(judge), judge.name, True))
+        self.query_one("#run-gguf", Input).value = ""
+        self.notify(f"Added judge {judge.name} ({judge.model_path}); the model loads when the run starts",
+                    timeout=5)
+
+    def _template_chosen(self) -> None:
+        choices = self.dj.judge_choices
+        select = self.query_one("#run-template", Select)
+        template = None if choices is None or select.is_blank() else choices.templates.get(str(select.value))
+        self._template = template
+        target = self.query_one("#run-target", Select)
+        label = self.query_one("#run-target-label", Label)
+        mode = self.query_one("#run-mode", Select)
+        with self.prevent(Select.Changed):
+            if template is None:
+                target.set_options([])
+                mode.set_options([])
+            else:
+                names, kind = (list(template.kpis), "KPI") if template.kpis else (list(template.aspects), "Aspect")
+                label.update(kind)
+                target.set_options([(n, n) for n in names])
+                if names:
+                    quality = self.dj.workspace.quality
+                    resolved = (template.resolve_kpi(quality) if template.kpis else template.resolve_aspect(quality))
+                    target.value = resolved if resolved in names else names[0]
+                modes = [m.value for m in template.output.modes]
+                mode.set_options([(m, m) for m in modes])
+                mode.value = modes[0]
+            accepts = template is not None and template.accepts_examples
+            fewshot = self.query_one("#run-fewshot", Select)
+            fewshot.disabled = not accepts
+            self.query_one("#run-fewshot-k", Input).disabled = not accepts
+            if not accepts:
+                fewshot.value = "none"
+        shipped = choices is not None and template is not None and template.name in choices.shipped
+        self.query_one("#run-template-info", Static).update(template_text(template, shipped=shipped))
+        self._redraw_plan()
+
+    def _value(self, select_id: str) -> str | None:
+        select = self.query_one(select_id, Select)
+        return None if select.is_blank() else str(select.value)
+
+    def build_request(self) -> RunRequest:
+        """The form as a request; ValueError names the field that is wrong."""
+        template = self._value("#run-template")
+        if template is None or self._template is None:
+            raise ValueError("choose a template")
+        judges = tuple(self.query_one("#run-judges", SelectionList).selected)
+        if not judges:
+            raise ValueError("tick at least one judge")
+        target = self._value("#run-target")
+        is_kpi = bool(self._template.kpis)
+        method = self._value("#run-fewshot") or "none"
+        fewshot = "none" if method == "none" else f"{method}:{_integer(self, '#run-fewshot-k', 'few-shot k', 1)}"
+        subset = self._value("#run-subset")
+        limit_text = self.query_one("#run-limit", Input).value.strip()
+        return RunRequest(
+            template=template, judges=judges, mode=self._value("#run-mode") or "generate",
+            aspect=None if is_kpi else target, kpi=target if is_kpi else None,
+            personas=tuple(self.query_one("#run-personas", SelectionList).selected), fewshot=fewshot,
+            subset=None if subset in (None, DEFAULT_SUBSET) else subset,
+            limit=_integer(self, "#run-limit", "limit", 1) if limit_text else None,
+            repeats=_integer(self, "#run-repeats", "repeats", 1),
+            extra_judges=tuple(j for name, j in self._extra_judges.items() if name in judges),
+        )
+
+    def _redraw_plan(self) -> None:
+        self.query_one("#run-plan", Static).update(self._plan_text())
+
+    def _plan_text(self) -> Text:
+        from dialjudge.core.judging import infer_quality
+        from dialjudge.core.subsets import parse_subset
+
+        dataset = self.dj.workspace.dataset
+        if dataset is None:
+            return Text("Opening the dataset…", style="dim")
+        try:
+            request = self.build_request()
+        except ValueError as exc:
+            return Text(f"Not ready: {exc}.", style="yellow")
+        subset = request.subset or (f"tag:kpi:{request.kpi}" if request.kpi and f"kpi:{request.kpi}" in dataset.tags
+                                    else "all")
+        items = sum(1 for ex in dataset.examples if parse_subset(subset)(ex))
+        if request.limit is not None:
+            items = min(items, request.limit)
+        variants = len(request.judges) * max(1, len(request.personas))
+        total = items * variants * request.repeats
+        quality = infer_quality(dataset, aspect=request.aspect, kpi=request.kpi)
+        text = Text()
+        text.append(f"{items} items", style="bold")
+        text.append(f" of {dataset.name} (subset {subset})")
+        text.append(f" × {variants} judge column{'s' if variants != 1 else ''}")
+        text.append(f" × {request.repeats} repeat{'s' if request.repeats != 1 else ''}")
+        text.append(f" = {total} judgments\n", style="bold")
+        columns = [f"{j}@{p}" if p else j for j in request.judges for p in (request.personas or (None,))]
+        shown = ", ".join(columns[:6]) + (f" and {len(columns) - 6} more" if len(columns) > 6 else "")
+        text.append(f"Judge columns: {shown}\n")
+        text.append(f"{request.template} · {request.mode} · "
+                    f"{'KPI ' + request.kpi if request.kpi else 'aspect ' + (request.aspect or '–')} · "
+                    f"few-shot {request.fewshot}\n")
+        text.append(f"Compared with the human ratings of {quality or '–'}", style="dim")
+        return text
+
+    # -- starting --------------------------------------------------------------------------
+
+    def action_start(self) -> None:
+        """Check the settings and start (or resume) the run."""
+        dataset = self.dj.workspace.dataset
+        if dataset is None:
+            self.notify("The dataset is still opening", severity="warning")
+            return
+        if self.dj.run_active:
+            self.notify("A run is in progress; Esc cancels it", severity="warning")
+            return
+        try:
+            request = self.build_request()
+        except ValueError as exc:
+            self.notify(str(exc).capitalize(), title="Cannot start yet", severity="warning")
+            return
+        self.dj.plan_judge_run(request, dataset, self)
+
+    def on_run_planned(self, message: RunPlanned) -> None:
+        record = message.resumable
+        if record is None:
+            self.dj.start_planned_run(message.plan)
+            return
+
+        def answered(choice: str | None) -> None:
+            if choice == RESUME:
+                self.dj.start_planned_run(message.plan, resume_run=record.id)
+            elif choice == FRESH:
+                self.dj.start_planned_run(message.plan)
+
+        self.app.push_screen(ResumeDialog(record), answered)
+
+
+def _integer(screen: RunScreen, input_id: str, what: str, minimum: int) -> int:
+    text = screen.query_one(input_id, Input).value.strip()
+    try:
+        value = int(text)
+    except ValueError:
+        raise ValueError(f"{what} must be a whole number, not {text!r}") from None
+    if value < minimum:
+        raise ValueError(f"{what} must be at least {minimum}")
+    return value
+
+
+def _judge_label(judge: "JudgeConfig") -> str:
+    where = judge.model_path or judge.base_url or judge.model or ""
+    return f"{judge.name}  [dim]{judge.backend}{' · ' + where if where else ''}[/dim]"
+
+
+def template_text(template: "Template | None", *, shipped: bool) -> Text:
+    """A template's description, scale, modes and where it comes from."""
+    if template is None:
+        return Text("Reading the templates…", style="dim")
+    text = Text(template.name, style="bold")
+    text.append(f"\n{template.description}\n", style="")
+    output = template.output
+    text.append(f"output {output.kind.value} {output.min:g}-{output.max:g}; modes "
+                f"{', '.join(m.value for m in output.modes)}; "
+                f"{'takes' if template.accepts_examples else 'no'} few-shot examples\n", style="dim")
+    text.append("shipped with dialjudge" if shipped else f"from {template.source}", style="dim")
+    return text

@@ -1,0 +1,229 @@
+"""Every stored run: its settings, a comparison of two runs, and exports of a run's tables and judgments."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.widgets import Footer, Header, Static, TabbedContent, TabPane
+
+from ..review_control import FilesExported, RunsCompared, RunsListed
+from ..run_export import FORMAT_LABELS
+from ..state import Change, WorkspaceChange
+from ..widgets.comparison_view import render_comparison
+from ..widgets.virtual_table import Cell, Column, VirtualTable
+from .base import WorkspaceScreen
+from .dialogs import ExportChoice, ExportDialog
+
+if TYPE_CHECKING:
+    from dialjudge.core.judges.store import RunRecord
+
+STATUS_STYLES = {"finished": "green", "running": "cyan", "cancelled": "yellow", "failed": "red"}
+MARKS = ("A", "B")
+
+
+def run_details(record: "RunRecord") -> RenderableType:
+    """A run's settings, as ``dialjudge runs show`` prints them."""
+    from dialjudge.core.judges.runs import RunConfig
+    from dialjudge.core.judges.types import ScoringMode
+
+    config = RunConfig.from_dict(record.config)
+    table = Table(box=None, padding=(0, 1), show_header=False, show_edge=False)
+    table.add_column(style="bold", no_wrap=True)
+    table.add_column()
+    mode = config.mode.value + (f" (top-{config.top_k})" if config.mode is ScoringMode.LOGPROB and config.top_k else "")
+    rows = [
+        ("status", Text(record.status, style=STATUS_STYLES.get(record.status, ""))),
+        ("created", record.created[:19].replace("T", " ")),
+        ("dataset", f"{config.dataset} (subset {config.subset}"
+                    + (f", first {config.limit}" if config.limit else "") + ")"),
+        ("template", config.template),
+        ("mode", mode),
+        ("aspect / KPI / quality", f"{config.aspect or '–'} / {config.kpi or '–'} / {config.quality or '–'}"),
+        ("judge columns", ", ".join(v.label for v in config.variants())),
+        ("few-shot", config.fewshot.spec),
+        ("repeats", str(config.repeats)),
+        ("judgments", f"{record.judgments} of {record.total} ({record.failures} not scored)"),
+        ("fingerprint", record.fingerprint),
+    ]
+    if record.error:
+        rows.append(("error", Text(record.error, style="red")))
+    for key, value in rows:
+        table.add_row(key, value)
+    title = Text(f"Run {record.id}" + (f" — {record.name}" if record.name else ""), style="bold")
+    return Group(title, table, Text("\nTemplate", style="bold"), Text(config.template_text))
+
+
+class RunsScreen(WorkspaceScreen):
+    CSS_PATH = "runs.tcss"
+    AUTO_FOCUS = "#runs-table"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("space", "mark", "Mark", tooltip="Mark the run for comparison (two at most)"),
+        Binding("c", "compare", "Compare", tooltip="Compare the two marked runs (or the marked and highlighted)"),
+        Binding("x", "export", "Export…", tooltip="Write the run's agreement tables and judgments to files"),
+        Binding("a", "show_in_scores", "Add to Scores", tooltip="Show the run's judges on the Scores screen"),
+        Binding("g", "reload", "Reload runs"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.runs: dict[int, RunRecord] = {}
+        self.marked: list[int] = []
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static(id="runs-status")
+        yield VirtualTable(id="runs-table", empty_text="No runs yet: start one on the Run screen (j)")
+        with TabbedContent(id="runs-tabs", initial="runs-details-tab"):
+            with TabPane("Details", id="runs-details-tab"):
+                with VerticalScroll(classes="runs-pane"):
+                    yield Static(Text("Highlight a run to see its settings.", style="dim"), id="runs-details")
+            with TabPane("Comparison", id="runs-comparison-tab"):
+                with VerticalScroll(classes="runs-pane"):
+                    yield Static(Text("Mark two runs (space) and compare them (c).", style="dim"),
+                                 id="runs-comparison")
+        yield Footer()
+
+    @property
+    def table(self) -> VirtualTable:
+        return self.query_one("#runs-table", VirtualTable)
+
+    @property
+    def highlighted(self) -> int | None:
+        key = self.table.cursor_key
+        return int(key) if key is not None else None  # type: ignore[call-overload]
+
+    # -- the list --------------------------------------------------------------------------
+
+    def workspace_changed(self, change: WorkspaceChange) -> None:
+        if change.kind is Change.DATASET or (change.kind is Change.RUN and not self.dj.run_active):
+            self.action_reload()
+
+    def action_reload(self) -> None:
+        """Read the runs again."""
+        self.dj.list_stored_runs(self)
+
+    def on_runs_listed(self, message: RunsListed) -> None:
+        self.runs = {r.id: r for r in message.runs}
+        self.marked = [m for m in self.marked if m in self.runs]
+        table = self.table
+        if not table.columns:
+            table.set_columns([
+                Column("mark", "", width=1), Column("id", "id", align="right", width=4),
+                Column("created", "created", width=16), Column("status", "status", width=9),
+                Column("dataset", "dataset", max_width=20), Column("template", "template", max_width=20),
+                Column("target", "aspect/KPI", max_width=18), Column("mode", "mode", width=8),
+                Column("judges", "judges", max_width=24), Column("done", "judged", align="right", width=9),
+                Column("failed", "failed", align="right", width=6), Column("name", "name", max_width=20),
+            ])
+        table.set_rows((r.id, self._row(r)) for r in message.runs)
+        self._redraw_status()
+        self._show_details()
+
+    def _row(self, r: "RunRecord") -> list[Cell]:
+        config = r.config
+        mark = MARKS[self.marked.index(r.id)] if r.id in self.marked else ""
+        judges = ",".join(j.get("name", "?") for j in config.get("judges", []))
+        target = config.get("kpi") or config.get("aspect") or "–"
+        return [
+            Cell(mark, "bold reverse" if mark else "", mark or None),
+            Cell(str(r.id), "bold", r.id),
+            Cell(r.created[:16].replace("T", " "), "dim", r.created),
+            Cell(r.status, STATUS_STYLES.get(r.status, ""), r.status),
+            Cell.of(str(config.get("dataset", {}).get("name", "?"))),
+            Cell.of(str(config.get("template", {}).get("name", "?"))),
+            Cell.of(str(target)),
+            Cell.of(str(config.get("mode", "?"))),
+            Cell.of(judges),
+            Cell(f"{r.judgments}/{r.total}", "", r.judgments),
+            Cell(str(r.failures), "red" if r.failures else "dim", r.failures),
+            Cell.of(r.name or ""),
+        ]
+
+    def _redraw_status(self) -> None:
+        text = Text(f"{len(self.runs)} runs", style="bold")
+        if self.marked:
+            text.append(" · marked " + ", ".join(f"{MARKS[i]} = run {m}" for i, m in enumerate(self.marked)))
+        text.append(" · space marks, c compares, x exports, a adds a run's judges to the Scores screen",
+                    style="dim")
+        self.query_one("#runs-status", Static).update(text)
+
+    def on_virtual_table_row_highlighted(self, event: VirtualTable.RowHighlighted) -> None:
+        self._show_details()
+
+    def on_virtual_table_row_selected(self, event: VirtualTable.RowSelected) -> None:
+        self.action_show_in_scores()
+
+    def _show_details(self) -> None:
+        run_id = self.highlighted
+        details = self.query_one("#runs-details", Static)
+        if run_id is None or run_id not in self.runs:
+            details.update(Text("No run yet.", style="dim"))
+            return
+        details.update(run_details(self.runs[run_id]))
+
+    # -- actions ---------------------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("mark", "export", "show_in_scores"):
+            return True if self.runs else None
+        if action == "compare":
+            return True if len(self.runs) >= 2 else None
+        return True
+
+    def action_mark(self) -> None:
+        """Mark the highlighted run for comparison (again: unmark it)."""
+        run_id = self.highlighted
+        if run_id is None:
+            return
+        if run_id in self.marked:
+            self.marked.remove(run_id)
+        else:
+            self.marked = [*self.marked, run_id][-len(MARKS):]
+        self.table.update_cells((r, "mark", self._row(self.runs[r])[0]) for r in self.runs)
+        self._redraw_status()
+
+    def action_compare(self) -> None:
+        """Compare the marked runs: correlation deltas and the prompt diff."""
+        pair = list(self.marked)
+        if len(pair) == 1 and self.highlighted is not None and self.highlighted != pair[0]:
+            pair.append(self.highlighted)
+        if len(pair) != 2:
+            self.notify("Mark two runs with space (or one, and highlight the other)", severity="warning")
+            return
+        a, b = sorted(pair)
+        self.query_one("#runs-comparison", Static).update(Text(f"Comparing run {a} with run {b}…", style="dim"))
+        self.query_one(TabbedContent).active = "runs-comparison-tab"
+        self.dj.compare_stored_runs(a, b, self.dj.workspace.dataset, self)
+
+    def on_runs_compared(self, message: RunsCompared) -> None:
+        self.query_one("#runs-comparison", Static).update(render_comparison(message.comparison))
+
+    def action_export(self) -> None:
+        """Write the highlighted run's agreement tables and judgments to a folder."""
+        run_id = self.highlighted
+        if run_id is None:
+            return
+        formats = [(key, label, True) for key, label in FORMAT_LABELS.items()]
+        self.app.push_screen(ExportDialog(f"Export run {run_id}", formats, Path.cwd()),
+                             lambda choice: self._export_chosen(run_id, choice))
+
+    def _export_chosen(self, run_id: int, choice: ExportChoice | None) -> None:
+        if choice is not None:
+            self.dj.export_stored_run(run_id, choice.folder, choice.formats, self.dj.workspace.dataset, self)
+
+    def on_files_exported(self, message: FilesExported) -> None:
+        paths = "\n".join(str(p) for p in message.paths)
+        self.notify(f"Wrote {message.what}:\n{paths}", title="Exported", timeout=8)
+
+    def action_show_in_scores(self) -> None:
+        """Show the highlighted run's judges on the Scores screen."""
+        run_id = self.highlighted
+        if run_id is not None:
+            self.dj.show_stored_run(run_id)

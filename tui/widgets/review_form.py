@@ -1,0 +1,125 @@
+"""The reviewer's verdict on one item: judge wrong, human label doubtful, or fine; a note; an own rating."""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.validation import Function
+from textual.widgets import Button, Input, Label, RadioButton, RadioSet
+
+if TYPE_CHECKING:
+    from dialjudge.core.judges.store import Review
+
+#: The store's verdicts with what the form calls them, in key order (1, 2, 3).
+VERDICTS: tuple[tuple[str, str], ...] = (
+    ("judge-wrong", "Judge wrong"),
+    ("human-doubtful", "Human label doubtful"),
+    ("fine", "Fine"),
+)
+#: The radio buttons' short names (the form is narrow); the keys' descriptions use the long ones.
+SHORT_LABELS = {"judge-wrong": "Judge wrong", "human-doubtful": "Human doubtful", "fine": "Fine"}
+
+
+class ReviewForm(Vertical):
+    """Posts :class:`ReviewForm.Submitted` when saved; :meth:`load` shows an item's stored review."""
+
+    class Submitted(Message):
+        def __init__(self, verdict: str, note: str, own_rating: float | None) -> None:
+            super().__init__()
+            self.verdict = verdict
+            self.note = note
+            self.own_rating = own_rating
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self.low: float | None = None
+        self.high: float | None = None
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="review-verdict-row"):
+            with RadioSet(id="review-verdict", compact=True):
+                for index, (verdict, label) in enumerate(VERDICTS, start=1):
+                    yield RadioButton(f"{index} {SHORT_LABELS[verdict]}", id=f"verdict-{verdict}", compact=True)
+        with Horizontal(classes="review-fields"):
+            yield Label("Note", classes="field-label")
+            yield Input(placeholder="why (optional)", id="review-note", compact=True)
+        with Horizontal(classes="review-fields"):
+            yield Label("Own rating", classes="field-label")
+            yield Input(placeholder="on the quality's scale", id="review-rating", compact=True,
+                        validators=[Function(self._valid_rating, "a number on the quality's scale")])
+            yield Button("Save review", id="review-save", variant="primary", compact=True)
+
+    # -- the values --------------------------------------------------------------------------
+
+    def set_scale(self, low: float | None, high: float | None) -> None:
+        self.low, self.high = low, high
+        rating = self.query_one("#review-rating", Input)
+        rating.placeholder = f"{low:g}-{high:g} (optional)" if low is not None and high is not None else "optional"
+
+    def _valid_rating(self, text: str) -> bool:
+        try:
+            self.parse_rating(text)
+        except ValueError:
+            return False
+        return True
+
+    def parse_rating(self, text: str) -> float | None:
+        """The own rating typed in (None when empty); ValueError when it is no number on the scale."""
+        if not text.strip():
+            return None
+        value = float(text)
+        if not math.isfinite(value):
+            raise ValueError(f"{text.strip()!r} is not a rating")
+        if self.low is not None and self.high is not None and not self.low <= value <= self.high:
+            raise ValueError(f"{value:g} is outside the scale {self.low:g}-{self.high:g}")
+        return value
+
+    @property
+    def verdict(self) -> str | None:
+        pressed = self.query_one(RadioSet).pressed_button
+        return None if pressed is None or pressed.id is None else pressed.id.removeprefix("verdict-")
+
+    def set_verdict(self, verdict: str) -> None:
+        self.query_one(f"#verdict-{verdict}", RadioButton).value = True
+
+    def load(self, review: "Review | None") -> None:
+        """Show a stored review, or a blank form."""
+        with self.prevent(RadioSet.Changed):
+            for verdict, _ in VERDICTS:
+                self.query_one(f"#verdict-{verdict}", RadioButton).value = (
+                    review is not None and review.verdict == verdict)
+        self.query_one("#review-note", Input).value = review.note if review else ""
+        rating = review.own_rating if review else None
+        self.query_one("#review-rating", Input).value = "" if rating is None else f"{rating:g}"
+
+    # -- saving ------------------------------------------------------------------------------
+
+    def submit(self, verdict: str | None = None) -> bool:
+        """Post the form (with ``verdict`` chosen first, when given); False when it is incomplete."""
+        if verdict is not None:
+            self.set_verdict(verdict)
+        chosen = verdict or self.verdict
+        if chosen is None:
+            self.app.notify("Choose a verdict first: 1 judge wrong, 2 human label doubtful, 3 fine",
+                            severity="warning")
+            return False
+        try:
+            rating = self.parse_rating(self.query_one("#review-rating", Input).value)
+        except ValueError as exc:
+            self.app.notify(f"Own rating: {exc}", severity="warning")
+            return False
+        self.post_message(self.Submitted(chosen, self.query_one("#review-note", Input).value.strip(), rating))
+        return True
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "review-save":
+            event.stop()
+            self.submit()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.submit()
