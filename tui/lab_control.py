@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Sequence
 
 from textual import work
@@ -138,17 +138,28 @@ def prepare_prompt(setup: PromptSetup, selectors: dict[Any, Any] | None = None) 
     return PreparedPrompt(template, prompt, quality, tuple(ex.id for ex in shots))
 
 
+@dataclass
+class _LabState:
+    """What the lab keeps between previews and trials (shared by its worker threads)."""
+
+    #: Few-shot selectors by (dataset, setting, quality): a BM25 index is built once.
+    selectors: dict[Any, Any] = field(default_factory=dict)
+    #: Open judges by their configuration, reused by the next trial.
+    backends: dict[str, "JudgeBackend"] = field(default_factory=dict)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
 class LabControl:
     """Mixed into the App: the Prompt lab's workers and the judges it keeps open."""
 
     services: "Services"
 
     @property
-    def _lab_cache(self) -> dict[str, Any]:
-        cache = self.__dict__.get("_lab_state")
-        if cache is None:
-            cache = self.__dict__["_lab_state"] = {"selectors": {}, "backends": {}, "lock": threading.Lock()}
-        return cache
+    def _lab_cache(self) -> "_LabState":
+        state = self.__dict__.get("_lab_state")
+        if state is None:
+            state = self.__dict__["_lab_state"] = _LabState()
+        return state
 
     # -- the preview -----------------------------------------------------------------------
 
@@ -160,7 +171,7 @@ class LabControl:
     @work(thread=True, exclusive=True, group=PREVIEW_GROUP, exit_on_error=False, description="Rendering the prompt")
     def _render_lab_preview(self, setup: PromptSetup, reply_to: MessagePump) -> None:
         try:
-            prepared, error = prepare_prompt(setup, self._lab_cache["selectors"]), None
+            prepared, error = prepare_prompt(setup, self._lab_cache.selectors), None
         except (TemplateError, ConfigError) as exc:
             prepared, error = None, exc
         if not get_current_worker().is_cancelled:
@@ -181,7 +192,7 @@ class LabControl:
         from dialjudge.core.judges.types import JudgeRequest
 
         try:
-            prepared = prepare_prompt(setup, self._lab_cache["selectors"])
+            prepared = prepare_prompt(setup, self._lab_cache.selectors)
             if mode not in prepared.template.output.modes:
                 offered = ", ".join(m.value for m in prepared.template.output.modes)
                 raise ConfigError(f"template {prepared.template.name!r} does not support {mode.value} scoring "
@@ -204,18 +215,18 @@ class LabControl:
 
         state = self._lab_cache
         key = repr(sorted(judge_config_to_dict(judge).items()))
-        with state["lock"]:
-            backend = state["backends"].get(key)
+        with state.lock:
+            backend = state.backends.get(key)
             if backend is None:
-                backend = state["backends"][key] = self.services.make_backend(judge)
+                backend = state.backends[key] = self.services.make_backend(judge)
         return backend
 
     def close_trial_judges(self) -> None:
         """Close the judges the lab opened (a local model's thread and memory)."""
         state = self._lab_cache
-        with state["lock"]:
-            backends = list(state["backends"].values())
-            state["backends"].clear()
+        with state.lock:
+            backends = list(state.backends.values())
+            state.backends.clear()
         if backends:
             closer = threading.Thread(target=lambda: asyncio.run(_close_all(backends)),
                                       name="closing trial judges", daemon=True)

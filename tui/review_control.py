@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from dialjudge.core.judges.store import Review, RunRecord, RunStore
     from dialjudge.core.judges.types import Judgment
     from dialjudge.core.model import Dataset
+    from dialjudge.core.workspace import Workspace
 
     from .review_queue import ReviewCase
     from .run_export import ExportResult
@@ -102,6 +103,7 @@ class ReviewControl:
     """Mixed into the App: the workers of the Review and Runs screens."""
 
     services: "Services"
+    workspace: "Workspace"
 
     def _dataset_for(self, config: "RunConfig", current: "Dataset | None") -> "Dataset":
         """The run's dataset: the open one when it is the same, else read again (on a worker)."""
@@ -234,8 +236,8 @@ class ReviewControl:
                           reply_to: MessagePump) -> Worker:
         """Write a run's agreement tables and judgments; ``reply_to`` receives :class:`FilesExported`."""
         metrics: dict[str, Any] = {}
-        workspace: Any = getattr(self, "workspace", None)
-        if workspace is not None and workspace.dataset is current and current is not None:
+        workspace = self.workspace
+        if current is not None and workspace.dataset is current:
             # The open dataset's metric scores are already computed: they join the run's judges.
             metrics = {name: dict(workspace.scores_of(name)) for name in workspace.metric_names}
         return self._export_stored_run(run_id, Path(folder), tuple(formats), current, metrics, reply_to)
@@ -276,7 +278,7 @@ class ReviewControl:
 
         from .state import Change
 
-        workspace: Any = getattr(self, "workspace")
+        workspace = self.workspace
         if workspace.dataset is None or workspace.dataset.name != message.dataset:
             shown = workspace.dataset.name if workspace.dataset is not None else "no dataset"
             self.notify(f"run {message.run_id} judged {message.dataset}, but {shown} is open; "  # type: ignore[attr-defined]

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from dialjudge.core.judges.templates import Template
     from dialjudge.core.judging import RunPlan
     from dialjudge.core.model import Dataset
+    from dialjudge.core.workspace import Workspace
 
     from .services import Services
 
@@ -107,6 +108,7 @@ class RunControl:
     """Mixed into the App: the judge choices it keeps and the workers of the Run screen."""
 
     services: "Services"
+    workspace: "Workspace"
     judge_choices: JudgeChoices | None = None
 
     @property
@@ -179,8 +181,7 @@ class RunControl:
 
         The Scores screen switches to the quality the run is compared with.
         """
-        workspace: Any = getattr(self, "workspace")
-        if plan.quality is not None and plan.quality in workspace.qualities():
+        if plan.quality is not None and plan.quality in self.workspace.qualities():
             self.choose_view(quality=plan.quality)  # type: ignore[attr-defined]
         options: dict[str, Any] = {"run_id": resume_run} if resume_run is not None else {"resume": False}
         return self.start_run(plan.config, **options)  # type: ignore[attr-defined]

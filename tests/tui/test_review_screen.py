@@ -22,6 +22,7 @@ from dialjudge.tui.screens.dialogs import ExportDialog
 from dialjudge.tui.screens.review import ReviewScreen
 from dialjudge.tui.widgets.item_view import ItemView
 from dialjudge.tui.widgets.judgment_view import JudgmentView
+from dialjudge.tui.widgets.review_form import ReviewForm
 
 
 def human(item_id: str) -> float:
@@ -107,6 +108,7 @@ async def test_a_review_is_stored_with_the_run_and_exported_with_manual_labels(t
 
         await pilot.press("down")
         assert screen.case.item_id == second
+        assert screen.query_one(ReviewForm).verdict is None  # nothing carried over from the first item
         screen.query_one("#review-note", Input).value = "two annotators were lenient"
         screen.query_one("#review-rating", Input).value = "9"  # outside 1-5: refused
         await pilot.press("2")  # the table has focus: marks "human label doubtful"
@@ -141,7 +143,18 @@ async def test_a_review_is_stored_with_the_run_and_exported_with_manual_labels(t
         assert json.loads(lines[0]).keys() == rows[first].keys()
 
         await pilot.press("n")  # the next item without a review
-        assert screen.case.item_id not in (first, second)
+        third = screen.case.item_id
+        assert third not in (first, second)
+        await pilot.press("e")  # a note for an item without a verdict: Enter asks for one first
+        assert app.focused is screen.query_one("#review-note")
+        await pilot.press(*"check", "enter")
+        await settle(pilot)
+        with services.open_store() as store:
+            assert set(store.reviews(run_id)) == {first, second}  # nothing stored for the third
+        await pilot.press("3")  # the note stays in the form; the verdict stores both
+        await settle(pilot)
+        with services.open_store() as store:
+            assert (store.reviews(run_id)[third].verdict, store.reviews(run_id)[third].note) == ("fine", "check")
 
 
 # -- the queue, without the app ------------------------------------------------------------

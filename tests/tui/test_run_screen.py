@@ -149,9 +149,10 @@ async def test_a_typed_model_file_becomes_a_judge(services, tmp_path):
     app = make_app(services=services)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         screen = await open_run_screen(pilot)
-        screen.query_one("#run-gguf").focus()
-        missing = tmp_path / "My Model.Q4.gguf"
-        await pilot.press(*str(missing), "enter")
+        typed = screen.query_one("#run-gguf")
+        typed.focus()
+        typed.value = str(tmp_path / "My Model.Q4.gguf")
+        await pilot.press("enter")
         await pilot.pause()
         judges = screen.query_one("#run-judges", SelectionList)
         assert "my-model-q4" in judges.selected

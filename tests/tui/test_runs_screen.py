@@ -14,7 +14,7 @@ from dialjudge.core.config import JudgeConfig
 from dialjudge.core.evaluation import evaluate, split_subsets
 from dialjudge.core.judges.personas import Persona
 from dialjudge.core.judges.runs import RunConfig
-from dialjudge.core.judges.templates import get_template
+from dialjudge.core.judges.templates import get_template, parse_template
 from dialjudge.core.judges.types import ScoringMode
 from dialjudge.core.judging import run_scores
 from dialjudge.tui.app import make_app
@@ -24,18 +24,25 @@ from dialjudge.tui.screens.runs import RunsScreen
 FAKE = JudgeConfig(name="fake", backend="fake", model="fake-judge")
 
 
-def run_config(dataset, *, persona: Persona | None = None) -> RunConfig:
-    return RunConfig.build(dataset, get_template("likert-1to5"), [FAKE], aspect="overall", quality="overall",
-                           personas=[persona] if persona else [], mode=ScoringMode.GENERATE)
+def run_config(dataset, *, template=None, persona: Persona | None = None) -> RunConfig:
+    return RunConfig.build(dataset, template or get_template("likert-1to5"), [FAKE], aspect="overall",
+                           quality="overall", personas=[persona] if persona else [], mode=ScoringMode.GENERATE)
 
 
-async def two_runs(pilot) -> tuple[int, int]:
-    """A run without persona, then one whose judge speaks as a strict fact-checker."""
+def reworded_template():
+    text = get_template("likert-1to5").text.replace("Rate the response for", "Judge the reply for")
+    return parse_template(text, "edited")
+
+
+async def two_runs(pilot, *, persona: bool = False) -> tuple[int, int]:
+    """The stock template, then the same judge on a reworded one (and, optionally, as a persona)."""
     app = pilot.app
     await settle(pilot)
     ids = []
-    for persona in (None, Persona("strict", "", "Act like a strict fact-checker.")):
-        app.start_run(run_config(app.workspace.dataset, persona=persona))
+    second = {"template": reworded_template(),
+              "persona": Persona("strict", "", "Act like a strict fact-checker.") if persona else None}
+    for options in ({}, second):
+        app.start_run(run_config(app.workspace.dataset, **options))
         await settle(pilot)
         ids.append(app.run_state.run_id)
     return ids[0], ids[1]
@@ -57,7 +64,7 @@ async def test_comparing_two_runs_shows_the_deltas_and_the_prompt_diff(services)
         assert screen.table.row_keys == [second, first]  # newest first
         assert "finished" in screen.table.cell(first, "status").text
         details = static_text(screen.query_one("#runs-details", Static))
-        assert f"Run {second}" in details and "fake@strict" in details
+        assert f"Run {second}" in details and "Judge the reply for {aspect}" in details
 
         await pilot.press("space", "down", "space", "c")
         await settle(pilot)
@@ -66,14 +73,28 @@ async def test_comparing_two_runs_shows_the_deltas_and_the_prompt_diff(services)
             comparison = compare_runs(store, first, second, dataset=app.workspace.dataset,
                                       subsets=split_subsets(app.workspace.dataset, "all"))
         assert f"Run {first} → run {second} on sample" in shown
-        by_row = {}
+        rows = [line.split() for line in shown.splitlines()]
         for d in comparison.deltas:
-            by_row.setdefault((d.evaluator, d.subset), {})[d.coefficient] = d
-        pearson = by_row[("fake@strict", "all")]["pearson"]
-        assert pearson.before is None and pearson.after is not None
-        assert f"{pearson.after:.3f}" in shown
+            if d.evaluator == "fake" and d.coefficient == "pearson":
+                row = next(r for r in rows if r[:3] == ["fake", "overall", d.subset])
+                assert row[3:7] == ["60/60" if d.subset == "all" else "30/30", f"{d.before:.3f}",
+                                    f"{d.after:.3f}", f"{d.change:+.3f}"]
+        assert "-Rate the response for {aspect}: {aspect_definition}" in shown
+        assert "+Judge the reply for {aspect}: {aspect_definition}" in shown
+        assert "template.source" in shown  # a configuration change, listed beside the diff
+
+
+async def test_a_persona_shows_in_the_diff_and_as_another_judge_column(services):
+    app = make_app(services=services)
+    async with app.run_test(size=SIZE) as pilot:
+        first, second = await two_runs(pilot, persona=True)
+        screen = await open_runs(pilot)
+        await pilot.press("space", "c")  # the marked run with the highlighted one... the same: refused
+        await pilot.press("down", "c")
+        await settle(pilot)
+        shown = static_text(screen.query_one("#runs-comparison", Static), width=160)
         assert "+# persona strict" in shown and "+Act like a strict fact-checker." in shown
-        assert "personas" in shown  # the configuration change is listed
+        assert any(line.split()[:1] == ["fake@strict"] for line in shown.splitlines())
 
 
 async def test_export_writes_the_tables_and_the_judgments(services, tmp_path):

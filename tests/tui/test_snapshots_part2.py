@@ -16,9 +16,8 @@ from tui_helpers import SIZE, make_services, settle
 
 from dialjudge.core.config import JudgeConfig
 from dialjudge.core.judges.backends.fake import FakeBackend
-from dialjudge.core.judges.personas import Persona
 from dialjudge.core.judges.runs import RunConfig
-from dialjudge.core.judges.templates import get_template
+from dialjudge.core.judges.templates import get_template, parse_template
 from dialjudge.core.judges.types import ScoringMode
 from dialjudge.tui.app import make_app
 
@@ -50,10 +49,17 @@ def sample_app(tmp_path: Path):
     return make_app(services=make_services(tmp_path, make_backend=fake_judges))
 
 
-def run_config(dataset, judges=("fake",), persona: Persona | None = None) -> RunConfig:
-    return RunConfig.build(dataset, get_template("likert-1to5"), [JudgeConfig(name=j, backend="fake") for j in judges],
-                           aspect="overall", quality="overall", personas=[persona] if persona else [],
-                           mode=ScoringMode.GENERATE)
+def run_config(dataset, judges=("fake",), template=None) -> RunConfig:
+    return RunConfig.build(dataset, template or get_template("likert-1to5"),
+                           [JudgeConfig(name=j, backend="fake") for j in judges],
+                           aspect="overall", quality="overall", mode=ScoringMode.GENERATE)
+
+
+def edited_template():
+    """likert-1to5 with its instruction reworded. It keeps the shipped file's source, whose path
+    (this machine's) would otherwise show among the configuration changes."""
+    stock = get_template("likert-1to5")
+    return parse_template(stock.text.replace("Rate the response for", "Judge the reply for"), stock.source)
 
 
 def test_run_screen_after_a_run(snap_compare, tmp_path: Path):
@@ -120,8 +126,9 @@ def test_review_screen(snap_compare, tmp_path: Path):
 def test_runs_screen_comparing_two_runs(snap_compare, tmp_path: Path):
     async def compare(pilot) -> None:
         await settle(pilot)
-        for persona in (None, Persona("strict", "", "Act like a strict fact-checker.")):
-            pilot.app.start_run(run_config(pilot.app.workspace.dataset, persona=persona))
+        dataset = pilot.app.workspace.dataset
+        for template in (get_template("likert-1to5"), edited_template()):
+            pilot.app.start_run(run_config(dataset, template=template))
             await settle(pilot)
         await pilot.press("u")
         await settle(pilot)

@@ -47,12 +47,13 @@ class PromptLabScreen(WorkspaceScreen):
     #: Not the editor: the screen keys (s, d, j, ...) would type into the template on arrival.
     AUTO_FOCUS = "#lab-preview"
     BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("e", "focus_editor", "Edit template", tooltip="Put the cursor in the template (Tab leaves it)"),
         Binding("ctrl+t", "try_item", "Try on this item", tooltip="Ask the chosen judge about this item now"),
         Binding("ctrl+s", "save_template", "Save template", tooltip="Save to your template folder"),
         Binding("ctrl+n", "step_item(1)", "Next item"),
-        Binding("ctrl+b", "step_item(-1)", "Previous item"),
+        Binding("ctrl+b", "step_item(-1)", "Previous item", show=False),
         Binding("f2", "edit_persona", "Edit persona"),
-        Binding("f3", "new_persona", "New persona"),
+        Binding("f3", "new_persona", "New persona", show=False),
     ]
 
     def __init__(self) -> None:
@@ -256,6 +257,10 @@ class PromptLabScreen(WorkspaceScreen):
         if action is not None:
             action()
 
+    def action_focus_editor(self) -> None:
+        """Put the cursor in the template (Tab leaves it)."""
+        self.editor.focus()
+
     def action_step_item(self, step: int) -> None:
         """Show the next (or previous) item of the current subset."""
         examples = self.dj.workspace.selected_examples()
@@ -321,6 +326,8 @@ class PromptLabScreen(WorkspaceScreen):
             error_box.update(render_template_error(message.error, self.editor.text))
             error_box.add_class("shown")
             preview.mark_stale()
+            # The error box takes rows from the editor: keep the line being typed in view.
+            self.call_after_refresh(self.editor.scroll_cursor_visible)
             return
         error_box.update("")
         error_box.remove_class("shown")

@@ -56,6 +56,7 @@ class ReviewScreen(WorkspaceScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         *(Binding(str(index), f"verdict('{verdict}')", label, tooltip=f"Mark the item: {label.lower()}")
           for index, (verdict, label) in enumerate(VERDICTS, start=1)),
+        Binding("e", "write_note", "Write a note", tooltip="Type a note and an own rating; Enter saves"),
         Binding("ctrl+s", "save_review", "Save review"),
         Binding("n", "next_unreviewed", "Next unreviewed"),
         Binding("x", "export", "Export reviews…"),
@@ -140,14 +141,16 @@ class ReviewScreen(WorkspaceScreen):
         table = self.queue_table
         table.set_columns([Column("item", "item", max_width=28), Column("why", "why", max_width=34),
                            Column("gap", "gap", align="right", width=5),
-                           Column("review", "review", max_width=15)])
+                           Column("review", "review", width=14)])
         data = self.data
         if data is None:
             table.set_rows([])
             self.case = None
+            self.refresh_bindings()
             self._redraw_status()
             self.query_one(JudgmentView).show_message("No run of this dataset yet: start one on the Run screen (j).")
             return
+        self.refresh_bindings()  # export needs a run
         table.set_rows((case.item_id, self._row(case)) for case in data.queue)
         if keep is not None:
             table.move_cursor_to(keep)
@@ -187,6 +190,8 @@ class ReviewScreen(WorkspaceScreen):
     def _show_case(self, item_id: object) -> None:
         data = self.data
         case = next((c for c in data.queue if c.item_id == item_id), None) if data is not None else None
+        if (case is None) != (self.case is None):
+            self.refresh_bindings()  # the verdict keys work only with an item on show
         self.case = case
         form = self.query_one(ReviewForm)
         if data is None or case is None:
@@ -212,7 +217,7 @@ class ReviewScreen(WorkspaceScreen):
     # -- reviewing -------------------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in ("verdict", "save_review", "next_unreviewed"):
+        if action in ("verdict", "save_review", "next_unreviewed", "write_note"):
             return True if self.case is not None else None
         if action == "export":
             return True if self.data is not None else None
@@ -222,6 +227,11 @@ class ReviewScreen(WorkspaceScreen):
         """Mark the item and save the review."""
         if self.case is not None:
             self.query_one(ReviewForm).submit(verdict)
+
+    def action_write_note(self) -> None:
+        """Type a note (and an own rating); Enter saves the review."""
+        if self.case is not None:
+            self.query_one("#review-note").focus()
 
     def action_save_review(self) -> None:
         """Save the verdict, note and own rating."""
@@ -245,6 +255,8 @@ class ReviewScreen(WorkspaceScreen):
             cells = self._row(case)
             self.queue_table.update_cells([(review.item_id, "review", cells[3])])
         self._redraw_status()
+        if self.focused is not None and self.focused.id in ("review-note", "review-rating", "review-save"):
+            self.queue_table.focus()  # back to the queue for the next item
         rating = f", own rating {score_text(review.own_rating, 2)}" if review.own_rating is not None else ""
         self.notify(f"{review.item_id}: {VERDICT_SHORT[review.verdict]}{rating}", title="Review saved", timeout=3)
 

@@ -15,6 +15,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
 from textual.widgets import Button, Footer, Header, Input, Label, Select, SelectionList, Static
 
 from ..run_control import JudgeChoices, RunPlanned, RunRequest, gguf_judge
@@ -134,7 +135,7 @@ class RunScreen(WorkspaceScreen):
         ticked = set(personas.selected)
         personas.clear_options()
         for name, persona in choices.personas.items():
-            personas.add_option((f"{name}  [dim]{persona.description}[/dim]", name, name in ticked))
+            personas.add_option((Content.assemble(name, (f"  {persona.description}", "dim")), name, name in ticked))
         if choices.personas:
             personas.highlighted = 0
         self._template_chosen()
@@ -340,9 +341,10 @@ def _integer(screen: RunScreen, input_id: str, what: str, minimum: int) -> int:
     return value
 
 
-def _judge_label(judge: "JudgeConfig") -> str:
+def _judge_label(judge: "JudgeConfig") -> Content:
+    # Content, not markup: a path or a model name may hold brackets.
     where = judge.model_path or judge.base_url or judge.model or ""
-    return f"{judge.name}  [dim]{judge.backend}{' · ' + where if where else ''}[/dim]"
+    return Content.assemble(judge.name, (f"  {judge.backend}{' · ' + where if where else ''}", "dim"))
 
 
 def template_text(template: "Template | None", *, shipped: bool) -> Text:

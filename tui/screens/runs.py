@@ -123,6 +123,7 @@ class RunsScreen(WorkspaceScreen):
                 Column("failed", "failed", align="right", width=6), Column("name", "name", max_width=20),
             ])
         table.set_rows((r.id, self._row(r)) for r in message.runs)
+        self.refresh_bindings()  # mark, compare and export need runs
         self._redraw_status()
         self._show_details()
 

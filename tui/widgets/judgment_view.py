@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Mapping, Sequence
 
 from rich.console import Group, RenderableType
@@ -18,6 +19,15 @@ if TYPE_CHECKING:
 BAR_WIDTH = 30
 #: Raw outputs longer than this are cut on screen (the store and exports keep them whole).
 RAW_LIMIT = 2000
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+
+
+def plain(text: str) -> str:
+    """Model output as it can be shown: line ends unified, other control characters dropped
+    (a carriage return would send the cursor back and overwrite the line on screen)."""
+    return _CONTROL.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
 
 
 def distribution_bars(distribution: Mapping[str, float], *, width: int = BAR_WIDTH) -> Table:
@@ -56,10 +66,10 @@ def render_judgment(judgment: "Judgment", *, title: str | None = None, human: fl
     if judgment.distribution:
         parts += [Text("answer probabilities", style="underline"), distribution_bars(judgment.distribution)]
     if judgment.reasoning:
-        parts += [Text("reasoning", style="underline"), Text(judgment.reasoning)]
+        parts += [Text("reasoning", style="underline"), Text(plain(judgment.reasoning))]
     if judgment.relevancy:
-        parts += [Text("relevancy", style="underline"), Text(judgment.relevancy)]
-    raw = judgment.raw_output
+        parts += [Text("relevancy", style="underline"), Text(plain(judgment.relevancy))]
+    raw = plain(judgment.raw_output)
     parts.append(Text("raw output", style="underline"))
     if raw.strip():
         shown = raw if len(raw) <= RAW_LIMIT else raw[:RAW_LIMIT] + f"… ({len(raw) - RAW_LIMIT} more characters)"

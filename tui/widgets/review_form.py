@@ -8,8 +8,9 @@ from typing import TYPE_CHECKING
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
+from textual.reactive import reactive
 from textual.validation import Function
-from textual.widgets import Button, Input, Label, RadioButton, RadioSet
+from textual.widgets import Button, Input, Label
 
 if TYPE_CHECKING:
     from dialjudge.core.judges.store import Review
@@ -22,6 +23,31 @@ VERDICTS: tuple[tuple[str, str], ...] = (
 )
 #: The radio buttons' short names (the form is narrow); the keys' descriptions use the long ones.
 SHORT_LABELS = {"judge-wrong": "Judge wrong", "human-doubtful": "Human doubtful", "fine": "Fine"}
+
+
+class VerdictPicker(Horizontal):
+    """Three buttons, at most one chosen; unlike a RadioSet it can show "no verdict yet"."""
+
+    verdict: reactive[str | None] = reactive(None)
+
+    class Picked(Message):
+        def __init__(self, verdict: str) -> None:
+            super().__init__()
+            self.verdict = verdict
+
+    def compose(self) -> ComposeResult:
+        for index, (verdict, _) in enumerate(VERDICTS, start=1):
+            yield Button(f"{index} {SHORT_LABELS[verdict]}", id=f"verdict-{verdict}", classes="verdict",
+                         compact=True)
+
+    def watch_verdict(self, verdict: str | None) -> None:
+        for button in self.query(Button):
+            button.set_class(button.id == f"verdict-{verdict}", "-chosen")
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        if event.button.id is not None:
+            self.post_message(self.Picked(event.button.id.removeprefix("verdict-")))
 
 
 class ReviewForm(Vertical):
@@ -40,10 +66,7 @@ class ReviewForm(Vertical):
         self.high: float | None = None
 
     def compose(self) -> ComposeResult:
-        with Horizontal(id="review-verdict-row"):
-            with RadioSet(id="review-verdict", compact=True):
-                for index, (verdict, label) in enumerate(VERDICTS, start=1):
-                    yield RadioButton(f"{index} {SHORT_LABELS[verdict]}", id=f"verdict-{verdict}", compact=True)
+        yield VerdictPicker(id="review-verdict")
         with Horizontal(classes="review-fields"):
             yield Label("Note", classes="field-label")
             yield Input(placeholder="why (optional)", id="review-note", compact=True)
@@ -80,18 +103,14 @@ class ReviewForm(Vertical):
 
     @property
     def verdict(self) -> str | None:
-        pressed = self.query_one(RadioSet).pressed_button
-        return None if pressed is None or pressed.id is None else pressed.id.removeprefix("verdict-")
+        return self.query_one(VerdictPicker).verdict
 
-    def set_verdict(self, verdict: str) -> None:
-        self.query_one(f"#verdict-{verdict}", RadioButton).value = True
+    def set_verdict(self, verdict: str | None) -> None:
+        self.query_one(VerdictPicker).verdict = verdict
 
     def load(self, review: "Review | None") -> None:
         """Show a stored review, or a blank form."""
-        with self.prevent(RadioSet.Changed):
-            for verdict, _ in VERDICTS:
-                self.query_one(f"#verdict-{verdict}", RadioButton).value = (
-                    review is not None and review.verdict == verdict)
+        self.set_verdict(review.verdict if review is not None else None)
         self.query_one("#review-note", Input).value = review.note if review else ""
         rating = review.own_rating if review else None
         self.query_one("#review-rating", Input).value = "" if rating is None else f"{rating:g}"
@@ -106,6 +125,8 @@ class ReviewForm(Vertical):
         if chosen is None:
             self.app.notify("Choose a verdict first: 1 judge wrong, 2 human label doubtful, 3 fine",
                             severity="warning")
+            # Off the text field, so that the digit keys choose rather than type.
+            self.query_one(VerdictPicker).query(Button).first().focus()
             return False
         try:
             rating = self.parse_rating(self.query_one("#review-rating", Input).value)
@@ -119,6 +140,10 @@ class ReviewForm(Vertical):
         if event.button.id == "review-save":
             event.stop()
             self.submit()
+
+    def on_verdict_picker_picked(self, event: VerdictPicker.Picked) -> None:
+        event.stop()
+        self.submit(event.verdict)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
