@@ -9,6 +9,7 @@ from typing import Any
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
+from dialjudge.core.adversarial.builder import CONTRADICTS
 from dialjudge.core.config import load_config
 from dialjudge.core.evaluation import evaluate, split_subsets
 from dialjudge.core.judges.events import JudgmentScored, RunProgress, RunStarted
@@ -79,7 +80,10 @@ def run(args: argparse.Namespace) -> int:
     emit(report, args, title=f"Judges and metrics vs humans — {dataset.name}", dataset=dataset)
 
     scale = dataset.qualities.get(plan.quality) if plan.quality else None
-    if is_label_quality(scale) and args.format == "table" and args.output is None:
+    # A judge's label means "good reply"; an adversarial set's label means "contradicts the facts".
+    # Agreement between the two is meaningless: the discernment table above is what measures it.
+    if (is_label_quality(scale) and plan.quality != CONTRADICTS and args.format == "table"
+            and args.output is None):
         _print_label_agreement(store, summary.run_id, dataset, plan.quality)
     if plan.config.repeats > 1 and args.format == "table" and args.output is None:
         _print_stability(store, summary.run_id, dataset, plan.quality, binary=is_label_quality(scale))

@@ -117,6 +117,9 @@ def evaluate(dataset: Dataset, *, qualities: Sequence[str] | None = None, subset
             rec["subset"] = name
             rec["is_ceiling"] = rec.get("evaluator") == "human ceiling"
             records.append(rec)
+    if "contradicts" in chosen:
+        notes.append("'contradicts' is 1 for an adversarial candidate: an evaluator that catches them correlates "
+                     "negatively with it (see the discernment table)")
     notes.append(f"human labels: {aggregation.value} of the annotators; bootstrap: {n_boot} resamples of "
                  f"contexts (seed {seed}), 95% percentile CI")
     return EvaluationReport(dataset.name, chosen, list(levels), subset, records, notes,

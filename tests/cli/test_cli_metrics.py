@@ -147,7 +147,7 @@ def test_sample_runs_without_the_shared_data(capsys: pytest.CaptureFixture[str])
 
 @pytest.mark.parametrize(("argv", "fragments"), [
     (("--dataset", "usr-topical"), ("no dataset named 'usr-topical'", "usr-topicalchat")),
-    (("--quality", "Overall"), ("sample has no quality 'Overall'", "overall")),
+    (("--quality", "Overal"), ("sample has no quality 'Overal'", "overall")),
     (("--subset", "opn"), ("unknown subset 'opn'",)),
     (("--subset", "level:utterance"), ("unknown subset 'level:utterance'",)),
     (("--metrics", "bleu5"), ("unknown metric 'bleu5'",)),
