@@ -11,6 +11,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from dialjudge.core.adversarial.builder import CONTRADICTS
 from dialjudge.core.config import load_config
+from dialjudge.core.errors import ConfigError
 from dialjudge.core.evaluation import evaluate, split_subsets
 from dialjudge.core.judges.events import JudgmentScored, RunProgress, RunStarted
 from dialjudge.core.judges.store import RunStore
@@ -38,6 +39,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--persona", action="append", dest="personas", default=[], metavar="NAME",
                    help="persona (repeatable: sweeps the personas; 'none' for no persona)")
     p.add_argument("--fewshot", default="none", help="none, random:K, bm25-context:K, bm25-response:K, bm25-both:K")
+    p.add_argument("--fewshot-draws", type=int, default=1, metavar="R",
+                   help="with --fewshot random:K, run R random draws (seeds seed..seed+R-1) and report each "
+                        "judge's correlation as mean ± std over the draws (paper 003)")
     p.add_argument("--limit", type=int, help="judge only the first N items of the subset")
     p.add_argument("--repeats", type=int, default=1, help="repeat every judgment R times with seeds seed..seed+R-1")
     p.add_argument("--name", default="", help="a name for the run")
@@ -49,15 +53,24 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     config = load_config()
     dataset = open_dataset(args.dataset)
-    plan = plan_run(dataset, config, template=args.template, judges=args.judges or ["smollm2"],
-                    mode=args.mode, aspect=args.aspect, kpi=args.kpi, quality=(args.qualities or [None])[0],
-                    personas=args.personas, fewshot=args.fewshot,
-                    subset=None if args.subset == "all" and args.kpi else args.subset, limit=args.limit,
-                    repeats=args.repeats, top_k=args.top_k, name=args.name)
+    fewshot_specs = _fewshot_draws(args.fewshot, args.fewshot_draws)
+    plans = [plan_run(dataset, config, template=args.template, judges=args.judges or ["smollm2"],
+                      mode=args.mode, aspect=args.aspect, kpi=args.kpi, quality=(args.qualities or [None])[0],
+                      personas=args.personas, fewshot=spec,
+                      subset=None if args.subset == "all" and args.kpi else args.subset, limit=args.limit,
+                      repeats=args.repeats, top_k=args.top_k, name=args.name) for spec in fewshot_specs]
+    plan = plans[0]
     store = RunStore()
-    backends = build_backends(plan.config)
     con = render.console(stderr=True)
-    summary = _run_with_progress(plan.config, dataset, store, backends, fresh=args.fresh, con=con)
+    summaries = []
+    for draw in plans:
+        if len(plans) > 1:
+            con.print(f"few-shot draw {draw.config.fewshot.spec}")
+        summaries.append(_run_with_progress(draw.config, dataset, store, build_backends(draw.config),
+                                            fresh=args.fresh, con=con))
+        if summaries[-1].status != "finished":
+            break
+    summary = summaries[0]
 
     scores, failures = run_scores(store, summary.run_id)
     _print_run_summary(con, store, summary)
@@ -87,7 +100,40 @@ def run(args: argparse.Namespace) -> int:
         _print_label_agreement(store, summary.run_id, dataset, plan.quality)
     if plan.config.repeats > 1 and args.format == "table" and args.output is None:
         _print_stability(store, summary.run_id, dataset, plan.quality, binary=is_label_quality(scale))
-    return 0 if summary.status == "finished" else 1
+    if len(summaries) > 1 and plan.quality and args.format == "table" and args.output is None:
+        _print_draw_spread(store, [s.run_id for s in summaries], dataset, plan.quality, plan.subset)
+    return 0 if all(s.status == "finished" for s in summaries) else 1
+
+
+def _fewshot_draws(spec: str, draws: int) -> list[str]:
+    """One few-shot spec per draw: random:K@seed, random:K@seed+1, ..."""
+    if draws <= 1:
+        return [spec]
+    from dialjudge.core.judges.fewshot import FewShotSetting, random_settings
+
+    try:
+        setting = FewShotSetting.parse(spec)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
+    if setting.method != "random":
+        raise ConfigError(f"--fewshot-draws needs --fewshot random:K (got {spec!r}); other selections are "
+                          "deterministic, so every draw would be the same")
+    return [str(s) for s in random_settings(setting.k, draws, setting.seed)]
+
+
+def _print_draw_spread(store: RunStore, run_ids: list[int], dataset: Any, quality: str, subset: str) -> None:
+    from dialjudge.core.judging import draw_spread
+
+    rows = []
+    for spread in draw_spread(store, run_ids, dataset, quality, subset=subset):
+        (pm, ps), (sm, ss) = spread.pearson_mean_std, spread.spearman_mean_std
+        rows.append((spread.evaluator, len(run_ids), "–" if pm is None else f"{pm:.3f} ± {ps:.3f}",
+                     "–" if sm is None else f"{sm:.3f} ± {ss:.3f}",
+                     ", ".join(f"{v:.3f}" for v in spread.spearman)))
+    render.console().print(render.plain_table(
+        f"Random few-shot draws — runs {', '.join(map(str, run_ids))} ({quality})",
+        ["judge", "draws", "Pearson mean ± std", "Spearman mean ± std", "Spearman per draw"], rows,
+        right=("draws",)))
 
 
 def _run_with_progress(run_config: Any, dataset: Any, store: RunStore, backends: Any, *, fresh: bool,
@@ -124,9 +170,12 @@ def _print_run_summary(con: Any, store: RunStore, summary: Any) -> None:
                      _mean(j.completion_tokens for j in values)))
     con.print(render.plain_table(
         f"Run {summary.run_id} ({summary.status}, {summary.elapsed_s:.1f} s)",
-        ["judge", "judged", "failed", "cached", "items/s", "prompt tok/item", "evaluated tok/item", "generated tok/item"],
+        ["judge", "judged", "failed", "cached", "items/s", "prompt tok/item", "evaluated tok/item", "answer tok/item"],
         rows, right=("judged", "failed", "cached", "items/s", "prompt tok/item", "evaluated tok/item",
-                     "generated tok/item")))
+                     "answer tok/item")))
+    con.print("[dim]evaluated: prompt tokens actually run (the rest reused from the previous prompt's cache; an "
+              "API server does not report its reuse); answer: generated tokens, or in logprob/yesno mode the "
+              "answer tokens scored without sampling[/dim]")
 
 
 def _print_label_agreement(store: RunStore, run_id: int, dataset: Any, quality: str) -> None:

@@ -6,8 +6,7 @@ import argparse
 from pathlib import Path
 
 from dialjudge.core.evaluation import EvaluationReport, evaluate, split_subsets
-from dialjudge.core.model import Dataset
-from dialjudge.core.model import Aggregation
+from dialjudge.core.model import Aggregation, Dataset
 from dialjudge.core.registry import DEFAULT_DATASET, open_dataset
 from dialjudge.core.report import FORMATS, render as render_records, wide_table
 
@@ -26,10 +25,22 @@ def add_table_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--aggregate", choices=[a.value for a in Aggregation], default="mean",
                    help="how annotators' labels are pooled")
     p.add_argument("--kendall", action="store_true", help="add Kendall tau columns")
-    p.add_argument("--bootstrap", type=int, default=1000, metavar="N", help="bootstrap resamples for the CIs")
+    p.add_argument("--bootstrap", type=_non_negative_int, default=1000, metavar="N",
+                   help="bootstrap resamples for the CIs")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--format", choices=FORMATS, default="table")
     p.add_argument("--output", type=Path, help="write the table here instead of the terminal")
+
+
+def _non_negative_int(text: str) -> int:
+    # argparse turns this error into a usage message instead of a traceback from the bootstrap.
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid int value: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, not {value}")
+    return value
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -51,8 +62,6 @@ def run(args: argparse.Namespace) -> int:
     dataset = open_dataset(args.dataset)
     only_dialogs = bool(len(dataset)) and all(ex.candidate is None for ex in dataset)
     levels = levels_of(args.level, only_dialogs)
-    if args.level == "turn" and only_dialogs:
-        levels = ["dialog"]
     subsets = split_subsets(dataset, args.subset)
     report = evaluate(dataset, qualities=args.qualities, subset=subsets[0], extra_subsets=subsets[1:],
                       levels=levels,

@@ -43,7 +43,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run_list(args: argparse.Namespace) -> int:
     rows = []
-    for r in RunStore().list_runs():
+    with RunStore() as store:
+        records = store.list_runs()
+    for r in records:
         cfg = r.config
         rows.append((r.id, r.created[:19], r.name or "–", r.status, cfg.get("dataset", {}).get("name"),
                      cfg.get("template", {}).get("name"), cfg.get("mode"),
@@ -56,7 +58,8 @@ def run_list(args: argparse.Namespace) -> int:
 
 
 def run_show(args: argparse.Namespace) -> int:
-    record = RunStore().get_run(args.run)
+    with RunStore() as store:
+        record = store.get_run(args.run)
     config = RunConfig.from_dict(record.config)
     con = render.console()
     con.print(render.key_values(f"Run {record.id} — {record.status}", {
@@ -75,8 +78,9 @@ def run_show(args: argparse.Namespace) -> int:
 
 
 def run_compare(args: argparse.Namespace) -> int:
-    comparison = compare_runs(RunStore(), args.run_a, args.run_b, qualities=args.qualities,
-                              subsets=args.subsets or ["all"])
+    with RunStore() as store:
+        comparison = compare_runs(store, args.run_a, args.run_b, qualities=args.qualities,
+                                  subsets=args.subsets or ["all"])
     rows = [(d.evaluator, d.quality, d.subset, d.coefficient, _num(d.before), _num(d.after), _signed(d.change),
              f"{d.n_before}/{d.n_after}") for d in comparison.deltas]
     con = render.console()
@@ -98,7 +102,8 @@ def run_compare(args: argparse.Namespace) -> int:
 
 
 def run_export(args: argparse.Namespace) -> int:
-    rows = RunStore().export_rows(args.run)
+    with RunStore() as store:
+        rows = store.export_rows(args.run)
     if not rows:
         raise DialjudgeError(f"run {args.run} has no judgments")
     if args.format == "jsonl":
@@ -118,7 +123,9 @@ def run_export(args: argparse.Namespace) -> int:
 
 
 def run_delete(args: argparse.Namespace) -> int:
-    if not RunStore().delete_run(args.run):
+    with RunStore() as store:
+        deleted = store.delete_run(args.run)
+    if not deleted:
         raise DialjudgeError(f"no run {args.run}")
     render.console(stderr=True).print(f"deleted run {args.run}")
     return 0

@@ -140,3 +140,51 @@ def run_scores(store: RunStore, run_id: int, *, repeat: int = 0, with_pool: bool
 def is_label_quality(scale: Scale | None) -> bool:
     """Binary and categorical qualities are compared by agreement and kappa, not correlation."""
     return scale is not None and scale.kind in (ScaleKind.BINARY, ScaleKind.CATEGORICAL)
+
+
+@dataclass(frozen=True)
+class DrawSpread:
+    """One judge's agreement with humans over several random few-shot draws (paper 003, 3.3)."""
+
+    evaluator: str
+    quality: str
+    pearson: tuple[float, ...]
+    spearman: tuple[float, ...]
+
+    @staticmethod
+    def _mean_std(values: Sequence[float]) -> tuple[float | None, float | None]:
+        import statistics
+
+        if not values:
+            return None, None
+        return statistics.fmean(values), statistics.stdev(values) if len(values) > 1 else 0.0
+
+    @property
+    def pearson_mean_std(self) -> tuple[float | None, float | None]:
+        return self._mean_std(self.pearson)
+
+    @property
+    def spearman_mean_std(self) -> tuple[float | None, float | None]:
+        return self._mean_std(self.spearman)
+
+
+def draw_spread(store: RunStore, run_ids: Sequence[int], dataset: Dataset, quality: str, *,
+                subset: str = "all") -> list[DrawSpread]:
+    """Each judge's Pearson and Spearman with the humans in every run (one run per few-shot
+    draw), for a mean ± std; a draw where a coefficient is undefined is left out of it."""
+    from .evaluation import evaluate
+
+    per_judge: dict[str, tuple[list[float], list[float]]] = {}
+    for run_id in run_ids:
+        scores, failures = run_scores(store, run_id)
+        report = evaluate(dataset, qualities=[quality], subset=subset, extra_scores=scores, failures=failures,
+                          include_metrics=False, n_boot=0)
+        for rec in report.records:
+            if rec["is_ceiling"]:
+                continue
+            pearson, spearman = per_judge.setdefault(str(rec["evaluator"]), ([], []))
+            if rec.get("pearson") is not None:
+                pearson.append(float(rec["pearson"]))
+            if rec.get("spearman") is not None:
+                spearman.append(float(rec["spearman"]))
+    return [DrawSpread(name, quality, tuple(p), tuple(s)) for name, (p, s) in per_judge.items()]

@@ -147,6 +147,25 @@ class _LabState:
     #: Open judges by their configuration, reused by the next trial.
     backends: dict[str, "JudgeBackend"] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    #: One event loop for every trial and the final close: a kept-open HTTP client's
+    #: connections belong to the loop that opened them (a fresh asyncio.run per trial breaks them).
+    loop: asyncio.AbstractEventLoop | None = None
+    #: Held while ``loop`` runs; a cancelled trial's thread may still be using it.
+    loop_lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def run_on_loop(self, coroutine: Any) -> Any:
+        with self.loop_lock:
+            if self.loop is None:
+                self.loop = asyncio.new_event_loop()
+            return self.loop.run_until_complete(coroutine)
+
+    def run_and_close_loop(self, coroutine: Any) -> None:
+        with self.loop_lock:
+            loop, self.loop = self.loop or asyncio.new_event_loop(), None
+            try:
+                loop.run_until_complete(coroutine)
+            finally:
+                loop.close()
 
 
 class LabControl:
@@ -201,7 +220,7 @@ class LabControl:
                                    sampling=judge.sampling, top_k=top_k)
             backend = self._trial_backend(judge)
             started = time.perf_counter()
-            result = asyncio.run(_ask(backend, request))
+            result = self._lab_cache.run_on_loop(_ask(backend, request))
             judgment = score_result(request, result, judge.name)
         except BaseException as exc:
             reply_to.post_message(TrialFailed(judge.name, _describe(exc)))
@@ -228,7 +247,7 @@ class LabControl:
             backends = list(state.backends.values())
             state.backends.clear()
         if backends:
-            closer = threading.Thread(target=lambda: asyncio.run(_close_all(backends)),
+            closer = threading.Thread(target=lambda: state.run_and_close_loop(_close_all(backends)),
                                       name="closing trial judges", daemon=True)
             closer.start()
 

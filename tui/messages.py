@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from textual.message import Message
 
 if TYPE_CHECKING:
+    from dialjudge.core.adversarial.discernment import DiscernmentTable
     from dialjudge.core.describe import DatasetSummary
     from dialjudge.core.judges.events import RunProgress, RunSummary
     from dialjudge.core.judges.types import Judgment
@@ -118,3 +119,26 @@ class RunFailed(Message):
         super().__init__()
         self.error = error
         self.run_id = run_id
+
+
+class AdversarialSetBuilt(Message):
+    """An adversarial set was built and written to ``path``."""
+
+    def __init__(self, path: str, summary: str, items: int) -> None:
+        super().__init__()
+        self.path = path
+        self.summary = summary
+        self.items = items
+
+
+class DiscernmentComputed(Message):
+    """The discernment table of the workspace's evaluators (``table`` None: no adversarial items)."""
+
+    def __init__(self, dataset: "Dataset", versions: dict[str, int], table: "DiscernmentTable | None") -> None:
+        super().__init__()
+        self.dataset = dataset
+        self.versions = versions
+        self.table = table
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, DiscernmentComputed)

@@ -57,9 +57,3 @@ DESTINATIONS: tuple[Destination, ...] = (
 #: The screen shown on start.
 HOME = "scores"
 
-
-def destination(mode: str) -> Destination:
-    for d in DESTINATIONS:
-        if d.mode == mode:
-            return d
-    raise KeyError(f"no screen {mode!r} (have: {', '.join(d.mode for d in DESTINATIONS)})")

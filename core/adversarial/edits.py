@@ -85,10 +85,6 @@ def detect_language(text: str) -> str:
     return "zh" if cjk > latin else "en"
 
 
-def has_cjk(text: str) -> bool:
-    return _CJK.search(text) is not None
-
-
 def match_case(template: str, word: str) -> str:
     """Write ``word`` in the capitalisation of ``template`` (lower, Title or UPPER)."""
     letters = [c for c in template if c.isalpha()]

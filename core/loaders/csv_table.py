@@ -252,14 +252,6 @@ def infer_scale(values: Sequence[str]) -> Scale | None:
 # ---------------------------------------------------------------- reading
 
 
-def sniff_header(path: Path, delimiter: str = ",") -> list[str]:
-    text = read_text_file(path)
-    try:
-        return next(csv.reader(io.StringIO(text), delimiter=delimiter), [])
-    except csv.Error as exc:
-        raise DataError(f"not valid CSV: {exc}", path=str(path), line=1) from None
-
-
 def read_csv(path: str | Path, mapping: CsvMapping | None = None, *, name: str | None = None) -> Dataset:
     """Read a CSV file with a column mapping (None: the default mapping for standard column names)."""
     path = Path(path)

@@ -152,12 +152,6 @@ def _rowdot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.einsum("bn,bn->b", a, b)
 
 
-def weighted_ranks(x: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """(B, n) average ranks of the items within each resample, as if every item
-    were repeated as often as it was drawn (copies tie with each other)."""
-    return _rank_blocks(x, weights)[0]
-
-
 def _rank_blocks(x: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Weighted ranks, and each resample's weighted sum of squared ranks."""
     order = np.argsort(x, kind="stable")

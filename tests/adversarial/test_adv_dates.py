@@ -44,8 +44,12 @@ def test_chinese_date_stays_a_valid_different_date(seed: int) -> None:
 
 @pytest.mark.parametrize("seed", range(20))
 def test_dates_without_year_never_become_invalid(seed: int) -> None:
-    for edit in _edits("it was june 30 and then july 31", seed, alternatives=3):
-        for month, day in re.findall(r"([a-z]+) (\d+)", edit.text):
+    edits = _edits("it was june 30 and then july 31", seed, alternatives=3)
+    assert edits  # else the loop below checks nothing
+    for edit in edits:
+        month_days = re.findall(r"([a-z]+) (\d+)", edit.text)
+        assert month_days, edit.text
+        for month, day in month_days:
             dt.date(2001, MONTHS.index(month.capitalize()) + 1, int(day))  # raises when invalid
 
 

@@ -217,3 +217,30 @@ def test_dialog_only_data_is_reported_at_dialog_level(capsys: pytest.CaptureFixt
     rows = {r["evaluator"]: r for r in csv.DictReader(out.splitlines())}
     assert {r["level"] for r in rows.values()} == {"dialog"}
     assert rows["fa"]["quality"] == "Coherent" and rows["fa"]["n"] == "10"
+
+
+def test_random_fewshot_draws_report_mean_and_std_over_the_draws(capsys: pytest.CaptureFixture[str]) -> None:
+    from dialjudge.core.judges.store import RunStore
+    from dialjudge.core.judging import draw_spread
+
+    code, out, err = run(capsys, "judge", "--dataset", "sample", "--template", "likert-1to5", "--aspect", "overall",
+                         "--judge", "fa", "--fewshot", "random:2", "--fewshot-draws", "3", "--no-metrics",
+                         "--bootstrap", "50")
+    assert code == 0, err
+    assert "few-shot draw random:2\n" in err and "random:2@1" in err and "random:2@2" in err
+    assert "Random few-shot draws" in out
+    runs = RunStore().list_runs()
+    assert len(runs) == 3
+    seeds = sorted(r.config["fewshot"]["seed"] for r in runs)
+    assert seeds == [0, 1, 2]
+    spread = draw_spread(RunStore(), [r.id for r in runs], open_dataset("sample"), "overall")
+    (only,) = spread
+    assert len(only.spearman) == 3
+    mean, std = only.spearman_mean_std
+    assert f"{mean:.3f} ± {std:.3f}" in out
+
+
+def test_fewshot_draws_need_random_selection(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "judge", "--dataset", "sample", "--template", "likert-1to5", "--aspect", "overall",
+                         "--judge", "fa", "--fewshot", "bm25-context:2", "--fewshot-draws", "3")
+    assert code == 2 and "--fewshot-draws needs --fewshot random:K" in err
