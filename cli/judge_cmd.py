@@ -60,7 +60,12 @@ def run(args: argparse.Namespace) -> int:
                       subset=None if args.subset == "all" and args.kpi else args.subset, limit=args.limit,
                       repeats=args.repeats, top_k=args.top_k, name=args.name) for spec in fewshot_specs]
     plan = plans[0]
-    store = RunStore()
+    with RunStore() as store:
+        return _judge_and_report(args, dataset, plans, store)
+
+
+def _judge_and_report(args: argparse.Namespace, dataset: Any, plans: list[Any], store: RunStore) -> int:
+    plan = plans[0]
     con = render.console(stderr=True)
     summaries = []
     for draw in plans:

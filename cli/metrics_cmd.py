@@ -8,6 +8,7 @@ from pathlib import Path
 from dialjudge.core.evaluation import EvaluationReport, evaluate, split_subsets
 from dialjudge.core.model import Aggregation, Dataset
 from dialjudge.core.registry import DEFAULT_DATASET, open_dataset
+from dialjudge.core.subsets import Subset
 from dialjudge.core.report import FORMATS, render as render_records, wide_table
 
 from . import render
@@ -90,7 +91,9 @@ def emit(report: EvaluationReport, args: argparse.Namespace, *, title: str, data
         con.print("[dim]* p < 0.05; second line: bootstrap 95% CI; excluded: no score or no human label.[/dim]")
         render.print_notes(con, report.notes)
         if dataset is not None and any(ex.is_adversarial for ex in dataset):
-            render.print_discernment(con, dataset, report.scores)
+            # The same items as the first table: discernment follows --subset.
+            shown = dataset.subset(Subset(report.subset).select(dataset))
+            render.print_discernment(con, shown, report.scores)
         return
     fmt = "markdown" if args.format == "table" else args.format
     if fmt in ("markdown", "latex"):

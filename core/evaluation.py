@@ -92,11 +92,16 @@ def evaluate(dataset: Dataset, *, qualities: Sequence[str] | None = None, subset
     unknown = [q for q in chosen if q not in known]
     if unknown:
         raise DataError(f"{dataset.name} has no quality {unknown[0]!r} (qualities: {', '.join(known)})")
+    if not len(dataset):
+        raise DataError(f"{dataset.name} has no items")
     for spec in (subset, *extra_subsets):
         try:
-            parse_subset(spec)
+            keep = parse_subset(spec)
         except ValueError as exc:
             raise DataError(str(exc)) from None
+        if not any(keep(ex) for ex in dataset):
+            raise DataError(f"subset {spec!r} selects no item of {dataset.name} "
+                            f"(systems: {', '.join(dataset.systems) or 'none'}; tags: {', '.join(dataset.tags) or 'none'})")
 
     evaluator_scores: dict[str, Mapping[str, float | None]] = {}
     notes: list[str] = []
@@ -120,7 +125,8 @@ def evaluate(dataset: Dataset, *, qualities: Sequence[str] | None = None, subset
     if "contradicts" in chosen:
         notes.append("'contradicts' is 1 for an adversarial candidate: an evaluator that catches them correlates "
                      "negatively with it (see the discernment table)")
-    notes.append(f"human labels: {aggregation.value} of the annotators; bootstrap: {n_boot} resamples of "
-                 f"contexts (seed {seed}), 95% percentile CI")
+    ci_note = (f"bootstrap: {n_boot} resamples of contexts (seed {seed}), 95% percentile CI" if n_boot
+               else "no confidence intervals (--bootstrap 0)")
+    notes.append(f"human labels: {aggregation.value} of the annotators; {ci_note}")
     return EvaluationReport(dataset.name, chosen, list(levels), subset, records, notes,
                             list(evaluator_scores), subsets, evaluator_scores)

@@ -57,6 +57,8 @@ def plan_run(dataset: Dataset, config: Config, *, template: str, judges: Sequenc
     if mode not in tpl.output.modes:
         supported = ", ".join(m.value for m in tpl.output.modes)
         raise ConfigError(f"template {tpl.name!r} does not support mode {mode.value!r} (it supports: {supported})")
+    if tpl.needs_aspect and not aspect and quality and tpl.resolve_aspect(quality) is not None:
+        aspect = quality  # the quality names the aspect ("Relevant" on FED -> the template's "relevant")
     if tpl.needs_aspect and not aspect:
         raise ConfigError(f"template {tpl.name!r} needs an aspect: {', '.join(tpl.aspects)}")
     if aspect and tpl.aspects and tpl.resolve_aspect(aspect) is None:

@@ -23,6 +23,7 @@ class DialjudgeApp(WorkspaceController, App[int]):
         "app.tcss",
         "widgets/virtual_table.tcss",
         "widgets/correlation_panel.tcss",
+        "widgets/discernment_panel.tcss",
         "widgets/item_view.tcss",
         "widgets/selection_bar.tcss",
         "widgets/run_progress.tcss",

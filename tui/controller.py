@@ -25,6 +25,7 @@ from textual.worker import Worker, get_current_worker
 from dialjudge.core.workspace import Workspace
 
 from . import messages as msg
+from .adversarial_control import AdversarialControl
 from .judge_tools import JudgeToolsControl
 from .state import Change, RunState, StatsState, WorkspaceChange
 
@@ -48,7 +49,7 @@ ITEM_GROUP = "item"
 RUN_GROUP = "run"
 
 
-class WorkspaceController(JudgeToolsControl):
+class WorkspaceController(JudgeToolsControl, AdversarialControl):
     """Mixed into the App: owns the workspace, starts the workers, answers their messages."""
 
     services: "Services"

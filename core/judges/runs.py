@@ -32,7 +32,7 @@ _OPERATIONAL_JUDGE_KEYS = ("concurrency", "timeout", "max_retries", "n_threads")
 _SECRET_OPTION = re.compile(r"(api[_-]?key|secret|password|passwd|authorization|bearer|credential)", re.I)
 
 
-def _scrub_url(url: str | None) -> str | None:
+def scrub_url(url: str | None) -> str | None:
     """Drop a user:password part from a base URL, which would otherwise be stored."""
     if not url:
         return url
@@ -52,7 +52,7 @@ def judge_config_to_dict(config: JudgeConfig) -> dict[str, Any]:
         "model_path": config.model_path,
         "n_threads": config.n_threads,
         "n_ctx": config.n_ctx,
-        "base_url": _scrub_url(config.base_url),
+        "base_url": scrub_url(config.base_url),
         "api_key_env": config.api_key_env,
         "endpoint": config.endpoint,
         "concurrency": config.concurrency,

@@ -180,3 +180,15 @@ def test_quality_names_match_in_any_case() -> None:
     assert resolve_quality(dataset, "overall") == "overall"
     report = evaluate(dataset, qualities=["Consistency"], n_boot=0)
     assert report.qualities == ["consistency"]
+
+
+def test_a_subset_that_selects_nothing_is_an_error_not_an_empty_table() -> None:
+    from dialjudge.core.registry import open_dataset
+
+    dataset = open_dataset("sample")
+    with pytest.raises(DataError, match=r"subset 'system:nope' selects no item of sample \(systems: .*seq2seq"):
+        evaluate(dataset, qualities=["overall"], subset="system:nope", include_metrics=False, n_boot=0)
+    with pytest.raises(DataError, match="has no items"):
+        evaluate(dataset.subset([]), qualities=["overall"], include_metrics=False, n_boot=0)
+    report = evaluate(dataset, qualities=["overall"], include_metrics=False, n_boot=0)
+    assert any("no confidence intervals" in note for note in report.notes)

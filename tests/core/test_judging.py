@@ -173,3 +173,10 @@ def test_a_single_judge_has_no_pool(tmp_path: Path, sample: Dataset, config: Con
     assert list(scores) == ["fa"] and failures == {"fa": 0}
     assert len(scores["fa"]) == 3
     assert events  # the subscriber heard the run
+
+
+def test_a_quality_that_names_an_aspect_supplies_it(sample: Dataset, config: Config) -> None:
+    plan = plan_run(sample, config, template="likert-1to5", judges=["fa"], quality="Consistency")
+    assert plan.quality == "consistency" and plan.config.aspect == "consistency"
+    with pytest.raises(ConfigError, match="needs an aspect"):
+        plan_run(sample, config, template="likert-1to5", judges=["fa"], quality="no-such-aspect")

@@ -364,3 +364,29 @@ async def test_the_server_and_the_local_backend_agree(llama_server, llama_backen
         await backend.close()
     local = score_result(req, await llama_backend.complete(req), "local").score
     assert remote == pytest.approx(local, abs=0.02)
+
+
+def test_credentials_in_the_base_url_stay_out_of_identity_and_messages() -> None:
+    import httpx
+
+    from dialjudge.core.config import JudgeConfig
+    from dialjudge.core.errors import BackendError
+    from dialjudge.core.judges.backends.openai_api import OpenAIBackend
+
+    config = JudgeConfig(name="j", backend="openai", model="m", base_url="http://alice:s3cret@127.0.0.1:9/v1",
+                         max_retries=0)
+    backend = OpenAIBackend(config, transport=httpx.MockTransport(lambda request: httpx.Response(500, text="boom")))
+    assert "s3cret" not in backend.identity and "alice" not in backend.identity
+    assert backend.identity == "openai:http://127.0.0.1:9/v1#m"
+    request = JudgeRequest("i", RenderedPrompt((Message("user", "hi"),), LIKERT), ScoringMode.GENERATE, Sampling())
+    with pytest.raises(BackendError) as caught:
+        asyncio.run(_complete_once(backend, request))
+    assert "s3cret" not in str(caught.value) and "127.0.0.1:9/v1/chat/completions" in str(caught.value)
+
+
+async def _complete_once(backend, request):
+    await backend.open()
+    try:
+        return await backend.complete(request)
+    finally:
+        await backend.close()

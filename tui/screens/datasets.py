@@ -64,6 +64,8 @@ class DatasetsScreen(WorkspaceScreen):
         Binding("slash", "search", "Search items", key_display="/"),
         Binding("m", "show_tab('summary-tab')", "Summary"),
         Binding("i", "show_tab('items-tab')", "Items"),
+        Binding("a", "make_adversarial", "Make adversarial set…", show=False,
+                tooltip="Perturb references into replies that contradict the facts; the new set is opened"),
     ]
 
     def __init__(self) -> None:
@@ -106,6 +108,23 @@ class DatasetsScreen(WorkspaceScreen):
         """Search the items' text."""
         self.action_show_tab("items-tab")
         self.query_one("#item-search", Input).focus()
+
+    def action_make_adversarial(self) -> None:
+        """Ask how to build an adversarial set, then build, save and open it in the background."""
+        from ..adversarial_control import kdconv_sources
+        from .adversarial_dialog import AdversarialDialog
+
+        dataset = self.dj.workspace.dataset
+        dialog = AdversarialDialog(dataset.name if dataset is not None else None,
+                                   dataset.systems if dataset is not None else [],
+                                   kdconv_sources(self.dj.services))
+
+        def build(request) -> None:
+            if request is not None:
+                self.dj.make_adversarial_set(request)
+                self.notify("Making the adversarial set…", timeout=3)
+
+        self.app.push_screen(dialog, build)
 
     def action_show_tab(self, tab: str) -> None:
         """Show the summary or the items."""

@@ -13,7 +13,10 @@ from textual.widgets import Footer, Header, Label, OptionList
 from textual.widgets.option_list import Option
 from textual_plotext import PlotextPlot
 
+from .. import messages as msg
+from ..adversarial_control import has_adversarial
 from ..state import Change, WorkspaceChange
+from ..widgets.discernment_panel import DiscernmentPanel
 from ..widgets.selection_bar import SelectionBar
 from .base import VIEW_BINDINGS, WorkspaceScreen
 
@@ -49,6 +52,7 @@ class PlotsScreen(WorkspaceScreen):
                 yield OptionList(id="plot-evaluators")
             yield PlotextPlot(id="histogram")
             yield PlotextPlot(id="scatter")
+        yield DiscernmentPanel(id="discernment")
         yield Footer()
 
     #: What the plots show now (None: nothing plotted).
@@ -76,6 +80,26 @@ class PlotsScreen(WorkspaceScreen):
             self._fill_evaluators()
         if change.kind in (Change.DATASET, Change.SELECTION, Change.METRICS, Change.JUDGES):
             self._plot()
+        if change.kind in (Change.DATASET, Change.METRICS, Change.JUDGES):
+            self._refresh_discernment(new_dataset=change.kind is Change.DATASET)
+
+    def _refresh_discernment(self, *, new_dataset: bool) -> None:
+        """Shown only for a dataset with adversarial candidates; over all of it (the subset does not apply)."""
+        panel = self.query_one(DiscernmentPanel)
+        dataset = self.dj.workspace.dataset
+        panel.display = has_adversarial(dataset)
+        if panel.display and self.dj.compute_discernment(self) is not None and (new_dataset or not panel.rows):
+            panel.show_message("Computing…")
+
+    def on_discernment_computed(self, message: msg.DiscernmentComputed) -> None:
+        ws = self.dj.workspace
+        if message.dataset is not ws.dataset:
+            return  # computed for a dataset that was replaced meanwhile
+        panel = self.query_one(DiscernmentPanel)
+        if message.table is None:
+            panel.show_message("No evaluator scores yet")
+        else:
+            panel.show(list(message.table), subtitle=f"{message.dataset.name}, every item (not only the subset)")
 
     def _fill_evaluators(self) -> None:
         options = self.query_one("#plot-evaluators", OptionList)

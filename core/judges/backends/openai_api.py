@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable, Mapping, Sequence
 
 from ...config import JudgeConfig
 from ...errors import BackendError
+from ..runs import scrub_url
 from ..types import BackendResult, JudgeRequest, Message, ScoringMode
 from .answers import (
     answer_choices,
@@ -87,7 +88,10 @@ class OpenAIBackend:
         self.base_url = config.base_url.rstrip("/")
         self.model = config.model
         self.endpoint = config.endpoint
-        self.identity = f"openai:{self.base_url}#{self.model}"
+        # Identity and messages name the server without any user:password part of its URL:
+        # the identity is stored with cached answers, messages reach the screen.
+        self.public_url = scrub_url(self.base_url) or ""
+        self.identity = f"openai:{self.public_url}#{self.model}"
         self.max_concurrency = config.concurrency
         self._transport = transport
         self._sleep = sleep
@@ -136,7 +140,7 @@ class OpenAIBackend:
         positions = self._positions(body)
         if not positions or not any(p.top for p in positions):
             raise BackendError(
-                f"judge {self.name!r}: the server at {self.base_url} (model {self.model}, {self.endpoint} "
+                f"judge {self.name!r}: the server at {self.public_url} (model {self.model}, {self.endpoint} "
                 f"endpoint) returned no log-probabilities, so mode {mode.value} cannot be used; "
                 "use mode generate, or a server that returns logprobs"
             )
@@ -209,7 +213,7 @@ class OpenAIBackend:
         import httpx
 
         assert self._client is not None
-        url = self.base_url + self._path()
+        url = self.public_url + self._path()  # for messages only
         attempts = self.config.max_retries + 1
         for attempt in range(attempts):
             last = attempt == attempts - 1

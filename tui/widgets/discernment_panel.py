@@ -1,0 +1,79 @@
+"""Can each evaluator tell a reply from its adversarial perturbation? The discernment table.
+
+The same columns as ``dialjudge adversarial`` reports print (cli/render.py):
+which classes are compared, how many scores each has, ROC-AUC, the means and
+their gap, the share of adversarial candidates scored at or above their own
+original, and both classes' 10-bin histograms on 0-1 as sparklines.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+from textual.containers import VerticalScroll
+from textual.widgets import Static
+
+from dialjudge.cli.render import sparkline
+
+from ..format import MISSING, score_text
+
+if TYPE_CHECKING:
+    from dialjudge.core.adversarial.discernment import DiscernmentRow
+
+TITLE = "Discernment: originals vs adversarial candidates"
+LEGEND = ("ROC-AUC: P(original scored above adversarial), 0.5 = chance; adv ≥ orig: adversarial candidates "
+          "scored at or above their own original; adversarial-only: the metric could not score the original "
+          "(it is the reference).")
+
+
+def signed_text(value: float | None) -> str:
+    return MISSING if value is None or value != value else f"{value:+.3f}"
+
+
+def share_text(value: float | None) -> str:
+    return MISSING if value is None else f"{100 * value:.0f}%"
+
+
+class DiscernmentPanel(VerticalScroll):
+    """A table of DiscernmentRows under a title line, or a one-line message."""
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self._rows: dict[str, DiscernmentRow] = {}
+
+    def compose(self):
+        yield Static(id="discernment-body")
+
+    @property
+    def rows(self) -> dict[str, "DiscernmentRow"]:
+        """The rows on show, by evaluator."""
+        return dict(self._rows)
+
+    def show_message(self, text: str) -> None:
+        self._rows = {}
+        self.query_one("#discernment-body", Static).update(
+            Group(Text(TITLE, style="bold"), Text(text, style="dim")))
+
+    def show(self, rows: list["DiscernmentRow"], *, subtitle: str = "") -> None:
+        self._rows = {row.evaluator: row for row in rows}
+        table = Table(box=None, padding=(0, 1), show_edge=False, expand=False, header_style="bold")
+        table.add_column("evaluator", no_wrap=True, max_width=18)
+        table.add_column("compares", no_wrap=True)
+        for name in ("n +/adv", "ROC-AUC", "mean +", "mean adv", "gap", "adv ≥ orig"):
+            table.add_column(name, justify="right", no_wrap=True)
+        table.add_column("scores + (0→1)", no_wrap=True)
+        table.add_column("scores adv (0→1)", no_wrap=True)
+        for row in rows:
+            table.add_row(
+                Text(row.evaluator), Text(row.comparison, style="dim"),
+                f"{row.n_positive}/{row.n_adversarial}", score_text(row.auc), score_text(row.mean_positive),
+                score_text(row.mean_adversarial), signed_text(row.gap), share_text(row.share_at_or_above),
+                Text(sparkline(row.hist_positive), style="green"),
+                Text(sparkline(row.hist_adversarial), style="red"))
+        head = Text(TITLE, style="bold")
+        if subtitle:
+            head.append(f"  {subtitle}", style="dim")
+        self.query_one("#discernment-body", Static).update(Group(head, table, Text(LEGEND, style="dim")))
