@@ -85,6 +85,10 @@ def evaluate(dataset: Dataset, *, qualities: Sequence[str] | None = None, subset
     """The full agreement table of reference metrics (and any extra evaluators) vs the humans."""
     from .stats import agreement_table
 
+    from .errors import DataError
+
+    if not len(dataset):
+        raise DataError(f"{dataset.name} has no items")
     item_level = Level.DIALOG if "dialog" in levels else Level.TURN
     chosen = list(qualities) if qualities else default_qualities(dataset, item_level)
     known = dataset.qualities
@@ -92,8 +96,6 @@ def evaluate(dataset: Dataset, *, qualities: Sequence[str] | None = None, subset
     unknown = [q for q in chosen if q not in known]
     if unknown:
         raise DataError(f"{dataset.name} has no quality {unknown[0]!r} (qualities: {', '.join(known)})")
-    if not len(dataset):
-        raise DataError(f"{dataset.name} has no items")
     for spec in (subset, *extra_subsets):
         try:
             keep = parse_subset(spec)

@@ -62,7 +62,7 @@ async def test_discernment_panel_shows_core_table_for_metrics_and_judge(tmp_path
 
         app.start_run(judge_run(ws.dataset))
         await settle(pilot)
-        assert "fake" in ws.judge_names and list(panel.rows) == ws.evaluators
+        assert ws.judge_names == ["fake#1"] and list(panel.rows) == ws.evaluators
         expected = {row.evaluator: row for row in discernment_table(ws.dataset, ws.all_scores())}
         for name, row in panel.rows.items():
             core = expected[name]
@@ -71,7 +71,7 @@ async def test_discernment_panel_shows_core_table_for_metrics_and_judge(tmp_path
             for field in ("auc", "mean_positive", "mean_adversarial", "gap", "share_at_or_above"):
                 assert getattr(row, field) == pytest.approx(getattr(core, field), abs=1e-12)
             assert (row.hist_positive, row.hist_adversarial) == (core.hist_positive, core.hist_adversarial)
-        judge = panel.rows["fake"]
+        judge = panel.rows["fake#1"]
         # Originals 4 (0.75); adversarial 2 (0.25) or 5 (1.0): half fooled, AUC one half.
         assert judge.comparison == ORIGINAL_VS_ADVERSARIAL
         assert judge.auc == pytest.approx(0.5)

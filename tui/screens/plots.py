@@ -88,6 +88,8 @@ class PlotsScreen(WorkspaceScreen):
         panel = self.query_one(DiscernmentPanel)
         dataset = self.dj.workspace.dataset
         panel.display = has_adversarial(dataset)
+        if not panel.display:
+            panel.clear()
         if panel.display and self.dj.compute_discernment(self) is not None and (new_dataset or not panel.rows):
             panel.show_message("Computing…")
 

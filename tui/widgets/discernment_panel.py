@@ -52,6 +52,10 @@ class DiscernmentPanel(VerticalScroll):
         """The rows on show, by evaluator."""
         return dict(self._rows)
 
+    def clear(self) -> None:
+        self._rows = {}
+        self.query_one("#discernment-body", Static).update("")
+
     def show_message(self, text: str) -> None:
         self._rows = {}
         self.query_one("#discernment-body", Static).update(
