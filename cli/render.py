@@ -11,7 +11,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from dialjudge.core.errors import DialjudgeError
-from dialjudge.core.report import WideRow, WideTable
+from dialjudge.core.report import WideRow, WideTable, sparkline
 
 
 def console(stderr: bool = False) -> Console:
@@ -83,17 +83,6 @@ def write_output(path: Path, text: str) -> None:
         path.write_text(text, encoding="utf-8")
     except OSError as exc:
         raise DialjudgeError(f"{path}: cannot write: {exc.strerror}") from None
-
-
-SPARK = " ▁▂▃▄▅▆▇█"
-
-
-def sparkline(counts: Sequence[int]) -> str:
-    """A 10-bin histogram on 0-1 as one line of block characters."""
-    top = max(counts) if counts else 0
-    if not top:
-        return "·" * len(counts)
-    return "".join(SPARK[max(1, round(c / top * (len(SPARK) - 1)))] if c else "·" for c in counts)
 
 
 def print_discernment(con: Console, dataset: Any, scores: Mapping[str, Mapping[str, Any]]) -> None:

@@ -168,6 +168,17 @@ def render(records: Sequence[Mapping[str, Any]], fmt: str, *, title: str, level:
     raise ValueError(f"unknown format {fmt!r} (choose from {', '.join(FORMATS[1:])})")
 
 
+SPARK = " ▁▂▃▄▅▆▇█"
+
+
+def sparkline(counts: Sequence[int]) -> str:
+    """A histogram as one line of block characters; an empty bin is a dot, any non-empty one shows."""
+    top = max(counts) if counts else 0
+    if not top:
+        return "·" * len(counts)
+    return "".join(SPARK[max(1, round(c / top * (len(SPARK) - 1)))] if c else "·" for c in counts)
+
+
 def _num(v: Any) -> float | None:
     if v is None:
         return None

@@ -148,3 +148,10 @@ def test_render_dispatches_on_format() -> None:
     assert r"\begin{tabular}" in render(RECORDS, "latex", title="t", level="system")
     with pytest.raises(ValueError, match="unknown format 'html'"):
         render(RECORDS, "html", title="t")
+
+
+def test_sparkline_shows_every_non_empty_bin() -> None:
+    from dialjudge.core.report import sparkline
+
+    assert sparkline([0, 1, 100, 50]) == "·▁█▄"
+    assert sparkline([0, 0]) == "··"

@@ -59,8 +59,9 @@ class AdversarialDialog(ModalScreen[AdversarialRequest | None]):
                     with Vertical(classes="adv-number"):
                         yield Label(label, classes="dialog-text")
                         yield Input(str(value), type="integer", id=f"adv-{key}")
-            yield Label("Held-out reference: a system whose reply becomes each context's second reference, "
-                        "so metrics score the original too", classes="dialog-text")
+            # A second reference lets the metrics score the original too (DSTC7-ADV, USR's human rewrite).
+            yield Label("Held-out reference (a system whose replies become second references)",
+                        classes="dialog-text")
             yield Select([(s, s) for s in self.systems], prompt="none", id="adv-held-out")
             yield Label("Write to (.jsonl; → completes the path)", classes="dialog-text")
             yield Input(str(self._default_out), id="adv-out", suggester=PathSuggester())

@@ -16,7 +16,7 @@ from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from dialjudge.cli.render import sparkline
+from dialjudge.core.report import sparkline
 
 from ..format import MISSING, score_text
 
