@@ -175,6 +175,10 @@ def _leave_one_out(matrix: AnnotatorMatrix, systems: list[str | None] | None,
     for a, name in enumerate(matrix.annotators):
         others = np.delete(values, a, axis=0)
         covered = np.isfinite(others).any(axis=0) & np.isfinite(values[a])
+        if not others.shape[0]:
+            # A single annotator has nobody to be compared with: no ceiling, and no empty-mean warning.
+            reasons.append("only one annotator: no leave-one-out agreement")
+            break
         with np.errstate(invalid="ignore"):
             others_mean = np.where(covered, np.nanmean(np.where(covered, others, 0.0), axis=0), np.nan)
         own = values[a]
