@@ -16,7 +16,6 @@ $DIALJUDGE_SHARED_DATA, or --data).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
@@ -41,17 +40,10 @@ def default_data_dir() -> Path:
     return Path(env) if env else Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
 
-def usr_examples(path: Path, prefix: str) -> list[Example]:
-    examples = []
-    for i, context in enumerate(json.loads(path.read_text(encoding="utf-8"))):
-        reference = next(r["response"] for r in context["responses"] if r["model"] == GROUND_TRUTH)
-        for j, response in enumerate(context["responses"]):
-            examples.append(Example(
-                id=f"{prefix}-{i}-{j}", group_id=f"{prefix}-{i}", context=(),
-                candidate=response["response"], references=(reference,),
-                system=response["model"], is_reference=response["model"] == GROUND_TRUTH,
-            ))
-    return examples
+def usr_examples(path: Path) -> list[Example]:
+    from dialjudge.core.loaders.usr import read_usr
+
+    return read_usr(path).examples
 
 
 def per_call_scorer(metric_ids: list[str]) -> Callable[[str, list[str]], dict[str, float]]:
@@ -124,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
     if missing:
         print(f"data not found: {', '.join(missing)}", file=sys.stderr)
         return 2
-    examples = [ex for prefix, path in files for ex in usr_examples(path, prefix)]
+    examples = [ex for _, path in files for ex in usr_examples(path)]
     n_pairs = sum(not ex.is_reference for ex in examples)
 
     start = time.perf_counter()

@@ -59,7 +59,6 @@ def run(args: argparse.Namespace) -> int:
                       personas=args.personas, fewshot=spec,
                       subset=None if args.subset == "all" and args.kpi else args.subset, limit=args.limit,
                       repeats=args.repeats, top_k=args.top_k, name=args.name) for spec in fewshot_specs]
-    plan = plans[0]
     with RunStore() as store:
         return _judge_and_report(args, dataset, plans, store)
 

@@ -85,8 +85,6 @@ def evaluate(dataset: Dataset, *, qualities: Sequence[str] | None = None, subset
     """The full agreement table of reference metrics (and any extra evaluators) vs the humans."""
     from .stats import agreement_table
 
-    from .errors import DataError
-
     if not len(dataset):
         raise DataError(f"{dataset.name} has no items")
     item_level = Level.DIALOG if "dialog" in levels else Level.TURN

@@ -436,7 +436,6 @@ def _do_support(tokens: list[_Tok], i: int, quoted: list[tuple[int, int]]) -> _F
     """"i like it" -> "i do not like it", "he knew" -> "he did not know"."""
     tok, subject = tokens[i], tokens[i - 1].low
     base, form = _VERB_FORMS[tok.low]
-    nxt = _next_word(tokens, i)
     if subject == "you" and base == "know":
         return None  # "you know" is a discourse marker, not a claim
     if form == "plain" and subject not in SUBJECT_PLAIN:

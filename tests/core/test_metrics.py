@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import random
 import subprocess
 import sys
@@ -56,23 +55,16 @@ def wordnet_reader(private_wordnet_cache: Path):
     return reader
 
 
-def usr_examples(path: Path, prefix: str) -> list[Example]:
-    """USR contexts as Examples: each response against the context's ground truth."""
-    examples = []
-    for i, context in enumerate(json.loads(path.read_text(encoding="utf-8"))):
-        reference = next(r["response"] for r in context["responses"] if r["model"] == GROUND_TRUTH)
-        for j, response in enumerate(context["responses"]):
-            examples.append(Example(
-                id=f"{prefix}-{i}-{j}", group_id=f"{prefix}-{i}", context=(),
-                candidate=response["response"], references=(reference,),
-                system=response["model"], is_reference=response["model"] == GROUND_TRUTH,
-            ))
-    return examples
+def usr_examples(path: Path) -> list[Example]:
+    """USR contexts as Examples through the project's loader: each response against its context's ground truth."""
+    from dialjudge.core.loaders.usr import read_usr
+
+    return read_usr(path).examples
 
 
 @pytest.fixture(scope="module")
 def topical_chat(shared_data: Path) -> list[Example]:
-    return usr_examples(require_file(shared_data, "usr/usr_topical_chat.json"), "tc")
+    return usr_examples(require_file(shared_data, "usr/usr_topical_chat.json"))
 
 
 @pytest.fixture(scope="module")
