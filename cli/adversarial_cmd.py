@@ -7,11 +7,9 @@ import json
 from pathlib import Path
 
 from dialjudge.core.adversarial.builder import KINDS, make_adversarial_set
-from dialjudge.core.config import load_config
 from dialjudge.core.errors import DataError
 from dialjudge.core.loaders import save_dataset
-from dialjudge.core.model import Dataset
-from dialjudge.core.registry import KDCONV_DOMAINS, kdconv_path, open_dataset
+from dialjudge.core.registry import open_dataset
 
 from . import render
 
@@ -21,7 +19,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     asub = p.add_subparsers(dest="adversarial_command", metavar="ACTION", required=True)
     make = asub.add_parser("make", help="perturb references into fluent replies that contradict the facts")
     make.add_argument("--from", dest="source", required=True,
-                      help="dataset name or path, a KdConv test.json, or kdconv-film / kdconv-music / kdconv-travel")
+                      help="dataset name or path: a rated set with references, or KdConv (kdconv-film, "
+                           "kdconv-music, kdconv-travel, or a KdConv test.json)")
     make.add_argument("--kinds", default=",".join(KINDS), help=f"comma-separated: {', '.join(KINDS)}")
     make.add_argument("--per-item", type=int, default=3, help="adversarial candidates per item")
     make.add_argument("--n", type=int, default=100, help="items to use (fewer when fewer qualify)")
@@ -36,32 +35,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     make.set_defaults(handler=run_make)
 
 
-def load_source(source: str) -> Dataset:
-    """KdConv files have no ratings and their own layout; everything else goes through the registry."""
-    from dialjudge.core.adversarial.kdconv import load_kdconv
-
-    if source.startswith("kdconv-") and source.removeprefix("kdconv-") in KDCONV_DOMAINS:
-        domain = source.removeprefix("kdconv-")
-        path = kdconv_path(domain, load_config())
-        if path is None:
-            raise DataError(f"no kdconv/{domain}/test.json in the configured data folders")
-        return load_kdconv(path, domain=domain, name=source)
-    path = Path(source).expanduser()
-    if path.suffix == ".json" and path.is_file() and _looks_like_kdconv(path):
-        return load_kdconv(path)
-    return open_dataset(source)
-
-
-def _looks_like_kdconv(path: Path) -> bool:
-    with path.open(encoding="utf-8") as fh:
-        head = fh.read(4096)
-    return head.lstrip().startswith("[") and '"messages"' in head
-
-
 def run_make(args: argparse.Namespace) -> int:
     if args.out.suffix != ".jsonl":
         raise DataError(f"{args.out}: the adversarial set is written as native JSONL; use a .jsonl name")
-    source = load_source(args.source)
+    source = open_dataset(args.source)
     con = render.console(stderr=True)
     if args.held_out_reference:
         from dialjudge.core.adversarial.heldout import with_held_out_reference

@@ -38,10 +38,11 @@ KNOWN_FILES: tuple[KnownFile, ...] = (
     KnownFile("fed", "fed/fed_data.json", "FED: turn- and dialog-level items, 5 annotators"),
     KnownFile("fed-turn", "fed/fed_data.json", "FED turn level: 375 responses, 9 qualities", Level.TURN),
     KnownFile("fed-dialog", "fed/fed_data.json", "FED dialog level: 125 dialogues, 11 qualities", Level.DIALOG),
+    # KdConv has no ratings: it is the raw material of adversarial sets (`adversarial make`).
+    *(KnownFile(f"kdconv-{domain}", f"kdconv/{domain}/test.json",
+                f"KdConv {domain} test split (Chinese, knowledge triples; no ratings)")
+      for domain in ("film", "music", "travel")),
 )
-
-#: KdConv files are raw material for adversarial sets (no ratings), listed for `adversarial make`.
-KDCONV_DOMAINS = ("film", "music", "travel")
 
 DEFAULT_DATASET = "sample"
 RECENT_LIMIT = 12
@@ -62,15 +63,6 @@ class DatasetEntry:
 
 def bundled_path(filename: str) -> Path:
     return Path(str(resources.files("dialjudge.datasets") / filename))
-
-
-def kdconv_path(domain: str, config: Config | None = None) -> Path | None:
-    config = config or load_config()
-    for root in config.data_dirs:
-        candidate = root / "kdconv" / domain / "test.json"
-        if candidate.is_file():
-            return candidate
-    return None
 
 
 def list_datasets(config: Config | None = None) -> list[DatasetEntry]:

@@ -52,10 +52,7 @@ class AdversarialRequest:
 
 def kdconv_sources(services: "Services") -> list[str]:
     """The KdConv splits found in the configured data folders, as source names."""
-    from dialjudge.core.registry import KDCONV_DOMAINS, kdconv_path
-
-    return [f"{KDCONV_PREFIX}{domain}" for domain in KDCONV_DOMAINS
-            if kdconv_path(domain, services.config) is not None]
+    return [e.name for e in services.list_datasets() if e.name.startswith(KDCONV_PREFIX) and e.available]
 
 
 def default_output(source_name: str, seed: int) -> Path:
@@ -118,22 +115,15 @@ class AdversarialControl:
             self.post_message(msg.AdversarialSetBuilt(str(path), report.summary(), len(dataset)))  # type: ignore[attr-defined]
 
     def _adversarial_source(self, source: str, current: "Dataset | None") -> "Dataset":
-        from dialjudge.core.errors import ConfigError, DataError
+        from dialjudge.core.errors import ConfigError
 
         if source == CURRENT_SOURCE:
             if current is None:
                 raise ConfigError("open a dataset first, or choose a KdConv source")
             return current
-        domain = source.removeprefix(KDCONV_PREFIX)
-        from dialjudge.core.adversarial.kdconv import load_kdconv
-        from dialjudge.core.registry import KDCONV_DOMAINS, kdconv_path
-
-        if not source.startswith(KDCONV_PREFIX) or domain not in KDCONV_DOMAINS:
+        if not source.startswith(KDCONV_PREFIX):
             raise ConfigError(f"unknown adversarial source {source!r}")
-        path = kdconv_path(domain, self.services.config)
-        if path is None:
-            raise DataError(f"no kdconv/{domain}/test.json in the configured data folders")
-        return load_kdconv(path, domain=domain, name=source)
+        return self.services.open_dataset(source)
 
     def on_adversarial_set_built(self, message: msg.AdversarialSetBuilt) -> None:
         head = "\n".join(message.summary.splitlines()[:SUMMARY_LINES])

@@ -27,6 +27,12 @@ CITATION = ("Zhou, Zheng, Huang, Huang, Zhu. KdConv: A Chinese Multi-domain Dial
             "Towards Multi-turn Knowledge-driven Conversation. ACL 2020.")
 
 
+def looks_like_kdconv(data: Any) -> bool:
+    """A KdConv split: a list of dialogues, each a dict with a 'messages' list."""
+    return (isinstance(data, list) and bool(data) and isinstance(data[0], dict)
+            and isinstance(data[0].get("messages"), list) and "annotations" not in data[0])
+
+
 def read_kdconv_json(path: str | Path) -> list[dict[str, Any]]:
     """The raw dialogues of a KdConv file, checked for the fields the reader uses."""
     path = Path(path)
@@ -36,6 +42,11 @@ def read_kdconv_json(path: str | Path) -> list[dict[str, Any]]:
         raise DataError("file not found", path=str(path)) from None
     except json.JSONDecodeError as err:
         raise DataError(f"not valid JSON: {err.msg}", path=str(path), line=err.lineno) from None
+    return check_kdconv(data, path)
+
+
+def check_kdconv(data: Any, path: str | Path) -> list[dict[str, Any]]:
+    """Parsed KdConv JSON, checked for the fields the reader uses; DataError names the record."""
     if not isinstance(data, list):
         raise DataError("expected a JSON list of dialogues", path=str(path))
     for d, dialogue in enumerate(data):
@@ -59,8 +70,14 @@ def load_kdconv(path: str | Path, *, domain: str | None = None, name: str | None
     """A KdConv split (e.g. ``kdconv/film/test.json``) as a Dataset.
 
     ``domain`` defaults to the folder name (film, music, travel)."""
+    return kdconv_dataset(read_kdconv_json(path), path, domain=domain, name=name)
+
+
+def kdconv_dataset(data: Any, path: str | Path, *, domain: str | None = None,
+                   name: str | None = None) -> Dataset:
+    """Parsed KdConv JSON (see :func:`load_kdconv`) as a Dataset."""
     path = Path(path)
-    dialogues = read_kdconv_json(path)
+    dialogues = check_kdconv(data, path)
     domain = domain or path.parent.name or path.stem
     examples = kdconv_examples(dialogues, domain=domain)
     return Dataset(

@@ -4,7 +4,9 @@
 
 * ``.jsonl``: dialjudge's native format (:mod:`.native`);
 * ``.json``: USR (a list of items with ``responses``), FED (a list of items with
-  ``annotations`` and ``system``) or JUDGE-BENCH (an object with ``instances``);
+  ``annotations`` and ``system``), JUDGE-BENCH (an object with ``instances``) or a
+  KdConv split (a list of dialogues with ``messages``; no ratings, the raw material
+  of adversarial sets);
 * ``.csv`` / ``.tsv``: a column mapping (given, or ``<stem>.mapping.toml`` beside
   the file), else the standard column names (:mod:`.csv_table`).
 
@@ -28,7 +30,7 @@ from .native import (example_to_record, native_dataset, read_native, record_to_e
                      split_records, write_native)
 from .usr import looks_like_usr, read_usr, usr_dataset
 
-FORMATS = ("native", "usr", "fed", "judge-bench", "csv")
+FORMATS = ("native", "usr", "fed", "judge-bench", "kdconv", "csv")
 
 __all__ = [
     "FORMATS", "CsvMapping", "QualityColumns", "default_mapping", "detect_format",
@@ -36,7 +38,7 @@ __all__ = [
     "read_usr", "record_to_example", "save_dataset", "write_native",
 ]
 
-_EXPECTED = ("a dataset file: .jsonl (dialjudge native), .json (USR, FED or JUDGE-BENCH) "
+_EXPECTED = ("a dataset file: .jsonl (dialjudge native), .json (USR, FED, JUDGE-BENCH or KdConv) "
              "or .csv/.tsv (with a column mapping)")
 MAPPING_SUFFIX = ".mapping.toml"
 
@@ -68,6 +70,10 @@ def load_dataset(path: str | Path, *, format: str | None = None, name: str | Non
         return usr_dataset(data, path, name=name)
     if fmt == "fed":
         return fed_dataset(data, path, name=name)
+    if fmt == "kdconv":
+        from ..adversarial.kdconv import kdconv_dataset
+
+        return kdconv_dataset(data, path, name=name)
     return judge_bench_dataset(data, path, name=name)
 
 
@@ -126,9 +132,14 @@ def _format_from_json(data: Any, path: Path) -> str:
         return "fed"
     if looks_like_judge_bench(data):
         return "judge-bench"
+    from ..adversarial.kdconv import looks_like_kdconv
+
+    if looks_like_kdconv(data):
+        return "kdconv"
     raise DataError("JSON in no known layout: expected a USR list (items with 'responses'), a FED "
                     "list (items with 'annotations' and 'system'), a JUDGE-BENCH object (with "
-                    "'instances') or native JSON Lines", path=str(path))
+                    "'instances'), a KdConv list (dialogues with 'messages') or native JSON Lines",
+                    path=str(path))
 
 
 def _mapping_for(path: Path, mapping: CsvMapping | str | Path | None) -> CsvMapping | None:

@@ -15,13 +15,15 @@ DATA = Path(__file__).resolve().parents[1] / "data"
 
 
 def test_formats() -> None:
-    assert FORMATS == ("native", "usr", "fed", "judge-bench", "csv")
+    assert FORMATS == ("native", "usr", "fed", "judge-bench", "kdconv", "csv")
 
 
 @pytest.mark.parametrize(("relative", "fmt", "name", "size"), [
     ("usr/usr_topical_chat.json", "usr", "usr-topicalchat", 360),
     ("usr/usr_persona_chat.json", "usr", "usr-personachat", 300),
     ("fed/fed_data.json", "fed", "fed", 500),
+    # KdConv: one item per knowledge-grounded reply (the raw material of adversarial sets)
+    ("kdconv/film/test.json", "kdconv", "kdconv-film-test", 2851),
 ])
 def test_real_files_are_detected(shared_data: Path, relative: str, fmt: str, name: str, size: int) -> None:
     path = require_file(shared_data, relative)

@@ -15,7 +15,6 @@ from dialjudge.core.registry import (
     KNOWN_FILES,
     RECENT_LIMIT,
     bundled_path,
-    kdconv_path,
     list_datasets,
     open_dataset,
     recent_files,
@@ -129,9 +128,19 @@ def test_a_broken_recent_file_is_ignored() -> None:
     assert recent_files() == [Path("/a/b.jsonl")]
 
 
-def test_kdconv_is_found_in_a_data_folder(tmp_path: Path) -> None:
-    (tmp_path / "kdconv" / "music").mkdir(parents=True)
-    (tmp_path / "kdconv" / "music" / "test.json").write_text("[]", encoding="utf-8")
+def test_kdconv_opens_by_name_and_by_path(tmp_path: Path) -> None:
+    music = tmp_path / "kdconv" / "music" / "test.json"
+    music.parent.mkdir(parents=True)
+    dialogue = {"name": "x", "messages": [
+        {"message": "你听过《晴天》吗？"},
+        {"message": "听过，是周杰伦唱的。", "attrs": [{"name": "晴天", "attrname": "演唱者", "attrvalue": "周杰伦"}]}]}
+    music.write_text(json.dumps([dialogue], ensure_ascii=False), encoding="utf-8")
     config = Config(data_dirs=(tmp_path / "empty", tmp_path))
-    assert kdconv_path("music", config) == tmp_path / "kdconv" / "music" / "test.json"
-    assert kdconv_path("film", config) is None
+    entries = {e.name: e for e in list_datasets(config)}
+    assert entries["kdconv-music"].path == music and not entries["kdconv-film"].available
+    by_name = open_dataset("kdconv-music", config)
+    assert by_name.name == "kdconv-music" and len(by_name) == 1
+    (only,) = by_name.examples
+    assert only.id == "music-0-1" and only.language == "zh" and "closed" in only.tags
+    by_path = open_dataset(str(music), config, remember=False)
+    assert [ex.id for ex in by_path] == ["music-0-1"]
