@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import csv
-import io
 import json
 from pathlib import Path
 
 from dialjudge.core.compare import compare_runs
+from dialjudge.core.report import to_csv, to_jsonl
 from dialjudge.core.errors import DialjudgeError
 from dialjudge.core.judges.runs import RunConfig
 from dialjudge.core.judges.store import RunStore
@@ -106,14 +105,7 @@ def run_export(args: argparse.Namespace) -> int:
         rows = store.export_rows(args.run)
     if not rows:
         raise DialjudgeError(f"run {args.run} has no judgments")
-    if args.format == "jsonl":
-        text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
-    else:
-        buf = io.StringIO()
-        writer = csv.DictWriter(buf, fieldnames=list(rows[0]), lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(rows)
-        text = buf.getvalue()
+    text = to_jsonl(rows) if args.format == "jsonl" else to_csv(rows)
     if args.output:
         render.write_output(args.output, text)
         render.console(stderr=True).print(f"wrote {len(rows)} judgments to {args.output}", markup=False)

@@ -119,6 +119,12 @@ def to_csv(records: Sequence[Mapping[str, Any]]) -> str:
     return buf.getvalue()
 
 
+def to_jsonl(records: Sequence[Mapping[str, Any]]) -> str:
+    """One JSON object per line (per-item judgments and reviews); NaN becomes null."""
+    return "".join(json.dumps({k: _json_value(v) for k, v in rec.items()}, ensure_ascii=False) + "\n"
+                   for rec in records)
+
+
 def to_json(records: Sequence[Mapping[str, Any]], *, meta: Mapping[str, Any] | None = None) -> str:
     clean = [{k: _json_value(v) for k, v in rec.items()} for rec in records]
     return json.dumps({"meta": dict(meta or {}), "results": clean}, indent=2, ensure_ascii=False) + "\n"

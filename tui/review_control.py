@@ -189,7 +189,9 @@ class ReviewControl:
     @work(thread=True, exclusive=True, group=EXPORT_GROUP, exit_on_error=False, description="Exporting the reviews")
     def _export_reviews(self, run_id: int, folder: Path, formats: tuple[str, ...], current: "Dataset | None",
                         reply_to: MessagePump) -> None:
-        from .review_queue import review_rows, rows_to_csv, rows_to_jsonl
+        from dialjudge.core.report import to_csv, to_jsonl
+
+        from .review_queue import review_rows
         from .run_export import ExportError, write_text_file
 
         if not formats:
@@ -200,7 +202,7 @@ class ReviewControl:
         for fmt in formats:
             if fmt not in REVIEW_FORMATS:
                 raise ExportError(f"unknown review export format {fmt!r} (one of {', '.join(REVIEW_FORMATS)})")
-            text = rows_to_csv(rows) if fmt == "reviews-csv" else rows_to_jsonl(rows)
+            text = to_csv(rows) if fmt == "reviews-csv" else to_jsonl(rows)
             paths.append(write_text_file(Path(folder).expanduser() / f"run-{run_id}-reviews.{REVIEW_FORMATS[fmt]}",
                                          text))
         reply_to.post_message(FilesExported(f"run {run_id}'s reviewed labels", paths))

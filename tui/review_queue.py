@@ -18,7 +18,6 @@ queue, and tests check it against the same inputs.
 from __future__ import annotations
 
 import enum
-import json
 import math
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
@@ -219,22 +218,3 @@ def _label(example: Example, quality: str | None, aggregation: Aggregation) -> A
     if isinstance(value, float) and math.isnan(value):
         return None
     return value
-
-
-def rows_to_jsonl(rows: Sequence[Mapping[str, Any]]) -> str:
-    return "".join(json.dumps(dict(r), ensure_ascii=False) + "\n" for r in rows)
-
-
-def rows_to_csv(rows: Sequence[Mapping[str, Any]]) -> str:
-    import csv
-    import io
-
-    buf = io.StringIO()
-    fields: list[str] = []
-    for row in rows:
-        fields += [k for k in row if k not in fields]
-    writer = csv.DictWriter(buf, fieldnames=fields, lineterminator="\n")
-    writer.writeheader()
-    for row in rows:
-        writer.writerow({k: "" if row.get(k) is None else row.get(k) for k in fields})
-    return buf.getvalue()

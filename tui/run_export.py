@@ -89,13 +89,13 @@ def export_run(store: RunStore, run_id: int, dataset: Dataset, folder: Path, for
 
     judgment_formats = [f for f in formats if f in JUDGMENT_FORMATS]
     if judgment_formats:
-        from .review_queue import rows_to_csv, rows_to_jsonl
+        from dialjudge.core.report import to_csv, to_jsonl
 
         rows = store.export_rows(run_id)
         if not rows:
             raise ExportError(f"run {run_id} has no judgments yet; nothing to export")
         for fmt in judgment_formats:
-            text = rows_to_csv(rows) if fmt == "judgments-csv" else rows_to_jsonl(rows)
+            text = to_csv(rows) if fmt == "judgments-csv" else to_jsonl(rows)
             written.append(_write(folder / f"run-{run_id}-judgments.{JUDGMENT_FORMATS[fmt]}", text))
     return ExportResult(run_id, tuple(written))
 

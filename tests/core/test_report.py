@@ -155,3 +155,14 @@ def test_sparkline_shows_every_non_empty_bin() -> None:
 
     assert sparkline([0, 1, 100, 50]) == "·▁█▄"
     assert sparkline([0, 0]) == "··"
+
+
+def test_jsonl_is_one_object_per_line_with_nan_as_null() -> None:
+    import json
+
+    from dialjudge.core.report import to_jsonl
+
+    text = to_jsonl([{"id": "a", "score": float("nan")}, {"id": "b", "note": "ü"}])
+    lines = text.splitlines()
+    assert [json.loads(line) for line in lines] == [{"id": "a", "score": None}, {"id": "b", "note": "ü"}]
+    assert "ü" in text and text.endswith("\n")
