@@ -16,7 +16,7 @@ from dialjudge.core.evaluation import evaluate, split_subsets
 from dialjudge.core.judges.events import JudgmentScored, RunProgress, RunStarted
 from dialjudge.core.judges.store import RunStore
 from dialjudge.core.judges.types import ScoringMode
-from dialjudge.core.judging import build_backends, execute_run, is_label_quality, plan_run, run_scores
+from dialjudge.core.judging import build_backends, execute_run, is_label_quality, judgment_columns, plan_run
 from dialjudge.core.model import Aggregation
 from dialjudge.core.registry import open_dataset
 
@@ -76,8 +76,9 @@ def _judge_and_report(args: argparse.Namespace, dataset: Any, plans: list[Any], 
             break
     summary = summaries[0]
 
-    scores, failures = run_scores(store, summary.run_id)
-    _print_run_summary(con, store, summary)
+    judgments = store.load_judgments(summary.run_id)
+    scores, failures = judgment_columns(judgments)
+    _print_run_summary(con, judgments, summary)
     if summary.status != "finished":
         con.print(f"[yellow]run {summary.run_id} {summary.status}; run the same command again to resume it[/yellow]")
 
@@ -101,7 +102,7 @@ def _judge_and_report(args: argparse.Namespace, dataset: Any, plans: list[Any], 
     # Agreement between the two is meaningless: the discernment table above is what measures it.
     if (is_label_quality(scale) and plan.quality != CONTRADICTS and args.format == "table"
             and args.output is None):
-        _print_label_agreement(store, summary.run_id, dataset, plan.quality)
+        _print_label_agreement(judgments, dataset, plan.quality)
     if plan.config.repeats > 1 and args.format == "table" and args.output is None:
         _print_stability(store, summary.run_id, dataset, plan.quality, binary=is_label_quality(scale))
     if len(summaries) > 1 and plan.quality and args.format == "table" and args.output is None:
@@ -161,8 +162,7 @@ def _run_with_progress(run_config: Any, dataset: Any, store: RunStore, backends:
                                        resume=not fresh, close_backends=True))
 
 
-def _print_run_summary(con: Any, store: RunStore, summary: Any) -> None:
-    table = store.load_judgments(summary.run_id)
+def _print_run_summary(con: Any, table: Any, summary: Any) -> None:
     rows = []
     for judge, judgments in table.items():
         values = list(judgments.values())
@@ -182,10 +182,9 @@ def _print_run_summary(con: Any, store: RunStore, summary: Any) -> None:
               "answer tokens scored without sampling[/dim]")
 
 
-def _print_label_agreement(store: RunStore, run_id: int, dataset: Any, quality: str) -> None:
+def _print_label_agreement(judgments: Any, dataset: Any, quality: str) -> None:
     from dialjudge.core.judges.pool import pool_report
 
-    judgments = store.load_judgments(run_id)
     report = pool_report(judgments, dataset, quality)
     rows = [(name, a.n, _pct(a.percent), _num(a.kappa)) for name, a in report.judges.items()]
     if len(report.judges) > 1:

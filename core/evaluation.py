@@ -122,8 +122,10 @@ def evaluate(dataset: Dataset, *, qualities: Sequence[str] | None = None, subset
             rec["subset"] = name
             rec["is_ceiling"] = rec.get("evaluator") == "human ceiling"
             records.append(rec)
-    if "contradicts" in chosen:
-        notes.append("'contradicts' is 1 for an adversarial candidate: an evaluator that catches them correlates "
+    from .adversarial.builder import CONTRADICTS
+
+    if CONTRADICTS in chosen:
+        notes.append(f"'{CONTRADICTS}' is 1 for an adversarial candidate: an evaluator that catches them correlates "
                      "negatively with it (see the discernment table)")
     ci_note = (f"bootstrap: {n_boot} resamples of contexts (seed {seed}), 95% percentile CI" if n_boot
                else "no confidence intervals (--bootstrap 0)")

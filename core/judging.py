@@ -31,16 +31,14 @@ class RunPlan:
 
 
 def infer_quality(dataset: Dataset, *, aspect: str | None, kpi: str | None) -> str | None:
-    """The human-rated quality a judge's aspect or KPI is compared with."""
-    qualities = list(dataset.qualities)
-    lowered = {q.lower(): q for q in qualities}
-    for wanted in (kpi, aspect):
-        if wanted and wanted.lower() in lowered:
-            return lowered[wanted.lower()]
-    for fallback in ("overall", "Overall"):
-        if fallback.lower() in lowered:
-            return lowered[fallback.lower()]
-    return qualities[0] if qualities else None
+    """The human-rated quality a judge's aspect or KPI is compared with: the KPI's, the aspect's,
+    else Overall, else the first."""
+    from .evaluation import resolve_quality
+
+    for wanted in (kpi, aspect, "overall"):
+        if wanted and resolve_quality(dataset, wanted) in dataset.qualities:
+            return resolve_quality(dataset, wanted)
+    return next(iter(dataset.qualities), None)
 
 
 def plan_run(dataset: Dataset, config: Config, *, template: str, judges: Sequence[str],
@@ -124,7 +122,12 @@ async def execute_run(run_config: RunConfig, dataset: Dataset, store: RunStore,
 def run_scores(store: RunStore, run_id: int, *, repeat: int = 0, with_pool: bool = True
                ) -> tuple[dict[str, dict[str, float | None]], dict[str, int]]:
     """A run's judges (and their mean pool) as evaluator columns of 0-1 scores, plus failure counts."""
-    table = store.load_judgments(run_id, repeat=repeat)
+    return judgment_columns(store.load_judgments(run_id, repeat=repeat), with_pool=with_pool)
+
+
+def judgment_columns(table: Mapping[str, Mapping[str, Any]], *, with_pool: bool = True
+                     ) -> tuple[dict[str, dict[str, float | None]], dict[str, int]]:
+    """Judgments as loaded from the store (``{judge: {item: Judgment}}``) as evaluator columns."""
     scores: dict[str, dict[str, float | None]] = {}
     failures: dict[str, int] = {}
     for judge, judgments in table.items():
@@ -133,7 +136,7 @@ def run_scores(store: RunStore, run_id: int, *, repeat: int = 0, with_pool: bool
     if with_pool and len(table) > 1:
         from .judges.pool import PoolMethod, pool_scores
 
-        pooled = pool_scores(table, PoolMethod.MEAN)
+        pooled = pool_scores(dict(table), PoolMethod.MEAN)
         scores[POOL] = {item: p.value for item, p in pooled.items()}
         failures[POOL] = sum(1 for p in pooled.values() if p.value is None)
     return scores, failures
