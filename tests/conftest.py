@@ -2,19 +2,11 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
-SHARED_DATA_ENV = "DIALJUDGE_SHARED_DATA"
-
-
-def shared_data_dir() -> Path:
-    """The real meta-evaluation data beside the checkout (never copied into the repo)."""
-    env = os.environ.get(SHARED_DATA_ENV)
-    return Path(env) if env else REPO_ROOT.parent / "shared" / "data"
+from shared_data import SHARED_DATA_ENV, shared_data_dir
 
 
 @pytest.fixture(scope="session")
@@ -23,13 +15,6 @@ def shared_data() -> Path:
     if not root.is_dir():
         pytest.skip(f"real data folder {root} is absent (set ${SHARED_DATA_ENV} to point at it)")
     return root
-
-
-def require_file(root: Path, relative: str) -> Path:
-    path = root / relative
-    if not path.is_file():
-        pytest.skip(f"{path} is absent from the shared data folder")
-    return path
 
 
 @pytest.fixture(autouse=True)

@@ -68,7 +68,7 @@ class TemplateRenderer:
                 raise ConfigError("few-shot examples need the run's quality (which human rating to show)")
             from .fewshot import FewShotSelector
 
-            self._selector = FewShotSelector(fewshot_pool, config.fewshot.to_setting(), config.quality)
+            self._selector = FewShotSelector(fewshot_pool, config.fewshot, config.quality)
         self._shots: dict[str, list[Example]] = {}
 
     def fewshot_for(self, example: Example) -> list[Example]:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import random
 import re
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 from ..errors import ConfigError
 from ..model import Example, Level
@@ -82,6 +82,23 @@ class FewShotSetting:
     @property
     def is_zero_shot(self) -> bool:
         return self.method == "none" or self.k == 0
+
+    @property
+    def enabled(self) -> bool:
+        return not self.is_zero_shot
+
+    @property
+    def spec(self) -> str:
+        """The setting as :meth:`parse` reads it (``none``, ``bm25-both:4``, ``random:3@7``)."""
+        return str(self)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"method": self.method, "k": self.k, "seed": self.seed, "manual_ids": list(self.manual_ids)}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "FewShotSetting":
+        return cls(str(data.get("method", "none")), int(data.get("k", 0)), int(data.get("seed", 0)),
+                   tuple(str(x) for x in data.get("manual_ids", ())))
 
 
 def random_settings(k: int, repeats: int, seed: int = 0) -> list[FewShotSetting]:

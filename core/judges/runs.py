@@ -20,6 +20,7 @@ from ..config import JudgeConfig, Sampling
 from ..errors import ConfigError
 from ..model import Dataset, Example
 from ..subsets import parse_subset
+from .fewshot import FewShotSetting
 from .types import ScoringMode
 
 SNAPSHOT_VERSION = 1
@@ -127,55 +128,6 @@ class PersonaSpec:
 
 
 @dataclass(frozen=True)
-class FewShotSpec:
-    """The few-shot setting of a run (mirrors fewshot.FewShotSetting as plain data)."""
-
-    method: str = "none"
-    k: int = 0
-    seed: int = 0
-    manual_ids: tuple[str, ...] = ()
-
-    @classmethod
-    def of(cls, setting: Any) -> "FewShotSpec":
-        return cls(str(setting.method), int(setting.k), int(setting.seed),
-                   tuple(str(x) for x in setting.manual_ids))
-
-    @classmethod
-    def parse(cls, text: str) -> "FewShotSpec":
-        """Read a spec such as ``bm25-context:4`` through fewshot.FewShotSetting.parse."""
-        from .fewshot import FewShotSetting
-
-        return cls.of(FewShotSetting.parse(text))
-
-    @property
-    def enabled(self) -> bool:
-        return self.method != "none" and (self.k > 0 or bool(self.manual_ids))
-
-    @property
-    def spec(self) -> str:
-        """The setting as ``FewShotSetting.parse`` reads it (``none``, ``bm25-both:4``, ``random:3@7``)."""
-        if not self.enabled:
-            return "none"
-        if self.method == "manual":
-            return "manual:" + ",".join(self.manual_ids)
-        return f"{self.method}:{self.k}" + (f"@{self.seed}" if self.seed else "")
-
-    def to_setting(self) -> Any:
-        from .fewshot import FewShotSetting
-
-        return FewShotSetting(method=self.method, k=self.k, seed=self.seed,  # type: ignore[arg-type]
-                              manual_ids=self.manual_ids)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"method": self.method, "k": self.k, "seed": self.seed, "manual_ids": list(self.manual_ids)}
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> "FewShotSpec":
-        return cls(str(data.get("method", "none")), int(data.get("k", 0)), int(data.get("seed", 0)),
-                   tuple(str(x) for x in data.get("manual_ids", ())))
-
-
-@dataclass(frozen=True)
 class JudgeVariant:
     """One column of results: a judge, possibly speaking as a persona (``judge@persona``)."""
 
@@ -207,7 +159,7 @@ class RunConfig:
     quality: str | None = None
     #: ``None`` in the tuple stands for "no persona"; an empty tuple means no persona at all.
     personas: tuple[PersonaSpec | None, ...] = ()
-    fewshot: FewShotSpec = field(default_factory=FewShotSpec)
+    fewshot: FewShotSetting = field(default_factory=FewShotSetting)
     template_source: str = ""
     name: str = ""
 
@@ -252,8 +204,7 @@ class RunConfig:
             judges=tuple(j if isinstance(j, JudgeSpec) else JudgeSpec.of(j) for j in judges),
             personas=tuple(None if p is None else p if isinstance(p, PersonaSpec) else PersonaSpec.of(p)
                            for p in personas),
-            fewshot=FewShotSpec() if fewshot is None else
-            fewshot if isinstance(fewshot, FewShotSpec) else FewShotSpec.of(fewshot),
+            fewshot=FewShotSetting() if fewshot is None else fewshot,
             **options,
         )
 
@@ -324,7 +275,7 @@ class RunConfig:
             kpi=data.get("kpi"),
             quality=data.get("quality"),
             personas=tuple(PersonaSpec.from_dict(p) if p else None for p in data.get("personas", ())),
-            fewshot=FewShotSpec.from_dict(data.get("fewshot", {})),
+            fewshot=FewShotSetting.from_dict(data.get("fewshot", {})),
             judges=tuple(JudgeSpec.from_dict(j) for j in data["judges"]),
             mode=ScoringMode(data.get("mode", "generate")),
             top_k=int(data.get("top_k", 3)),

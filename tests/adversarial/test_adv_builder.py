@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from conftest import require_file
+from shared_data import require_file
 from dialjudge.core.adversarial.builder import CONTRADICTS, make_adversarial_set
 from dialjudge.core.adversarial.kdconv import load_kdconv
 from dialjudge.core.errors import ConfigError, DataError

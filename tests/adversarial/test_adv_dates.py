@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from conftest import require_file
+from shared_data import require_file
 from dialjudge.core.adversarial.dates import date_mentions, swap_dates
 
 MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September",

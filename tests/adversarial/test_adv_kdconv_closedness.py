@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import require_file
+from shared_data import require_file
 from dialjudge.core.adversarial.closedness import (judge_closedness, shared_facts, tag_closedness,
                                                    tag_dataset)
 from dialjudge.core.adversarial.kdconv import load_kdconv

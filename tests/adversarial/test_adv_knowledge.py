@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from conftest import require_file
+from shared_data import require_file
 from dialjudge.core.adversarial.kdconv import read_kdconv_json
 from dialjudge.core.adversarial.knowledge import (KnowledgePools, Triple, realised_triples,
                                                   swap_knowledge)

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from conftest import require_file
+from shared_data import require_file
 from dialjudge.core.adversarial.negation import flip_negations
 
 NEGATOR = re.compile(r"\b(not|never)\b|n['’]?t\b|\bcannot\b", re.I)

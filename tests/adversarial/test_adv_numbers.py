@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from conftest import require_file
+from shared_data import require_file
 from dialjudge.core.adversarial.numbers import pluralize, swap_numbers
 
 WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import shared_data_dir
+from shared_data import shared_data_dir
 from dialjudge.cli.main import main
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import shared_data_dir
+from shared_data import shared_data_dir
 from dialjudge.cli.main import main
 from dialjudge.core.judges.templates import shipped_template_dir
 from dialjudge.core.model import majority_vote

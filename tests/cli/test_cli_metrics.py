@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import require_file
+from shared_data import require_file
 from dialjudge.cli.main import main
 
 METRICS = ["BLEU-1", "BLEU-2", "BLEU-3", "BLEU-4", "ROUGE-1", "ROUGE-2", "ROUGE-L", "METEOR", "chrF++"]

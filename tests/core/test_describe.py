@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import require_file
+from shared_data import require_file
 from dialjudge.core.config import Config
 from dialjudge.core.describe import QualitySummary, describe
 from dialjudge.core.model import BINARY_01, Dataset, Example, Level, Perturbation, Rating, Scale, ScaleKind, Turn

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import require_file
+from shared_data import require_file
 from dialjudge.core.config import Config
 from dialjudge.core.errors import DataError
 from dialjudge.core.evaluation import (

@@ -9,7 +9,7 @@ import pytest
 
 from dialjudge.core.errors import DataError
 from dialjudge.core.loaders import FORMATS, detect_format, load_dataset, save_dataset
-from conftest import require_file
+from shared_data import require_file
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 

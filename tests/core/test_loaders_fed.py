@@ -12,7 +12,7 @@ from dialjudge.core.errors import DataError
 from dialjudge.core.loaders import load_dataset, read_fed
 from dialjudge.core.loaders.fed import FED_DIALOG_SCALES, FED_TURN_SCALES
 from dialjudge.core.model import Level, ScaleKind
-from conftest import require_file
+from shared_data import require_file
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,7 @@ from dialjudge.core.loaders import (example_to_record, load_dataset, read_native
 from dialjudge.core.loaders.fed import read_fed
 from dialjudge.core.model import (Dataset, Example, Level, Perturbation, Rating, Scale, ScaleKind,
                                   Turn)
-from conftest import REPO_ROOT, require_file
+from shared_data import REPO_ROOT, require_file
 
 DATASETS = REPO_ROOT / "datasets"
 SCHEMA = json.loads((DATASETS / "schema.json").read_text(encoding="utf-8"))

@@ -12,7 +12,7 @@ from dialjudge.core.errors import DataError
 from dialjudge.core.loaders import load_dataset, read_usr
 from dialjudge.core.loaders.usr import REFERENCE_MODEL, USR_SCALES
 from dialjudge.core.model import TAG_OPEN, Level, ScaleKind
-from conftest import require_file
+from shared_data import require_file
 
 QUALITIES = ["Understandable", "Natural", "Maintains Context", "Engaging", "Uses Knowledge", "Overall"]
 

@@ -14,7 +14,7 @@ from nltk.translate.meteor_score import meteor_score
 from rouge_score import rouge_scorer
 from sacrebleu.metrics import BLEU, CHRF
 
-from conftest import require_file
+from shared_data import require_file
 from dialjudge.core.errors import ConfigError
 from dialjudge.core.metrics import (
     METRIC_IDS,

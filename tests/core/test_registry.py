@@ -21,7 +21,7 @@ from dialjudge.core.registry import (
     remember_recent,
     resolve_dataset,
 )
-from conftest import require_file
+from shared_data import require_file
 
 TESTS_DATA = Path(__file__).resolve().parents[1] / "data"
 TINY = TESTS_DATA / "tiny_native.jsonl"

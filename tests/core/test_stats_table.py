@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from conftest import require_file
+from shared_data import require_file
 from dialjudge.core.model import Aggregation, Example, Rating, Scale, ScaleKind, Turn
 from dialjudge.core.stats.categorical import cohen_kappa, krippendorff_alpha, percent_agreement
 from dialjudge.core.stats.ceiling import human_ceiling

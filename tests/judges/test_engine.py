@@ -18,7 +18,8 @@ from dialjudge.core.errors import BackendError, ConfigError
 from dialjudge.core.judges.backends.fake import GARBAGE_OUTPUT, FakeBackend
 from dialjudge.core.judges.engine import RunEngine, order_for_prefix_reuse
 from dialjudge.core.judges.events import JudgmentScored, RunFailed, RunFinished, RunProgress, RunStarted
-from dialjudge.core.judges.runs import FewShotSpec, JudgeSpec, JudgeVariant, PersonaSpec, RunConfig
+from dialjudge.core.judges.fewshot import FewShotSetting
+from dialjudge.core.judges.runs import JudgeSpec, JudgeVariant, PersonaSpec, RunConfig
 from dialjudge.core.judges.store import RunStore
 from dialjudge.core.judges.types import (
     BackendResult,
@@ -86,7 +87,7 @@ def row_keys(store: RunStore, run_id: int) -> list[tuple[str, str, int]]:
 def test_config_snapshot_round_trips_through_json() -> None:
     cfg = config(judge("a", sampling=Sampling(temperature=0.7, seed=5)), judge("b"),
                  personas=(None, PersonaSpec("critic", "Be harsh.", "a harsh judge")), repeats=3,
-                 fewshot=FewShotSpec("bm25-context", 4, 1), aspect="engaging", quality="good",
+                 fewshot=FewShotSetting("bm25-context", 4, 1), aspect="engaging", quality="good",
                  subset="system:x", limit=10, name="my run")
     data = json.loads(cfg.to_json())
     assert data["template"]["text"] == TEMPLATE_TEXT
@@ -551,14 +552,12 @@ async def test_end_to_end_inca_persona_sweep_and_max_vote(store: RunStore) -> No
     assert report.pool.percent == 100.0 and report.judge_ties == []
 
 
-def test_fewshot_spec_mirrors_the_fewshot_setting() -> None:
-    from dialjudge.core.judges.fewshot import FewShotSetting
-
+def test_fewshot_setting_round_trips_through_the_run_snapshot() -> None:
     for text in ("none", "random:3@7", "bm25-both:4", "manual:a,b"):
-        spec = FewShotSpec.parse(text)
-        assert spec.to_setting() == FewShotSetting.parse(text)
-        assert spec.spec == str(FewShotSetting.parse(text))
-    assert not FewShotSpec.parse("none").enabled and FewShotSpec.parse("bm25-both:4").enabled
+        setting = FewShotSetting.parse(text)
+        assert FewShotSetting.from_dict(json.loads(json.dumps(setting.to_dict()))) == setting
+        assert setting.spec == text
+    assert not FewShotSetting.parse("none").enabled and FewShotSetting.parse("bm25-both:4").enabled
 
 
 async def test_end_to_end_fewshot_logprob_repeats_and_stability(store: RunStore) -> None:
@@ -571,7 +570,7 @@ async def test_end_to_end_fewshot_logprob_repeats_and_stability(store: RunStore)
 
     ds = read_native(resources.files("dialjudge.datasets") / "sample_dialogues.jsonl")
     cfg = RunConfig.build(ds, get_template("likert-1to5"), [JudgeConfig("fake", "fake", sampling=Sampling(seed=10))],
-                          fewshot=FewShotSpec.parse("bm25-context:2"), quality="coherence", aspect="coherence",
+                          fewshot=FewShotSetting.parse("bm25-context:2"), quality="coherence", aspect="coherence",
                           mode=ScoringMode.LOGPROB, top_k=0, repeats=3, limit=8)
     backend = FakeBackend("fake", max_concurrency=1)
     summary = await RunEngine(cfg, ds, {"fake": backend}, store).run()

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 from textual.widgets import Input, OptionList, Select, Static, TabbedContent
-from tui_helpers import SIZE, services, services_factory, shared_file, settle, static_text  # noqa: F401 (fixtures)
+from shared_data import require_file
+from tui_helpers import SIZE, services, services_factory, settle, static_text  # noqa: F401 (fixtures)
 
 from dialjudge.core.loaders import save_dataset
 from dialjudge.core.metrics import metric_info, score_pair
@@ -39,7 +40,7 @@ def shown(screen: DatasetsScreen) -> list[str]:
 
 
 async def test_open_usr_from_the_list_and_filter_its_items(services_factory, shared_data):
-    shared_file(shared_data, "usr/usr_topical_chat.json")
+    require_file(shared_data, "usr/usr_topical_chat.json")
     app = make_app(services=services_factory(data_dirs=(shared_data,)))
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)

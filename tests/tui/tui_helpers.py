@@ -1,7 +1,8 @@
 """Helpers and fixtures for the app's pilot and snapshot tests: services with a fake judge and fast settings.
 
-A module of its own (not a conftest.py) because test modules elsewhere import the
-root conftest by its bare name, which a second conftest would shadow.
+Test modules import what they use from here by name; shared-data helpers live in
+tests/shared_data.py. Nothing imports a conftest by name: two conftest.py files would
+share that module name, and whichever loaded last would win.
 """
 
 from __future__ import annotations
@@ -38,14 +39,6 @@ def services(tmp_path: Path) -> Services:
 @pytest.fixture
 def services_factory(tmp_path: Path) -> Callable[..., Services]:
     return lambda **kw: make_services(tmp_path, **kw)
-
-
-def shared_file(root: Path, relative: str) -> Path:
-    """A file of the shared data folder, or a skip saying it is absent."""
-    path = root / relative
-    if not path.is_file():
-        pytest.skip(f"{path} is absent from the shared data folder")
-    return path
 
 
 def static_text(widget, width: int = 200) -> str:
