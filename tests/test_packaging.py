@@ -20,18 +20,36 @@ INSTALLED_FOLDERS = {"core": "dialjudge.core", "cli": "dialjudge.cli", "tui": "d
                      "prompts": "dialjudge.prompts", "datasets": "dialjudge.datasets"}
 
 
-def declared_packages() -> set[str]:
-    data = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
-    return set(data["tool"]["setuptools"]["packages"])
+def packaged_names() -> set[str]:
+    """The packages setuptools finds under src/ (where dialjudge/ links the top-level folders)."""
+    from setuptools import find_packages
+
+    return set(find_packages(where=str(ROOT / "src"), include=["dialjudge*"]))
 
 
-def test_every_source_folder_is_a_declared_package() -> None:
-    declared = declared_packages()
+def test_src_links_every_top_level_folder() -> None:
+    for folder, package in INSTALLED_FOLDERS.items():
+        link = ROOT / "src" / Path(*package.split("."))
+        assert link.is_symlink(), f"{link} should link the top-level {folder}/ folder"
+        assert link.resolve() == (ROOT / folder).resolve()
+
+
+def test_every_source_folder_is_a_package() -> None:
+    found = packaged_names()
     for folder, package in INSTALLED_FOLDERS.items():
         for init in (ROOT / folder).rglob("__init__.py"):
             relative = init.parent.relative_to(ROOT / folder)
             name = ".".join([package, *relative.parts]) if relative.parts else package
-            assert name in declared, f"{init.parent} holds Python code but {name} is not in pyproject's packages"
+            assert name in found, f"{init.parent} holds Python code but {name} is not packaged"
+
+
+def test_version_is_declared_once() -> None:
+    import dialjudge
+
+    data = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    assert "version" in data["project"]["dynamic"]
+    assert data["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "dialjudge.__version__"}
+    assert dialjudge.__version__.count(".") == 2
 
 
 @pytest.fixture(scope="module")
