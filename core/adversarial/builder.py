@@ -300,7 +300,7 @@ def _item_examples(item: _Item, edits: Iterable[Edit], source_name: str, include
     shared_extra: dict[str, Any] = {"source_id": src.id, "source_dataset": source_name}
     if "attrs" in src.extra:
         shared_extra["attrs"] = src.extra["attrs"]
-    common = dict(group_id=group, context=src.context, references=references,
+    common: dict[str, Any] = dict(group_id=group, context=src.context, references=references,
                   fact=src.fact if include_fact else None, language=item.language)
     out = [Example(
         id=original_id, candidate=item.original, tags=frozenset({TAG_CLOSED}),

@@ -94,8 +94,7 @@ def _factual_tokens(text: str) -> list[str]:
             continue  # a capital that only marks a sentence start
         if name not in _COMMON_CAPITALISED and len(name) >= 3:
             tokens.append(name.lower())
-    seen: set[str] = set()
-    return [t for t in tokens if not (t in seen or seen.add(t))]
+    return list(dict.fromkeys(tokens))  # unique, in first-seen order
 
 
 def _is_short_factual_answer(question: str, reply: str) -> bool:

@@ -223,7 +223,7 @@ def _new_date(site: _Site, rng: random.Random) -> dict[str, int | str] | None:
     groups = m.groupdict()
     if site.label == "numeric-date" and groups.get("first"):
         first, second = int(groups["first"]), int(groups["second"])
-        year = int(groups["year"])
+        year: int | None = int(groups["year"])
         # 12/28 is month-first, 28/12 day-first; 03/04 could be either: keep both <= 12.
         if first > 12:
             month_name, day_name = "second", "first"

@@ -54,15 +54,16 @@ def check_kdconv(data: Any, path: str | Path) -> list[dict[str, Any]]:
             raise DataError("a dialogue needs a 'messages' list", path=str(path), record=d,
                             field="messages")
         for t, message in enumerate(dialogue["messages"]):
-            where = {"path": str(path), "record": f"{d}, message {t}"}
+            record = f"{d}, message {t}"
             if not isinstance(message, dict) or not isinstance(message.get("message"), str):
-                raise DataError("a message needs a 'message' string", field="message", **where)
+                raise DataError("a message needs a 'message' string", path=str(path), record=record,
+                                field="message")
             attrs = message.get("attrs", [])
             if not isinstance(attrs, list) or not all(
                 isinstance(a, dict) and {"name", "attrname", "attrvalue"} <= set(a) for a in attrs
             ):
                 raise DataError("'attrs' must be a list of {name, attrname, attrvalue}",
-                                field="attrs", **where)
+                                path=str(path), record=record, field="attrs")
     return data
 
 

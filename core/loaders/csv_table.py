@@ -238,10 +238,11 @@ def infer_scale(values: Sequence[str]) -> Scale | None:
     cells = [v.strip() for v in values if v.strip()]
     if not cells:
         return None
-    numbers = [_parse_number(c) for c in cells]
-    if any(n is None for n in numbers):
+    parsed = [_parse_number(c) for c in cells]
+    numbers = [n for n in parsed if n is not None]
+    if len(numbers) < len(parsed):
         return Scale(ScaleKind.CATEGORICAL, labels=tuple(sorted(set(cells))))
-    low, high = min(numbers), max(numbers)  # type: ignore[type-var]
+    low, high = min(numbers), max(numbers)
     if all(isinstance(n, int) for n in numbers):
         if set(numbers) <= {0, 1}:
             return Scale(ScaleKind.BINARY, 0, 1)

@@ -128,7 +128,7 @@ def _example(item: Any, index: int, where: str, groups: dict[Level, dict[str, st
                        f"(known: {', '.join(scales)})", field)
         if not isinstance(values, list) or not values:
             raise fail(f"expected a list of annotator values, found {json_type(values)}", field)
-        scores = []
+        scores: list[float | None] = []
         for k, value in enumerate(values):
             if is_not_applicable(value):
                 not_applicable.setdefault(quality, []).append([k, value])

@@ -134,7 +134,7 @@ def system_level(
         raise ValueError(f"{len(systems)} system names for {len(scores)} items")
     x_all, y_all, keep = paired(scores, human)
     keep &= np.fromiter((bool(s) for s in systems), dtype=bool, count=len(systems))
-    kept_systems = [s for s, k in zip(systems, keep) if k]
+    kept_systems = [s for s, k in zip(systems, keep) if k and s]
     return system_correlation(
         x_all[keep], y_all[keep], kept_systems, _select(groups, keep),
         n_excluded=int((~keep).sum()), n_boot=n_boot, seed=seed, confidence=confidence,
@@ -181,7 +181,7 @@ def item_correlation(
     for exactly these items (it must match ``n_boot``, ``seed`` and ``groups``)."""
     _check_parameters(n_boot, confidence)
     n_groups = len(set(groups)) if groups is not None else None
-    base = dict(n=len(x), n_excluded=n_excluded, n_items=len(x), level=TURN, n_groups=n_groups,
+    base: dict[str, Any] = dict(n=len(x), n_excluded=n_excluded, n_items=len(x), level=TURN, n_groups=n_groups,
                 n_boot=n_boot, confidence=confidence, seed=seed)
     reason = degenerate_reason(x, y, "items")
     if reason:
@@ -218,7 +218,7 @@ def system_correlation(
     mean_x = np.bincount(system_of_item, weights=x, minlength=n_systems) / np.maximum(counts, 1)
     mean_y = np.bincount(system_of_item, weights=y, minlength=n_systems) / np.maximum(counts, 1)
     n_groups = len(set(groups)) if groups is not None else None
-    base = dict(n=n_systems, n_excluded=n_excluded, n_items=len(x), level=SYSTEM, n_groups=n_groups,
+    base: dict[str, Any] = dict(n=n_systems, n_excluded=n_excluded, n_items=len(x), level=SYSTEM, n_groups=n_groups,
                 n_boot=n_boot, confidence=confidence, seed=seed)
     reason = degenerate_reason(mean_x, mean_y, "systems")
     if reason:
@@ -265,8 +265,9 @@ def point_estimates(x: np.ndarray, y: np.ndarray) -> dict[str, tuple[float, floa
 
 
 def _coefficients(x: np.ndarray, y: np.ndarray, boot: dict[str, np.ndarray],
-                  confidence: float) -> dict[str, Coefficient]:
-    out = {}
+                  confidence: float) -> dict[str, Any]:
+    """Pearson, Spearman and Kendall as :class:`CorrelationResult` keyword arguments."""
+    out: dict[str, Any] = {}
     for method, (value, p_value) in point_estimates(x, y).items():
         if method in boot:
             low, high, n_resamples = bs.percentile_interval(boot[method], confidence)

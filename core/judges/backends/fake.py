@@ -73,7 +73,8 @@ class FakeBackend:
                 raise BackendError(f"judge {config.name!r}: options.{key} must be a whole number >= 0")
             counts[key] = value
         return cls(name=config.name, max_concurrency=config.concurrency,
-                   identity=f"fake:{config.name}:{config.model}", **counts)
+                   identity=f"fake:{config.name}:{config.model}",
+                   fail_every=counts["fail_every"], garbage_every=counts["garbage_every"])
 
     async def open(self) -> None:
         self.opened += 1
