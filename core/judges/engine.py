@@ -31,6 +31,7 @@ from .events import (
     RunSummary,
     Subscriber,
 )
+from .failures import BreakerSettings, CircuitBreaker, failure_kind
 from .runs import JudgeVariant, RunConfig
 from .store import JudgmentKey, RunStore
 from .types import BackendResult, JudgeBackend, JudgeRequest, Judgment, RenderedPrompt
@@ -131,6 +132,7 @@ class RunEngine:
         clock: Callable[[], float] = time.monotonic,
         progress_interval_s: float = 0.2,
         progress_every: int = 50,
+        breaker: BreakerSettings | None = None,
     ) -> None:
         self.config = config
         self.dataset = dataset
@@ -149,6 +151,11 @@ class RunEngine:
         self.progress_interval_s = progress_interval_s
         self.progress_every = max(1, progress_every)
         self._subscribers: list[Subscriber] = []
+        self._breaker_settings = breaker or BreakerSettings()
+        self._breakers: dict[str, CircuitBreaker] = {}
+        #: Judges stopped by their circuit breaker, with the reason; their remaining items stay pending.
+        self.paused: dict[str, str] = {}
+        self._lock_owner: str | None = None
 
         self.run_id: int | None = None
         self.total = 0
@@ -205,6 +212,13 @@ class RunEngine:
         if self._loop is not None:
             raise RuntimeError("this RunEngine has already run; build a new one")
         self._loop = asyncio.get_running_loop()
+        try:
+            return await self._run_once()
+        finally:
+            if self._lock_owner is not None:
+                self.store.unlock_run(self._lock_owner)
+
+    async def _run_once(self) -> RunSummary:
         self._started_at = self._last_progress_at = self._clock()
         try:
             cached_work, queues, timeouts = await self._prepare()
@@ -229,6 +243,8 @@ class RunEngine:
         finally:
             if self.close_backends:
                 await self._close_backends(queues)
+        if self.paused:
+            return self._stop("failed", error="; ".join(self.paused.values()))
         cut_short = self._cancel_requested and self.done < self.total
         return self._stop("cancelled" if cut_short else "finished")
 
@@ -244,6 +260,8 @@ class RunEngine:
         wanted = [JudgmentKey(ex.id, v.label, r) for v in variants for ex in items for r in range(config.repeats)]
         self.total = len(wanted)
 
+        # Before looking for a run to resume: two processes on one run would both send every request.
+        self._lock_owner = self.store.lock_run(config.fingerprint, label=config.label)
         record = self._find_run()
         pending = (self.store.pending(record.id, wanted, retry_failed=self.retry_failed)
                    if record else wanted)
@@ -285,6 +303,7 @@ class RunEngine:
             self.resumed = True
             self.store.set_status(record.id, "running")
             self.store.set_total(record.id, self.total)
+        self.store.set_lock_run(self._lock_owner, self.run_id)
         self.done = self.total - len(pending)
         self.failures = (self.store.count_judgments(self.run_id, failed_only=True,
                                                     include_request_failures=not self.retry_failed)
@@ -337,20 +356,29 @@ class RunEngine:
             work = queue.popleft()
             started = self._clock()
             self.backend_calls += 1
+            breaker = self._breaker(work.variant.judge.name)
             try:
                 response = await asyncio.wait_for(backend.complete(work.request), timeout)
             except asyncio.CancelledError:
                 raise
-            except asyncio.TimeoutError:
-                self._record(work, self._failed(work, f"no answer within {timeout:g} s", started),
-                             request_failed=True, response=None)
-                continue
             except Exception as exc:  # the backend already retried; record and carry on
-                self._record(work, self._failed(work, _describe(exc), started), request_failed=True,
-                             response=None)
+                reason = (f"no answer within {timeout:g} s" if isinstance(exc, asyncio.TimeoutError)
+                          else _describe(exc))
+                self._record(work, self._failed(work, reason, started), request_failed=True, response=None)
+                breaker.record_failure(failure_kind(exc), reason)
+                if breaker.reason is not None:
+                    # The items not reached stay unstored, so a resume once it is fixed does them.
+                    self.paused[work.variant.judge.name] = breaker.reason
+                    queue.clear()
                 continue
+            breaker.record_success()
             self._record(work, self._score(work, response, cached=False), False, response=response)
             await asyncio.sleep(0)  # a backend that never yields must not keep a cancel waiting
+
+    def _breaker(self, judge_name: str) -> CircuitBreaker:
+        if judge_name not in self._breakers:
+            self._breakers[judge_name] = CircuitBreaker(judge_name, self._breaker_settings)
+        return self._breakers[judge_name]
 
     def _score(self, work: _Work, response: BackendResult, *, cached: bool) -> Judgment:
         assert self._scorer is not None
@@ -408,12 +436,12 @@ class RunEngine:
             self._last_progress_done = self.done
             self._emit(self.progress())
 
-    def _stop(self, status: str) -> RunSummary:
+    def _stop(self, status: str, *, error: str | None = None) -> RunSummary:
         if self.run_id is None:  # cancelled before anything was recorded
             summary = self._summary(status, 0)
             self._emit(RunFinished(0, status, summary))
             return summary
-        self.store.set_status(self.run_id, status)
+        self.store.set_status(self.run_id, status, error=error)
         self._maybe_progress(force=True)
         summary = self._summary(status, self.run_id)
         self._emit(RunFinished(self.run_id, status, summary))
@@ -424,7 +452,9 @@ class RunEngine:
             run_id=run_id, status=status, total=self.total, done=self.done, failures=self.failures,
             cached=self.cached, backend_calls=self.backend_calls, resumed=self.resumed,
             elapsed_s=max(self._clock() - self._started_at, 0.0),
-            per_judge=self.store.judge_counts(run_id) if run_id else {})
+            per_judge=self.store.judge_counts(run_id) if run_id else {},
+            failure_reasons=self.store.failure_reasons(run_id) if run_id else [],
+            paused=dict(self.paused))
 
     async def _close_backends(self, queues: Mapping[str, Any]) -> None:
         for name in queues:
