@@ -11,6 +11,7 @@ send in. Every wait is bounded and ends when the server stops.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import socket
@@ -102,7 +103,7 @@ class FaultServer:
         server = self
 
         class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802 - the name http.server calls
+            def do_POST(self) -> None:  # the name http.server calls
                 server._handle(self)
 
             def log_message(self, format: str, *args: Any) -> None:  # quiet
@@ -223,10 +224,8 @@ class FaultServer:
     @staticmethod
     def _reset(h: BaseHTTPRequestHandler) -> None:
         """Close with a TCP reset instead of an answer."""
-        try:
+        with contextlib.suppress(OSError):
             h.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-        except OSError:
-            pass
         h.close_connection = True
 
 
