@@ -10,14 +10,20 @@ from types import FrameType
 
 @contextmanager
 def sigterm_as_interrupt() -> Iterator[None]:
-    """While inside, SIGTERM raises KeyboardInterrupt in the main thread (as SIGINT does).
+    """While inside, SIGTERM is handled by whatever handles SIGINT just then.
 
-    asyncio.run then cancels the run's task, the engine marks the run cancelled
-    (resumable) and releases its lock, and the CLI exits with its interrupted code.
+    Under asyncio.run that is the runner's handler: it cancels the main task, so
+    the engine marks the run cancelled (resumable) and releases its lock, and
+    asyncio.run raises KeyboardInterrupt, which the CLI reports as interrupted.
+    Elsewhere it is Python's default, which raises KeyboardInterrupt at once.
     """
 
     def interrupt(signum: int, frame: FrameType | None) -> None:
-        raise KeyboardInterrupt(f"signal {signal.Signals(signum).name}")
+        handler = signal.getsignal(signal.SIGINT)
+        if callable(handler):
+            handler(signal.SIGINT, frame)
+        else:  # SIGINT ignored or left to the system: still stop
+            raise KeyboardInterrupt
 
     try:
         previous = signal.signal(signal.SIGTERM, interrupt)
