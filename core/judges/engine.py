@@ -156,6 +156,7 @@ class RunEngine:
         #: Judges stopped by their circuit breaker, with the reason; their remaining items stay pending.
         self.paused: dict[str, str] = {}
         self._lock_owner: str | None = None
+        self._workers_stop = False
 
         self.run_id: int | None = None
         self.total = 0
@@ -335,15 +336,18 @@ class RunEngine:
             self._record(work, self._score(work, response, cached=True), False, response=None)
             await asyncio.sleep(0)  # lets a cancel land between judgments
         workers = [
-            asyncio.ensure_future(self._worker(queue, self.backends[name], timeouts[name]))
+            asyncio.ensure_future(self._worker(queue, self.backends[name], timeouts[name], first=index == 0))
             for name, queue in queues.items()
-            for _ in range(max(1, int(self.backends[name].max_concurrency)))
+            for index in range(max(1, int(self.backends[name].max_concurrency)))
         ]
         if not workers:
             return
         try:
             done, pending = await asyncio.wait(workers, return_when=asyncio.FIRST_EXCEPTION)
         except asyncio.CancelledError:
+            # asyncio.wait_for (before Python 3.12) swallows a cancel that lands as its request
+            # completes; the flag stops such a worker at its next item.
+            self._workers_stop = True
             await _cancel_all(workers)
             raise
         await _cancel_all(pending)
@@ -351,12 +355,25 @@ class RunEngine:
             if task.exception() is not None:
                 raise task.exception()  # type: ignore[misc]
 
-    async def _worker(self, queue: deque[_Work], backend: JudgeBackend, timeout: float) -> None:
-        while queue and not self._cancel_requested:
+    async def _worker(self, queue: deque[_Work], backend: JudgeBackend, timeout: float, *, first: bool) -> None:
+        if not queue:
+            return
+        breaker = self._breaker(queue[0].variant.judge.name)
+        if not first:
+            # One request at a time until the judge has answered once: a wrong key or a dead
+            # server then costs one request, not one per concurrent slot.
+            await breaker.answered.wait()
+        try:
+            await self._work_through(queue, backend, timeout, breaker)
+        finally:
+            breaker.answered.set()  # this worker is done: the others must not wait for it
+
+    async def _work_through(self, queue: deque[_Work], backend: JudgeBackend, timeout: float,
+                            breaker: CircuitBreaker) -> None:
+        while queue and not self._cancel_requested and not self._workers_stop:
             work = queue.popleft()
             started = self._clock()
             self.backend_calls += 1
-            breaker = self._breaker(work.variant.judge.name)
             try:
                 response = await asyncio.wait_for(backend.complete(work.request), timeout)
             except asyncio.CancelledError:
@@ -372,6 +389,7 @@ class RunEngine:
                     queue.clear()
                 continue
             breaker.record_success()
+            breaker.answered.set()
             self._record(work, self._score(work, response, cached=False), False, response=response)
             await asyncio.sleep(0)  # a backend that never yields must not keep a cancel waiting
 

@@ -11,6 +11,7 @@ not reach are simply not stored yet.
 
 from __future__ import annotations
 
+import asyncio
 import enum
 from collections import deque
 from dataclasses import dataclass, field
@@ -76,6 +77,9 @@ class CircuitBreaker:
     _seen: int = 0
     _first_failures: list[tuple[FailureKind, str]] = field(default_factory=list)
     _recent: deque[bool] = field(default_factory=deque)
+    #: Set once the judge has answered a request (or its first worker stopped); until then
+    #: only one request is in flight, so a hopeless judge costs one request, not one per slot.
+    answered: asyncio.Event = field(default_factory=asyncio.Event)
 
     @property
     def tripped(self) -> bool:

@@ -56,6 +56,8 @@ class FaultPlan:
     #: How long a "timeout" request waits before giving up on the client, and a "slow" one before answering.
     hang_s: float = 2.0
     slow_s: float = 0.05
+    #: Error answers quote the Authorization header back, as careless servers do.
+    echo_key: bool = False
 
     def fault(self, prompt: str, attempt: int) -> str | None:
         digest = hashlib.sha256(f"{self.seed}|{attempt}|{prompt}".encode()).digest()
@@ -143,8 +145,9 @@ class FaultServer:
             self.stats.per_prompt[prompt] += 1
             self.stats.requests += 1
             self.stats.authorization.add(h.headers.get("Authorization") or "")
+        echo = f" (you sent {h.headers.get('Authorization')})" if self.plan.echo_key else ""
         if self.plan.always_status is not None:
-            self._send(h, self.plan.always_status, json.dumps({"error": {"message": "no such luck"}}))
+            self._send(h, self.plan.always_status, json.dumps({"error": {"message": f"no such luck{echo}"}}))
             return
         fault = self.plan.fault(prompt, attempt)
         if fault in LOGPROB_ONLY and not probability:
@@ -161,7 +164,7 @@ class FaultServer:
         if fault in ("429-retry-after", "429", "500", "502", "503"):
             status = int(fault[:3])
             headers = {"Retry-After": "0"} if fault == "429-retry-after" else {}
-            return self._send(h, status, json.dumps({"error": {"message": f"fault {fault}"}}), headers)
+            return self._send(h, status, json.dumps({"error": {"message": f"fault {fault}{echo}"}}), headers)
         if fault == "html":
             return self._send(h, 200, "<html><body><h1>502 Bad Gateway</h1></body></html>",
                               {"Content-Type": "text/html"})

@@ -166,7 +166,7 @@ def test_cancel_from_the_app_then_resume(tmp_path: Path, reference: dict) -> Non
 
 def test_a_second_process_on_the_same_run_is_refused_naming_the_first(tmp_path: Path, reference: dict) -> None:
     store_path = tmp_path / "runs.sqlite3"
-    first = start_child(store_path, 0.05)
+    first = start_child(store_path, 0.25)  # slow enough to outlive the second one's start
     try:
         wait_until_stored(first, store_path, 2)
         second = start_child(store_path, 0.0)
