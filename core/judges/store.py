@@ -210,11 +210,15 @@ class RunStore:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
             self._db.row_factory = sqlite3.Row
+            self._db.execute("PRAGMA busy_timeout=5000")
+            version = self._check_version()  # before anything is written to a file we may not own
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute("PRAGMA foreign_keys=ON")
-            self._db.execute("PRAGMA busy_timeout=5000")
-            self._migrate()
+            self._migrate(version)
+        except StoreError:
+            self._db.close()
+            raise
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{self.path}: cannot open the run store: {exc}") from None
         except OSError as exc:
@@ -222,7 +226,8 @@ class RunStore:
 
     # -- lifecycle -------------------------------------------------------------------------
 
-    def _migrate(self) -> None:
+    def _check_version(self) -> int:
+        """The file's schema version; refuses a file this dialjudge must not touch."""
         # One statement, one snapshot: another process may be creating the schema right now.
         version, tables = self._db.execute(
             "SELECT (SELECT user_version FROM pragma_user_version), (SELECT COUNT(*) FROM sqlite_master)").fetchone()
@@ -234,6 +239,9 @@ class RunStore:
                 f"{self.path}: written by a newer dialjudge (schema {version}, this one reads "
                 f"up to {SCHEMA_VERSION}); upgrade dialjudge or use another data directory"
             )
+        return int(version)
+
+    def _migrate(self, version: int) -> None:
         if version < SCHEMA_VERSION:
             # One script so that two processes opening a fresh file cannot interleave;
             # every statement is idempotent (IF NOT EXISTS), so it also brings an older

@@ -188,8 +188,8 @@ async def test_a_dead_server_pauses_the_judge_after_its_first_requests(store: Ru
     assert summary.status == "failed" and "api" in summary.paused
     assert "first 3 requests all failed" in summary.paused["api"]
     assert "cannot connect to http://127.0.0.1:" in summary.paused["api"]
-    # At most the first requests plus those already in flight were sent, not one per item.
-    assert summary.backend_calls <= 3 + config.concurrency
+    # Until a judge has answered once its requests go one at a time: three requests, not one per item.
+    assert summary.backend_calls == 3
     record = store.get_run(summary.run_id)
     assert record.status == "failed" and "paused" in (record.error or "")
     assert summary.failure_reasons and summary.failure_reasons[0][1] == summary.failures
@@ -200,7 +200,7 @@ async def test_a_dead_server_pauses_the_judge_after_its_first_requests(store: Ru
 async def test_a_rejected_key_or_a_wrong_model_pauses_the_judge(fault_server: Any, store: RunStore,
                                                                  status: int, words: str) -> None:
     server: FaultServer = fault_server(FaultPlan(always_status=status))
-    config = judge_config(server.base_url, "chat", concurrency=1)
+    config = judge_config(server.base_url, "chat", concurrency=4)
     summary, _ = await judge_all(store, config, ScoringMode.GENERATE, items=30)
     assert summary.status == "failed" and words in summary.paused["api"]
     # 401/403 are never retried, not even item by item: one request. 404: the first three.
