@@ -1,6 +1,6 @@
 """The CLI when API judges misbehave, and where secrets and sockets may go.
 
-Against the fake OpenAI-compatible server of tests/judges/fault_server.py
+Against the fake OpenAI-compatible server of tests/fault_server.py
 (127.0.0.1 only): a rejected key or a dead server ends `judge` early with a
 failure summary and a non-zero exit; `runs export` writes every format of
 `judge --format`; a key quoted back by the server reaches no file, export or
@@ -23,12 +23,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from fault_server import FaultPlan, FaultServer, closed_port_url
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "judges"))
-from fault_server import FaultPlan, FaultServer, closed_port_url  # noqa: E402
-
-from dialjudge.cli.main import main  # noqa: E402
-from dialjudge.core.report import FORMATS  # noqa: E402
+from dialjudge.cli.main import main
+from dialjudge.core.report import FORMATS
 
 KEY = "sk-cli-suite-5f3a9c-TOPSECRET-77"
 KEY_PARTS = (KEY, KEY[-14:], KEY[:14])

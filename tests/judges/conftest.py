@@ -96,7 +96,7 @@ def _wait_until_serving(process: subprocess.Popen[bytes], base_url: str, log_pat
 
 @pytest.fixture
 def fault_server() -> Iterator[object]:
-    """Starts fake OpenAI-compatible servers (fault_server.FaultServer) on 127.0.0.1; all stop after the test."""
+    """Starts fake OpenAI-compatible servers (tests/fault_server.py) on 127.0.0.1; all stop after the test."""
     from fault_server import FaultPlan, FaultServer
 
     servers: list[FaultServer] = []
