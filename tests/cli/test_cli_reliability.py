@@ -23,10 +23,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fault_server import FaultPlan, FaultServer, closed_port_url
 
 from dialjudge.cli.main import main
 from dialjudge.core.report import FORMATS
+from fault_server import FaultPlan, FaultServer, closed_port_url
 
 KEY = "sk-cli-suite-5f3a9c-TOPSECRET-77"
 KEY_PARTS = (KEY, KEY[-14:], KEY[:14])

@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fault_server import FAULTS, FaultPlan, FaultServer, closed_port_url, mixed, rating_for
 
 from dialjudge.core.config import JudgeConfig
 from dialjudge.core.errors import DialjudgeError
@@ -27,6 +26,7 @@ from dialjudge.core.judges.runs import JudgeSpec, JudgeVariant, RunConfig
 from dialjudge.core.judges.store import RunStore
 from dialjudge.core.judges.types import Message, OutputKind, OutputSpec, RenderedPrompt, ScoringMode
 from dialjudge.core.model import BINARY_01, Dataset, Example, Rating, Turn
+from fault_server import FAULTS, FaultPlan, FaultServer, closed_port_url, mixed, rating_for
 
 KEY = "sk-fault-suite-0123456789-SECRET"
 LIKERT = OutputSpec(OutputKind.LIKERT, 1, 5, choices=("1", "2", "3", "4", "5"), answer_prefix="Score:",
