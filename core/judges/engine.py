@@ -34,6 +34,7 @@ from .events import (
 from .failures import BreakerSettings, CircuitBreaker, failure_kind
 from .runs import JudgeVariant, RunConfig
 from .store import JudgmentKey, RunStore
+from .truncation import PromptTooLong
 from .types import BackendResult, JudgeBackend, JudgeRequest, Judgment, RenderedPrompt
 
 Scorer = Callable[[JudgeRequest, BackendResult, str], Judgment]
@@ -71,6 +72,8 @@ class TemplateRenderer:
 
             self._selector = FewShotSelector(fewshot_pool, config.fewshot, config.quality)
         self._shots: dict[str, list[Example]] = {}
+        #: Items whose oldest context turns were left out to fit a judge's window: label -> item -> turns.
+        self.truncated: dict[str, dict[str, int]] = {}
 
     def fewshot_for(self, example: Example) -> list[Example]:
         if self._selector is None:
@@ -80,10 +83,35 @@ class TemplateRenderer:
         return self._shots[example.id]
 
     def __call__(self, variant: JudgeVariant, example: Example) -> RenderedPrompt:
+        from .truncation import fit_to_window
+
         persona = self._personas.get(variant.persona.name) if variant.persona else None
-        return self._render(
-            self.template, example, aspect=self.config.aspect, persona=persona,
-            fewshot=self.fewshot_for(example), quality=self.config.quality, kpi=self.config.kpi)
+        fewshot = self.fewshot_for(example)
+
+        def render(ex: Example) -> RenderedPrompt:
+            return self._render(self.template, ex, aspect=self.config.aspect, persona=persona,
+                                fewshot=fewshot, quality=self.config.quality, kpi=self.config.kpi)
+
+        budget = _window_budget(variant, self.config.mode)
+        if budget is None:
+            return render(example)
+        fitted = fit_to_window(render, example, budget)  # PromptTooLong fails this item only
+        if fitted.dropped_turns:
+            self.truncated.setdefault(variant.label, {})[example.id] = fitted.dropped_turns
+        return fitted.prompt
+
+
+def _window_budget(variant: JudgeVariant, mode: Any) -> Any:
+    """The judge's prompt budget (truncation.WindowBudget), or None where its window is unknown."""
+    from .truncation import WindowBudget
+    from .types import ScoringMode
+
+    config = variant.judge.config
+    window = config.n_ctx if config.backend == "llama" else config.extra.get("context_window")
+    if isinstance(window, bool) or not isinstance(window, int) or window <= 0:
+        return None
+    answer = variant.judge.sampling.max_tokens if mode is ScoringMode.GENERATE else 16
+    return WindowBudget(window, answer)
 
 
 def order_for_prefix_reuse(items: Iterable[Example]) -> list[Example]:
@@ -157,6 +185,8 @@ class RunEngine:
         self.paused: dict[str, str] = {}
         self._lock_owner: str | None = None
         self._workers_stop = False
+        #: Per judge variant: items whose oldest context turns were left out to fit its window.
+        self.truncated: dict[str, dict[str, int]] = {}
 
         self.run_id: int | None = None
         self.total = 0
@@ -274,11 +304,18 @@ class RunEngine:
         prompts: dict[tuple[str, str], RenderedPrompt] = {}
         cached_work: list[tuple[_Work, BackendResult]] = []
         queues: dict[str, deque[_Work]] = {}
+        too_long: list[Judgment] = []
         for key in pending:
             variant, example = by_label[key.judge], by_id[key.item_id]
             prompt = prompts.get((variant.label, example.id))
             if prompt is None:
-                prompt = prompts[(variant.label, example.id)] = renderer(variant, example)
+                try:
+                    prompt = prompts[(variant.label, example.id)] = renderer(variant, example)
+                except PromptTooLong as exc:  # this item fails; the run goes on
+                    too_long.append(Judgment(
+                        item_id=example.id, judge=variant.label, mode=config.mode, prompt_hash="",
+                        raw_output="", score=None, normalized=None, error=str(exc), repeat=key.repeat))
+                    continue
             backend = self.backends[variant.judge.name]
             request = JudgeRequest(item_id=example.id, prompt=prompt, mode=config.mode,
                                    sampling=variant.judge.sampling, top_k=config.top_k, repeat=key.repeat)
@@ -305,10 +342,13 @@ class RunEngine:
             self.store.set_status(record.id, "running")
             self.store.set_total(record.id, self.total)
         self.store.set_lock_run(self._lock_owner, self.run_id)
-        self.done = self.total - len(pending)
+        self.truncated = dict(getattr(renderer, "truncated", {}))
+        for judgment in too_long:
+            self.store.add_judgment(self.run_id, judgment)
+        self.done = self.total - len(pending) + len(too_long)
         self.failures = (self.store.count_judgments(self.run_id, failed_only=True,
                                                     include_request_failures=not self.retry_failed)
-                         if record else 0)
+                         if record else len(too_long))
         self._emit(RunStarted(self.run_id, self.total, self.done, self.resumed))
         return cached_work, queues, timeouts
 
@@ -472,6 +512,7 @@ class RunEngine:
             elapsed_s=max(self._clock() - self._started_at, 0.0),
             per_judge=self.store.judge_counts(run_id) if run_id else {},
             failure_reasons=self.store.failure_reasons(run_id) if run_id else [],
+            truncated=dict(self.truncated),
             paused=dict(self.paused))
 
     async def _close_backends(self, queues: Mapping[str, Any]) -> None:
