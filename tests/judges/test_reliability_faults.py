@@ -161,6 +161,7 @@ async def test_each_fault_alone_is_retried_then_reported_plainly(fault_server: A
     ("empty-choices", "the server's answer had an empty list of choices"),
     ("choices-not-list", "the server's answer had choices that are not a list"),
     ("html", "the server's answer is not JSON (it begins '<html>"),
+    ("truncated", "the server's answer is cut short or broken JSON (it begins '{{\"id\": \"fake\""),
 ])
 async def test_per_item_reasons_name_the_problem(fault_server: Any, store: RunStore, fault: str,
                                                  expected: str) -> None:

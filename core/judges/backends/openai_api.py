@@ -372,8 +372,11 @@ def _decode(response: httpx.Response) -> Any:
         return response.json()
     except ValueError:  # also UnicodeDecodeError
         text = " ".join(response.text[:80].split())
-        raise _BadAnswer(f"the server's answer is not JSON (it begins {text!r})" if text
-                         else "the server's answer was empty") from None
+        if not text:
+            raise _BadAnswer("the server's answer was empty") from None
+        if text[0] in "{[":
+            raise _BadAnswer(f"the server's answer is cut short or broken JSON (it begins {text[:40]!r})") from None
+        raise _BadAnswer(f"the server's answer is not JSON (it begins {text!r})") from None
 
 
 def _first_choice(body: Any) -> Mapping[str, Any]:
