@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import random
 import re
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -90,8 +91,8 @@ def store(tmp_path: Path) -> RunStore:
 @pytest.mark.parametrize("mode", [ScoringMode.GENERATE, ScoringMode.LOGPROB, ScoringMode.YESNO])
 async def test_every_item_ends_judged_or_failed_under_mixed_faults(fault_server: Any, store: RunStore,
                                                                     endpoint: str, mode: ScoringMode) -> None:
-    server: FaultServer = fault_server(FaultPlan(mixed(0.30), seed=hash((endpoint, mode.value)) % 1000,
-                                                 hang_s=1.0))
+    seed = zlib.crc32(f"{endpoint}/{mode.value}".encode())  # stable across processes, unlike hash()
+    server: FaultServer = fault_server(FaultPlan(mixed(0.30), seed=seed, hang_s=1.0))
     summary, events = await judge_all(store, judge_config(server.base_url, endpoint), mode)
 
     rows = store.export_rows(summary.run_id)
@@ -106,8 +107,8 @@ async def test_every_item_ends_judged_or_failed_under_mixed_faults(fault_server:
     assert max(server.stats.good_answers.values()) == 1
     assert max(server.stats.per_prompt.values()) <= MAX_RETRIES + 1
     assert server.stats.requests <= (ITEMS + 1) * (MAX_RETRIES + 1)
-    # The faults really happened.
-    assert sum(n for f, n in server.stats.faults.items() if f != "none") >= ITEMS * 0.15
+    # The faults really happened (in generate mode the log-probability faults spoil nothing).
+    assert sum(n for f, n in server.stats.faults.items() if f not in ("none", "slow")) >= ITEMS * 0.15
     # Counts on screen equal the store.
     last_progress = [e for e in events if isinstance(e, RunProgress)][-1]
     assert (summary.done, summary.failures) == (ITEMS, len(failed))
