@@ -22,6 +22,7 @@ from dialjudge.core.registry import open_dataset
 
 from . import render
 from .metrics_cmd import add_table_options, emit, levels_of
+from .signals import sigterm_as_interrupt
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -79,6 +80,7 @@ def _judge_and_report(args: argparse.Namespace, dataset: Any, plans: list[Any], 
     judgments = store.load_judgments(summary.run_id)
     scores, failures = judgment_columns(judgments)
     _print_run_summary(con, judgments, summary)
+    _print_failures(con, summary)
     if summary.status != "finished":
         con.print(f"[yellow]run {summary.run_id} {summary.status}; run the same command again to resume it[/yellow]")
 
@@ -157,9 +159,25 @@ def _run_with_progress(run_config: Any, dataset: Any, store: RunStore, backends:
             progress.update(task, completed=event.done,
                             detail=f"{event.failures} failed · {event.cached} cached · {rate}")
 
-    with progress:
+    with progress, sigterm_as_interrupt():
         return asyncio.run(execute_run(run_config, dataset, store, backends, on_event=on_event,
                                        resume=not fresh, close_backends=True))
+
+
+def _print_failures(con: Any, summary: Any) -> None:
+    """Why judgments failed, with counts, and which judges a circuit breaker paused."""
+    for reason in summary.paused.values():
+        con.print(reason, style="red", markup=False, highlight=False)
+    for judge, items in summary.truncated.items():
+        counts = sorted(items.values())
+        spread = str(counts[0]) if counts[0] == counts[-1] else f"{counts[0]}–{counts[-1]}"
+        con.print(f"judge {judge}: the oldest turns of {len(items)} dialogue(s) were left out to fit its context "
+                  f"window ({spread} turn(s) each; the response and the instructions are never cut)",
+                  style="yellow", markup=False, highlight=False)
+    if summary.failure_reasons:
+        con.print(render.plain_table(
+            f"Failures of run {summary.run_id}", ["reason", "count"],
+            [(reason, count) for reason, count in summary.failure_reasons], right=("count",)))
 
 
 def _print_run_summary(con: Any, table: Any, summary: Any) -> None:

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from dialjudge.core.compare import compare_runs
-from dialjudge.core.report import to_csv, to_jsonl
+from dialjudge.core.report import FORMATS, records_to_latex, records_to_markdown, to_csv, to_json, to_jsonl
 from dialjudge.core.errors import DialjudgeError
 from dialjudge.core.judges.runs import RunConfig
 from dialjudge.core.judges.store import RunStore
@@ -30,9 +30,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     cmp_.add_argument("--subset", action="append", dest="subsets", metavar="SUBSET",
                       help="repeatable: all, open, closed, adversarial, system:NAME, ...")
     cmp_.set_defaults(handler=run_compare)
-    export = rsub.add_parser("export", help="per-item judgments as CSV or JSONL")
+    export = rsub.add_parser("export", help="per-item judgments as CSV, JSON Lines, JSON, Markdown or LaTeX")
     export.add_argument("run", type=int)
-    export.add_argument("--format", choices=("csv", "jsonl"), default="csv")
+    export.add_argument("--format", choices=EXPORT_FORMATS, default="csv",
+                        help="the formats of `judge --format`, plus jsonl (one judgment per line)")
     export.add_argument("--output", type=Path)
     export.set_defaults(handler=run_export)
     delete = rsub.add_parser("delete", help="remove a run and its judgments")
@@ -100,12 +101,30 @@ def run_compare(args: argparse.Namespace) -> int:
     return 0
 
 
+#: What `runs export` writes: every file format of `judge --format` (not its terminal table), and jsonl.
+EXPORT_FORMATS = tuple(f for f in FORMATS if f != "table") + ("jsonl",)
+#: Markdown and LaTeX are for reading: the columns that fit a page.
+TABLE_COLUMNS = ("item_id", "judge", "repeat", "score", "normalized", "error")
+
+
 def run_export(args: argparse.Namespace) -> int:
     with RunStore() as store:
+        record = store.get_run(args.run)
         rows = store.export_rows(args.run)
     if not rows:
         raise DialjudgeError(f"run {args.run} has no judgments")
-    text = to_jsonl(rows) if args.format == "jsonl" else to_csv(rows)
+    title = f"Run {record.id} judgments ({record.status})"
+    if args.format == "jsonl":
+        text = to_jsonl(rows)
+    elif args.format == "json":
+        text = to_json(rows, meta={"run": record.id, "name": record.name, "status": record.status,
+                                   "total": record.total})
+    elif args.format == "markdown":
+        text = records_to_markdown(rows, TABLE_COLUMNS, title=title)
+    elif args.format == "latex":
+        text = records_to_latex(rows, TABLE_COLUMNS, title=title)
+    else:
+        text = to_csv(rows)
     if args.output:
         render.write_output(args.output, text)
         render.console(stderr=True).print(f"wrote {len(rows)} judgments to {args.output}", markup=False)

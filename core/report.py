@@ -130,6 +130,34 @@ def to_json(records: Sequence[Mapping[str, Any]], *, meta: Mapping[str, Any] | N
     return json.dumps({"meta": dict(meta or {}), "results": clean}, indent=2, ensure_ascii=False) + "\n"
 
 
+def records_to_markdown(records: Sequence[Mapping[str, Any]], columns: Sequence[str], *, title: str) -> str:
+    """Flat records (per-item judgments) as a Markdown table of ``columns``; one line per record."""
+    lines = [f"**{_md_escape(title)}**", "", "| " + " | ".join(_md_escape(c) for c in columns) + " |",
+             "|" + "|".join("---" for _ in columns) + "|"]
+    for rec in records:
+        lines.append("| " + " | ".join(_md_escape(_cell_text(rec.get(c))) for c in columns) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def records_to_latex(records: Sequence[Mapping[str, Any]], columns: Sequence[str], *, title: str) -> str:
+    """Flat records as a LaTeX tabular of ``columns`` (booktabs), every cell escaped."""
+    out = [r"\begin{table}[t]", r"\centering", r"\small", rf"\begin{{tabular}}{{{'l' * len(columns)}}}",
+           r"\toprule", " & ".join(_tex(c) for c in columns) + r" \\", r"\midrule"]
+    for rec in records:
+        out.append(" & ".join(_tex(_cell_text(rec.get(c))) for c in columns) + r" \\")
+    out.extend([r"\bottomrule", r"\end{tabular}", rf"\caption{{{_tex(title)}}}", r"\end{table}"])
+    return "\n".join(out) + "\n"
+
+
+def _cell_text(value: Any) -> str:
+    """One table cell on one line: no value is a dash, floats get 3 decimals, line breaks become spaces."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "–"
+    if isinstance(value, float):
+        return f"{value:.3f}"
+    return " ".join(str(value).split())
+
+
 def to_markdown(table: WideTable, *, with_ci: bool = True) -> str:
     header = table.header()
     lines = [f"**{_md_escape(table.title)}**", "", "| " + " | ".join(_md_escape(h) for h in header) + " |",

@@ -31,8 +31,10 @@ from .events import (
     RunSummary,
     Subscriber,
 )
+from .failures import BreakerSettings, CircuitBreaker, failure_kind
 from .runs import JudgeVariant, RunConfig
 from .store import JudgmentKey, RunStore
+from .truncation import PromptTooLong
 from .types import BackendResult, JudgeBackend, JudgeRequest, Judgment, RenderedPrompt
 
 Scorer = Callable[[JudgeRequest, BackendResult, str], Judgment]
@@ -70,6 +72,8 @@ class TemplateRenderer:
 
             self._selector = FewShotSelector(fewshot_pool, config.fewshot, config.quality)
         self._shots: dict[str, list[Example]] = {}
+        #: Items whose oldest context turns were left out to fit a judge's window: label -> item -> turns.
+        self.truncated: dict[str, dict[str, int]] = {}
 
     def fewshot_for(self, example: Example) -> list[Example]:
         if self._selector is None:
@@ -79,10 +83,35 @@ class TemplateRenderer:
         return self._shots[example.id]
 
     def __call__(self, variant: JudgeVariant, example: Example) -> RenderedPrompt:
+        from .truncation import fit_to_window
+
         persona = self._personas.get(variant.persona.name) if variant.persona else None
-        return self._render(
-            self.template, example, aspect=self.config.aspect, persona=persona,
-            fewshot=self.fewshot_for(example), quality=self.config.quality, kpi=self.config.kpi)
+        fewshot = self.fewshot_for(example)
+
+        def render(ex: Example) -> RenderedPrompt:
+            return self._render(self.template, ex, aspect=self.config.aspect, persona=persona,
+                                fewshot=fewshot, quality=self.config.quality, kpi=self.config.kpi)
+
+        budget = _window_budget(variant, self.config.mode)
+        if budget is None:
+            return render(example)
+        fitted = fit_to_window(render, example, budget)  # PromptTooLong fails this item only
+        if fitted.dropped_turns:
+            self.truncated.setdefault(variant.label, {})[example.id] = fitted.dropped_turns
+        return fitted.prompt
+
+
+def _window_budget(variant: JudgeVariant, mode: Any) -> Any:
+    """The judge's prompt budget (truncation.WindowBudget), or None where its window is unknown."""
+    from .truncation import WindowBudget
+    from .types import ScoringMode
+
+    config = variant.judge.config
+    window = config.n_ctx if config.backend == "llama" else config.extra.get("context_window")
+    if isinstance(window, bool) or not isinstance(window, int) or window <= 0:
+        return None
+    answer = variant.judge.sampling.max_tokens if mode is ScoringMode.GENERATE else 16
+    return WindowBudget(window, answer)
 
 
 def order_for_prefix_reuse(items: Iterable[Example]) -> list[Example]:
@@ -131,6 +160,7 @@ class RunEngine:
         clock: Callable[[], float] = time.monotonic,
         progress_interval_s: float = 0.2,
         progress_every: int = 50,
+        breaker: BreakerSettings | None = None,
     ) -> None:
         self.config = config
         self.dataset = dataset
@@ -149,6 +179,14 @@ class RunEngine:
         self.progress_interval_s = progress_interval_s
         self.progress_every = max(1, progress_every)
         self._subscribers: list[Subscriber] = []
+        self._breaker_settings = breaker or BreakerSettings()
+        self._breakers: dict[str, CircuitBreaker] = {}
+        #: Judges stopped by their circuit breaker, with the reason; their remaining items stay pending.
+        self.paused: dict[str, str] = {}
+        self._lock_owner: str | None = None
+        self._workers_stop = False
+        #: Per judge variant: items whose oldest context turns were left out to fit its window.
+        self.truncated: dict[str, dict[str, int]] = {}
 
         self.run_id: int | None = None
         self.total = 0
@@ -205,6 +243,13 @@ class RunEngine:
         if self._loop is not None:
             raise RuntimeError("this RunEngine has already run; build a new one")
         self._loop = asyncio.get_running_loop()
+        try:
+            return await self._run_once()
+        finally:
+            if self._lock_owner is not None:
+                self.store.unlock_run(self._lock_owner)
+
+    async def _run_once(self) -> RunSummary:
         self._started_at = self._last_progress_at = self._clock()
         try:
             cached_work, queues, timeouts = await self._prepare()
@@ -229,6 +274,8 @@ class RunEngine:
         finally:
             if self.close_backends:
                 await self._close_backends(queues)
+        if self.paused:
+            return self._stop("failed", error="; ".join(self.paused.values()))
         cut_short = self._cancel_requested and self.done < self.total
         return self._stop("cancelled" if cut_short else "finished")
 
@@ -244,6 +291,8 @@ class RunEngine:
         wanted = [JudgmentKey(ex.id, v.label, r) for v in variants for ex in items for r in range(config.repeats)]
         self.total = len(wanted)
 
+        # Before looking for a run to resume: two processes on one run would both send every request.
+        self._lock_owner = self.store.lock_run(config.fingerprint, label=config.label)
         record = self._find_run()
         pending = (self.store.pending(record.id, wanted, retry_failed=self.retry_failed)
                    if record else wanted)
@@ -255,11 +304,18 @@ class RunEngine:
         prompts: dict[tuple[str, str], RenderedPrompt] = {}
         cached_work: list[tuple[_Work, BackendResult]] = []
         queues: dict[str, deque[_Work]] = {}
+        too_long: list[Judgment] = []
         for key in pending:
             variant, example = by_label[key.judge], by_id[key.item_id]
             prompt = prompts.get((variant.label, example.id))
             if prompt is None:
-                prompt = prompts[(variant.label, example.id)] = renderer(variant, example)
+                try:
+                    prompt = prompts[(variant.label, example.id)] = renderer(variant, example)
+                except PromptTooLong as exc:  # this item fails; the run goes on
+                    too_long.append(Judgment(
+                        item_id=example.id, judge=variant.label, mode=config.mode, prompt_hash="",
+                        raw_output="", score=None, normalized=None, error=str(exc), repeat=key.repeat))
+                    continue
             backend = self.backends[variant.judge.name]
             request = JudgeRequest(item_id=example.id, prompt=prompt, mode=config.mode,
                                    sampling=variant.judge.sampling, top_k=config.top_k, repeat=key.repeat)
@@ -285,10 +341,14 @@ class RunEngine:
             self.resumed = True
             self.store.set_status(record.id, "running")
             self.store.set_total(record.id, self.total)
-        self.done = self.total - len(pending)
+        self.store.set_lock_run(self._lock_owner, self.run_id)
+        self.truncated = dict(getattr(renderer, "truncated", {}))
+        for judgment in too_long:
+            self.store.add_judgment(self.run_id, judgment)
+        self.done = self.total - len(pending) + len(too_long)
         self.failures = (self.store.count_judgments(self.run_id, failed_only=True,
                                                     include_request_failures=not self.retry_failed)
-                         if record else 0)
+                         if record else len(too_long))
         self._emit(RunStarted(self.run_id, self.total, self.done, self.resumed))
         return cached_work, queues, timeouts
 
@@ -316,15 +376,18 @@ class RunEngine:
             self._record(work, self._score(work, response, cached=True), False, response=None)
             await asyncio.sleep(0)  # lets a cancel land between judgments
         workers = [
-            asyncio.ensure_future(self._worker(queue, self.backends[name], timeouts[name]))
+            asyncio.ensure_future(self._worker(queue, self.backends[name], timeouts[name], first=index == 0))
             for name, queue in queues.items()
-            for _ in range(max(1, int(self.backends[name].max_concurrency)))
+            for index in range(max(1, int(self.backends[name].max_concurrency)))
         ]
         if not workers:
             return
         try:
             done, pending = await asyncio.wait(workers, return_when=asyncio.FIRST_EXCEPTION)
         except asyncio.CancelledError:
+            # asyncio.wait_for (before Python 3.12) swallows a cancel that lands as its request
+            # completes; the flag stops such a worker at its next item.
+            self._workers_stop = True
             await _cancel_all(workers)
             raise
         await _cancel_all(pending)
@@ -332,8 +395,22 @@ class RunEngine:
             if task.exception() is not None:
                 raise task.exception()  # type: ignore[misc]
 
-    async def _worker(self, queue: deque[_Work], backend: JudgeBackend, timeout: float) -> None:
-        while queue and not self._cancel_requested:
+    async def _worker(self, queue: deque[_Work], backend: JudgeBackend, timeout: float, *, first: bool) -> None:
+        if not queue:
+            return
+        breaker = self._breaker(queue[0].variant.judge.name)
+        if not first:
+            # One request at a time until the judge has answered once: a wrong key or a dead
+            # server then costs one request, not one per concurrent slot.
+            await breaker.answered.wait()
+        try:
+            await self._work_through(queue, backend, timeout, breaker)
+        finally:
+            breaker.answered.set()  # this worker is done: the others must not wait for it
+
+    async def _work_through(self, queue: deque[_Work], backend: JudgeBackend, timeout: float,
+                            breaker: CircuitBreaker) -> None:
+        while queue and not self._cancel_requested and not self._workers_stop:
             work = queue.popleft()
             started = self._clock()
             self.backend_calls += 1
@@ -341,16 +418,25 @@ class RunEngine:
                 response = await asyncio.wait_for(backend.complete(work.request), timeout)
             except asyncio.CancelledError:
                 raise
-            except asyncio.TimeoutError:
-                self._record(work, self._failed(work, f"no answer within {timeout:g} s", started),
-                             request_failed=True, response=None)
-                continue
             except Exception as exc:  # the backend already retried; record and carry on
-                self._record(work, self._failed(work, _describe(exc), started), request_failed=True,
-                             response=None)
+                reason = (f"no answer within {timeout:g} s" if isinstance(exc, asyncio.TimeoutError)
+                          else _describe(exc))
+                self._record(work, self._failed(work, reason, started), request_failed=True, response=None)
+                breaker.record_failure(failure_kind(exc), reason)
+                if breaker.reason is not None:
+                    # The items not reached stay unstored, so a resume once it is fixed does them.
+                    self.paused[work.variant.judge.name] = breaker.reason
+                    queue.clear()
                 continue
+            breaker.record_success()
+            breaker.answered.set()
             self._record(work, self._score(work, response, cached=False), False, response=response)
             await asyncio.sleep(0)  # a backend that never yields must not keep a cancel waiting
+
+    def _breaker(self, judge_name: str) -> CircuitBreaker:
+        if judge_name not in self._breakers:
+            self._breakers[judge_name] = CircuitBreaker(judge_name, self._breaker_settings)
+        return self._breakers[judge_name]
 
     def _score(self, work: _Work, response: BackendResult, *, cached: bool) -> Judgment:
         assert self._scorer is not None
@@ -408,12 +494,12 @@ class RunEngine:
             self._last_progress_done = self.done
             self._emit(self.progress())
 
-    def _stop(self, status: str) -> RunSummary:
+    def _stop(self, status: str, *, error: str | None = None) -> RunSummary:
         if self.run_id is None:  # cancelled before anything was recorded
             summary = self._summary(status, 0)
             self._emit(RunFinished(0, status, summary))
             return summary
-        self.store.set_status(self.run_id, status)
+        self.store.set_status(self.run_id, status, error=error)
         self._maybe_progress(force=True)
         summary = self._summary(status, self.run_id)
         self._emit(RunFinished(self.run_id, status, summary))
@@ -424,7 +510,10 @@ class RunEngine:
             run_id=run_id, status=status, total=self.total, done=self.done, failures=self.failures,
             cached=self.cached, backend_calls=self.backend_calls, resumed=self.resumed,
             elapsed_s=max(self._clock() - self._started_at, 0.0),
-            per_judge=self.store.judge_counts(run_id) if run_id else {})
+            per_judge=self.store.judge_counts(run_id) if run_id else {},
+            failure_reasons=self.store.failure_reasons(run_id) if run_id else [],
+            truncated=dict(self.truncated),
+            paused=dict(self.paused))
 
     async def _close_backends(self, queues: Mapping[str, Any]) -> None:
         for name in queues:

@@ -27,6 +27,13 @@ class RunSummary:
     elapsed_s: float
     #: Per judge variant: stored judgments and failures.
     per_judge: dict[str, tuple[int, int]] = field(default_factory=dict)
+    #: Why stored judgments failed: (reason, count), commonest first.
+    failure_reasons: list[tuple[str, int]] = field(default_factory=list)
+    #: Judges a circuit breaker stopped, with the reason; the run is resumable once that is fixed.
+    paused: dict[str, str] = field(default_factory=dict)
+    #: Per judge variant, the items whose oldest context turns were left out to fit its window
+    #: (item -> turns left out), by this session's rendering.
+    truncated: dict[str, dict[str, int]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

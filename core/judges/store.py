@@ -10,18 +10,23 @@ configs carry only the *name* of the key's environment variable.
 from __future__ import annotations
 
 import json
+import os
+import socket
 import sqlite3
 import threading
+import uuid
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Mapping
+from typing import Any
 
 from ..config import user_data_dir
 from ..errors import DialjudgeError
 from .types import BackendResult, Judgment, ScoringMode
 
-SCHEMA_VERSION = 1
+#: 1: runs, judgments, response cache, reviews. 2: run locks.
+SCHEMA_VERSION = 2
 STORE_FILENAME = "runs.sqlite3"
 
 RUN_STATUSES = ("running", "finished", "cancelled", "failed")
@@ -93,6 +98,16 @@ CREATE TABLE IF NOT EXISTS reviews (
     updated TEXT NOT NULL,
     PRIMARY KEY (run_id, item_id)
 );
+
+-- Who is executing a run configuration now: a second process is refused, a dead one's lock taken over.
+CREATE TABLE IF NOT EXISTS run_locks (
+    fingerprint TEXT PRIMARY KEY,
+    run_id INTEGER,
+    pid INTEGER NOT NULL,
+    host TEXT NOT NULL,
+    owner TEXT NOT NULL,
+    started TEXT NOT NULL
+);
 """
 
 _JUDGMENT_COLUMNS = (
@@ -111,6 +126,30 @@ EXPORT_COLUMNS = (
 
 class StoreError(DialjudgeError):
     """The run store file cannot be opened or was written by an incompatible version."""
+
+
+class RunLocked(StoreError):
+    """Another live process is executing the same run."""
+
+    def __init__(self, message: str, *, pid: int, host: str) -> None:
+        super().__init__(message)
+        self.pid = pid
+        self.host = host
+
+
+def process_is_alive(pid: int) -> bool:
+    """Whether a process with this id exists on this machine (signal 0 checks without sending)."""
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # exists, owned by someone else
+        return True
+    except OSError:
+        return False
+    return True
 
 
 def default_store_path() -> Path:
@@ -171,11 +210,15 @@ class RunStore:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
             self._db.row_factory = sqlite3.Row
+            self._db.execute("PRAGMA busy_timeout=5000")
+            version = self._check_version()  # before anything is written to a file we may not own
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute("PRAGMA foreign_keys=ON")
-            self._db.execute("PRAGMA busy_timeout=5000")
-            self._migrate()
+            self._migrate(version)
+        except StoreError:
+            self._db.close()
+            raise
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{self.path}: cannot open the run store: {exc}") from None
         except OSError as exc:
@@ -183,16 +226,26 @@ class RunStore:
 
     # -- lifecycle -------------------------------------------------------------------------
 
-    def _migrate(self) -> None:
-        version = self._db.execute("PRAGMA user_version").fetchone()[0]
+    def _check_version(self) -> int:
+        """The file's schema version; refuses a file this dialjudge must not touch."""
+        # One statement, one snapshot: another process may be creating the schema right now.
+        version, tables = self._db.execute(
+            "SELECT (SELECT user_version FROM pragma_user_version), (SELECT COUNT(*) FROM sqlite_master)").fetchone()
+        if version == 0 and tables:
+            raise StoreError(f"{self.path}: an SQLite file that is not a dialjudge run store (no schema "
+                             "version); use another data directory")
         if version > SCHEMA_VERSION:
             raise StoreError(
                 f"{self.path}: written by a newer dialjudge (schema {version}, this one reads "
                 f"up to {SCHEMA_VERSION}); upgrade dialjudge or use another data directory"
             )
+        return int(version)
+
+    def _migrate(self, version: int) -> None:
         if version < SCHEMA_VERSION:
             # One script so that two processes opening a fresh file cannot interleave;
-            # every statement is idempotent (IF NOT EXISTS).
+            # every statement is idempotent (IF NOT EXISTS), so it also brings an older
+            # store up to date: version 1 lacks only the run_locks table.
             with self._lock:
                 self._db.executescript(
                     f"BEGIN IMMEDIATE;\n{_SCHEMA}\nPRAGMA user_version = {SCHEMA_VERSION};\nCOMMIT;")
@@ -206,14 +259,14 @@ class RunStore:
         with self._lock:
             self._db.close()
 
-    def __enter__(self) -> "RunStore":
+    def __enter__(self) -> RunStore:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
 
     class _Tx:
-        def __init__(self, store: "RunStore") -> None:
+        def __init__(self, store: RunStore) -> None:
             self.store = store
 
         def __enter__(self) -> sqlite3.Connection:
@@ -227,7 +280,7 @@ class RunStore:
             finally:
                 self.store._lock.release()
 
-    def _transaction(self) -> "RunStore._Tx":
+    def _transaction(self) -> RunStore._Tx:
         return RunStore._Tx(self)
 
     def _query(self, sql: str, params: Iterable[Any] = ()) -> list[sqlite3.Row]:
@@ -245,6 +298,7 @@ class RunStore:
                 "VALUES (?, ?, ?, 'running', ?, ?, ?)",
                 (now, now, name, json.dumps(config, ensure_ascii=False, sort_keys=True, default=str), fingerprint, total),
             )
+            assert cur.lastrowid is not None  # an INSERT always sets it
             return int(cur.lastrowid)
 
     def set_status(self, run_id: int, status: str, *, error: str | None = None) -> None:
@@ -284,6 +338,42 @@ class RunStore:
         """Delete a run with its judgments and reviews. The response cache is kept."""
         with self._transaction() as db:
             return db.execute("DELETE FROM runs WHERE id = ?", (run_id,)).rowcount > 0
+
+    # -- run locks -------------------------------------------------------------------------
+
+    def lock_run(self, fingerprint: str, *, label: str = "") -> str:
+        """Claim the run configuration ``fingerprint`` for this process; returns the lock's owner token.
+
+        Raises :class:`RunLocked` naming the other process when a live one holds it
+        (two processes on one run would send, and pay for, every request twice). A
+        lock left by a process that no longer exists on this host is taken over.
+        """
+        owner = uuid.uuid4().hex
+        host = socket.gethostname()
+        with self._transaction() as db:
+            row = db.execute("SELECT * FROM run_locks WHERE fingerprint = ?", (fingerprint,)).fetchone()
+            if row is not None and not (row["host"] == host and not process_is_alive(int(row["pid"]))):
+                what = f"run {row['run_id']}" if row["run_id"] is not None else f"run {label or fingerprint[:8]}"
+                where = f"process {row['pid']}" + (f" on {row['host']}" if row["host"] != host else "")
+                raise RunLocked(
+                    f"{what} is already being executed by {where} (since {row['started'][:19]} UTC); "
+                    "wait for it to finish or stop it, then run again", pid=int(row["pid"]), host=row["host"])
+            db.execute("INSERT OR REPLACE INTO run_locks (fingerprint, run_id, pid, host, owner, started) "
+                       "VALUES (?, NULL, ?, ?, ?, ?)", (fingerprint, os.getpid(), host, owner, _now()))
+        return owner
+
+    def set_lock_run(self, owner: str, run_id: int) -> None:
+        """Name the run a held lock covers (known once the run is created or found)."""
+        with self._transaction() as db:
+            db.execute("UPDATE run_locks SET run_id = ? WHERE owner = ?", (run_id, owner))
+
+    def unlock_run(self, owner: str) -> None:
+        with self._transaction() as db:
+            db.execute("DELETE FROM run_locks WHERE owner = ?", (owner,))
+
+    def run_lock(self, fingerprint: str) -> dict[str, Any] | None:
+        rows = self._query("SELECT * FROM run_locks WHERE fingerprint = ?", (fingerprint,))
+        return dict(rows[0]) if rows else None
 
     # -- judgments -------------------------------------------------------------------------
 
@@ -341,6 +431,13 @@ class RunStore:
             "SELECT judge, COUNT(*) AS n, SUM(score IS NULL) AS failed FROM judgments "
             "WHERE run_id = ? GROUP BY judge ORDER BY judge", (run_id,))
         return {r["judge"]: (int(r["n"]), int(r["failed"] or 0)) for r in rows}
+
+    def failure_reasons(self, run_id: int) -> list[tuple[str, int]]:
+        """Why a run's judgments failed: each distinct reason with its count, commonest first."""
+        rows = self._query(
+            "SELECT error, COUNT(*) AS n FROM judgments WHERE run_id = ? AND score IS NULL "
+            "GROUP BY error ORDER BY n DESC, error", (run_id,))
+        return [(r["error"] or "no score and no reason recorded", int(r["n"])) for r in rows]
 
     def iter_judgments(self, run_id: int) -> Iterator[Judgment]:
         rows = self._query(

@@ -303,6 +303,8 @@ def parse_template(text: str, source: str = "<template>") -> Template:
     except tomllib.TOMLDecodeError as exc:
         message, line, column = toml_error_position(str(exc), text)
         raise TemplateError(f"not valid TOML: {message}", source=source, line=line, column=column) from None
+    except RecursionError:  # tomllib recurses once per level of nested arrays or tables
+        raise TemplateError("not valid TOML: arrays or tables nested too deeply", source=source) from None
     return _Parser(text, source).build(raw)
 
 

@@ -111,6 +111,8 @@ class CsvMapping:
             raw = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
             raise DataError(f"not valid TOML: {exc}", path=str(path)) from None
+        except RecursionError:  # tomllib recurses once per level of nested arrays or tables
+            raise DataError("not valid TOML: arrays or tables nested too deeply", path=str(path)) from None
         return cls.from_dict(raw, source=str(path))
 
     @classmethod

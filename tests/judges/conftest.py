@@ -7,8 +7,8 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import httpx
 import pytest
@@ -92,3 +92,20 @@ def _wait_until_serving(process: subprocess.Popen[bytes], base_url: str, log_pat
         tail = log_path.read_text(errors="replace")[-2000:]
         pytest.fail(f"llama.cpp server exited with code {process.returncode} before serving:\n{tail}")
     pytest.fail(f"llama.cpp server did not answer {base_url}/models within {SERVER_START_DEADLINE_S:g} s")
+
+
+@pytest.fixture
+def fault_server() -> Iterator[object]:
+    """Starts fake OpenAI-compatible servers (tests/fault_server.py) on 127.0.0.1; all stop after the test."""
+    from fault_server import FaultPlan, FaultServer
+
+    servers: list[FaultServer] = []
+
+    def start(plan: FaultPlan | None = None) -> FaultServer:
+        server = FaultServer(plan).start()
+        servers.append(server)
+        return server
+
+    yield start
+    for server in servers:
+        server.stop()

@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
+import socket
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -16,8 +20,10 @@ from dialjudge.core.judges.store import (
     EXPORT_COLUMNS,
     SCHEMA_VERSION,
     JudgmentKey,
+    RunLocked,
     RunStore,
     StoreError,
+    process_is_alive,
 )
 from dialjudge.core.judges.types import (
     BackendResult,
@@ -249,3 +255,93 @@ async def test_api_keys_never_reach_the_database(tmp_path: Path, monkeypatch: py
     store.close()
     for p in tmp_path.iterdir():
         assert SECRET.encode() not in p.read_bytes(), p.name
+
+
+# -- schema versions ----------------------------------------------------------------------------
+
+
+def test_a_version_1_store_is_upgraded_in_place_with_its_runs(tmp_path: Path) -> None:
+    path = tmp_path / "runs.sqlite3"
+    db = sqlite3.connect(path)
+    db.executescript((Path(__file__).parent / "store_schema_v1.sql").read_text(encoding="utf-8"))
+    db.execute("INSERT INTO runs (created, updated, name, status, config, fingerprint, total) "
+               "VALUES ('2026-01-01', '2026-01-01', 'old', 'cancelled', '{}', 'fp-old', 2)")
+    db.execute("INSERT INTO judgments (run_id, item_id, judge, repeat, mode, prompt_hash, raw_output, score, "
+               "created) VALUES (1, 'a', 'j', 0, 'logprob', 'h', '4', 4.0, '2026-01-01')")
+    db.commit()
+    db.close()
+    with RunStore(path) as store:
+        assert store.schema_version == SCHEMA_VERSION == 2
+        (record,) = store.list_runs()
+        assert (record.name, record.status, record.judgments) == ("old", "cancelled", 1)
+        assert store.find_resumable("fp-old") == record
+        owner = store.lock_run("fp-old")  # the new table exists
+        store.unlock_run(owner)
+
+
+def test_a_newer_store_is_left_untouched(tmp_path: Path) -> None:
+    path = tmp_path / "runs.sqlite3"
+    db = sqlite3.connect(path)
+    db.execute("CREATE TABLE future (x)")
+    db.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 5}")
+    db.commit()
+    db.close()
+    before = path.read_bytes()
+    with pytest.raises(StoreError, match=rf"newer dialjudge \(schema {SCHEMA_VERSION + 5}, this one reads up to"):
+        RunStore(path)
+    assert path.read_bytes() == before  # not even switched to WAL
+    assert not Path(f"{path}-wal").exists()
+
+
+def test_files_that_are_not_a_run_store_are_refused_by_name(tmp_path: Path) -> None:
+    garbage = tmp_path / "garbage.sqlite3"
+    garbage.write_bytes(b"\x00\xffnot a database at all" * 100)
+    with pytest.raises(StoreError, match=r"garbage.sqlite3: cannot open the run store: file is not a database"):
+        RunStore(garbage)
+    foreign = tmp_path / "foreign.sqlite3"
+    db = sqlite3.connect(foreign)
+    db.execute("CREATE TABLE t (x)")
+    db.commit()
+    db.close()
+    with pytest.raises(StoreError, match="foreign.sqlite3: an SQLite file that is not a dialjudge run store"):
+        RunStore(foreign)
+
+
+# -- run locks ----------------------------------------------------------------------------------
+
+
+def test_a_live_lock_is_refused_naming_the_process_and_the_run(store: RunStore) -> None:
+    owner = store.lock_run("fp")
+    run_id = new_run(store)
+    store.set_lock_run(owner, run_id)
+    with pytest.raises(RunLocked, match=rf"run {run_id} is already being executed by process {os.getpid()} "):
+        store.lock_run("fp")
+    assert store.lock_run("other-fp")  # another configuration is free
+    store.unlock_run(owner)
+    store.unlock_run(store.lock_run("fp"))  # free again once released
+
+
+def test_a_lock_left_by_a_dead_process_is_taken_over(store: RunStore) -> None:
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
+                          text=True, check=True, timeout=60)
+    pid = int(dead.stdout)
+    assert not process_is_alive(pid)
+    store._db.execute("INSERT INTO run_locks (fingerprint, run_id, pid, host, owner, started) "
+                      "VALUES ('fp', 7, ?, ?, 'killed', '2026-01-01T00:00:00')", (pid, socket.gethostname()))
+    owner = store.lock_run("fp")
+    assert store.run_lock("fp")["pid"] == os.getpid() and store.run_lock("fp")["owner"] == owner
+
+
+def test_a_lock_held_on_another_machine_is_never_taken_over(store: RunStore) -> None:
+    """A process id means nothing on another host sharing the file: refuse and name both."""
+    store._db.execute("INSERT INTO run_locks (fingerprint, run_id, pid, host, owner, started) "
+                      "VALUES ('fp', 3, 999999, 'elsewhere', 'x', '2026-01-01T00:00:00')")
+    with pytest.raises(RunLocked, match="run 3 is already being executed by process 999999 on elsewhere"):
+        store.lock_run("fp")
+
+
+def test_failure_reasons_are_counted_commonest_first(store: RunStore) -> None:
+    run_id = new_run(store)
+    for item, error in [("a", "timeout"), ("b", "timeout"), ("c", "HTTP 500"), ("d", None)]:
+        store.add_judgment(run_id, judgment(item, score=None if error else 4.0, error=error))
+    assert store.failure_reasons(run_id) == [("timeout", 2), ("HTTP 500", 1)]

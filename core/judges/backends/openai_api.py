@@ -33,11 +33,13 @@ import email.utils
 import math
 import random
 import time
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ...config import JudgeConfig
 from ...errors import BackendError
+from ..failures import FailureKind, RequestFailed
 from ..runs import scrub_url
 from ..types import BackendResult, JudgeRequest, Message, ScoringMode
 from .answers import (
@@ -57,6 +59,7 @@ if TYPE_CHECKING:
 # helpers (rich, click), which dialjudge.core must not pull in on import.
 
 Sleep = Callable[[float], Awaitable[None]]
+_T = TypeVar("_T")
 
 #: OpenAI's (and vLLM's default) limit on top_logprobs.
 MAX_TOP_LOGPROBS = 20
@@ -135,15 +138,17 @@ class OpenAIBackend:
             raise BackendError(f"judge {self.name!r}: top_k is {top_k}, but APIs return at most "
                                f"{MAX_TOP_LOGPROBS} top log-probabilities")
         messages = (Message("user", "Is water wet? Answer yes or no."),)
-        body = await self._post(self._payload(messages, "", probability=True, n_top=5, max_tokens=1,
-                                              temperature=0.0, seed=0))
-        positions = self._positions(body)
-        if not positions or not any(p.top for p in positions):
+        payload = self._payload(messages, "", probability=True, n_top=5, max_tokens=1, temperature=0.0, seed=0)
+        try:
+            await self._post(payload, lambda body: self._read(body, probability=True))
+        except RequestFailed as exc:
+            if not isinstance(exc, _NoLogprobs):
+                raise
             raise BackendError(
                 f"judge {self.name!r}: the server at {self.public_url} (model {self.model}, {self.endpoint} "
                 f"endpoint) returned no log-probabilities, so mode {mode.value} cannot be used; "
                 "use mode generate, or a server that returns logprobs"
-            )
+            ) from None
 
     # -- requests -----------------------------------------------------------
 
@@ -162,20 +167,14 @@ class OpenAIBackend:
             payload.update(top_p=s.top_p, presence_penalty=s.presence_penalty,
                            frequency_penalty=s.frequency_penalty)
         started = time.perf_counter()
-        body = await self._post(payload)
+        answer = await self._post(payload, lambda body: self._read(body, probability=probability))
         latency = time.perf_counter() - started
 
-        text = self._text(body)
-        prompt_tokens, completion_tokens, cached = _usage(body)
-        result = BackendResult(raw_output=text, prompt_tokens=prompt_tokens,
-                               evaluated_tokens=max(prompt_tokens - cached, 0),
-                               completion_tokens=completion_tokens, latency_s=latency)
+        result = BackendResult(raw_output=answer.text, prompt_tokens=answer.prompt_tokens,
+                               evaluated_tokens=max(answer.prompt_tokens - answer.cached_tokens, 0),
+                               completion_tokens=answer.completion_tokens, latency_s=latency)
         if probability:
-            positions = self._positions(body)
-            if not positions:
-                raise BackendError(f"judge {self.name!r}: the server returned no log-probabilities "
-                                   f"for item {request.item_id}")
-            logprobs, top = _read_answer(positions, choices, spec.answer_prefix,
+            logprobs, top = _read_answer(answer.positions, choices, spec.answer_prefix,
                                          top_logprobs_count(request.top_k))
             result.choice_probs = normalize_logprobs(logprobs)
             result.top_logprobs = top
@@ -203,40 +202,67 @@ class OpenAIBackend:
     def _path(self) -> str:
         return "/chat/completions" if self.endpoint == "chat" else "/completions"
 
-    async def _post(self, payload: dict[str, Any]) -> dict[str, Any]:
+    async def _post(self, payload: dict[str, Any], read: Callable[[Any], _T]) -> _T:
         if self._client is None or self._slots is None:
             raise BackendError(f"judge {self.name!r}: the client is not open (open() was not awaited)")
         async with self._slots:
-            return await self._post_with_retries(payload)
+            return await self._post_with_retries(payload, read)
 
-    async def _post_with_retries(self, payload: dict[str, Any]) -> dict[str, Any]:
+    async def _post_with_retries(self, payload: dict[str, Any], read: Callable[[Any], _T]) -> _T:
+        """Send until ``read`` accepts an answer. Timeouts, resets, 429, 5xx and unreadable
+        200 answers are retried with backoff; an answer without log-probabilities once;
+        401/403/404 and other client errors never."""
         import httpx
 
         assert self._client is not None
         url = self.public_url + self._path()  # for messages only
         attempts = self.config.max_retries + 1
+        missing_logprobs = 0
         for attempt in range(attempts):
             last = attempt == attempts - 1
+            wait: float | None = None
             try:
                 response = await self._client.post(self._path(), json=payload)
+                status = response.status_code
+                if status < 400:
+                    return read(_decode(response))
             except httpx.TimeoutException:
-                problem, wait = f"no answer within {self.config.timeout:g} s", None
+                problem, kind = f"{url} gave no answer within {self.config.timeout:g} s", FailureKind.TRANSIENT
+            except httpx.ConnectError as exc:
+                problem = f"cannot connect to {url} ({self._transport_reason(exc, 'connection refused')})"
+                kind = FailureKind.CONNECTION
             except httpx.TransportError as exc:
-                problem, wait = f"cannot connect ({type(exc).__name__}: {self._scrub(str(exc))})", None
+                problem = f"the connection to {url} broke ({self._transport_reason(exc, 'connection reset')})"
+                kind = FailureKind.TRANSIENT
+            except _NoLogprobs as exc:
+                missing_logprobs += 1
+                if missing_logprobs > 1 or last:
+                    raise _NoLogprobs(f"judge {self.name!r}: {url}: {exc}", FailureKind.MALFORMED) from None
+                problem, kind = str(exc), FailureKind.MALFORMED
+            except _BadAnswer as exc:
+                problem, kind = f"{url}: {exc}", FailureKind.MALFORMED
             else:
-                if response.status_code < 400:
-                    return self._json(response, url)
-                if response.status_code not in RETRY_STATUSES:
-                    raise BackendError(self._status_message(response, url))
-                problem = self._status_message(response, url)
+                if status in (401, 403):
+                    raise RequestFailed(self._status_message(response, url), FailureKind.AUTH)
+                if status == 404:
+                    raise RequestFailed(self._status_message(response, url), FailureKind.NOT_FOUND)
+                if status not in RETRY_STATUSES:
+                    raise RequestFailed(self._status_message(response, url), FailureKind.OTHER)
+                problem, kind = self._status_message(response, url), FailureKind.TRANSIENT
                 wait = _retry_after(response.headers.get("Retry-After"))
             if last:
-                raise BackendError(f"{problem} (gave up after {attempts} attempts)")
+                if not problem.startswith("judge "):
+                    problem = f"judge {self.name!r}: {problem}"
+                raise RequestFailed(f"{problem} (gave up after {attempts} attempts)", kind)
             if wait is None:
                 ceiling = min(self._backoff_cap, self._backoff_base * 2**attempt)
                 wait = ceiling * (0.5 + 0.5 * self._rng.random())
             await self._sleep(min(wait, self._max_retry_after))
         raise AssertionError("unreachable")
+
+    def _transport_reason(self, exc: Exception, fallback: str) -> str:
+        text = self._scrub(str(exc)).strip().splitlines()
+        return text[-1][:200] if text and text[-1] else fallback
 
     def _scrub(self, text: str) -> str:
         """Server text may quote the key back; it never reaches a message."""
@@ -251,38 +277,133 @@ class OpenAIBackend:
             env = self.config.api_key_env
             hint = f"check the key in ${env}" if env else "this server needs an API key: set api_key_env"
             return f"{where} ({'unauthorized' if status == 401 else 'forbidden'}); {hint}"
-        detail = _error_detail(response)
+        detail = " ".join(_error_detail(response).split())
+        if status == 404:
+            detail = f"{detail}; check base_url and the model name ({self.model})" if detail else \
+                f"check base_url and the model name ({self.model})"
         return f"{where}: {self._scrub(detail)}" if detail else where
 
-    def _json(self, response: httpx.Response, url: str) -> dict[str, Any]:
-        try:
-            body = response.json()
-        except ValueError:
-            excerpt = self._scrub(response.text[:200])
-            raise BackendError(f"judge {self.name!r}: {url} answered with something that is not JSON: {excerpt!r}") from None
-        if not isinstance(body, dict) or not body.get("choices"):
-            raise BackendError(f"judge {self.name!r}: {url} answered without choices: {self._scrub(str(body)[:200])}")
-        return body
-
-    def _text(self, body: Mapping[str, Any]) -> str:
-        choice = body["choices"][0]
+    def _read(self, body: Any, *, probability: bool) -> _Answer:
+        """Every field of an answer checked: a malformed one raises _BadAnswer with a plain reason."""
+        choice = _first_choice(body)
         if self.endpoint == "chat":
-            return (choice.get("message") or {}).get("content") or ""
-        return choice.get("text") or ""
+            message = _optional(choice, "message", dict, "the message of the server's choice is not an object")
+            content = _optional(message or {}, "content", str, "the message content is not text")
+            text = content or ""
+        else:
+            text = _optional(choice, "text", str, "the text of the server's choice is not text") or ""
+        positions: list[_Position] = []
+        if probability:
+            positions = self._positions(choice)
+            if not positions or not any(p.top for p in positions):
+                raise _NoLogprobs("the server's answer had no log-probabilities", FailureKind.MALFORMED)
+        prompt_tokens, completion_tokens, cached = _usage(body)
+        return _Answer(self._scrub(text), positions, prompt_tokens, completion_tokens, cached)
 
-    def _positions(self, body: Mapping[str, Any]) -> list[_Position]:
-        logprobs = body["choices"][0].get("logprobs") or {}
+    def _positions(self, choice: Mapping[str, Any]) -> list[_Position]:
+        logprobs = _optional(choice, "logprobs", dict, "the log-probabilities are not an object") or {}
         if self.endpoint == "chat":
             out = []
-            for entry in logprobs.get("content") or []:
-                top = tuple((t["token"], float(t["logprob"])) for t in entry.get("top_logprobs") or [])
-                out.append(_Position(entry.get("token", ""), top))
+            entries = _optional(logprobs, "content", list, "the log-probability content is not a list") or []
+            for entry in entries:
+                if not isinstance(entry, dict):
+                    raise _BadAnswer("a log-probability entry is not an object")
+                token = _optional(entry, "token", str, "a log-probability token is not text") or ""
+                tops = _optional(entry, "top_logprobs", list, "top_logprobs is not a list") or []
+                top = []
+                for alternative in tops:
+                    if not isinstance(alternative, dict) or not isinstance(alternative.get("token"), str):
+                        raise _BadAnswer("a top log-probability has no token text")
+                    top.append((alternative["token"], _logprob(alternative.get("logprob"), alternative["token"])))
+                out.append(_Position(token, tuple(top)))
             return out
-        tokens = logprobs.get("tokens") or []
-        tops = logprobs.get("top_logprobs") or []
-        return [_Position(tok, tuple(sorted(((t, float(lp)) for t, lp in (top or {}).items()),
-                                            key=lambda e: -e[1])))
-                for tok, top in zip(tokens, tops)]
+        tokens = _optional(logprobs, "tokens", list, "the log-probability tokens are not a list") or []
+        tops = _optional(logprobs, "top_logprobs", list, "top_logprobs is not a list") or []
+        positions = []
+        for tok, top in zip(tokens, tops, strict=False):
+            if not isinstance(tok, str):
+                raise _BadAnswer("a log-probability token is not text")
+            if top is not None and not isinstance(top, dict):
+                raise _BadAnswer("an entry of top_logprobs is not an object")
+            pairs = [(str(t), _logprob(lp, str(t))) for t, lp in (top or {}).items()]
+            positions.append(_Position(tok, tuple(sorted(pairs, key=lambda e: -e[1]))))
+        return positions
+
+
+@dataclass(frozen=True)
+class _Answer:
+    """What one validated server answer says."""
+
+    text: str
+    positions: list[_Position]
+    prompt_tokens: int
+    completion_tokens: int
+    cached_tokens: int
+
+
+class _BadAnswer(RequestFailed):
+    """A 200 answer that cannot be read; retried like a 5xx."""
+
+    def __init__(self, message: str, kind: FailureKind = FailureKind.MALFORMED) -> None:
+        super().__init__(message, kind)
+
+
+class _NoLogprobs(RequestFailed):
+    """An answer without log-probabilities: retried once, then the item fails (not the run)."""
+
+
+#: Servers print log(1) as a tiny positive number now and then; more than this is no rounding.
+LOGPROB_ROUNDING = 1e-6
+
+
+def _logprob(value: Any, token: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise _BadAnswer(f"log-probability {_short(value)} for token {token!r} is not a number")
+    number = float(value)
+    if math.isnan(number) or math.isinf(number) and number > 0:
+        raise _BadAnswer(f"log-probability {_short(value)} for token {token!r} is not a finite number")
+    if number > LOGPROB_ROUNDING:
+        raise _BadAnswer(f"log-probability {number:g} for token {token!r} is positive (a probability above 1)")
+    return min(number, 0.0)
+
+
+def _decode(response: httpx.Response) -> Any:
+    try:
+        return response.json()
+    except ValueError:  # also UnicodeDecodeError
+        text = " ".join(response.text[:80].split())
+        if not text:
+            raise _BadAnswer("the server's answer was empty") from None
+        if text[0] in "{[":
+            raise _BadAnswer(f"the server's answer is cut short or broken JSON (it begins {text[:40]!r})") from None
+        raise _BadAnswer(f"the server's answer is not JSON (it begins {text!r})") from None
+
+
+def _first_choice(body: Any) -> Mapping[str, Any]:
+    if not isinstance(body, dict):
+        raise _BadAnswer("the server's answer is not a JSON object")
+    choices = body.get("choices")
+    if choices is None:
+        raise _BadAnswer("the server's answer had no choices")
+    if not isinstance(choices, list):
+        raise _BadAnswer("the server's answer had choices that are not a list")
+    if not choices:
+        raise _BadAnswer("the server's answer had an empty list of choices")
+    if not isinstance(choices[0], dict):
+        raise _BadAnswer("the server's first choice is not an object")
+    return choices[0]
+
+
+def _optional(container: Mapping[str, Any], key: str, kind: type, reason: str) -> Any:
+    value = container.get(key)
+    if value is not None and not isinstance(value, kind):
+        raise _BadAnswer(reason)
+    return value
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def completion_prompt(messages: Sequence[Message], answer_prefix: str = "") -> str:
@@ -370,10 +491,19 @@ def _first_tokens(positions: Sequence[_Position], start: int, k: int) -> list[tu
 
 
 def _usage(body: Mapping[str, Any]) -> tuple[int, int, int]:
-    usage = body.get("usage") or {}
-    details = usage.get("prompt_tokens_details") or {}
-    return (int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0),
-            int(details.get("cached_tokens") or 0))
+    """Token counts; a server that reports them oddly is not worth failing an item for."""
+    usage = body.get("usage")
+    usage = usage if isinstance(usage, dict) else {}
+    details = usage.get("prompt_tokens_details")
+    details = details if isinstance(details, dict) else {}
+    return (_count(usage.get("prompt_tokens")), _count(usage.get("completion_tokens")),
+            _count(details.get("cached_tokens")))
+
+
+def _count(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        return 0
+    return max(int(value), 0)
 
 
 def _retry_after(value: str | None) -> float | None:
@@ -406,7 +536,7 @@ def _error_detail(response: httpx.Response) -> str:
     return str(body)[:300]
 
 
-def _key_from_environment(config: JudgeConfig, judge: str) -> "httpx.Auth":
+def _key_from_environment(config: JudgeConfig, judge: str) -> httpx.Auth:
     """Adds the bearer key to each request, read from the environment just then,
     so that neither the backend nor its HTTP client keeps a copy."""
     import httpx
