@@ -19,12 +19,14 @@ from typing import Any, Iterable, Iterator, Mapping
 
 from ..config import user_data_dir
 from ..errors import DialjudgeError
+from .runs import RunConfig
+from .status import RunStatus
 from .types import BackendResult, Judgment, ScoringMode
 
 SCHEMA_VERSION = 1
 STORE_FILENAME = "runs.sqlite3"
 
-RUN_STATUSES = ("running", "finished", "cancelled", "failed")
+RUN_STATUSES = tuple(status.value for status in RunStatus)
 #: Statuses of a run that stopped before all its judgments were made.
 RESUMABLE_STATUSES = ("running", "cancelled", "failed")
 REVIEW_VERDICTS = ("judge-wrong", "human-doubtful", "fine")
@@ -129,13 +131,18 @@ class RunRecord:
     created: str
     updated: str
     name: str
-    status: str
+    status: RunStatus
     config: dict[str, Any]
     fingerprint: str
     total: int
     error: str | None
     judgments: int
     failures: int
+
+    @property
+    def run_config(self) -> RunConfig:
+        """The stored configuration, read (never reach into ``config`` by key)."""
+        return RunConfig.from_dict(self.config)
 
 
 @dataclass(frozen=True)
@@ -206,14 +213,14 @@ class RunStore:
         with self._lock:
             self._db.close()
 
-    def __enter__(self) -> "RunStore":
+    def __enter__(self) -> RunStore:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
 
     class _Tx:
-        def __init__(self, store: "RunStore") -> None:
+        def __init__(self, store: RunStore) -> None:
             self.store = store
 
         def __enter__(self) -> sqlite3.Connection:
@@ -227,7 +234,7 @@ class RunStore:
             finally:
                 self.store._lock.release()
 
-    def _transaction(self) -> "RunStore._Tx":
+    def _transaction(self) -> RunStore._Tx:
         return RunStore._Tx(self)
 
     def _query(self, sql: str, params: Iterable[Any] = ()) -> list[sqlite3.Row]:
@@ -247,12 +254,12 @@ class RunStore:
             )
             return int(cur.lastrowid)
 
-    def set_status(self, run_id: int, status: str, *, error: str | None = None) -> None:
+    def set_status(self, run_id: int, status: RunStatus | str, *, error: str | None = None) -> None:
         if status not in RUN_STATUSES:
             raise ValueError(f"unknown run status {status!r} (one of {', '.join(RUN_STATUSES)})")
         with self._transaction() as db:
             db.execute("UPDATE runs SET status = ?, error = ?, updated = ? WHERE id = ?",
-                       (status, error, _now(), run_id))
+                       (RunStatus(status).value, error, _now(), run_id))
 
     def set_total(self, run_id: int, total: int) -> None:
         with self._transaction() as db:
@@ -441,7 +448,7 @@ _RUN_SELECT = (
 def _run_record(row: sqlite3.Row) -> RunRecord:
     return RunRecord(
         id=row["id"], created=row["created"], updated=row["updated"], name=row["name"],
-        status=row["status"], config=json.loads(row["config"]), fingerprint=row["fingerprint"],
+        status=RunStatus(row["status"]), config=json.loads(row["config"]), fingerprint=row["fingerprint"],
         total=row["total"], error=row["error"], judgments=row["n_judgments"], failures=row["n_failures"],
     )
 

@@ -108,7 +108,7 @@ class ReviewForm(Vertical):
     def set_verdict(self, verdict: str | None) -> None:
         self.query_one(VerdictPicker).verdict = verdict
 
-    def load(self, review: "Review | None") -> None:
+    def load(self, review: Review | None) -> None:
         """Show a stored review, or a blank form."""
         self.set_verdict(review.verdict if review is not None else None)
         self.query_one("#review-note", Input).value = review.note if review else ""

@@ -11,8 +11,8 @@ colour: they are what the template fills per item.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable
 from functools import lru_cache
-from typing import Iterable
 
 from textual.widgets import TextArea
 
@@ -44,7 +44,8 @@ def _highlight_name(token_type: str) -> str | None:
 
 def toml_highlights(text: str) -> dict[int, list[Highlight]]:
     """Per line, (start byte, end byte or None for the line end, highlight name), in drawing order."""
-    from pygments.lexers import TOMLLexer
+    # pygments ships no type hints, and types-Pygments is not a dependency.
+    from pygments.lexers import TOMLLexer  # type: ignore[import-untyped]
 
     lines = text.split("\n")
     out: dict[int, list[Highlight]] = {}
@@ -84,7 +85,8 @@ def _row_of(starts: list[int], index: int) -> int:
     return bisect_right(starts, index) - 1
 
 
-def _span(starts: list[int], lines: list[str], row: int, start: int, end: int, name: str, add) -> None:  # type: ignore[no-untyped-def]
+def _span(starts: list[int], lines: list[str], row: int, start: int, end: int, name: str,
+          add: Callable[[int, int, int | None, str], None]) -> None:
     """Add one highlight per line the character range [start, end) covers."""
     while row < len(lines) and start < end:
         line_start = starts[row]

@@ -8,9 +8,9 @@ files, and touches no widget.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping, Sequence
 
 from dialjudge.core.errors import DialjudgeError
 from dialjudge.core.judges.store import RunStore
