@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from textual.widgets import Static
-from tui_helpers import SIZE, services, settle, static_text  # noqa: F401 (fixtures)
+from tui_helpers import SIZE, settle, static_text
 
 from dialjudge.core.subsets import Subset
 from dialjudge.tui.app import make_app

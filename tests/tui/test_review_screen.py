@@ -17,7 +17,7 @@ from dialjudge.core.judges.templates import get_template
 from dialjudge.core.judges.types import Judgment, ScoringMode
 from dialjudge.core.registry import open_dataset
 from dialjudge.tui.app import make_app
-from dialjudge.tui.review_queue import FlagKind, build_queue, review_rows
+from dialjudge.core.review_queue import FlagKind, build_queue, review_rows
 from dialjudge.tui.screens.dialogs import ExportDialog
 from dialjudge.tui.screens.review import ReviewScreen
 from dialjudge.tui.widgets.item_view import ItemView
@@ -59,7 +59,7 @@ def two_judge_run(dataset) -> RunConfig:
 async def run_and_review(pilot) -> ReviewScreen:
     app = pilot.app
     await settle(pilot)
-    app.start_run(two_judge_run(app.workspace.dataset))
+    app.runs.start(two_judge_run(app.workspace.dataset))
     await settle(pilot)
     await pilot.press("v")
     await settle(pilot)
@@ -73,7 +73,7 @@ async def test_the_queue_holds_every_kind_of_flag_and_shows_the_item(tmp_path):
     app = make_app(services=services)
     async with app.run_test(size=SIZE) as pilot:
         screen = await run_and_review(pilot)
-        run_id = app.run_state.run_id
+        run_id = app.runs.state.run_id
         with services.open_store() as store:
             judgments = store.load_judgments(run_id)
         expected = build_queue(app.workspace.dataset, judgments, "overall")
@@ -97,7 +97,7 @@ async def test_a_review_is_stored_with_the_run_and_exported_with_manual_labels(t
     app = make_app(services=services)
     async with app.run_test(size=SIZE) as pilot:
         screen = await run_and_review(pilot)
-        run_id = app.run_state.run_id
+        run_id = app.runs.state.run_id
         first, second = screen.queue_table.row_keys[:2]
 
         await pilot.press("1")  # judge wrong, at once

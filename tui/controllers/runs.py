@@ -139,6 +139,11 @@ class RunController:
     def active(self) -> bool:
         return self.state is not None and self.state.active
 
+    @property
+    def cancellable(self) -> bool:
+        """A run is active and its engine is running, so :meth:`cancel` stops it now."""
+        return self.active and self._engine is not None
+
     def _changed(self) -> None:
         self.app.refresh_bindings()  # "Cancel run" shows while one is active
         self.datasets.publish(Change.RUN)
