@@ -79,13 +79,12 @@ class Part(str, enum.Enum):
     ERROR = "error"
 
 
-def status_line(state: RunState | None, *, show_timings: bool = True) -> list[tuple[str, Part]]:
+def status_line(state: RunState, *, show_timings: bool = True) -> list[tuple[str, Part]]:
     """Status, done/total, failures, cached, items/s and ETA, as (text, part) pieces to join.
 
-    Timings can be left out (snapshot tests); ``state`` None: no run yet.
+    Timings can be left out (snapshot tests). No key hints: how to cancel or
+    resume is the caller's to say (a key in the app, a command in the shell).
     """
-    if state is None:
-        return [("No run yet: choose the settings and start one (ctrl+r).", Part.NOTE)]
     label = f"Run {state.run_id}" if state.run_id is not None else "Run"
     status = state.status.value if state.status is not None else "starting"
     out: list[tuple[str, Part]] = [(f"{label} {status}", Part.STATUS)]
@@ -99,15 +98,11 @@ def status_line(state: RunState | None, *, show_timings: bool = True) -> list[tu
         out.append((f" · {progress.cached} from cache", Part.NOTE))
     if state.active and progress is not None and show_timings:
         out.append((f" · {progress.items_per_s:.1f} items/s · ETA {duration_text(progress.eta_s)}", Part.COUNT))
-    if state.active:
-        out.append((" · Esc cancels", Part.NOTE))
-    elif state.status is RunStatus.CANCELLED:
-        out.append((" · stored judgments kept; start the same settings again to resume", Part.NOTE))
     if state.error:
         out.append((f"\n{state.error}", Part.ERROR))
     return out
 
 
-def status_text(state: RunState | None, *, show_timings: bool = True) -> str:
+def status_text(state: RunState, *, show_timings: bool = True) -> str:
     """:func:`status_line` as plain text."""
     return "".join(text for text, _ in status_line(state, show_timings=show_timings))

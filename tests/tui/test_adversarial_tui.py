@@ -5,9 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from tui_helpers import SIZE, make_services, settle, toast_texts
-
 from textual.widgets import Checkbox, Input
+from tui_helpers import SIZE, make_services, settle, toast_texts
 
 from dialjudge.core.adversarial.builder import make_adversarial_set
 from dialjudge.core.adversarial.discernment import ORIGINAL_VS_ADVERSARIAL, discernment_table
@@ -18,8 +17,8 @@ from dialjudge.core.judges.templates import get_template
 from dialjudge.core.judges.types import ScoringMode
 from dialjudge.core.loaders import read_native, save_dataset
 from dialjudge.core.registry import open_dataset
-from dialjudge.tui.controllers.adversarial import AdversarialRequest, default_output
 from dialjudge.tui.app import make_app
+from dialjudge.tui.controllers.adversarial import AdversarialRequest, default_output
 from dialjudge.tui.screens.adversarial_dialog import AdversarialDialog
 from dialjudge.tui.screens.plots import PlotsScreen
 from dialjudge.tui.widgets.discernment_panel import DiscernmentPanel

@@ -6,7 +6,6 @@ from pathlib import Path
 
 import pytest
 from textual.widgets import Input, OptionList, Select, Static, TabbedContent
-from shared_data import require_file
 from tui_helpers import SIZE, settle, static_text
 
 from dialjudge.core.loaders import save_dataset
@@ -18,6 +17,7 @@ from dialjudge.tui.screens.datasets import DatasetsScreen, parse_range
 from dialjudge.tui.widgets.item_view import ItemView
 from dialjudge.tui.widgets.path_suggester import PathSuggester
 from dialjudge.tui.widgets.virtual_table import VirtualTable
+from shared_data import require_file
 
 
 async def go_to_datasets(pilot) -> DatasetsScreen:

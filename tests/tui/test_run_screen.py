@@ -185,8 +185,8 @@ async def test_settings_the_template_lacks_are_not_offered(services):
 
 @pytest.mark.model
 async def test_the_bundled_model_judges_three_items_in_logprob_mode(tmp_path):
-    from dialjudge.core.judges.backends.llama import bundled_model_path
     from dialjudge.core.errors import BackendError
+    from dialjudge.core.judges.backends.llama import bundled_model_path
 
     try:
         bundled_model_path()

@@ -6,22 +6,21 @@ import asyncio
 import math
 
 import pytest
-from tui_helpers import SIZE, settle, toast_texts, wait_until
-
 from textual.worker import WorkerState
+from tui_helpers import SIZE, settle, toast_texts, wait_until
 
 from dialjudge.core.config import JudgeConfig
 from dialjudge.core.judges.backends.fake import FakeBackend
+from dialjudge.core.judges.events import JudgmentScored, RunProgress, RunStarted
 from dialjudge.core.judges.runs import RunConfig
 from dialjudge.core.judges.templates import get_template
 from dialjudge.core.judges.types import Judgment, ScoringMode
 from dialjudge.core.model import Aggregation
 from dialjudge.core.stats import agreement_table, correlate
 from dialjudge.core.subsets import Subset
-from dialjudge.core.judges.events import JudgmentScored, RunProgress, RunStarted
+from dialjudge.tui.app import make_app
 from dialjudge.tui.controllers.datasets import MetricsProgressed
 from dialjudge.tui.controllers.runs import RunEventReceived
-from dialjudge.tui.app import make_app
 from dialjudge.tui.screens.scores import ScoresScreen
 from dialjudge.tui.widgets.correlation_panel import CEILING, PanelRow
 

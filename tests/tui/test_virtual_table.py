@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from textual.app import App, ComposeResult
 
-from dialjudge.tui.widgets.virtual_table import TableCell, Column, VirtualTable
+from dialjudge.tui.widgets.virtual_table import Column, TableCell, VirtualTable
 
 
 class TableApp(App[None]):

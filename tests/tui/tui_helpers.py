@@ -6,6 +6,7 @@ and says what it waited for when it gives up.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import time
 from collections.abc import Callable
@@ -58,10 +59,9 @@ async def settle(pilot: Pilot[Any], rounds: int = 8) -> None:
     """
     app = pilot.app
     for _ in range(rounds):
-        try:
+        # A failure is reported through the app's handler, which the worker_failures fixture watches.
+        with contextlib.suppress(WorkerFailed, WorkerCancelled):
             await app.workers.wait_for_complete()
-        except (WorkerFailed, WorkerCancelled):
-            pass  # reported through the app's handler, which the worker_failures fixture watches
         await pilot.pause()
         if not any(w.is_running for w in app.workers):
             await pilot.pause()

@@ -16,14 +16,21 @@ STATUS_STYLES = {None: "yellow", RunStatus.RUNNING: "bold cyan", RunStatus.FINIS
 
 
 def progress_text(state: RunState | None, *, show_timings: bool, one_line: bool = False) -> Text:
-    """:func:`status_line` with colours (timings can be left out, for snapshots; ``one_line``: an
-    error follows on the same line)."""
+    """Core's :func:`status_line` with colours and the keys that act on the run (timings can be left
+    out, for snapshots; ``one_line``: an error follows on the same line)."""
+    if state is None:
+        return Text("No run yet: choose the settings and start one (ctrl+r).", style="dim")
     text = Text()
-    for piece, part in status_line(state, show_timings=show_timings):
-        if one_line:
-            piece = piece.replace("\n", " · ")
-        style = STATUS_STYLES[state.status] if part is Part.STATUS and state is not None else PART_STYLES[part]
-        text.append(piece, style=style)
+    pieces = status_line(state, show_timings=show_timings)
+    error = pieces.pop() if pieces[-1][1] is Part.ERROR else None
+    for piece, part in pieces:
+        text.append(piece, style=STATUS_STYLES[state.status] if part is Part.STATUS else PART_STYLES[part])
+    if state.status is not None and state.active:
+        text.append(" · Esc cancels", style="dim")
+    elif state.status is RunStatus.CANCELLED:
+        text.append(" · stored judgments kept; start the same settings again to resume", style="dim")
+    if error is not None:
+        text.append(error[0].replace("\n", " · ") if one_line else error[0], style="red")
     return text
 
 
