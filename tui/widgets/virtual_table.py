@@ -88,36 +88,35 @@ class VirtualTable(ScrollView, can_focus=True):
     cursor_row: reactive[int] = reactive(0, always_update=False, init=False)
     cursor_column: reactive[int] = reactive(0, always_update=False, init=False)
 
+    @dataclass
     class RowHighlighted(Message):
         """The cursor moved onto a row."""
 
-        def __init__(self, table: VirtualTable, key: RowKey | None) -> None:
-            super().__init__()
-            self.table = table
-            self.key = key
+        table: VirtualTable
+        key: RowKey | None
 
         @property
         def control(self) -> VirtualTable:
             return self.table
 
+    @dataclass
     class RowSelected(Message):
         """Enter (or a double click) on a row."""
 
-        def __init__(self, table: VirtualTable, key: RowKey) -> None:
-            super().__init__()
-            self.table = table
-            self.key = key
+        table: VirtualTable
+        key: RowKey
 
         @property
         def control(self) -> VirtualTable:
             return self.table
 
+    @dataclass
     class Sorted(Message):
-        def __init__(self, table: VirtualTable, column: str, reverse: bool) -> None:
-            super().__init__()
-            self.table = table
-            self.column = column
-            self.reverse = reverse
+        """The rows were sorted by ``column``."""
+
+        table: VirtualTable
+        column: str
+        reverse: bool
 
         @property
         def control(self) -> VirtualTable:
