@@ -64,10 +64,10 @@ def _facts(s: DatasetSummary) -> Table:
 def _qualities(s: DatasetSummary, ceilings: Sequence[CeilingRow]) -> Table:
     by_key = {(row.quality, row.level): row for row in ceilings}
     table = Table(box=None, padding=(0, 1), show_edge=False, header_style="bold")
-    for name, justify in (("quality", "left"), ("level", "left"), ("scale", "left"), ("rated", "right"),
-                          ("annotators", "right"), ("missing", "right"), ("LOO r", "right"),
-                          ("LOO ρ", "right"), ("α", "right")):
-        table.add_column(name, justify=justify, no_wrap=True)  # type: ignore[arg-type]
+    for name in ("quality", "level", "scale"):
+        table.add_column(name, justify="left", no_wrap=True)
+    for name in ("rated", "annotators", "missing", "LOO r", "LOO ρ", "α"):
+        table.add_column(name, justify="right", no_wrap=True)
     for q in s.qualities:
         row = by_key.get((q.name, q.level.value))
         ceiling = row.ceiling if row is not None else None

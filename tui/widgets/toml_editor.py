@@ -10,6 +10,7 @@ colour: they are what the template fills per item.
 
 from __future__ import annotations
 
+import importlib
 import re
 from collections.abc import Callable, Iterable
 from functools import lru_cache
@@ -44,8 +45,8 @@ def _highlight_name(token_type: str) -> str | None:
 
 def toml_highlights(text: str) -> dict[int, list[Highlight]]:
     """Per line, (start byte, end byte or None for the line end, highlight name), in drawing order."""
-    # pygments ships no type hints, and types-Pygments is not a dependency.
-    from pygments.lexers import TOMLLexer  # type: ignore[import-untyped]
+    # Imported by name: pygments ships no type hints (types-Pygments is not a dependency).
+    lexers = importlib.import_module("pygments.lexers")
 
     lines = text.split("\n")
     out: dict[int, list[Highlight]] = {}
@@ -63,7 +64,7 @@ def toml_highlights(text: str) -> dict[int, list[Highlight]]:
 
     row = 0
     strings: list[tuple[int, int]] = []
-    for index, token_type, value in TOMLLexer().get_tokens_unprocessed(text):
+    for index, token_type, value in lexers.TOMLLexer().get_tokens_unprocessed(text):
         name = _highlight_name(str(token_type))
         if name is None or not value:
             continue
