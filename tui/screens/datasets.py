@@ -110,7 +110,7 @@ class DatasetsScreen(WorkspaceScreen):
 
     def action_make_adversarial(self) -> None:
         """Ask how to build an adversarial set, then build, save and open it in the background."""
-        from ..controllers.adversarial import kdconv_sources
+        from ..controllers.adversarial import AdversarialRequest, kdconv_sources
         from .adversarial_dialog import AdversarialDialog
 
         dataset = self.dj.workspace.dataset
@@ -118,7 +118,7 @@ class DatasetsScreen(WorkspaceScreen):
                                    dataset.systems if dataset is not None else [],
                                    kdconv_sources(self.dj.services))
 
-        def build(request) -> None:
+        def build(request: AdversarialRequest | None) -> None:
             if request is not None:
                 self.dj.adversarial.make_set(request)
                 self.notify("Making the adversarial set…", timeout=3)
