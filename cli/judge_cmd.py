@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import math
 from typing import Any
 
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.progress import BarColumn, Progress, TextColumn
 
 from dialjudge.core.adversarial.builder import CONTRADICTS
 from dialjudge.core.config import load_config
 from dialjudge.core.errors import ConfigError
 from dialjudge.core.evaluation import evaluate, split_subsets
-from dialjudge.core.judges.events import JudgmentScored, RunProgress, RunStarted
+from dialjudge.core.format import number_text, percent_text
+from dialjudge.core.judges.status import RunState, RunStatus, status_text
 from dialjudge.core.judges.store import RunStore
 from dialjudge.core.judges.types import ScoringMode
 from dialjudge.core.judging import build_backends, execute_run, is_label_quality, judgment_columns, plan_run
@@ -73,7 +73,7 @@ def _judge_and_report(args: argparse.Namespace, dataset: Any, plans: list[Any], 
             con.print(f"few-shot draw {draw.config.fewshot.spec}")
         summaries.append(_run_with_progress(draw.config, dataset, store, build_backends(draw.config),
                                             fresh=args.fresh, con=con))
-        if summaries[-1].status != "finished":
+        if summaries[-1].status != RunStatus.FINISHED:
             break
     summary = summaries[0]
 
@@ -81,7 +81,7 @@ def _judge_and_report(args: argparse.Namespace, dataset: Any, plans: list[Any], 
     scores, failures = judgment_columns(judgments)
     _print_run_summary(con, judgments, summary)
     _print_failures(con, summary)
-    if summary.status != "finished":
+    if summary.status != RunStatus.FINISHED:
         con.print(f"[yellow]run {summary.run_id} {summary.status}; run the same command again to resume it[/yellow]")
 
     qualities = args.qualities or ([plan.quality] if plan.quality else None)
@@ -109,7 +109,7 @@ def _judge_and_report(args: argparse.Namespace, dataset: Any, plans: list[Any], 
         _print_stability(store, summary.run_id, dataset, plan.quality, binary=is_label_quality(scale))
     if len(summaries) > 1 and plan.quality and args.format == "table" and args.output is None:
         _print_draw_spread(store, [s.run_id for s in summaries], dataset, plan.quality, plan.subset)
-    return 0 if all(s.status == "finished" for s in summaries) else 1
+    return 0 if all(s.status == RunStatus.FINISHED for s in summaries) else 1
 
 
 def _fewshot_draws(spec: str, draws: int) -> list[str]:
@@ -145,19 +145,16 @@ def _print_draw_spread(store: RunStore, run_ids: list[int], dataset: Any, qualit
 
 def _run_with_progress(run_config: Any, dataset: Any, store: RunStore, backends: Any, *, fresh: bool,
                        con: Any) -> Any:
-    progress = Progress(TextColumn("[bold]judging"), BarColumn(), MofNCompleteColumn(),
-                        TextColumn("{task.fields[detail]}"), TimeRemainingColumn(), console=con, transient=False)
-    task = progress.add_task("judging", total=None, detail="loading")
+    # The bar, then the status line the app's Run screen shows (core/judges/status).
+    progress = Progress(TextColumn("[bold]judging"), BarColumn(), TextColumn("{task.fields[detail]}", markup=False),
+                        console=con, transient=False)
+    state = RunState()
+    task = progress.add_task("judging", total=None, detail=status_text(state))
 
     def on_event(event: Any) -> None:
-        if isinstance(event, RunStarted):
-            progress.update(task, total=event.total, completed=event.done, detail="")
-        elif isinstance(event, JudgmentScored):
-            progress.update(task, completed=event.done)
-        elif isinstance(event, RunProgress):
-            rate = f"{event.items_per_s:.2f} items/s" if event.items_per_s else ""
-            progress.update(task, completed=event.done,
-                            detail=f"{event.failures} failed · {event.cached} cached · {rate}")
+        state.apply(event)
+        total = state.total if state.status is not None else None
+        progress.update(task, total=total, completed=state.done, detail=status_text(state))
 
     with progress, sigterm_as_interrupt():
         return asyncio.run(execute_run(run_config, dataset, store, backends, on_event=on_event,
@@ -235,8 +232,8 @@ def _mean(values: Any) -> str:
 
 
 def _num(x: float | None) -> str:
-    return "–" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.3f}"
+    return number_text(x)
 
 
 def _pct(x: float | None) -> str:
-    return "–" if x is None else f"{x:.1f}"
+    return percent_text(x)

@@ -11,6 +11,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from dialjudge.core.errors import DialjudgeError
+from dialjudge.core.format import number_text
 from dialjudge.core.report import WideRow, WideTable, sparkline
 
 
@@ -105,6 +106,4 @@ def print_discernment(con: Console, dataset: Any, scores: Mapping[str, Mapping[s
 
 
 def _f(x: Any, signed: bool = False) -> str:
-    if x is None or x != x:
-        return "–"
-    return f"{x:+.3f}" if signed else f"{x:.3f}"
+    return number_text(x, signed=signed)

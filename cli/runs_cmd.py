@@ -9,9 +9,10 @@ from pathlib import Path
 from dialjudge.core.compare import compare_runs
 from dialjudge.core.report import FORMATS, records_to_latex, records_to_markdown, to_csv, to_json, to_jsonl
 from dialjudge.core.errors import DialjudgeError
-from dialjudge.core.judges.runs import RunConfig
 from dialjudge.core.judges.store import RunStore
+from dialjudge.core.format import number_text
 from dialjudge.core.judges.types import ScoringMode
+from dialjudge.core.run_export import FORMAT_LABELS
 
 from . import render
 
@@ -30,11 +31,19 @@ def register(sub: argparse._SubParsersAction) -> None:
     cmp_.add_argument("--subset", action="append", dest="subsets", metavar="SUBSET",
                       help="repeatable: all, open, closed, adversarial, system:NAME, ...")
     cmp_.set_defaults(handler=run_compare)
-    export = rsub.add_parser("export", help="per-item judgments as CSV, JSON Lines, JSON, Markdown or LaTeX")
+    export = rsub.add_parser("export", help="per-item judgments as CSV, JSON Lines, JSON, Markdown or LaTeX, "
+                                            "or (--to) the app's export files")
     export.add_argument("run", type=int)
     export.add_argument("--format", choices=EXPORT_FORMATS, default="csv",
                         help="the formats of `judge --format`, plus jsonl (one judgment per line)")
     export.add_argument("--output", type=Path)
+    export.add_argument("--to", type=Path, dest="folder", metavar="FOLDER",
+                        help="write what the app's Runs screen exports (agreement tables, judgments) into FOLDER")
+    export.add_argument("--file", action="append", dest="files", choices=tuple(FORMAT_LABELS), metavar="KIND",
+                        help=f"repeatable, with --to: {', '.join(FORMAT_LABELS)} (default: all)")
+    export.add_argument("--with-metrics", action="store_true",
+                        help="with --to: the reference-based metrics join the judges in the agreement tables, "
+                             "as in the app when the run's dataset is open")
     export.set_defaults(handler=run_export)
     delete = rsub.add_parser("delete", help="remove a run and its judgments")
     delete.add_argument("run", type=int)
@@ -46,11 +55,9 @@ def run_list(args: argparse.Namespace) -> int:
     with RunStore() as store:
         records = store.list_runs()
     for r in records:
-        cfg = r.config
-        rows.append((r.id, r.created[:19], r.name or "–", r.status, cfg.get("dataset", {}).get("name"),
-                     cfg.get("template", {}).get("name"), cfg.get("mode"),
-                     ", ".join(j.get("name", "?") for j in cfg.get("judges", [])),
-                     f"{r.judgments}/{r.total}", r.failures))
+        cfg = r.run_config
+        rows.append((r.id, r.created[:19], r.name or "–", r.status.value, cfg.dataset, cfg.template, cfg.mode.value,
+                     ", ".join(j.name for j in cfg.judges), f"{r.judgments}/{r.total}", r.failures))
     render.console().print(render.plain_table(
         "Runs", ["id", "created", "name", "status", "dataset", "template", "mode", "judges", "done", "failed"], rows,
         right=("id", "done", "failed")))
@@ -60,9 +67,9 @@ def run_list(args: argparse.Namespace) -> int:
 def run_show(args: argparse.Namespace) -> int:
     with RunStore() as store:
         record = store.get_run(args.run)
-    config = RunConfig.from_dict(record.config)
+    config = record.run_config
     con = render.console()
-    con.print(render.key_values(f"Run {record.id} — {record.status}", {
+    con.print(render.key_values(f"Run {record.id} — {record.status.value}", {
         "created": record.created, "dataset": f"{config.dataset} ({config.subset})",
         "template": config.template,
         "mode": config.mode.value + (f" (top-{config.top_k})"
@@ -108,6 +115,10 @@ TABLE_COLUMNS = ("item_id", "judge", "repeat", "score", "normalized", "error")
 
 
 def run_export(args: argparse.Namespace) -> int:
+    if args.folder is not None:
+        return _export_files(args)
+    if args.files:
+        raise DialjudgeError("--file chooses what --to writes; give --to FOLDER too")
     with RunStore() as store:
         record = store.get_run(args.run)
         rows = store.export_rows(args.run)
@@ -133,6 +144,29 @@ def run_export(args: argparse.Namespace) -> int:
     return 0
 
 
+def _export_files(args: argparse.Namespace) -> int:
+    """The files the app's Runs screen writes (core/run_export), computed the same way."""
+    from dialjudge.core.config import load_config
+    from dialjudge.core.registry import open_dataset
+    from dialjudge.core.run_export import export_run
+
+    formats = args.files or list(FORMAT_LABELS)
+    with RunStore() as store:
+        config = store.get_run(args.run).run_config
+        dataset = open_dataset(config.dataset_path or config.dataset, load_config())
+        metrics = None
+        if args.with_metrics:
+            from dialjudge.core.metrics import score_examples
+
+            scores = score_examples(dataset.examples, None)
+            metrics = {scores.info(m).label: dict(scores[m]) for m in scores.metric_ids}
+        result = export_run(store, args.run, dataset, args.folder, formats, extra_scores=metrics)
+    con = render.console(stderr=True)
+    for path in result.paths:
+        con.print(f"wrote {path}", markup=False, highlight=False)
+    return 0
+
+
 def run_delete(args: argparse.Namespace) -> int:
     with RunStore() as store:
         deleted = store.delete_run(args.run)
@@ -143,8 +177,8 @@ def run_delete(args: argparse.Namespace) -> int:
 
 
 def _num(x: float | None) -> str:
-    return "–" if x is None else f"{x:.3f}"
+    return number_text(x)
 
 
 def _signed(x: float | None) -> str:
-    return "–" if x is None else f"{x:+.3f}"
+    return number_text(x, signed=True)

@@ -22,7 +22,7 @@ FORMATS = ("table", "csv", "json", "markdown", "latex")
 
 
 @dataclass(frozen=True)
-class Cell:
+class WideCell:
     value: float | None
     low: float | None = None
     high: float | None = None
@@ -42,7 +42,7 @@ class Cell:
 @dataclass
 class WideRow:
     evaluator: str
-    cells: dict[tuple[str, str], Cell]  # (quality, coefficient) -> cell
+    cells: dict[tuple[str, str], WideCell]  # (quality, coefficient) -> cell
     n: dict[str, int]
     excluded: dict[str, int]
     failed: dict[str, int]
@@ -96,7 +96,7 @@ def wide_table(records: Sequence[Mapping[str, Any]], *, title: str, level: str =
             row = rows[name] = WideRow(name, {}, {}, {}, {}, is_ceiling=bool(rec.get("is_ceiling")))
         for c in coefficients:
             if c in rec:
-                row.cells[(q, c)] = Cell(_num(rec.get(c)), _num(rec.get(f"{c}_lo")), _num(rec.get(f"{c}_hi")),
+                row.cells[(q, c)] = WideCell(_num(rec.get(c)), _num(rec.get(f"{c}_lo")), _num(rec.get(f"{c}_hi")),
                                          _num(rec.get(f"{c}_p")))
         row.n[q] = int(rec.get("n") or 0)
         row.excluded[q] = int(rec.get("excluded") or 0)

@@ -1,4 +1,11 @@
-"""The dialjudge terminal app: screens as modes, global keys, and the one place worker failures surface."""
+"""The dialjudge terminal app: screens as modes, global keys, and the one place worker failures surface.
+
+The app holds its controllers (composed, not inherited): each owns a part
+of the state, starts its work on workers through the app, and defines the
+messages its workers post. Those messages arrive here and go straight to
+their owner; :meth:`DialjudgeApp.on_worker_state_changed` is the one place
+a failed worker becomes something the user sees.
+"""
 
 from __future__ import annotations
 
@@ -9,15 +16,28 @@ from textual.binding import Binding, BindingType
 from textual.worker import Worker, WorkerState
 
 from dialjudge.core.errors import DialjudgeError
+from dialjudge.core.workspace import Workspace
 
 from .commands import DialjudgeCommands
-from .controller import RUN_GROUP, WorkspaceController
+from .controllers.adversarial import AdversarialController, AdversarialSetBuilt
+from .controllers.datasets import (
+    DatasetController,
+    DatasetLoaded,
+    ItemScored,
+    MetricsProgressed,
+    MetricsScored,
+    StatsRefreshed,
+)
+from .controllers.history import RunScoresLoaded, StoredRunsController
+from .controllers.lab import LabController
+from .controllers.review import ReviewController
+from .controllers.runs import RUN_GROUP, JudgeChoicesLoaded, RunController, RunEventReceived
 from .navigation import DESTINATIONS, HOME
 from .services import Services
-from .state import Change
+from .widgets.selection_bar import SelectionBar
 
 
-class DialjudgeApp(WorkspaceController, App[int]):
+class DialjudgeApp(App[int]):
     TITLE = "dialjudge"
     CSS_PATH = [
         "app.tcss",
@@ -26,7 +46,7 @@ class DialjudgeApp(WorkspaceController, App[int]):
         "widgets/discernment_panel.tcss",
         "widgets/item_view.tcss",
         "widgets/selection_bar.tcss",
-        "widgets/run_progress.tcss",
+        "widgets/run_progress_bar.tcss",
         "widgets/judge_widgets.tcss",
     ]
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -38,18 +58,34 @@ class DialjudgeApp(WorkspaceController, App[int]):
     ]
     COMMANDS = App.COMMANDS | {DialjudgeCommands}
 
-    def __init__(self, services: Services, dataset: str) -> None:
+    def __init__(self, services: Services, dataset: str, *, datasets: DatasetController | None = None,
+                 runs: RunController | None = None, lab: LabController | None = None,
+                 review: ReviewController | None = None, stored_runs: StoredRunsController | None = None,
+                 adversarial: AdversarialController | None = None) -> None:
+        """Controllers not passed in are made here, on ``services``."""
         super().__init__()
         self.services = services
         self.initial_dataset = dataset
-        self._init_controller()
+        self.datasets = datasets or DatasetController(self, services)
+        self.runs = runs or RunController(self, services, self.datasets)
+        self.lab = lab or LabController(self, services)
+        self.review = review or ReviewController(self, services, self.datasets)
+        self.stored_runs = stored_runs or StoredRunsController(self, services, self.datasets)
+        self.adversarial = adversarial or AdversarialController(self, services, self.datasets)
         for d in DESTINATIONS:
             self.add_mode(d.mode, d.make_screen)
 
+    @property
+    def workspace(self) -> Workspace:
+        """The open dataset with every evaluator's scores (the dataset controller's)."""
+        return self.datasets.workspace
+
     def on_mount(self) -> None:
         self.switch_mode(HOME)
-        self.set_interval(self.services.redraw_interval_s, self.flush_live_updates, name="live redraw")
-        self.open_dataset(self.initial_dataset)
+        self.set_interval(self.services.redraw_interval_s, self.datasets.flush_live_updates, name="live redraw")
+        self.datasets.open(self.initial_dataset)
+
+    # -- keys ------------------------------------------------------------------------------
 
     def action_go(self, mode: str) -> None:
         """Show one of the app's screens."""
@@ -62,10 +98,60 @@ class DialjudgeApp(WorkspaceController, App[int]):
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen())
 
+    def action_cancel_run(self) -> None:
+        """Stop the run: what is stored stays, and the run can be resumed."""
+        self.runs.cancel()
+
+    def action_cycle_subset(self, step: int) -> None:
+        """Show the next (or previous) subset."""
+        self.datasets.cycle_subset(step)
+
+    def action_cycle_quality(self, step: int) -> None:
+        """Show the next (or previous) quality."""
+        self.datasets.cycle_quality(step)
+
+    def action_refresh_stats(self) -> None:
+        """Recompute the statistics now."""
+        self.datasets.refresh_stats()
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "cancel_run":
-            return self.run_active
+            return self.runs.active
         return True
+
+    # -- messages from the controllers' workers, each handed to its owner ----------------
+
+    def on_dataset_loaded(self, message: DatasetLoaded) -> None:
+        self.datasets.dataset_loaded(message)
+
+    def on_metrics_progressed(self, message: MetricsProgressed) -> None:
+        self.datasets.metrics_progressed(message)
+
+    def on_metrics_scored(self, message: MetricsScored) -> None:
+        self.datasets.metrics_scored(message)
+
+    def on_item_scored(self, message: ItemScored) -> None:
+        self.datasets.item_scored(message)
+
+    def on_stats_refreshed(self, message: StatsRefreshed) -> None:
+        self.datasets.stats_refreshed(message)
+
+    def on_selection_bar_chosen(self, message: SelectionBar.Chosen) -> None:
+        self.datasets.choose_view(quality=message.quality, subset=message.subset)
+
+    def on_judge_choices_loaded(self, message: JudgeChoicesLoaded) -> None:
+        self.runs.judge_choices_loaded(message)
+
+    def on_run_event_received(self, message: RunEventReceived) -> None:
+        self.runs.event_received(message)
+
+    def on_run_scores_loaded(self, message: RunScoresLoaded) -> None:
+        self.stored_runs.run_scores_loaded(message)
+
+    def on_adversarial_set_built(self, message: AdversarialSetBuilt) -> None:
+        self.adversarial.set_built(message)
+
+    # -- failures --------------------------------------------------------------------------
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """The one place a failed background task becomes something the user sees."""
@@ -75,10 +161,8 @@ class DialjudgeApp(WorkspaceController, App[int]):
             text = str(error) if isinstance(error, DialjudgeError) else f"{type(error).__name__}: {error}"
             self.log.error(f"worker {worker.name!r} failed", error)
             self.notify(text, title=f"{worker.description or worker.name} failed", severity="error", timeout=10)
-        if worker.group == RUN_GROUP and worker.is_finished and self.run_state is not None and self.run_state.active:
-            # The run ended before the engine could say so (a backend that failed to load).
-            self.run_state.status = "failed" if event.state is WorkerState.ERROR else "cancelled"
-            self._publish(Change.RUN)
+        if worker.group == RUN_GROUP and worker.is_finished:
+            self.runs.worker_changed(event.state)
 
 
 def make_app(dataset: str | None = None, *, services: Services | None = None) -> DialjudgeApp:

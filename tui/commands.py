@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
-from typing import Callable
 
+from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.dom import DOMNode
 from textual.screen import Screen
 
 from .keys import expand, merged_bindings
@@ -29,7 +31,7 @@ class DialjudgeCommands(Provider):
                for d in DESTINATIONS]
         destinations = {d.binding().action for d in DESTINATIONS}
         screen = self.screen
-        sources: list[tuple[object, list]] = [
+        sources: list[tuple[DOMNode, list[Binding]]] = [
             (app, list(expand(merged_bindings(type(app))))),
             (screen, list(expand(merged_bindings(type(screen), below=Screen)))),
         ]

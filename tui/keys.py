@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING
 
 from textual.binding import Binding, BindingType
 
@@ -24,7 +25,7 @@ def expand(bindings: Iterable[BindingType]) -> tuple[Binding, ...]:
     return tuple(Binding.make_bindings(bindings))
 
 
-def key_sections(app: "App") -> list[KeySection]:
+def key_sections(app: App) -> list[KeySection]:
     """The app's keys (Textual's own included), each screen's, then those of tables and the help."""
     from textual.screen import Screen
 
@@ -57,5 +58,5 @@ def merged_bindings(cls: type, *, below: type | None = None) -> list[BindingType
     return out
 
 
-def key_display(app: "App", binding: Binding) -> str:
+def key_display(app: App, binding: Binding) -> str:
     return binding.key_display or app.get_key_display(binding)

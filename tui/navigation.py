@@ -26,11 +26,11 @@ class Destination:
     #: "module:Class" of the screen, imported on first use.
     screen: str
 
-    def screen_class(self) -> "type[Screen]":
+    def screen_class(self) -> type[Screen]:
         module, _, name = self.screen.partition(":")
         return getattr(importlib.import_module(module), name)
 
-    def make_screen(self) -> "Screen":
+    def make_screen(self) -> Screen:
         return self.screen_class()()
 
     def binding(self) -> Binding:

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from dialjudge.core.config import Config, JudgeConfig, load_config
 
@@ -26,13 +27,13 @@ if TYPE_CHECKING:
 class Services:
     config: Config
     #: Open a dataset by short name or path (remembers files opened by path).
-    open_dataset: Callable[[str], "Dataset"]
+    open_dataset: Callable[[str], Dataset]
     #: Every dataset the Datasets screen offers: bundled, in data folders, recent.
-    list_datasets: Callable[[], list["DatasetEntry"]]
+    list_datasets: Callable[[], list[DatasetEntry]]
     #: A new connection to the run store; the caller closes it.
-    open_store: Callable[[], "RunStore"]
+    open_store: Callable[[], RunStore]
     #: The backend a judge's configuration names (not opened yet).
-    make_backend: Callable[[JudgeConfig], "JudgeBackend"]
+    make_backend: Callable[[JudgeConfig], JudgeBackend]
     clock: Callable[[], float] = time.monotonic
     #: Reference-based metrics to compute (None: all of them).
     metric_ids: tuple[str, ...] | None = None
@@ -49,7 +50,7 @@ class Services:
     show_timings: bool = True
 
     @classmethod
-    def default(cls, config: Config | None = None, **overrides: Any) -> "Services":
+    def default(cls, config: Config | None = None, **overrides: Any) -> Services:
         """Services on the user's config file, data folders and run store."""
         config = config if config is not None else load_config()
         services = cls(
@@ -61,7 +62,7 @@ class Services:
         )
         return dataclasses.replace(services, **overrides) if overrides else services
 
-    def with_store_at(self, path: Path) -> "Services":
+    def with_store_at(self, path: Path) -> Services:
         """The same services with the run store in ``path``."""
         return dataclasses.replace(self, open_store=lambda: _store_at(path))
 
@@ -70,31 +71,31 @@ class Services:
         return list(self.config.judges.values())
 
 
-def _open_dataset(name: str, config: Config) -> "Dataset":
+def _open_dataset(name: str, config: Config) -> Dataset:
     from dialjudge.core.registry import open_dataset
 
     return open_dataset(name, config)
 
 
-def _list_datasets(config: Config) -> list["DatasetEntry"]:
+def _list_datasets(config: Config) -> list[DatasetEntry]:
     from dialjudge.core.registry import list_datasets
 
     return list_datasets(config)
 
 
-def _default_store() -> "RunStore":
+def _default_store() -> RunStore:
     from dialjudge.core.judges.store import RunStore
 
     return RunStore()
 
 
-def _store_at(path: Path) -> "RunStore":
+def _store_at(path: Path) -> RunStore:
     from dialjudge.core.judges.store import RunStore
 
     return RunStore(path)
 
 
-def _make_backend(config: JudgeConfig) -> "JudgeBackend":
+def _make_backend(config: JudgeConfig) -> JudgeBackend:
     from dialjudge.core.judges.backends import make_backend
 
     return make_backend(config)

@@ -1,4 +1,4 @@
-"""What the app tells its screens when the workspace changes, and where a run stands."""
+"""What the app tells its screens when the workspace changes, and the statistics of the current view."""
 
 from __future__ import annotations
 
@@ -7,8 +7,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from dialjudge.core.judges.events import RunProgress, RunSummary
-    from dialjudge.core.stats import AgreementTable, Cell, HumanCeiling
+    from dialjudge.core.stats import AgreementCell, AgreementTable, HumanCeiling
 
 
 class Change(str, enum.Enum):
@@ -28,25 +27,6 @@ class WorkspaceChange:
 
 
 @dataclass
-class RunState:
-    """The run the app is driving (one at a time)."""
-
-    run_id: int | None = None
-    status: str = "starting"  # starting | running | finished | cancelled | failed
-    total: int = 0
-    done: int = 0
-    failures: int = 0
-    progress: "RunProgress | None" = None
-    summary: "RunSummary | None" = None
-    error: str | None = None
-    judges: list[str] = field(default_factory=list)
-
-    @property
-    def active(self) -> bool:
-        return self.status in ("starting", "running")
-
-
-@dataclass
 class StatsState:
     """The agreement statistics (with CIs) of the current view, gathered from one or more
     tables: a refresh while judgments arrive recomputes only the evaluators that changed."""
@@ -54,12 +34,12 @@ class StatsState:
     selection_version: int
     quality: str
     #: evaluator -> its cell on the chosen quality
-    cells: dict[str, "Cell"] = field(default_factory=dict)
+    cells: dict[str, AgreementCell] = field(default_factory=dict)
     #: evaluator -> the workspace version its cell was computed from
     versions: dict[str, int] = field(default_factory=dict)
-    ceiling: "HumanCeiling | None" = None
+    ceiling: HumanCeiling | None = None
 
-    def merge(self, table: "AgreementTable", versions: dict[str, int]) -> None:
+    def merge(self, table: AgreementTable, versions: dict[str, int]) -> None:
         for name in table.evaluators:
             self.cells[name] = table.cell(name, self.quality)
             self.versions[name] = versions[name]

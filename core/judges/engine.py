@@ -520,15 +520,6 @@ class RunEngine:
             await self.backends[name].close()
 
 
-async def run_config(config: RunConfig, dataset: Dataset, backends: Mapping[str, JudgeBackend],
-                     store: RunStore, *, on_event: Subscriber | None = None, **options: Any) -> RunSummary:
-    """Build an engine, subscribe ``on_event`` and run it."""
-    engine = RunEngine(config, dataset, backends, store, **options)
-    if on_event is not None:
-        engine.subscribe(on_event)
-    return await engine.run()
-
-
 async def _cancel_all(tasks: Iterable[asyncio.Future[Any]]) -> None:
     tasks = list(tasks)
     for task in tasks:

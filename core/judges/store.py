@@ -23,13 +23,15 @@ from typing import Any
 
 from ..config import user_data_dir
 from ..errors import DialjudgeError
+from .runs import RunConfig
+from .status import RunStatus
 from .types import BackendResult, Judgment, ScoringMode
 
 #: 1: runs, judgments, response cache, reviews. 2: run locks.
 SCHEMA_VERSION = 2
 STORE_FILENAME = "runs.sqlite3"
 
-RUN_STATUSES = ("running", "finished", "cancelled", "failed")
+RUN_STATUSES = tuple(status.value for status in RunStatus)
 #: Statuses of a run that stopped before all its judgments were made.
 RESUMABLE_STATUSES = ("running", "cancelled", "failed")
 REVIEW_VERDICTS = ("judge-wrong", "human-doubtful", "fine")
@@ -168,13 +170,18 @@ class RunRecord:
     created: str
     updated: str
     name: str
-    status: str
+    status: RunStatus
     config: dict[str, Any]
     fingerprint: str
     total: int
     error: str | None
     judgments: int
     failures: int
+
+    @property
+    def run_config(self) -> RunConfig:
+        """The stored configuration, read (never reach into ``config`` by key)."""
+        return RunConfig.from_dict(self.config)
 
 
 @dataclass(frozen=True)
@@ -301,12 +308,12 @@ class RunStore:
             assert cur.lastrowid is not None  # an INSERT always sets it
             return int(cur.lastrowid)
 
-    def set_status(self, run_id: int, status: str, *, error: str | None = None) -> None:
+    def set_status(self, run_id: int, status: RunStatus | str, *, error: str | None = None) -> None:
         if status not in RUN_STATUSES:
             raise ValueError(f"unknown run status {status!r} (one of {', '.join(RUN_STATUSES)})")
         with self._transaction() as db:
             db.execute("UPDATE runs SET status = ?, error = ?, updated = ? WHERE id = ?",
-                       (status, error, _now(), run_id))
+                       (RunStatus(status).value, error, _now(), run_id))
 
     def set_total(self, run_id: int, total: int) -> None:
         with self._transaction() as db:
@@ -538,7 +545,7 @@ _RUN_SELECT = (
 def _run_record(row: sqlite3.Row) -> RunRecord:
     return RunRecord(
         id=row["id"], created=row["created"], updated=row["updated"], name=row["name"],
-        status=row["status"], config=json.loads(row["config"]), fingerprint=row["fingerprint"],
+        status=RunStatus(row["status"]), config=json.loads(row["config"]), fingerprint=row["fingerprint"],
         total=row["total"], error=row["error"], judgments=row["n_judgments"], failures=row["n_failures"],
     )
 

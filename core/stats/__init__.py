@@ -15,11 +15,11 @@ from .correlation import Coefficient, CorrelationResult, correlate, system_level
 from .human import HumanLabels, annotator_matrix, human_labels
 from .running import RunningCorrelations, Snapshot
 from .table import (
-    AgreementTable, CategoricalTable, Cell, Exclusions, agreement_table, categorical_table,
+    AgreementTable, CategoricalTable, AgreementCell, Exclusions, agreement_table, categorical_table,
 )
 
 __all__ = [
-    "AgreementTable", "AnnotatorAgreement", "CategoricalResult", "CeilingRow", "CategoricalTable", "Cell", "Coefficient",
+    "AgreementTable", "AnnotatorAgreement", "CategoricalResult", "CeilingRow", "CategoricalTable", "AgreementCell", "Coefficient",
     "CorrelationResult", "Exclusions", "HumanCeiling", "HumanLabels", "RunningCorrelations", "Snapshot",
     "agreement_table", "annotator_matrix", "categorical_agreement", "categorical_table", "ceiling_table", "cohen_kappa",
     "correlate", "human_ceiling", "human_labels", "krippendorff_alpha", "percent_agreement", "system_level",

@@ -67,7 +67,7 @@ class Exclusions:
 
 
 @dataclass(frozen=True)
-class Cell:
+class AgreementCell:
     evaluator: str
     quality: str
     level: str
@@ -91,7 +91,7 @@ class Cell:
 class EvaluatorRow:
     evaluator: str
     #: (quality, level) -> cell
-    cells: Mapping[tuple[str, str], Cell]
+    cells: Mapping[tuple[str, str], AgreementCell]
     #: The evaluator's failures over the whole run (``failures`` argument, else
     #: its None/NaN scores).
     failures: int
@@ -124,7 +124,7 @@ class AgreementTable:
                 return row
         raise KeyError(f"no evaluator {evaluator!r} in the table (have: {', '.join(self.evaluators)})")
 
-    def cell(self, evaluator: str, quality: str, level: str = TURN) -> Cell:
+    def cell(self, evaluator: str, quality: str, level: str = TURN) -> AgreementCell:
         return self.row(evaluator).cells[(quality, level)]
 
     def to_records(self, *, include_ceiling: bool = True) -> list[dict[str, Any]]:
@@ -186,7 +186,7 @@ def agreement_table(
         raise ValueError(f"unknown level {unknown[0]!r}: use {', '.join(LEVELS)}")
     selected = subset.select(examples)
     resamplings: dict[tuple[str, ...], bs.Resampling] = {}
-    cells: dict[str, dict[tuple[str, str], Cell]] = {name: {} for name in evaluator_scores}
+    cells: dict[str, dict[tuple[str, str], AgreementCell]] = {name: {} for name in evaluator_scores}
     ceiling: dict[tuple[str, str], HumanCeiling] = {}
     ties: dict[str, int] = {}
     for quality in qualities:
@@ -215,7 +215,7 @@ def _correlation_cell(
     evaluator: str, quality: str, level: str, rated: list[Example], human: Mapping[str, RatingValue],
     scale: Scale | None, scores: Mapping[str, float | None],
     resamplings: dict[tuple[str, ...], bs.Resampling], *, n_boot: int, seed: int, confidence: float,
-) -> Cell:
+) -> AgreementCell:
     counts = dict(not_scored=0, failed=0, no_human_label=0, no_system=0, invalid_label=0)
     kept: list[Example] = []
     for ex in rated:
@@ -237,7 +237,7 @@ def _correlation_cell(
             level=result_level, n_boot=n_boot, confidence=confidence, seed=seed,
             reason=f"{quality!r} has a categorical scale: use the categorical table",
         )
-        return Cell(evaluator, quality, level, result, Exclusions(**{**counts, "invalid_label": len(kept)}))
+        return AgreementCell(evaluator, quality, level, result, Exclusions(**{**counts, "invalid_label": len(kept)}))
     x = np.array([float(scores[ex.id]) for ex in kept])  # type: ignore[arg-type]
     y = np.array([float(human[ex.id]) for ex in kept])  # type: ignore[arg-type]
     groups = [ex.group_id for ex in kept]
@@ -255,7 +255,7 @@ def _correlation_cell(
         result = item_correlation(x, y, groups, **common)
     if not kept and not rated:
         result = replace(result, reason=f"no example in the subset has ratings of {quality!r}")
-    return Cell(evaluator, quality, level, result, exclusions)
+    return AgreementCell(evaluator, quality, level, result, exclusions)
 
 
 # -- categorical / binary qualities ------------------------------------------------

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from dialjudge.core.report import Cell, render, to_csv, to_json, to_latex, to_markdown, wide_table
+from dialjudge.core.report import WideCell, render, to_csv, to_json, to_latex, to_markdown, wide_table
 
 
 def record(evaluator: str, quality: str, pearson: float, spearman: float, *, level: str = "turn",
@@ -45,7 +45,7 @@ def test_wide_table_pivots_one_level_and_subset() -> None:
 
     bleu = table.rows[0]
     assert bleu.cells[("Overall", "pearson")].value == 0.2  # the turn-level, all-items value
-    assert bleu.cells[("Overall", "spearman")] == Cell(0.3, pytest.approx(0.2), pytest.approx(0.4), 0.2)
+    assert bleu.cells[("Overall", "spearman")] == WideCell(0.3, pytest.approx(0.2), pytest.approx(0.4), 0.2)
     assert bleu.n == {"Overall": 300, "Engaging": 290}
 
     text = table.text_rows()

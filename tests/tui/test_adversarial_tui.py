@@ -5,9 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from tui_helpers import SIZE, make_services, settle
-
 from textual.widgets import Checkbox, Input
+from tui_helpers import SIZE, make_services, settle, toast_texts
 
 from dialjudge.core.adversarial.builder import make_adversarial_set
 from dialjudge.core.adversarial.discernment import ORIGINAL_VS_ADVERSARIAL, discernment_table
@@ -18,8 +17,8 @@ from dialjudge.core.judges.templates import get_template
 from dialjudge.core.judges.types import ScoringMode
 from dialjudge.core.loaders import read_native, save_dataset
 from dialjudge.core.registry import open_dataset
-from dialjudge.tui.adversarial_control import AdversarialRequest, default_output
 from dialjudge.tui.app import make_app
+from dialjudge.tui.controllers.adversarial import AdversarialRequest, default_output
 from dialjudge.tui.screens.adversarial_dialog import AdversarialDialog
 from dialjudge.tui.screens.plots import PlotsScreen
 from dialjudge.tui.widgets.discernment_panel import DiscernmentPanel
@@ -60,7 +59,7 @@ async def test_discernment_panel_shows_core_table_for_metrics_and_judge(tmp_path
         ws = app.workspace
         assert list(panel.rows) == ws.evaluators  # metrics only so far
 
-        app.start_run(judge_run(ws.dataset))
+        app.runs.start(judge_run(ws.dataset))
         await settle(pilot)
         assert ws.judge_names == ["fake#1"] and list(panel.rows) == ws.evaluators
         expected = {row.evaluator: row for row in discernment_table(ws.dataset, ws.all_scores())}
@@ -89,7 +88,7 @@ async def test_discernment_panel_hides_for_a_set_without_adversarial_items(tmp_p
         await pilot.press("p")
         await settle(pilot)
         assert discernment_panel(app).display
-        app.open_dataset(str(plain))
+        app.datasets.open(str(plain))
         await settle(pilot)
         panel = discernment_panel(app)
         assert not panel.display and panel.rows == {}
@@ -98,7 +97,7 @@ async def test_discernment_panel_hides_for_a_set_without_adversarial_items(tmp_p
 async def test_dialog_builds_saves_and_opens_an_adversarial_set(tmp_path):
     out = tmp_path / "sample-adv.jsonl"
     app = make_app(services=make_services(tmp_path))
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
         await settle(pilot)
         await pilot.press("d")
         await settle(pilot)
@@ -127,13 +126,13 @@ async def test_dialog_builds_saves_and_opens_an_adversarial_set(tmp_path):
         assert len({ex.adversarial.source_id for ex in adversarial}) == report.items_used
         assert {ex.adversarial.kind for ex in adversarial} <= {"negation", "number", "date"}
         assert len(written) == len(app.workspace.dataset.examples)
-        messages = [n.message for n in app._notifications]
-        assert any(report.summary().splitlines()[0] in m and str(out) in m for m in messages)
+        toasts = " ".join(toast_texts(app)).replace("\n", " ")
+        assert report.summary().splitlines()[0] in toasts and out.name in toasts, toasts
 
 
-async def test_dialog_refuses_bad_fields_and_a_build_error_becomes_a_notification(tmp_path):
+async def test_dialog_refuses_bad_fields_and_a_build_error_becomes_a_notification(tmp_path, worker_failures):
     app = make_app(services=make_services(tmp_path))
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
         await settle(pilot)
         await pilot.press("d")
         await settle(pilot)
@@ -151,9 +150,9 @@ async def test_dialog_refuses_bad_fields_and_a_build_error_becomes_a_notificatio
         assert not isinstance(app.screen, AdversarialDialog)
 
         # No KdConv in the (empty) data folders: the worker's DataError is shown, nothing written.
-        app.make_adversarial_set(AdversarialRequest("kdconv-film", ("negation",), 1, 2, 1, tmp_path / "k.jsonl"))
+        app.adversarial.make_set(AdversarialRequest("kdconv-film", ("negation",), 1, 2, 1, tmp_path / "k.jsonl"))
         await settle(pilot)
-        errors = [n for n in app._notifications if n.severity == "error"]
-        assert any("kdconv/film/test.json" in n.message for n in errors)
+        assert any("kdconv/film/test.json" in text for text in toast_texts(app)), toast_texts(app)
+        worker_failures.expect("kdconv/film/test.json")
         assert not (tmp_path / "k.jsonl").exists()
         assert app.workspace.dataset.name == "sample"

@@ -6,8 +6,7 @@ from pathlib import Path
 
 import pytest
 from textual.widgets import Input, OptionList, Select, Static, TabbedContent
-from shared_data import require_file
-from tui_helpers import SIZE, services, services_factory, settle, static_text  # noqa: F401 (fixtures)
+from tui_helpers import SIZE, settle, static_text
 
 from dialjudge.core.loaders import save_dataset
 from dialjudge.core.metrics import metric_info, score_pair
@@ -18,6 +17,7 @@ from dialjudge.tui.screens.datasets import DatasetsScreen, parse_range
 from dialjudge.tui.widgets.item_view import ItemView
 from dialjudge.tui.widgets.path_suggester import PathSuggester
 from dialjudge.tui.widgets.virtual_table import VirtualTable
+from shared_data import require_file
 
 
 async def go_to_datasets(pilot) -> DatasetsScreen:
@@ -139,7 +139,7 @@ async def test_ten_thousand_items_load_and_display(services_factory, tmp_path: P
     app = make_app(services=services_factory(metric_ids=("bleu1",)))
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        app.open_dataset(str(path))
+        app.datasets.open(str(path))
         await settle(pilot, rounds=20)
         assert app.workspace.dataset.name == "synthetic" and len(app.workspace.dataset) == 10_000
         assert app.screen.table.row_count == 10_000

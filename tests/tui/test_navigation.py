@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from textual.widgets import Static
-from tui_helpers import SIZE, services, settle, static_text  # noqa: F401 (fixtures)
+from tui_helpers import SIZE, settle, static_text
 
 from dialjudge.core.subsets import Subset
 from dialjudge.tui.app import make_app
@@ -79,10 +79,9 @@ async def test_plots_follow_the_evaluator_and_the_subset(services):
         await pilot.press("right_square_bracket")  # subset: open
         await settle(pilot)
         assert screen.plotted.scores == expected("BLEU-4", "open")
-        assert all(human == ex_human for (human, _), ex_human in zip(
-            screen.plotted.pairs,
-            [ws.human_label(ex) for ex in Subset("open").select(ws.dataset.examples)
-             if ex.id in ws.scores_of("BLEU-4")]))
+        humans = [ws.human_label(ex) for ex in Subset("open").select(ws.dataset.examples)
+                  if ex.id in ws.scores_of("BLEU-4")]
+        assert [human for human, _ in screen.plotted.pairs] == humans
 
 
 async def test_enter_on_a_score_row_opens_the_item(services):

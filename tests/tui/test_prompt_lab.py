@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from textual.widgets import Input, Select, Static
-from tui_helpers import SIZE, services, services_factory, settle, static_text  # noqa: F401
+from tui_helpers import SIZE, settle, static_text, toast_texts
 
 from dialjudge.core.config import JudgeConfig
 from dialjudge.core.errors import TemplateError
@@ -113,12 +113,12 @@ async def test_trying_a_judge_shows_raw_output_score_and_distribution(services):
         shown = static_text(screen.query_one(JudgmentView).query_one("#judgment-body", Static))
         assert f"score {expected.score:.3f}" in shown
         assert "answer probabilities" in shown
-        for answer, p in expected.distribution.items():
+        for p in expected.distribution.values():
             assert f"{p:.3f}" in shown
         assert "raw output" in shown and expected.raw_output in shown
 
 
-async def test_a_failing_judge_says_why(services_factory):
+async def test_a_failing_judge_says_why(services_factory, worker_failures):
     def broken(config):
         return FakeBackend(name=config.name, fail_every=1)
 
@@ -130,7 +130,8 @@ async def test_a_failing_judge_says_why(services_factory):
         await settle(pilot)
         shown = static_text(screen.query_one(JudgmentView).query_one("#judgment-body", Static))
         assert "fake failed" in shown and "injected failure" in shown
-        assert any("injected failure" in str(t.render()) for t in app.screen.query("Toast"))
+        assert any("injected failure" in text for text in toast_texts(app))
+        worker_failures.expect("injected failure")
 
 
 async def test_saving_writes_the_user_folder_never_the_shipped_file(services):
@@ -147,7 +148,7 @@ async def test_saving_writes_the_user_folder_never_the_shipped_file(services):
         saved = user_template_dir() / "likert-mine.toml"
         assert saved.read_text(encoding="utf-8") == editor.text
         assert (shipped_template_dir() / "likert-1to5.toml").read_text(encoding="utf-8") == shipped
-        assert "likert-mine" in app.judge_choices.templates
+        assert "likert-mine" in app.runs.judge_choices.templates
         assert screen.query_one("#lab-template", Select).value == "likert-mine"
         assert "edited" not in static_text(screen.query_one("#lab-editor-title"))
 
@@ -174,7 +175,7 @@ async def test_a_new_persona_is_saved_and_used_in_the_prompt(services):
         assert isinstance(app.screen, PromptLabScreen)
         saved = user_persona_dir() / "grumpy-teacher.toml"
         assert "grumpy teacher" in saved.read_text(encoding="utf-8")
-        assert app.judge_choices.personas["grumpy-teacher"] == Persona(
+        assert app.runs.judge_choices.personas["grumpy-teacher"] == Persona(
             "grumpy-teacher", "Marks everything down.", "Act like a grumpy teacher who dislikes small talk.")
         assert screen.query_one("#lab-persona", Select).value == "grumpy-teacher"
         await settle(pilot)

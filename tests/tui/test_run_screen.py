@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 from textual.widgets import ProgressBar, Select, SelectionList, Static
-from tui_helpers import SIZE, make_services, services, services_factory, settle, static_text  # noqa: F401
+from tui_helpers import SIZE, make_services, settle, static_text, toast_texts, wait_until
 
 from dialjudge.core.config import BUNDLED_JUDGE, Config, JudgeConfig
 from dialjudge.core.evaluation import evaluate
@@ -49,7 +49,7 @@ async def test_a_run_reaches_done_and_the_scores_match_core(services):
 
         await pilot.press("ctrl+r")
         await settle(pilot)
-        state = app.run_state
+        state = app.runs.state
         assert state is not None and state.status == "finished" and state.done == state.total == 60
         bar = screen.query_one(ProgressBar)
         assert (bar.total, bar.progress) == (60, 60)
@@ -96,13 +96,13 @@ async def test_escape_cancels_and_the_run_is_offered_for_resume(services_factory
         screen = await open_run_screen(pilot)
         choose_judges(screen, "fake")
         await pilot.press("ctrl+r")
-        while app.run_state is None or app.run_state.done < 5:
-            await pilot.pause()
-        assert app.run_state.status == "running"
+        await wait_until(pilot, lambda: app.runs.state is not None and app.runs.state.done >= 5,
+                         "five judgments are stored")
+        assert app.runs.state.status == "running"
         assert screen.query_one("#run-start").disabled
         await pilot.press("escape")
         await settle(pilot)
-        state = app.run_state
+        state = app.runs.state
         assert state.status == "cancelled" and state.done == 5
         assert "start the same settings again to resume" in static_text(screen.query_one("#run-progress-text"))
         with services.open_store() as store:
@@ -116,7 +116,7 @@ async def test_escape_cancels_and_the_run_is_offered_for_resume(services_factory
         assert isinstance(dialog, ResumeDialog) and dialog.record.id == state.run_id
         await pilot.press("r")
         await settle(pilot)
-        resumed = app.run_state
+        resumed = app.runs.state
         assert resumed.run_id == state.run_id and resumed.status == "finished"
         assert resumed.summary.resumed and resumed.done == resumed.total == 60
         with services.open_store() as store:
@@ -131,21 +131,21 @@ async def test_a_new_run_can_be_chosen_instead_of_resuming(services_factory):
         screen = await open_run_screen(pilot)
         choose_judges(screen, "fake")
         await pilot.press("ctrl+r")
-        while app.run_state is None or app.run_state.done < 3:
-            await pilot.pause()
+        await wait_until(pilot, lambda: app.runs.state is not None and app.runs.state.done >= 3,
+                         "three judgments are stored")
         await pilot.press("escape")
         await settle(pilot)
-        first = app.run_state.run_id
+        first = app.runs.state.run_id
         gate["closed"] = False
         await pilot.press("ctrl+r")
         await settle(pilot)
         await pilot.press("n")
         await settle(pilot)
-        assert app.run_state.run_id != first and app.run_state.status == "finished"
-        assert not app.run_state.summary.resumed
+        assert app.runs.state.run_id != first and app.runs.state.status == "finished"
+        assert not app.runs.state.summary.resumed
 
 
-async def test_a_typed_model_file_becomes_a_judge(services, tmp_path):
+async def test_a_typed_model_file_becomes_a_judge(services, tmp_path, worker_failures):
     app = make_app(services=services)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         screen = await open_run_screen(pilot)
@@ -159,9 +159,10 @@ async def test_a_typed_model_file_becomes_a_judge(services, tmp_path):
         choose_judges(screen, "my-model-q4")
         await pilot.press("ctrl+r")
         await settle(pilot)
-        assert app.run_state is None  # nothing started
-        toasts = [str(t.render()) for t in app.screen.query("Toast")]
+        assert app.runs.state is None  # nothing started
+        toasts = toast_texts(app)
         assert any("no such model file" in text and "my-model-q4" in text for text in toasts), toasts
+        worker_failures.expect("no such model file")
 
 
 async def test_settings_the_template_lacks_are_not_offered(services):
@@ -184,8 +185,8 @@ async def test_settings_the_template_lacks_are_not_offered(services):
 
 @pytest.mark.model
 async def test_the_bundled_model_judges_three_items_in_logprob_mode(tmp_path):
-    from dialjudge.core.judges.backends.llama import bundled_model_path
     from dialjudge.core.errors import BackendError
+    from dialjudge.core.judges.backends.llama import bundled_model_path
 
     try:
         bundled_model_path()
@@ -204,7 +205,7 @@ async def test_the_bundled_model_judges_three_items_in_logprob_mode(tmp_path):
         await pilot.pause()
         await pilot.press("ctrl+r")
         await settle(pilot, rounds=40)
-        state = app.run_state
+        state = app.runs.state
         assert state.status == "finished" and state.done == state.total == 3 and state.failures == 0
         with services.open_store() as store:
             judgments = store.load_judgments(state.run_id)[BUNDLED_JUDGE]

@@ -7,7 +7,7 @@ import json
 
 import pytest
 from textual.widgets import Input, Static
-from tui_helpers import SIZE, services, settle, static_text  # noqa: F401
+from tui_helpers import SIZE, settle, static_text
 
 from dialjudge.core.compare import compare_runs
 from dialjudge.core.config import JudgeConfig
@@ -42,9 +42,9 @@ async def two_runs(pilot, *, persona: bool = False) -> tuple[int, int]:
     second = {"template": reworded_template(),
               "persona": Persona("strict", "", "Act like a strict fact-checker.") if persona else None}
     for options in ({}, second):
-        app.start_run(run_config(app.workspace.dataset, **options))
+        app.runs.start(run_config(app.workspace.dataset, **options))
         await settle(pilot)
-        ids.append(app.run_state.run_id)
+        ids.append(app.runs.state.run_id)
     return ids[0], ids[1]
 
 
@@ -138,9 +138,9 @@ async def test_a_stored_run_joins_the_scores_screen(services):
     app = make_app(services=services)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        app.start_run(run_config(app.workspace.dataset))
+        app.runs.start(run_config(app.workspace.dataset))
         await settle(pilot)
-        run_id = app.run_state.run_id
+        run_id = app.runs.state.run_id
         app.workspace.remove_evaluator(f"fake#{run_id}")  # as after a restart: only the store has it
         screen = await open_runs(pilot)
         await pilot.press("a")

@@ -6,20 +6,21 @@ import asyncio
 import math
 
 import pytest
-from tui_helpers import SIZE, services, services_factory, settle  # noqa: F401 (fixtures)
-
 from textual.worker import WorkerState
+from tui_helpers import SIZE, settle, toast_texts, wait_until
 
 from dialjudge.core.config import JudgeConfig
 from dialjudge.core.judges.backends.fake import FakeBackend
+from dialjudge.core.judges.events import JudgmentScored, RunProgress, RunStarted
 from dialjudge.core.judges.runs import RunConfig
 from dialjudge.core.judges.templates import get_template
 from dialjudge.core.judges.types import Judgment, ScoringMode
 from dialjudge.core.model import Aggregation
 from dialjudge.core.stats import agreement_table, correlate
 from dialjudge.core.subsets import Subset
-from dialjudge.tui import messages
 from dialjudge.tui.app import make_app
+from dialjudge.tui.controllers.datasets import MetricsProgressed
+from dialjudge.tui.controllers.runs import RunEventReceived
 from dialjudge.tui.screens.scores import ScoresScreen
 from dialjudge.tui.widgets.correlation_panel import CEILING, PanelRow
 
@@ -117,11 +118,12 @@ async def test_judgment_messages_update_running_correlations(services):
         await settle(pilot)
         examples = app.workspace.dataset.examples
         failed = {ex.id for ex in examples[::9]}
+        app.post_message(RunEventReceived(RunStarted(run_id=7, total=len(examples))))
         for k, ex in enumerate(examples):
-            app.post_message(messages.JudgmentScored(
-                7, fake_judgment(ex.id, None if ex.id in failed else unit_score(ex.id)), k + 1, len(examples)))
+            judgment = fake_judgment(ex.id, None if ex.id in failed else unit_score(ex.id))
+            app.post_message(RunEventReceived(JudgmentScored(judgment, k + 1, len(examples))))
         await pilot.pause()
-        app.flush_live_updates()  # what the redraw timer does ~4 times a second
+        app.datasets.flush_live_updates()  # what the redraw timer does ~4 times a second
         await pilot.pause()
 
         assert "fake#7" in [c.key for c in screen.table.columns]
@@ -138,7 +140,7 @@ async def test_judgment_messages_update_running_correlations(services):
         failed_open = next(ex.id for ex in open_items if ex.id in failed)
         assert screen.table.cell(failed_open, "fake#7").text == "fail"
 
-        app.refresh_stats()  # the CIs follow in the background
+        app.datasets.refresh_stats()  # the CIs follow in the background
         await settle(pilot)
         row = screen.panel.rows["fake#7"]
         assert_row_matches_cell(row, core_table(app, "open", "overall").cell("fake#7", "overall"))
@@ -154,9 +156,9 @@ async def test_a_fake_judge_run_streams_into_the_panel(services):
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         screen = scores_screen(app)
-        app.start_run(fake_run_config(app.workspace.dataset))
+        app.runs.start(fake_run_config(app.workspace.dataset))
         await settle(pilot)
-        state = app.run_state
+        state = app.runs.state
         assert state is not None and state.status == "finished" and state.done == state.total == 60
         assert app.workspace.judge_names == [f"fake#{state.run_id}"]
         name = f"fake#{state.run_id}"
@@ -164,7 +166,7 @@ async def test_a_fake_judge_run_streams_into_the_panel(services):
             stored = store.load_judgments(state.run_id)["fake"]
         assert dict(app.workspace.scores_of(name)) == {i: j.normalized for i, j in stored.items()}
         assert_row_matches_cell(screen.panel.rows[name], core_table(app, "all", "overall").cell(name, "overall"))
-        assert f"run {state.run_id} finished: 60/60 judged" in screen.status_text()
+        assert f"Run {state.run_id} finished · 60/60 judged · 0 failed" in screen.status_text()
 
 
 async def test_escape_cancels_a_run(services_factory):
@@ -178,37 +180,37 @@ async def test_escape_cancels_a_run(services_factory):
     app = make_app(services=services)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        worker = app.start_run(fake_run_config(app.workspace.dataset))
-        while not (app.run_state.status == "running" and app._engine is not None):
-            await pilot.pause()
+        worker = app.runs.start(fake_run_config(app.workspace.dataset))
+        await wait_until(pilot, lambda: app.runs.cancellable, "the run's engine runs")
         assert app.check_action("cancel_run", ()) is True
         await pilot.press("escape")
         await settle(pilot)
         assert worker.state is WorkerState.SUCCESS, worker.error
-        assert app.run_state.status == "cancelled"
+        assert app.runs.state.status == "cancelled"
         assert app.check_action("cancel_run", ()) is False
         with services.open_store() as store:
-            assert store.get_run(app.run_state.run_id).status == "cancelled"
+            assert store.get_run(app.runs.state.run_id).status == "cancelled"
 
 
-async def test_a_worker_failure_becomes_a_notification(services):
+async def test_a_worker_failure_becomes_a_notification(services, worker_failures):
     app = make_app(services=services)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await settle(pilot)
-        app.open_dataset("/no/such/dataset.jsonl")
+        app.datasets.open("/no/such/dataset.jsonl")
         await settle(pilot)
         assert app.workspace.dataset.name == "sample"  # the open dataset stays
-        toasts = [str(t.render()) for t in app.screen.query("Toast")]
+        toasts = toast_texts(app)
         assert any("no dataset named '/no/such/dataset.jsonl'" in text for text in toasts), toasts
+        assert [f.worker for f in worker_failures.expect("/no/such/dataset.jsonl")] == ["dataset"]
 
 
 def test_progress_messages_collapse_and_judgments_do_not():
-    from dialjudge.core.judges.events import RunProgress
-
     dataset = object()
-    first, second = messages.MetricsProgressed(dataset, 1, 9), messages.MetricsProgressed(dataset, 2, 9)
+    first, second = MetricsProgressed(dataset, 1, 9), MetricsProgressed(dataset, 2, 9)
     assert second.can_replace(first)
     progress = RunProgress(done=1, total=2, failures=0, cached=0, tokens_per_s=0.0, items_per_s=0.0, eta_s=None)
-    assert messages.RunProgressed(1, progress).can_replace(messages.RunProgressed(1, progress))
-    judged = messages.JudgmentScored(1, fake_judgment("x", 0.5), 1, 2)
-    assert not judged.can_replace(messages.JudgmentScored(1, fake_judgment("y", 0.5), 2, 2))
+    assert RunEventReceived(progress).can_replace(RunEventReceived(progress))
+    judged = RunEventReceived(JudgmentScored(fake_judgment("x", 0.5), 1, 2))
+    assert not judged.can_replace(RunEventReceived(JudgmentScored(fake_judgment("y", 0.5), 2, 2)))
+    assert not judged.can_replace(RunEventReceived(progress))
+    assert not RunEventReceived(progress).can_replace(judged)

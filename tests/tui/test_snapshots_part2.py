@@ -113,7 +113,7 @@ def test_prompt_lab_with_a_template_error(snap_compare, tmp_path: Path):
 def test_review_screen(snap_compare, tmp_path: Path):
     async def review(pilot) -> None:
         await settle(pilot)
-        pilot.app.start_run(run_config(pilot.app.workspace.dataset, judges=("fake", "fake2")))
+        pilot.app.runs.start(run_config(pilot.app.workspace.dataset, judges=("fake", "fake2")))
         await settle(pilot)
         await pilot.press("v")
         await settle(pilot)
@@ -128,7 +128,7 @@ def test_runs_screen_comparing_two_runs(snap_compare, tmp_path: Path):
         await settle(pilot)
         dataset = pilot.app.workspace.dataset
         for template in (get_template("likert-1to5"), edited_template()):
-            pilot.app.start_run(run_config(dataset, template=template))
+            pilot.app.runs.start(run_config(dataset, template=template))
             await settle(pilot)
         await pilot.press("u")
         await settle(pilot)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from textual.app import App, ComposeResult
 
-from dialjudge.tui.widgets.virtual_table import Cell, Column, VirtualTable
+from dialjudge.tui.widgets.virtual_table import Column, TableCell, VirtualTable
 
 
 class TableApp(App[None]):
@@ -14,12 +14,12 @@ class TableApp(App[None]):
         yield VirtualTable(id="t")
 
 
-def number(value: float | None) -> Cell:
-    return Cell("–" if value is None else f"{value:.1f}", "", value)
+def number(value: float | None) -> TableCell:
+    return TableCell("–" if value is None else f"{value:.1f}", "", value)
 
 
-ROWS = [("a", [Cell.of("alpha"), number(0.5)]), ("b", [Cell.of("beta"), number(None)]),
-        ("c", [Cell.of("Gamma"), number(0.9)]), ("d", [Cell.of("delta"), number(0.1)])]
+ROWS = [("a", [TableCell.of("alpha"), number(0.5)]), ("b", [TableCell.of("beta"), number(None)]),
+        ("c", [TableCell.of("Gamma"), number(0.9)]), ("d", [TableCell.of("delta"), number(0.1)])]
 
 
 async def test_sort_filter_update_and_cursor():
@@ -60,7 +60,7 @@ async def test_ten_thousand_rows_render_only_what_shows():
     async with app.run_test(size=(60, 12)) as pilot:
         table = app.query_one(VirtualTable)
         table.set_columns([Column("n", "n", align="right"), Column("text", "text")])
-        table.set_rows((i, [number(float(i)), Cell.of(f"row {i}")]) for i in range(10_000))
+        table.set_rows((i, [number(float(i)), TableCell.of(f"row {i}")]) for i in range(10_000))
         table.focus()
         await pilot.press("end")
         await pilot.pause()

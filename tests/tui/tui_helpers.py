@@ -1,17 +1,19 @@
-"""Helpers and fixtures for the app's pilot and snapshot tests: services with a fake judge and fast settings.
+"""Helpers of the app's pilot and snapshot tests (plain functions; the fixtures live in conftest.py).
 
-Test modules import what they use from here by name; shared-data helpers live in
-tests/shared_data.py. Nothing imports a conftest by name: two conftest.py files would
-share that module name, and whichever loaded last would win.
+Shared-data helpers live in tests/shared_data.py. Every wait here is bounded
+and says what it waited for when it gives up.
 """
 
 from __future__ import annotations
 
+import contextlib
 import io
+import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
+from typing import Any
 
-import pytest
+from textual.pilot import Pilot
 from textual.worker import WorkerCancelled, WorkerFailed
 
 from dialjudge.core.config import BUNDLED_JUDGE, Config, JudgeConfig, bundled_judge
@@ -22,26 +24,19 @@ from dialjudge.tui.services import Services
 FAST_METRICS = ("bleu1", "bleu4", "rougeL", "chrf++")
 FAKE_JUDGE = JudgeConfig(name="fake", backend="fake", model="fake-judge")
 SIZE = (140, 40)
+#: Seconds a wait may take before it fails (generous: the machine may be busy; nothing asserts a timing).
+WAIT_LIMIT_S = 60.0
 
 
-def make_services(tmp_path: Path, *, data_dirs: tuple[Path, ...] = (), **overrides) -> Services:
+def make_services(tmp_path: Path, *, data_dirs: tuple[Path, ...] = (), **overrides: Any) -> Services:
     config = Config(data_dirs=data_dirs, judges={BUNDLED_JUDGE: bundled_judge(), "fake": FAKE_JUDGE})
-    settings = dict(metric_ids=FAST_METRICS, n_boot=200, show_timings=False, stats_interval_s=3600.0)
+    settings: dict[str, Any] = dict(metric_ids=FAST_METRICS, n_boot=200, show_timings=False,
+                                    stats_interval_s=3600.0)
     settings.update(overrides)
     return Services.default(config, **settings).with_store_at(tmp_path / "runs.sqlite3")
 
 
-@pytest.fixture
-def services(tmp_path: Path) -> Services:
-    return make_services(tmp_path)
-
-
-@pytest.fixture
-def services_factory(tmp_path: Path) -> Callable[..., Services]:
-    return lambda **kw: make_services(tmp_path, **kw)
-
-
-def static_text(widget, width: int = 200) -> str:
+def static_text(widget: Any, width: int = 200) -> str:
     """What a Static shows, as plain text (its content may be any Rich renderable)."""
     from rich.console import Console
 
@@ -50,18 +45,37 @@ def static_text(widget, width: int = 200) -> str:
     return console.export_text()
 
 
-async def settle(pilot, rounds: int = 8) -> None:
+def toast_texts(app: Any) -> list[str]:
+    """The notifications on screen, as text (run the app with ``notifications=True``)."""
+    return [str(toast.render()) for toast in app.screen.query("Toast")]
+
+
+async def settle(pilot: Pilot[Any], rounds: int = 8) -> None:
     """Wait until no worker runs and every message they posted was handled (one worker's
-    result may start the next: dataset, then metrics, then statistics)."""
+    result may start the next: dataset, then metrics, then statistics).
+
+    A failed worker is not raised here: the app reports it, and the ``worker_failures``
+    fixture fails the test unless the test expects it.
+    """
     app = pilot.app
     for _ in range(rounds):
-        try:
+        # A failure is reported through the app's handler, which the worker_failures fixture watches.
+        with contextlib.suppress(WorkerFailed, WorkerCancelled):
             await app.workers.wait_for_complete()
-        except (WorkerFailed, WorkerCancelled):
-            pass  # failures are the app's to report (as notifications), and tests check them
         await pilot.pause()
         if not any(w.is_running for w in app.workers):
             await pilot.pause()
             if not any(w.is_running for w in app.workers):
                 return
-    raise AssertionError("workers kept starting; the app did not settle")
+    raise AssertionError(f"workers kept starting; the app did not settle after {rounds} rounds: "
+                         f"{[w.name for w in app.workers if w.is_running]}")
+
+
+async def wait_until(pilot: Pilot[Any], condition: Callable[[], bool], what: str,
+                     limit_s: float = WAIT_LIMIT_S) -> None:
+    """Let the app run until ``condition()`` holds; fail, naming ``what``, after ``limit_s`` seconds."""
+    deadline = time.monotonic() + limit_s
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {limit_s:.0f} s waiting until {what}")
+        await pilot.pause(0.01)

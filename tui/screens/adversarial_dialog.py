@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import ClassVar, Sequence
+from typing import ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -13,7 +14,7 @@ from textual.widgets import Button, Checkbox, Input, Label, Select
 
 from dialjudge.core.adversarial.builder import KINDS
 
-from ..adversarial_control import CURRENT_SOURCE, AdversarialRequest, default_output
+from ..controllers.adversarial import CURRENT_SOURCE, AdversarialRequest, default_output
 from ..widgets.path_suggester import PathSuggester
 
 DEFAULT_PER_ITEM = 3

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, ClassVar
 
 from textual.binding import Binding, BindingType
+from textual.dom import DOMNode
 from textual.screen import Screen
 
 from ..state import Change, WorkspaceChange
@@ -25,7 +26,16 @@ VIEW_BINDINGS: list[BindingType] = [
 ]
 
 
-class WorkspaceScreen(Screen):
+def dialjudge_app(node: DOMNode) -> DialjudgeApp:
+    """The app ``node`` belongs to, typed (screens reach the controllers through it)."""
+    from ..app import DialjudgeApp
+
+    app = node.app
+    assert isinstance(app, DialjudgeApp), f"{type(node).__name__} runs outside the dialjudge app"
+    return app
+
+
+class WorkspaceScreen(Screen[None]):
     """A screen that shows part of the workspace.
 
     Subclasses implement :meth:`workspace_changed`. While the screen is not on
@@ -35,15 +45,13 @@ class WorkspaceScreen(Screen):
     BINDINGS: ClassVar[list[BindingType]] = []
 
     @property
-    def dj(self) -> "DialjudgeApp":
-        from ..app import DialjudgeApp
-
-        assert isinstance(self.app, DialjudgeApp)
-        return self.app
+    def dj(self) -> DialjudgeApp:
+        """The app, typed: its controllers are ``dj.datasets``, ``dj.runs``, ``dj.lab``, ..."""
+        return dialjudge_app(self)
 
     def on_mount(self) -> None:
         self._missed: set[Change] = set()
-        self.dj.workspace_changed.subscribe(self, self._on_change)
+        self.dj.datasets.workspace_changed.subscribe(self, self._on_change)
         self.workspace_changed(WorkspaceChange(Change.DATASET))
 
     def _on_change(self, change: WorkspaceChange) -> None:

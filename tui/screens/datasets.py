@@ -13,12 +13,12 @@ from textual.validation import Function
 from textual.widgets import Footer, Header, Input, Label, OptionList, Select, Static, TabbedContent, TabPane
 from textual.widgets.option_list import Option
 
-from ..format import score_text
+from ..format import number_text
 from ..state import Change, WorkspaceChange
 from ..widgets.dataset_summary import render_summary
 from ..widgets.item_view import ItemView, metric_note
 from ..widgets.path_suggester import PathSuggester
-from ..widgets.virtual_table import Cell, Column, VirtualTable
+from ..widgets.virtual_table import Column, TableCell, VirtualTable
 from .base import WorkspaceScreen
 
 if TYPE_CHECKING:
@@ -82,9 +82,8 @@ class DatasetsScreen(WorkspaceScreen):
                 yield Label("Open a file  (→ completes the path)", id="open-file-label")
                 yield Input(placeholder="path to .jsonl / .json / .csv", id="open-file", suggester=PathSuggester())
             with TabbedContent(id="dataset-tabs", initial="summary-tab"):
-                with TabPane("Summary", id="summary-tab"):
-                    with VerticalScroll(id="summary-scroll"):
-                        yield Static("Opening the dataset…", id="dataset-summary")
+                with TabPane("Summary", id="summary-tab"), VerticalScroll(id="summary-scroll"):
+                    yield Static("Opening the dataset…", id="dataset-summary")
                 with TabPane("Items", id="items-tab"):
                     with Horizontal(id="item-filters"):
                         yield Input(placeholder="search text", id="item-search")
@@ -111,7 +110,7 @@ class DatasetsScreen(WorkspaceScreen):
 
     def action_make_adversarial(self) -> None:
         """Ask how to build an adversarial set, then build, save and open it in the background."""
-        from ..adversarial_control import kdconv_sources
+        from ..controllers.adversarial import AdversarialRequest, kdconv_sources
         from .adversarial_dialog import AdversarialDialog
 
         dataset = self.dj.workspace.dataset
@@ -119,9 +118,9 @@ class DatasetsScreen(WorkspaceScreen):
                                    dataset.systems if dataset is not None else [],
                                    kdconv_sources(self.dj.services))
 
-        def build(request) -> None:
+        def build(request: AdversarialRequest | None) -> None:
             if request is not None:
-                self.dj.make_adversarial_set(request)
+                self.dj.adversarial.make_set(request)
                 self.notify("Making the adversarial set…", timeout=3)
 
         self.app.push_screen(dialog, build)
@@ -139,7 +138,7 @@ class DatasetsScreen(WorkspaceScreen):
         elif change.kind is Change.ITEM:
             view = self.query_one(ItemView)
             if view.example is not None and view.example.id in change.item_ids:
-                view.set_metric_scores(view.example.id, self.dj.item_metrics[view.example.id])
+                view.set_metric_scores(view.example.id, self.dj.datasets.item_metrics[view.example.id])
 
     def _fill_dataset_list(self) -> None:
         option_list = self.query_one("#dataset-list", OptionList)
@@ -161,10 +160,10 @@ class DatasetsScreen(WorkspaceScreen):
         dj = self.dj
         summary_widget = self.query_one("#dataset-summary", Static)
         dataset = dj.workspace.dataset
-        if dataset is None or dj.dataset_summary is None:
+        if dataset is None or dj.datasets.dataset_summary is None:
             summary_widget.update("Opening the dataset…")
             return
-        summary_widget.update(render_summary(dj.dataset_summary, dj.dataset_ceilings))
+        summary_widget.update(render_summary(dj.datasets.dataset_summary, dj.datasets.dataset_ceilings))
         self._haystack = {ex.id: _searchable(ex) for ex in dataset.examples}
         with self.prevent(Select.Changed, Input.Changed):
             self.query_one("#tag-filter", Select).set_options([(t, t) for t in dataset.tags])
@@ -182,7 +181,7 @@ class DatasetsScreen(WorkspaceScreen):
         select = self.query_one("#range-quality", Select)
         return None if select.is_blank() else str(select.value)
 
-    def _fill_item_table(self, dataset: "Dataset") -> None:
+    def _fill_item_table(self, dataset: Dataset) -> None:
         quality = self._range_quality()
         table = self.query_one("#item-table", VirtualTable)
         table.set_columns([
@@ -244,12 +243,12 @@ class DatasetsScreen(WorkspaceScreen):
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         if event.option.id is not None:
-            self.dj.open_dataset(event.option.id)
+            self.dj.datasets.open(event.option.id)
             self.notify(f"Opening {event.option.id}…", timeout=2)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         if event.input.id == "open-file" and event.value.strip():
-            self.dj.open_dataset(event.value.strip())
+            self.dj.datasets.open(event.value.strip())
 
     def on_virtual_table_row_highlighted(self, event: VirtualTable.RowHighlighted) -> None:
         dataset = self.dj.workspace.dataset
@@ -259,16 +258,16 @@ class DatasetsScreen(WorkspaceScreen):
         view = self.query_one(ItemView)
         if view.example is not None and view.example.id == example.id:
             return
-        view.show(example, self.dj.item_metrics.get(example.id))
-        if metric_note(example) is None and example.id not in self.dj.item_metrics:
-            self.dj.score_item(example)
+        view.show(example, self.dj.datasets.item_metrics.get(example.id))
+        if metric_note(example) is None and example.id not in self.dj.datasets.item_metrics:
+            self.dj.datasets.score_item(example)
 
 
 #: Room for a dataset's description under its name in the list.
 DESCRIPTION_WIDTH = 33
 
 
-def _entry_option(entry: "DatasetEntry", *, is_open: bool) -> Option:
+def _entry_option(entry: DatasetEntry, *, is_open: bool) -> Option:
     label = Text("● " if is_open else "  ", style="bold green")
     label.append(entry.name, style="bold" if entry.available else "dim")
     if not entry.available:
@@ -282,31 +281,31 @@ def _entry_option(entry: "DatasetEntry", *, is_open: bool) -> Option:
     return Option(label, id=key, disabled=not entry.available)
 
 
-def _is_open(entry: "DatasetEntry", dataset: "Dataset") -> bool:
+def _is_open(entry: DatasetEntry, dataset: Dataset) -> bool:
     if entry.origin == "recent":
         return entry.path is not None and str(entry.path) == dataset.source
     return entry.name == dataset.name
 
 
-def _item_cells(example: "Example", quality: str | None) -> list[Cell]:
+def _item_cells(example: Example, quality: str | None) -> list[TableCell]:
     human = example.human(quality) if quality else None
     number = float(human) if isinstance(human, (int, float)) else None
     candidate = (example.candidate or "").replace("\n", " ")
     return [
-        Cell.of(example.id),
-        Cell.of(example.system or ""),
-        Cell.of(", ".join(sorted(example.tags))),
-        Cell(score_text(number, 2), "bold", number),
-        Cell.of(candidate),
+        TableCell.of(example.id),
+        TableCell.of(example.system or ""),
+        TableCell.of(", ".join(sorted(example.tags))),
+        TableCell(number_text(number, 2), "bold", number),
+        TableCell.of(candidate),
     ]
 
 
-def _within(example: "Example", quality: str, low: float, high: float) -> bool:
+def _within(example: Example, quality: str, low: float, high: float) -> bool:
     value = example.human(quality)
     return isinstance(value, (int, float)) and low <= float(value) <= high
 
 
-def _searchable(example: "Example") -> str:
+def _searchable(example: Example) -> str:
     parts = [example.id, example.system or "", example.candidate or "", example.fact or "",
              *example.references, *(t.text for t in example.context)]
     return "\n".join(parts).lower()

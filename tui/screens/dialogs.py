@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar, Sequence
+from typing import TYPE_CHECKING, ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -32,7 +33,7 @@ class ResumeDialog(ModalScreen[str | None]):
         Binding("escape", "choose(None)", "Back", key_display="Esc"),
     ]
 
-    def __init__(self, record: "RunRecord") -> None:
+    def __init__(self, record: RunRecord) -> None:
         super().__init__()
         self.record = record
 
@@ -136,7 +137,7 @@ class PersonaEditor(ModalScreen["Persona | None"]):
         Binding("ctrl+s", "save", "Save persona"),
     ]
 
-    def __init__(self, persona: "Persona | None") -> None:
+    def __init__(self, persona: Persona | None) -> None:
         super().__init__()
         self.persona = persona
 

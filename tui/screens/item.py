@@ -10,11 +10,10 @@ from textual.screen import ModalScreen
 
 from ..state import Change, WorkspaceChange
 from ..widgets.item_view import ItemView, metric_note
+from .base import dialjudge_app
 
 if TYPE_CHECKING:
     from dialjudge.core.model import Example
-
-    from ..app import DialjudgeApp
 
 
 class ItemScreen(ModalScreen[None]):
@@ -23,7 +22,7 @@ class ItemScreen(ModalScreen[None]):
         Binding("escape,q", "dismiss", "Close", key_display="Esc"),
     ]
 
-    def __init__(self, example: "Example") -> None:
+    def __init__(self, example: Example) -> None:
         super().__init__()
         self.example = example
 
@@ -31,14 +30,14 @@ class ItemScreen(ModalScreen[None]):
         yield ItemView(id="item-view")
 
     def on_mount(self) -> None:
-        app: DialjudgeApp = self.app  # type: ignore[assignment]
-        app.workspace_changed.subscribe(self, self._on_change)
+        datasets = dialjudge_app(self).datasets
+        datasets.workspace_changed.subscribe(self, self._on_change)
         view = self.query_one(ItemView)
-        view.show(self.example, app.item_metrics.get(self.example.id))
+        view.show(self.example, datasets.item_metrics.get(self.example.id))
         if metric_note(self.example) is None:
-            app.score_item(self.example)
+            datasets.score_item(self.example)
 
     def _on_change(self, change: WorkspaceChange) -> None:
         if change.kind is Change.ITEM and self.example.id in change.item_ids:
-            app: DialjudgeApp = self.app  # type: ignore[assignment]
-            self.query_one(ItemView).set_metric_scores(self.example.id, app.item_metrics[self.example.id])
+            metrics = dialjudge_app(self).datasets.item_metrics[self.example.id]
+            self.query_one(ItemView).set_metric_scores(self.example.id, metrics)

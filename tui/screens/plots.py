@@ -13,8 +13,7 @@ from textual.widgets import Footer, Header, Label, OptionList
 from textual.widgets.option_list import Option
 from textual_plotext import PlotextPlot
 
-from .. import messages as msg
-from ..adversarial_control import has_adversarial
+from ..controllers.adversarial import DiscernmentComputed, has_adversarial
 from ..state import Change, WorkspaceChange
 from ..widgets.discernment_panel import DiscernmentPanel
 from ..widgets.selection_bar import SelectionBar
@@ -90,10 +89,10 @@ class PlotsScreen(WorkspaceScreen):
         panel.display = has_adversarial(dataset)
         if not panel.display:
             panel.clear()
-        if panel.display and self.dj.compute_discernment(self) is not None and (new_dataset or not panel.rows):
+        if panel.display and self.dj.adversarial.compute_discernment(self) is not None and (new_dataset or not panel.rows):
             panel.show_message("Computing…")
 
-    def on_discernment_computed(self, message: msg.DiscernmentComputed) -> None:
+    def on_discernment_computed(self, message: DiscernmentComputed) -> None:
         ws = self.dj.workspace
         if message.dataset is not ws.dataset:
             return  # computed for a dataset that was replaced meanwhile

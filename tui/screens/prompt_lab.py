@@ -21,9 +21,11 @@ from textual.suggester import SuggestFromList
 from textual.timer import Timer
 from textual.widgets import Button, Footer, Header, Input, Label, Select, Static, TextArea
 
-from ..lab_control import PersonaSaved, PreviewRendered, PromptSetup, TemplateSaved, TrialFailed, TrialFinished
-from ..review_queue import human_unit
-from ..run_control import JudgeChoices
+from dialjudge.core.judging import NO_PERSONA
+from dialjudge.core.review_queue import human_unit
+
+from ..controllers.lab import PersonaSaved, PreviewRendered, PromptSetup, TemplateSaved, TrialFailed, TrialFinished
+from ..controllers.runs import JudgeChoices
 from ..state import Change, WorkspaceChange
 from ..widgets.judgment_view import JudgmentView
 from ..widgets.prompt_preview import PromptPreview, render_template_error
@@ -39,7 +41,8 @@ if TYPE_CHECKING:
 
 #: Seconds of quiet typing after which the preview is rendered again.
 PREVIEW_DELAY_S = 0.3
-NO_PERSONA = "(none)"
+#: How "no persona" reads in the picker (its value is core's NO_PERSONA).
+NO_PERSONA_LABEL = "(none)"
 
 
 class PromptLabScreen(WorkspaceScreen):
@@ -75,7 +78,7 @@ class PromptLabScreen(WorkspaceScreen):
             yield Label("Aspect", classes="field-label", id="lab-target-label")
             yield Select[str]([], prompt="–", allow_blank=True, id="lab-target", compact=True)
             yield Label("Persona", classes="field-label")
-            yield Select[str]([(NO_PERSONA, NO_PERSONA)], value=NO_PERSONA, allow_blank=False, id="lab-persona",
+            yield Select[str]([(NO_PERSONA_LABEL, NO_PERSONA)], value=NO_PERSONA, allow_blank=False, id="lab-persona",
                               compact=True)
             yield Label("Few-shot", classes="field-label")
             yield Select[str]([(m, m) for m in FEWSHOT_METHODS], value="none", allow_blank=False,
@@ -113,14 +116,14 @@ class PromptLabScreen(WorkspaceScreen):
         select.set_options([(j.name, j.name) for j in judges])
         if judges:
             select.value = judges[0].name
-        self.dj.judge_choices_changed.subscribe(self, self._choices_changed)
-        if self.dj.judge_choices is None:
-            self.dj.reload_judge_choices()
+        self.dj.runs.judge_choices_changed.subscribe(self, self._choices_changed)
+        if self.dj.runs.judge_choices is None:
+            self.dj.runs.reload_judge_choices()
         else:
-            self._choices_changed(self.dj.judge_choices)
+            self._choices_changed(self.dj.runs.judge_choices)
 
     def on_unmount(self) -> None:
-        self.dj.close_trial_judges()
+        self.dj.lab.close_trial_judges()
 
     # -- following the app -----------------------------------------------------------------
 
@@ -149,7 +152,7 @@ class PromptLabScreen(WorkspaceScreen):
                 wanted_persona = name
         with self.prevent(Select.Changed):
             template_select.set_options([(n, n) for n in sorted(choices.templates)])
-            persona_select.set_options([(NO_PERSONA, NO_PERSONA), *((n, n) for n in choices.personas)])
+            persona_select.set_options([(NO_PERSONA_LABEL, NO_PERSONA), *((n, n) for n in choices.personas)])
             persona_select.value = wanted_persona if wanted_persona in choices.personas else NO_PERSONA
         if wanted_template not in choices.templates:
             wanted_template = "likert-1to5" if "likert-1to5" in choices.templates else next(
@@ -162,8 +165,8 @@ class PromptLabScreen(WorkspaceScreen):
     # -- the template and the settings -----------------------------------------------------
 
     @property
-    def template(self) -> "Template | None":
-        choices = self.dj.judge_choices
+    def template(self) -> Template | None:
+        choices = self.dj.runs.judge_choices
         if choices is None or self._template_name is None:
             return None
         return choices.templates.get(self._template_name)
@@ -190,7 +193,7 @@ class PromptLabScreen(WorkspaceScreen):
         elif saved is not None:
             self._drafts.pop(saved.name, None)
 
-    def _fill_template_choices(self, template: "Template") -> None:
+    def _fill_template_choices(self, template: Template) -> None:
         """Aspects or KPIs, and scoring modes, of the template as saved (an edit may add more)."""
         target = self.query_one("#lab-target", Select)
         mode = self.query_one("#lab-mode", Select)
@@ -270,7 +273,7 @@ class PromptLabScreen(WorkspaceScreen):
         here = ids.index(self.example.id) if self.example is not None and self.example.id in ids else -step
         self._show_item(examples[(here + step) % len(examples)])
 
-    def _show_item(self, example: "Example | None") -> None:
+    def _show_item(self, example: Example | None) -> None:
         self.example = example
         with self.prevent(Input.Changed):
             self.query_one("#lab-item", Input).value = example.id if example is not None else ""
@@ -288,10 +291,10 @@ class PromptLabScreen(WorkspaceScreen):
         chosen = None if target.is_blank() else str(target.value)
         persona_select = self.query_one("#lab-persona", Select)
         persona_name = None if persona_select.is_blank() else str(persona_select.value)
-        choices = self.dj.judge_choices
+        choices = self.dj.runs.judge_choices
         persona: Persona | None = None
-        if choices is not None and persona_name in choices.personas:
-            persona = choices.personas[persona_name]  # type: ignore[index]
+        if choices is not None and persona_name is not None:
+            persona = choices.personas.get(persona_name)
         method = str(self.query_one("#lab-fewshot", Select).value)
         k = self.query_one("#lab-fewshot-k", Input).value.strip() or "0"
         return PromptSetup(
@@ -314,7 +317,7 @@ class PromptLabScreen(WorkspaceScreen):
         self._timer = None
         setup = self.setup()
         if setup is not None:
-            self.dj.render_lab_preview(setup, self)
+            self.dj.lab.render_preview(setup, self)
 
     def on_preview_rendered(self, message: PreviewRendered) -> None:
         if message.generation != self.generation:
@@ -352,7 +355,7 @@ class PromptLabScreen(WorkspaceScreen):
         judge = judges[str(judge_select.value)]
         mode = ScoringMode(str(mode_select.value))
         self.query_one(JudgmentView).show_message(f"Asking {judge.name} ({mode.value}) about {setup.example.id}…")
-        self.dj.try_lab_prompt(setup, judge, mode, self)
+        self.dj.lab.try_prompt(setup, judge, mode, self)
 
     def on_trial_finished(self, message: TrialFinished) -> None:
         dataset = self.dj.workspace.dataset
@@ -374,7 +377,7 @@ class PromptLabScreen(WorkspaceScreen):
         if self._last_error is not None:
             self.notify("Fix the template's error first (shown under the editor)", severity="warning")
             return
-        self.dj.save_lab_template(self.editor.text, self)
+        self.dj.lab.save_template(self.editor.text, self)
 
     def on_template_saved(self, message: TemplateSaved) -> None:
         # The editor's text is now the saved template's; a draft it grew from is used up.
@@ -385,25 +388,25 @@ class PromptLabScreen(WorkspaceScreen):
         self._template_name = message.name
         note = "; it now takes the place of the shipped one (that file is unchanged)" if message.overrides_shipped else ""
         self.notify(f"Saved template {message.name} to {message.path}{note}", timeout=8)
-        self.dj.reload_judge_choices()
+        self.dj.runs.reload_judge_choices()
 
     def action_edit_persona(self) -> None:
         """Edit the chosen persona (or write a new one when none is chosen)."""
-        choices = self.dj.judge_choices
+        choices = self.dj.runs.judge_choices
         select = self.query_one("#lab-persona", Select)
         name = None if select.is_blank() else str(select.value)
-        persona = choices.personas.get(name) if choices is not None and name else None  # type: ignore[arg-type]
+        persona = choices.personas.get(name) if choices is not None and name is not None else None
         self.app.push_screen(PersonaEditor(persona), self._persona_edited)
 
     def action_new_persona(self) -> None:
         """Write a new persona."""
         self.app.push_screen(PersonaEditor(None), self._persona_edited)
 
-    def _persona_edited(self, persona: "Persona | None") -> None:
+    def _persona_edited(self, persona: Persona | None) -> None:
         if persona is not None:
-            self.dj.save_lab_persona(persona, self)
+            self.dj.lab.save_persona(persona, self)
 
     def on_persona_saved(self, message: PersonaSaved) -> None:
         self._select_after_reload = ("persona", message.name)
         self.notify(f"Saved persona {message.name} to {message.path}", timeout=6)
-        self.dj.reload_judge_choices()
+        self.dj.runs.reload_judge_choices()

@@ -22,14 +22,16 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Footer, Header, Select, Static
 
-from ..format import score_text
-from ..review_control import REVIEW_FORMAT_LABELS, FilesExported, ReviewData, ReviewQueueBuilt, ReviewSaved, RunsListed
-from ..review_queue import FlagKind, ReviewCase, human_unit
+from dialjudge.core.review_queue import FlagKind, ReviewCase, human_unit
+
+from ..controllers.history import FilesExported, RunsListed
+from ..controllers.review import REVIEW_FORMAT_LABELS, REVIEW_RUNS_GROUP, ReviewData, ReviewQueueBuilt, ReviewSaved
+from ..format import number_text
 from ..state import Change, WorkspaceChange
 from ..widgets.item_view import ItemView, metric_note
 from ..widgets.judgment_view import JudgmentView
 from ..widgets.review_form import VERDICTS, ReviewForm
-from ..widgets.virtual_table import Cell, Column, VirtualTable
+from ..widgets.virtual_table import Column, TableCell, VirtualTable
 from .base import WorkspaceScreen
 from .dialogs import ExportChoice, ExportDialog
 
@@ -41,13 +43,13 @@ KIND_STYLES = {FlagKind.PARSE_FAILURE: "red", FlagKind.CAUGHT: "magenta", FlagKi
 VERDICT_SHORT = {"judge-wrong": "judge wrong", "human-doubtful": "human doubtful", "fine": "fine"}
 
 
-def run_label(record: "RunRecord") -> str:
-    config = record.config
-    judges = ",".join(j.get("name", "?") for j in config.get("judges", []))
-    what = config.get("kpi") or config.get("aspect") or config.get("quality") or "overall"
+def run_label(record: RunRecord) -> str:
+    config = record.run_config
+    judges = ",".join(j.name for j in config.judges)
+    what = config.kpi or config.aspect or config.quality or "overall"
     name = f" {record.name}" if record.name else ""
-    return (f"run {record.id}{name} · {config.get('template', {}).get('name', '?')}:{what} · {judges} · "
-            f"{config.get('mode', '?')} · {record.status} {record.judgments}/{record.total}")
+    return (f"run {record.id}{name} · {config.template}:{what} · {judges} · "
+            f"{config.mode.value} · {record.status.value} {record.judgments}/{record.total}")
 
 
 class ReviewScreen(WorkspaceScreen):
@@ -95,23 +97,23 @@ class ReviewScreen(WorkspaceScreen):
     def workspace_changed(self, change: WorkspaceChange) -> None:
         if change.kind is Change.DATASET:
             self._list_runs()
-        elif change.kind is Change.RUN and not self.dj.run_active:
+        elif change.kind is Change.RUN and not self.dj.runs.active:
             self._list_runs()  # a run stopped: it may be new, or have more judgments
         elif change.kind is Change.ITEM and self.case is not None and self.case.item_id in change.item_ids:
             view = self.query_one(ItemView)
-            view.set_metric_scores(self.case.item_id, self.dj.item_metrics[self.case.item_id])
+            view.set_metric_scores(self.case.item_id, self.dj.datasets.item_metrics[self.case.item_id])
 
     def _list_runs(self) -> None:
         dataset = self.dj.workspace.dataset
         if dataset is not None:
-            self.dj.list_review_runs(self, dataset=dataset.name)
+            self.dj.stored_runs.list(self, dataset=dataset.name, group=REVIEW_RUNS_GROUP)
 
     def on_runs_listed(self, message: RunsListed) -> None:
         self.runs = message.runs
         select = self.query_one("#review-run", Select)
         ids = [r.id for r in self.runs]
         current = self.run_id
-        state = self.dj.run_state
+        state = self.dj.runs.state
         wanted = (current if current in ids else
                   state.run_id if state is not None and state.run_id in ids else
                   ids[0] if ids else None)
@@ -123,12 +125,12 @@ class ReviewScreen(WorkspaceScreen):
             self.data = None
             self._show_queue()
         else:
-            self.dj.load_review_queue(wanted, self.dj.workspace.dataset, self)
+            self.dj.review.load_queue(wanted, self)
 
     def on_select_changed(self, event: Select.Changed) -> None:
-        if event.select.id == "review-run" and not event.select.is_blank():
+        if event.select.id == "review-run" and isinstance(event.value, int):
             event.stop()
-            self.dj.load_review_queue(int(event.value), self.dj.workspace.dataset, self)  # type: ignore[arg-type]
+            self.dj.review.load_queue(event.value, self)
 
     # -- the queue -------------------------------------------------------------------------
 
@@ -157,12 +159,12 @@ class ReviewScreen(WorkspaceScreen):
         self._redraw_status()
         self._show_case(table.cursor_key)
 
-    def _row(self, case: ReviewCase) -> list[Cell]:
+    def _row(self, case: ReviewCase) -> list[TableCell]:
         assert self.data is not None
         review = self.data.reviews.get(case.item_id)
         verdict = VERDICT_SHORT.get(review.verdict, review.verdict) if review else ""
-        return [Cell.of(case.item_id), Cell(case.reasons, KIND_STYLES[case.kind], (case.kind.value, case.reasons)),
-                Cell(f"{case.gap:.2f}", "", case.gap), Cell(verdict, "green" if review else "dim", verdict or None)]
+        return [TableCell.of(case.item_id), TableCell(case.reasons, KIND_STYLES[case.kind], (case.kind.value, case.reasons)),
+                TableCell(f"{case.gap:.2f}", "", case.gap), TableCell(verdict, "green" if review else "dim", verdict or None)]
 
     def _redraw_status(self) -> None:
         status = self.query_one("#review-status", Static)
@@ -199,9 +201,9 @@ class ReviewScreen(WorkspaceScreen):
             return
         example = data.dataset.get(case.item_id)
         view = self.query_one(ItemView)
-        view.show(example, self.dj.item_metrics.get(example.id))
-        if metric_note(example) is None and example.id not in self.dj.item_metrics:
-            self.dj.score_item(example)
+        view.show(example, self.dj.datasets.item_metrics.get(example.id))
+        if metric_note(example) is None and example.id not in self.dj.datasets.item_metrics:
+            self.dj.datasets.score_item(example)
         judgments = [by_item[case.item_id] for by_item in data.judgments.values() if case.item_id in by_item]
         header = Group(*(Text.assemble((f"⚑ {flag.kind.label}: ", f"bold {KIND_STYLES[flag.kind]}"), flag.text)
                          for flag in case.flags))
@@ -241,7 +243,7 @@ class ReviewScreen(WorkspaceScreen):
     def on_review_form_submitted(self, message: ReviewForm.Submitted) -> None:
         if self.case is None or self.data is None:
             return
-        self.dj.save_review(self.data.run.id, self.case.item_id, message.verdict, self, note=message.note,
+        self.dj.review.save(self.data.run.id, self.case.item_id, message.verdict, self, note=message.note,
                             own_rating=message.own_rating)
 
     def on_review_saved(self, message: ReviewSaved) -> None:
@@ -257,7 +259,7 @@ class ReviewScreen(WorkspaceScreen):
         self._redraw_status()
         if self.focused is not None and self.focused.id in ("review-note", "review-rating", "review-save"):
             self.queue_table.focus()  # back to the queue for the next item
-        rating = f", own rating {score_text(review.own_rating, 2)}" if review.own_rating is not None else ""
+        rating = f", own rating {number_text(review.own_rating, 2)}" if review.own_rating is not None else ""
         self.notify(f"{review.item_id}: {VERDICT_SHORT[review.verdict]}{rating}", title="Review saved", timeout=3)
 
     def action_next_unreviewed(self) -> None:
@@ -284,7 +286,7 @@ class ReviewScreen(WorkspaceScreen):
 
     def _export_chosen(self, choice: ExportChoice | None) -> None:
         if choice is not None and self.data is not None:
-            self.dj.export_reviews(self.data.run.id, choice.folder, choice.formats, self.dj.workspace.dataset, self)
+            self.dj.review.export(self.data.run.id, choice.folder, choice.formats, self)
 
     def on_files_exported(self, message: FilesExported) -> None:
         paths = "\n".join(str(p) for p in message.paths)

@@ -18,10 +18,10 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import Button, Footer, Header, Input, Label, Select, SelectionList, Static
 
-from ..run_control import JudgeChoices, RunPlanned, RunRequest, gguf_judge
+from ..controllers.runs import JudgeChoices, RunPlanned, RunRequest, gguf_judge
 from ..state import Change, WorkspaceChange
 from ..widgets.path_suggester import PathSuggester
-from ..widgets.run_progress import RunProgress
+from ..widgets.run_progress_bar import RunProgressBar
 from .base import WorkspaceScreen
 from .dialogs import FRESH, RESUME, ResumeDialog
 
@@ -90,18 +90,18 @@ class RunScreen(WorkspaceScreen):
                 yield Label("What will run", classes="pane-title")
                 yield Static(id="run-plan")
                 yield Label("Progress", classes="pane-title")
-                yield RunProgress(id="run-progress")
+                yield RunProgressBar(id="run-progress")
                 yield Label("Template", classes="pane-title")
                 yield Static(id="run-template-info")
         yield Footer()
 
     def on_mount(self) -> None:
-        self.dj.judge_choices_changed.subscribe(self, self._choices_changed)
+        self.dj.runs.judge_choices_changed.subscribe(self, self._choices_changed)
         self._fill_judges()
-        if self.dj.judge_choices is None:
-            self.dj.reload_judge_choices()
+        if self.dj.runs.judge_choices is None:
+            self.dj.runs.reload_judge_choices()
         else:
-            self._choices_changed(self.dj.judge_choices)
+            self._choices_changed(self.dj.runs.judge_choices)
 
     # -- following the app -----------------------------------------------------------------
 
@@ -114,11 +114,11 @@ class RunScreen(WorkspaceScreen):
             self._redraw_plan()
 
     def _show_progress(self) -> None:
-        self.query_one(RunProgress).show(self.dj.run_state, show_timings=self.dj.services.show_timings)
-        self.query_one("#run-start", Button).disabled = self.dj.run_active
+        self.query_one(RunProgressBar).show(self.dj.runs.state, show_timings=self.dj.services.show_timings)
+        self.query_one("#run-start", Button).disabled = self.dj.runs.active
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "start" and self.dj.run_active:
+        if action == "start" and self.dj.runs.active:
             return None  # shown, but disabled while a run is in progress
         return True
 
@@ -200,7 +200,7 @@ class RunScreen(WorkspaceScreen):
                     timeout=5)
 
     def _template_chosen(self) -> None:
-        choices = self.dj.judge_choices
+        choices = self.dj.runs.judge_choices
         select = self.query_one("#run-template", Select)
         template = None if choices is None or select.is_blank() else choices.templates.get(str(select.value))
         self._template = template
@@ -305,7 +305,7 @@ class RunScreen(WorkspaceScreen):
         if dataset is None:
             self.notify("The dataset is still opening", severity="warning")
             return
-        if self.dj.run_active:
+        if self.dj.runs.active:
             self.notify("A run is in progress; Esc cancels it", severity="warning")
             return
         try:
@@ -313,19 +313,19 @@ class RunScreen(WorkspaceScreen):
         except ValueError as exc:
             self.notify(str(exc).capitalize(), title="Cannot start yet", severity="warning")
             return
-        self.dj.plan_judge_run(request, dataset, self)
+        self.dj.runs.plan(request, dataset, self)
 
     def on_run_planned(self, message: RunPlanned) -> None:
         record = message.resumable
         if record is None:
-            self.dj.start_planned_run(message.plan)
+            self.dj.runs.start_planned(message.plan)
             return
 
         def answered(choice: str | None) -> None:
             if choice == RESUME:
-                self.dj.start_planned_run(message.plan, resume_run=record.id)
+                self.dj.runs.start_planned(message.plan, resume_run=record.id)
             elif choice == FRESH:
-                self.dj.start_planned_run(message.plan)
+                self.dj.runs.start_planned(message.plan)
 
         self.app.push_screen(ResumeDialog(record), answered)
 
@@ -341,13 +341,13 @@ def _integer(screen: RunScreen, input_id: str, what: str, minimum: int) -> int:
     return value
 
 
-def _judge_label(judge: "JudgeConfig") -> Content:
+def _judge_label(judge: JudgeConfig) -> Content:
     # Content, not markup: a path or a model name may hold brackets.
     where = judge.model_path or judge.base_url or judge.model or ""
     return Content.assemble(judge.name, (f"  {judge.backend}{' · ' + where if where else ''}", "dim"))
 
 
-def template_text(template: "Template | None", *, shipped: bool) -> Text:
+def template_text(template: Template | None, *, shipped: bool) -> Text:
     """A template's description, scale, modes and where it comes from."""
     if template is None:
         return Text("Reading the templates…", style="dim")

@@ -13,33 +13,35 @@ from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.widgets import Footer, Header, Static, TabbedContent, TabPane
 
-from ..review_control import FilesExported, RunsCompared, RunsListed
-from ..run_export import FORMAT_LABELS
+from dialjudge.core.judges.status import RunStatus
+from dialjudge.core.run_export import FORMAT_LABELS
+
+from ..controllers.history import FilesExported, RunsCompared, RunsListed
 from ..state import Change, WorkspaceChange
 from ..widgets.comparison_view import render_comparison
-from ..widgets.virtual_table import Cell, Column, VirtualTable
+from ..widgets.virtual_table import Column, TableCell, VirtualTable
 from .base import WorkspaceScreen
 from .dialogs import ExportChoice, ExportDialog
 
 if TYPE_CHECKING:
     from dialjudge.core.judges.store import RunRecord
 
-STATUS_STYLES = {"finished": "green", "running": "cyan", "cancelled": "yellow", "failed": "red"}
+STATUS_STYLES = {RunStatus.FINISHED: "green", RunStatus.RUNNING: "cyan", RunStatus.CANCELLED: "yellow",
+                 RunStatus.FAILED: "red"}
 MARKS = ("A", "B")
 
 
-def run_details(record: "RunRecord") -> RenderableType:
+def run_details(record: RunRecord) -> RenderableType:
     """A run's settings, as ``dialjudge runs show`` prints them."""
-    from dialjudge.core.judges.runs import RunConfig
     from dialjudge.core.judges.types import ScoringMode
 
-    config = RunConfig.from_dict(record.config)
+    config = record.run_config
     table = Table(box=None, padding=(0, 1), show_header=False, show_edge=False)
     table.add_column(style="bold", no_wrap=True)
     table.add_column()
     mode = config.mode.value + (f" (top-{config.top_k})" if config.mode is ScoringMode.LOGPROB and config.top_k else "")
-    rows = [
-        ("status", Text(record.status, style=STATUS_STYLES.get(record.status, ""))),
+    rows: list[tuple[str, str | Text]] = [
+        ("status", Text(record.status.value, style=STATUS_STYLES[record.status])),
         ("created", record.created[:19].replace("T", " ")),
         ("dataset", f"{config.dataset} (subset {config.subset}"
                     + (f", first {config.limit}" if config.limit else "") + ")"),
@@ -81,13 +83,11 @@ class RunsScreen(WorkspaceScreen):
         yield Static(id="runs-status")
         yield VirtualTable(id="runs-table", empty_text="No runs yet: start one on the Run screen (j)")
         with TabbedContent(id="runs-tabs", initial="runs-details-tab"):
-            with TabPane("Details", id="runs-details-tab"):
-                with VerticalScroll(classes="runs-pane"):
-                    yield Static(Text("Highlight a run to see its settings.", style="dim"), id="runs-details")
-            with TabPane("Comparison", id="runs-comparison-tab"):
-                with VerticalScroll(classes="runs-pane"):
-                    yield Static(Text("Mark two runs (space) and compare them (c).", style="dim"),
-                                 id="runs-comparison")
+            with TabPane("Details", id="runs-details-tab"), VerticalScroll(classes="runs-pane"):
+                yield Static(Text("Highlight a run to see its settings.", style="dim"), id="runs-details")
+            with TabPane("Comparison", id="runs-comparison-tab"), VerticalScroll(classes="runs-pane"):
+                yield Static(Text("Mark two runs (space) and compare them (c).", style="dim"),
+                             id="runs-comparison")
         yield Footer()
 
     @property
@@ -97,17 +97,17 @@ class RunsScreen(WorkspaceScreen):
     @property
     def highlighted(self) -> int | None:
         key = self.table.cursor_key
-        return int(key) if key is not None else None  # type: ignore[call-overload]
+        return key if isinstance(key, int) else None
 
     # -- the list --------------------------------------------------------------------------
 
     def workspace_changed(self, change: WorkspaceChange) -> None:
-        if change.kind is Change.DATASET or (change.kind is Change.RUN and not self.dj.run_active):
+        if change.kind is Change.DATASET or (change.kind is Change.RUN and not self.dj.runs.active):
             self.action_reload()
 
     def action_reload(self) -> None:
         """Read the runs again."""
-        self.dj.list_stored_runs(self)
+        self.dj.stored_runs.list(self)
 
     def on_runs_listed(self, message: RunsListed) -> None:
         self.runs = {r.id: r for r in message.runs}
@@ -127,24 +127,24 @@ class RunsScreen(WorkspaceScreen):
         self._redraw_status()
         self._show_details()
 
-    def _row(self, r: "RunRecord") -> list[Cell]:
-        config = r.config
+    def _row(self, r: RunRecord) -> list[TableCell]:
+        config = r.run_config
         mark = MARKS[self.marked.index(r.id)] if r.id in self.marked else ""
-        judges = ",".join(j.get("name", "?") for j in config.get("judges", []))
-        target = config.get("kpi") or config.get("aspect") or "–"
+        judges = ",".join(j.name for j in config.judges)
+        target = config.kpi or config.aspect or "–"
         return [
-            Cell(mark, "bold reverse" if mark else "", mark or None),
-            Cell(str(r.id), "bold", r.id),
-            Cell(r.created[:16].replace("T", " "), "dim", r.created),
-            Cell(r.status, STATUS_STYLES.get(r.status, ""), r.status),
-            Cell.of(str(config.get("dataset", {}).get("name", "?"))),
-            Cell.of(str(config.get("template", {}).get("name", "?"))),
-            Cell.of(str(target)),
-            Cell.of(str(config.get("mode", "?"))),
-            Cell.of(judges),
-            Cell(f"{r.judgments}/{r.total}", "", r.judgments),
-            Cell(str(r.failures), "red" if r.failures else "dim", r.failures),
-            Cell.of(r.name or ""),
+            TableCell(mark, "bold reverse" if mark else "", mark or None),
+            TableCell(str(r.id), "bold", r.id),
+            TableCell(r.created[:16].replace("T", " "), "dim", r.created),
+            TableCell(r.status.value, STATUS_STYLES[r.status], r.status.value),
+            TableCell.of(config.dataset),
+            TableCell.of(config.template),
+            TableCell.of(target),
+            TableCell.of(config.mode.value),
+            TableCell.of(judges),
+            TableCell(f"{r.judgments}/{r.total}", "", r.judgments),
+            TableCell(str(r.failures), "red" if r.failures else "dim", r.failures),
+            TableCell.of(r.name or ""),
         ]
 
     def _redraw_status(self) -> None:
@@ -201,7 +201,7 @@ class RunsScreen(WorkspaceScreen):
         a, b = sorted(pair)
         self.query_one("#runs-comparison", Static).update(Text(f"Comparing run {a} with run {b}…", style="dim"))
         self.query_one(TabbedContent).active = "runs-comparison-tab"
-        self.dj.compare_stored_runs(a, b, self.dj.workspace.dataset, self)
+        self.dj.stored_runs.compare(a, b, self)
 
     def on_runs_compared(self, message: RunsCompared) -> None:
         self.query_one("#runs-comparison", Static).update(render_comparison(message.comparison))
@@ -217,7 +217,7 @@ class RunsScreen(WorkspaceScreen):
 
     def _export_chosen(self, run_id: int, choice: ExportChoice | None) -> None:
         if choice is not None:
-            self.dj.export_stored_run(run_id, choice.folder, choice.formats, self.dj.workspace.dataset, self)
+            self.dj.stored_runs.export(run_id, choice.folder, choice.formats, self)
 
     def on_files_exported(self, message: FilesExported) -> None:
         paths = "\n".join(str(p) for p in message.paths)
@@ -227,4 +227,4 @@ class RunsScreen(WorkspaceScreen):
         """Show the highlighted run's judges on the Scores screen."""
         run_id = self.highlighted
         if run_id is not None:
-            self.dj.show_stored_run(run_id)
+            self.dj.stored_runs.show_in_scores(run_id)

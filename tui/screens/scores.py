@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
@@ -11,11 +12,12 @@ from textual.widgets import Footer, Header, Static
 
 from dialjudge.core.workspace import POOL
 
-from ..format import disagreement_style, duration_text, score_text
+from ..format import disagreement_style, number_text
 from ..state import Change, WorkspaceChange
 from ..widgets.correlation_panel import CorrelationPanel, panel_rows
+from ..widgets.run_progress_bar import progress_text
 from ..widgets.selection_bar import SelectionBar
-from ..widgets.virtual_table import Cell, Column, VirtualTable
+from ..widgets.virtual_table import Column, TableCell, VirtualTable
 from .base import VIEW_BINDINGS, WorkspaceScreen
 
 if TYPE_CHECKING:
@@ -27,7 +29,7 @@ SYSTEM_COLUMN = "system"
 HUMAN_COLUMN = "human"
 
 
-def column_order(workspace: "Workspace") -> list[str]:
+def column_order(workspace: Workspace) -> list[str]:
     """Judges (and their pool) first: they are what a run changes; then the metrics."""
     return [*workspace.judge_names, *([POOL] if workspace.has_pool else []), *workspace.metric_names]
 
@@ -102,27 +104,27 @@ class ScoresScreen(WorkspaceScreen):
         in_subset = {ex.id for ex in ws.selected_examples()}
         table.set_filter(None if ws.subset.spec == "all" else in_subset.__contains__)
 
-    def _row_cells(self, example: "Example", evaluators: list[str]) -> list[Cell]:
+    def _row_cells(self, example: Example, evaluators: list[str]) -> list[TableCell]:
         ws = self.dj.workspace
         human = ws.human_label(example)
         human_unit = ws.human_unit(example)
         cells = [
-            Cell.of(example.id),
-            Cell.of(example.system or ""),
-            Cell(score_text(human, 2), "bold", human),
+            TableCell.of(example.id),
+            TableCell.of(example.system or ""),
+            TableCell(number_text(human, 2), "bold", human),
         ]
         cells += [self._score_cell(name, example.id, human_unit) for name in evaluators]
         return cells
 
-    def _score_cell(self, evaluator: str, example_id: str, human_unit: float | None) -> Cell:
+    def _score_cell(self, evaluator: str, example_id: str, human_unit: float | None) -> TableCell:
         scores = self.dj.workspace.scores_of(evaluator)
         if example_id not in scores:
-            return Cell("·", "dim", None)
+            return TableCell("·", "dim", None)
         value = scores[example_id]
         if value is None:
-            return Cell("fail", "red", None)
+            return TableCell("fail", "red", None)
         difference = None if human_unit is None else abs(value - human_unit)
-        return Cell(score_text(value), disagreement_style(difference), value)
+        return TableCell(number_text(value), disagreement_style(difference), value)
 
     def _update_judge_cells(self, item_ids: frozenset[str]) -> None:
         ws = self.dj.workspace
@@ -147,7 +149,7 @@ class ScoresScreen(WorkspaceScreen):
 
     def _redraw_panel(self) -> None:
         ws = self.dj.workspace
-        rows = panel_rows(ws, self.dj.stats)
+        rows = panel_rows(ws, self.dj.datasets.stats)
         how = ws.aggregation.value
         n = len(ws.human_labels())
         title = f"{ws.quality} ({how} of annotators) · subset {ws.subset.spec} · {n} rated items"
@@ -161,15 +163,15 @@ class ScoresScreen(WorkspaceScreen):
     def _redraw_status(self) -> None:
         self.query_one("#scores-status", Static).update(self.status_text())
 
-    def status_text(self) -> str:
+    def status_text(self) -> Text:
         dj = self.dj
         ws = dj.workspace
         if ws.dataset is None:
-            return "Opening the dataset…"
+            return Text("Opening the dataset…")
         shown = self.table.row_count
-        parts = [f"[b]{ws.dataset.name}[/b] · {shown} of {len(ws.dataset)} items shown"]
-        if dj.metrics_progress is not None:
-            done, total = dj.metrics_progress
+        parts: list[Text | str] = [Text.assemble((ws.dataset.name, "bold"), f" · {shown} of {len(ws.dataset)} items shown")]
+        if dj.datasets.metrics_progress is not None:
+            done, total = dj.datasets.metrics_progress
             parts.append(f"metrics: {done}/{total} pairs scored…")
         elif ws.metric_scores is None:
             parts.append("metrics: scoring…")
@@ -177,24 +179,14 @@ class ScoresScreen(WorkspaceScreen):
             skipped = ws.metric_scores.n_skipped
             parts.append(f"metrics: {ws.metric_scores.n_scored} scored" + (f", {skipped} skipped" if skipped else ""))
         parts.append(self._run_text())
-        return " · ".join(p for p in parts if p)
+        return Text(" · ").join(Text(p) if isinstance(p, str) else p for p in parts if p)
 
-    def _run_text(self) -> str:
+    def _run_text(self) -> Text:
         dj = self.dj
-        state = dj.run_state
+        state = dj.runs.state
         if state is None:
             judges = ", ".join(f"{j.name} ({j.backend}: {j.model})" if j.model else f"{j.name} ({j.backend})"
                                for j in dj.services.judges())
-            return f"judges available: {judges}" if judges else "no judge configured"
-        label = f"run {state.run_id}" if state.run_id is not None else "run"
-        text = f"{label} {state.status}: {state.done}/{state.total} judged"
-        if state.failures:
-            text += f", [red]{state.failures} failed[/red]"
-        progress = state.progress
-        if state.active and progress is not None and dj.services.show_timings:
-            text += f", {progress.items_per_s:.1f} items/s, ETA {duration_text(progress.eta_s)}"
-        if state.active:
-            text += " · Esc cancels"
-        if state.error:
-            text += f" · [red]{state.error}[/red]"
-        return text
+            return Text(f"judges available: {judges}" if judges else "no judge configured")
+        # The same line as the Run screen's, on one row.
+        return progress_text(state, show_timings=dj.services.show_timings, one_line=True)

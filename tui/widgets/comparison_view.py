@@ -9,7 +9,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from ..format import coefficient_text
+from ..format import number_text
 
 if TYPE_CHECKING:
     from dialjudge.core.compare import RunComparison
@@ -39,7 +39,7 @@ def diff_line(line: str) -> Text:
     return Text(line, style="dim")
 
 
-def render_comparison(comparison: "RunComparison") -> RenderableType:
+def render_comparison(comparison: RunComparison) -> RenderableType:
     a, b = comparison.run_a, comparison.run_b
     parts: list[RenderableType] = [
         Text(f"Run {a} → run {b} on {comparison.dataset}", style="bold"),
@@ -67,7 +67,7 @@ def render_comparison(comparison: "RunComparison") -> RenderableType:
     return Group(*parts)
 
 
-def _delta_table(comparison: "RunComparison") -> RenderableType:
+def _delta_table(comparison: RunComparison) -> RenderableType:
     """One row per judge, quality and subset; for each coefficient: run A, run B and the change."""
     if not comparison.deltas:
         return Text("Neither run has scores to correlate.", style="dim")
@@ -91,11 +91,11 @@ def _delta_table(comparison: "RunComparison") -> RenderableType:
         first = next(iter(by_coefficient.values()))
         cells: list[Any] = [evaluator, quality, subset, f"{first.n_before}/{first.n_after}"]
         for c in coefficients:
-            d = by_coefficient.get(c)
-            if d is None:
+            delta = by_coefficient.get(c)
+            if delta is None:
                 cells += ["", "", ""]
             else:
-                cells += [coefficient_text(d.before), coefficient_text(d.after), change_text(d.change)]
+                cells += [number_text(delta.before), number_text(delta.after), change_text(delta.change)]
         table.add_row(*cells)
     return table
 

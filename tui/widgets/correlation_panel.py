@@ -10,8 +10,9 @@ the next table arrives.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Mapping
+from typing import TYPE_CHECKING
 
 from rich.console import Group
 from rich.table import Table
@@ -19,10 +20,10 @@ from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from ..format import coefficient_text, interval_text
+from ..format import interval_text, number_text
 
 if TYPE_CHECKING:
-    from dialjudge.core.stats import Cell, HumanCeiling, Snapshot
+    from dialjudge.core.stats import AgreementCell, HumanCeiling, Snapshot
     from dialjudge.core.workspace import Workspace
 
     from ..state import StatsState
@@ -54,7 +55,7 @@ class PanelRow:
         return getattr(self, method)
 
 
-def row_from_cell(cell: "Cell", kind: str) -> PanelRow:
+def row_from_cell(cell: AgreementCell, kind: str) -> PanelRow:
     result = cell.result
     intervals = {}
     for method in METHODS:
@@ -65,14 +66,14 @@ def row_from_cell(cell: "Cell", kind: str) -> PanelRow:
                     intervals, result.n, cell.exclusions.failed, reason=result.reason)
 
 
-def row_from_snapshot(snapshot: "Snapshot", kind: str) -> PanelRow:
+def row_from_snapshot(snapshot: Snapshot, kind: str) -> PanelRow:
     spearman = NAN if snapshot.spearman is None else snapshot.spearman
     kendall = NAN if snapshot.kendall is None else snapshot.kendall
     return PanelRow(snapshot.evaluator, kind, snapshot.pearson, spearman, kendall, {}, snapshot.n,
                     snapshot.failures, live=True, reason=snapshot.reason)
 
 
-def row_from_ceiling(ceiling: "HumanCeiling") -> PanelRow:
+def row_from_ceiling(ceiling: HumanCeiling) -> PanelRow:
     note = None
     if ceiling.alpha is not None and not math.isnan(ceiling.alpha):
         note = f"α={ceiling.alpha:.2f} {ceiling.alpha_level}"
@@ -86,7 +87,7 @@ def pending_row(evaluator: str, kind: str) -> PanelRow:
     return PanelRow(evaluator, kind, NAN, NAN, NAN, {}, None, None, pending=True)
 
 
-def panel_rows(workspace: "Workspace", stats: "StatsState | None") -> list[PanelRow]:
+def panel_rows(workspace: Workspace, stats: StatsState | None) -> list[PanelRow]:
     """The panel's rows for the workspace's current view: computed cells where they are
     current, running correlations for judges whose scores changed since."""
     quality = workspace.quality
@@ -145,7 +146,7 @@ class CorrelationPanel(VerticalScroll):
             name = Text(row.evaluator, style=_NAME_STYLES.get(row.kind, ""))
             if row.live:
                 name.append(" ●", style="bold green")
-            values = [Text("…", style="dim") if row.pending else Text(coefficient_text(row.value(m)))
+            values = [Text("…", style="dim") if row.pending else Text(number_text(row.value(m)))
                       for m in METHODS]
             n = "" if row.n is None else str(row.n)
             failures = "" if row.failures is None else str(row.failures)

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Sequence
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from rich.console import Group, RenderableType
 from rich.table import Table
@@ -14,7 +15,7 @@ if TYPE_CHECKING:
     from dialjudge.core.stats import CeilingRow
 
 
-def render_summary(summary: "DatasetSummary", ceilings: Sequence["CeilingRow"]) -> RenderableType:
+def render_summary(summary: DatasetSummary, ceilings: Sequence[CeilingRow]) -> RenderableType:
     title = Text(summary.name, style="bold")
     if summary.illustrative:
         title.append("  illustrative data: explore the tool with it, draw no conclusions", style="yellow")
@@ -40,7 +41,7 @@ def source_text(source: str) -> str:
     return source
 
 
-def _facts(s: "DatasetSummary") -> Table:
+def _facts(s: DatasetSummary) -> Table:
     table = Table(box=None, padding=(0, 1), show_header=False, show_edge=False)
     table.add_column(style="bold", no_wrap=True)
     table.add_column()
@@ -60,13 +61,13 @@ def _facts(s: "DatasetSummary") -> Table:
     return table
 
 
-def _qualities(s: "DatasetSummary", ceilings: Sequence["CeilingRow"]) -> Table:
+def _qualities(s: DatasetSummary, ceilings: Sequence[CeilingRow]) -> Table:
     by_key = {(row.quality, row.level): row for row in ceilings}
     table = Table(box=None, padding=(0, 1), show_edge=False, header_style="bold")
-    for name, justify in (("quality", "left"), ("level", "left"), ("scale", "left"), ("rated", "right"),
-                          ("annotators", "right"), ("missing", "right"), ("LOO r", "right"),
-                          ("LOO ρ", "right"), ("α", "right")):
-        table.add_column(name, justify=justify, no_wrap=True)  # type: ignore[arg-type]
+    for name in ("quality", "level", "scale"):
+        table.add_column(name, justify="left", no_wrap=True)
+    for name in ("rated", "annotators", "missing", "LOO r", "LOO ρ", "α"):
+        table.add_column(name, justify="right", no_wrap=True)
     for q in s.qualities:
         row = by_key.get((q.name, q.level.value))
         ceiling = row.ceiling if row is not None else None

@@ -18,7 +18,7 @@ from textual.widgets import Static
 
 from dialjudge.core.report import sparkline
 
-from ..format import MISSING, score_text
+from ..format import MISSING, number_text
 
 if TYPE_CHECKING:
     from dialjudge.core.adversarial.discernment import DiscernmentRow
@@ -48,7 +48,7 @@ class DiscernmentPanel(VerticalScroll):
         yield Static(id="discernment-body")
 
     @property
-    def rows(self) -> dict[str, "DiscernmentRow"]:
+    def rows(self) -> dict[str, DiscernmentRow]:
         """The rows on show, by evaluator."""
         return dict(self._rows)
 
@@ -61,7 +61,7 @@ class DiscernmentPanel(VerticalScroll):
         self.query_one("#discernment-body", Static).update(
             Group(Text(TITLE, style="bold"), Text(text, style="dim")))
 
-    def show(self, rows: list["DiscernmentRow"], *, subtitle: str = "") -> None:
+    def show(self, rows: list[DiscernmentRow], *, subtitle: str = "") -> None:
         self._rows = {row.evaluator: row for row in rows}
         table = Table(box=None, padding=(0, 1), show_edge=False, expand=False, header_style="bold")
         table.add_column("evaluator", no_wrap=True, max_width=18)
@@ -73,8 +73,8 @@ class DiscernmentPanel(VerticalScroll):
         for row in rows:
             table.add_row(
                 Text(row.evaluator), Text(row.comparison, style="dim"),
-                f"{row.n_positive}/{row.n_adversarial}", score_text(row.auc), score_text(row.mean_positive),
-                score_text(row.mean_adversarial), signed_text(row.gap), share_text(row.share_at_or_above),
+                f"{row.n_positive}/{row.n_adversarial}", number_text(row.auc), number_text(row.mean_positive),
+                number_text(row.mean_adversarial), signed_text(row.gap), share_text(row.share_at_or_above),
                 Text(sparkline(row.hist_positive), style="green"),
                 Text(sparkline(row.hist_adversarial), style="red"))
         head = Text(TITLE, style="bold")

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Mapping
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from rich.console import Group, RenderableType
 from rich.table import Table
@@ -10,7 +11,7 @@ from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from ..format import score_text
+from ..format import number_text
 
 if TYPE_CHECKING:
     from dialjudge.core.model import Example
@@ -19,7 +20,7 @@ if TYPE_CHECKING:
 SPEAKER_STYLES = ("bold cyan", "bold magenta", "bold green", "bold yellow")
 
 
-def metric_note(example: "Example") -> str | None:
+def metric_note(example: Example) -> str | None:
     """Why reference-based metrics do not apply to this item, or None when they do."""
     from dialjudge.core.model import Level
 
@@ -45,7 +46,7 @@ class ItemView(VerticalScroll):
     def compose(self):
         yield Static("Highlight an item to see it here.", id="item-body")
 
-    def show(self, example: "Example", metric_scores: Mapping[str, float] | None = None) -> None:
+    def show(self, example: Example, metric_scores: Mapping[str, float] | None = None) -> None:
         self.example = example
         self.metric_scores = dict(metric_scores) if metric_scores is not None else None
         self._redraw()
@@ -62,7 +63,7 @@ class ItemView(VerticalScroll):
             self.query_one("#item-body", Static).update(render_example(self.example, self.metric_scores))
 
 
-def render_example(example: "Example", metric_scores: Mapping[str, float] | None) -> RenderableType:
+def render_example(example: Example, metric_scores: Mapping[str, float] | None) -> RenderableType:
     parts: list[RenderableType] = [_heading(example)]
     speakers: dict[str, str] = {}
     parts.append(_section("Dialogue"))
@@ -98,7 +99,7 @@ def render_example(example: "Example", metric_scores: Mapping[str, float] | None
     return Group(*parts)
 
 
-def _heading(example: "Example") -> Text:
+def _heading(example: Example) -> Text:
     text = Text(example.id, style="bold")
     details = [f"context {example.group_id}", example.level.value]
     if example.system:
@@ -113,7 +114,7 @@ def _section(title: str) -> Text:
     return Text(f"\n{title}", style="bold underline")
 
 
-def _ratings_table(example: "Example") -> RenderableType:
+def _ratings_table(example: Example) -> RenderableType:
     if not example.ratings:
         return Text("no human ratings", style="dim")
     annotators: dict[str, None] = {}
@@ -128,7 +129,7 @@ def _ratings_table(example: "Example") -> RenderableType:
     table.add_column("mean", justify="right", style="bold")
     for quality, rating in example.ratings.items():
         names = rating.annotators or tuple(f"#{k + 1}" for k in range(len(rating.scores)))
-        by_name = dict(zip(names, rating.scores))
+        by_name = dict(zip(names, rating.scores, strict=False))
         cells = [_annotator_cell(by_name, a) for a in annotators]
         pooled = rating.aggregate().value
         scale = rating.scale
@@ -159,5 +160,5 @@ def _metrics_table(scores: Mapping[str, float]) -> RenderableType:
     table.add_column("metric")
     table.add_column("score", justify="right")
     for label, value in scores.items():
-        table.add_row(label, score_text(value))
+        table.add_row(label, number_text(value))
     return table

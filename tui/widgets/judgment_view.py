@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
+from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from ..format import score_text
+from ..format import number_text
 
 if TYPE_CHECKING:
     from dialjudge.core.judges.types import Judgment
@@ -45,7 +47,7 @@ def distribution_bars(distribution: Mapping[str, float], *, width: int = BAR_WID
     return table
 
 
-def render_judgment(judgment: "Judgment", *, title: str | None = None, human: float | None = None) -> RenderableType:
+def render_judgment(judgment: Judgment, *, title: str | None = None, human: float | None = None) -> RenderableType:
     """A judgment as the Prompt lab and the Review screen show it.
 
     ``human`` is the item's human label on 0-1, shown beside the judge's 0-1 score.
@@ -55,8 +57,8 @@ def render_judgment(judgment: "Judgment", *, title: str | None = None, human: fl
     if judgment.failed:
         heading.append("  not scored", style="bold red")
     else:
-        heading.append(f"  score {score_text(judgment.score, 3)}", style="bold")
-        heading.append(f"  ({score_text(judgment.normalized, 3)} on 0-1)")
+        heading.append(f"  score {number_text(judgment.score, 3)}", style="bold")
+        heading.append(f"  ({number_text(judgment.normalized, 3)} on 0-1)")
         if human is not None:
             gap = abs((judgment.normalized or 0.0) - human)
             heading.append(f"  human {human:.3f}, gap {gap:.3f}", style="yellow" if gap >= 0.3 else "dim")
@@ -87,13 +89,13 @@ class JudgmentView(VerticalScroll):
         super().__init__(id=id, classes=classes)
         self.empty_text = empty_text
 
-    def compose(self):  # type: ignore[no-untyped-def]
+    def compose(self) -> ComposeResult:
         yield Static(Text(self.empty_text, style="dim"), id="judgment-body")
 
     def show_message(self, text: str | Text) -> None:
         self.query_one("#judgment-body", Static).update(text if isinstance(text, Text) else Text(text, style="dim"))
 
-    def show_judgments(self, judgments: Sequence["Judgment"], *, human: float | None = None,
+    def show_judgments(self, judgments: Sequence[Judgment], *, human: float | None = None,
                        header: RenderableType | None = None) -> None:
         parts: list[RenderableType] = [header] if header is not None else []
         for index, judgment in enumerate(judgments):

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Sequence
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from rich.console import Group, RenderableType
 from rich.text import Text
+from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
@@ -15,7 +17,7 @@ if TYPE_CHECKING:
 ROLE_STYLES = {"system": "bold magenta", "user": "bold cyan", "assistant": "bold green"}
 
 
-def render_prompt_text(prompt: "RenderedPrompt", *, item_id: str, shots: Sequence[str] = (),
+def render_prompt_text(prompt: RenderedPrompt, *, item_id: str, shots: Sequence[str] = (),
                        quality: str | None = None) -> RenderableType:
     output = prompt.output
     head = Text(f"{prompt.template_name} on {item_id}", style="bold")
@@ -61,10 +63,10 @@ def render_template_error(error: Exception, text: str) -> Text:
 class PromptPreview(VerticalScroll):
     """Shows a rendered prompt; keeps its scroll position while the text changes under it."""
 
-    def compose(self):  # type: ignore[no-untyped-def]
+    def compose(self) -> ComposeResult:
         yield Static(Text("Rendering…", style="dim"), id="prompt-body")
 
-    def show_prompt(self, prompt: "RenderedPrompt", *, item_id: str, shots: Sequence[str] = (),
+    def show_prompt(self, prompt: RenderedPrompt, *, item_id: str, shots: Sequence[str] = (),
                     quality: str | None = None) -> None:
         self.remove_class("stale")
         self.query_one("#prompt-body", Static).update(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from textual.app import ComposeResult
@@ -30,10 +31,11 @@ class VerdictPicker(Horizontal):
 
     verdict: reactive[str | None] = reactive(None)
 
+    @dataclass
     class Picked(Message):
-        def __init__(self, verdict: str) -> None:
-            super().__init__()
-            self.verdict = verdict
+        """A verdict button was pressed."""
+
+        verdict: str
 
     def compose(self) -> ComposeResult:
         for index, (verdict, _) in enumerate(VERDICTS, start=1):
@@ -53,12 +55,13 @@ class VerdictPicker(Horizontal):
 class ReviewForm(Vertical):
     """Posts :class:`ReviewForm.Submitted` when saved; :meth:`load` shows an item's stored review."""
 
+    @dataclass
     class Submitted(Message):
-        def __init__(self, verdict: str, note: str, own_rating: float | None) -> None:
-            super().__init__()
-            self.verdict = verdict
-            self.note = note
-            self.own_rating = own_rating
+        """The review was saved from the form (a verdict, a note, maybe an own rating)."""
+
+        verdict: str
+        note: str
+        own_rating: float | None
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
@@ -108,7 +111,7 @@ class ReviewForm(Vertical):
     def set_verdict(self, verdict: str | None) -> None:
         self.query_one(VerdictPicker).verdict = verdict
 
-    def load(self, review: "Review | None") -> None:
+    def load(self, review: Review | None) -> None:
         """Show a stored review, or a blank form."""
         self.set_verdict(review.verdict if review is not None else None)
         self.query_one("#review-note", Input).value = review.note if review else ""

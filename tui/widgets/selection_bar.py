@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.message import Message
@@ -11,13 +13,12 @@ from textual.widgets import Label, Select
 class SelectionBar(Horizontal):
     """Two pickers; choosing posts :class:`SelectionBar.Chosen` (the app changes the view)."""
 
+    @dataclass
     class Chosen(Message):
         """The user picked a quality or a subset (None: that one is unchanged)."""
 
-        def __init__(self, quality: str | None = None, subset: str | None = None) -> None:
-            super().__init__()
-            self.quality = quality
-            self.subset = subset
+        quality: str | None = None
+        subset: str | None = None
 
     def compose(self) -> ComposeResult:
         yield Label("Quality", classes="selection-label")

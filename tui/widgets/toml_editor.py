@@ -10,9 +10,10 @@ colour: they are what the template fills per item.
 
 from __future__ import annotations
 
+import importlib
 import re
+from collections.abc import Callable, Iterable
 from functools import lru_cache
-from typing import Iterable
 
 from textual.widgets import TextArea
 
@@ -44,7 +45,8 @@ def _highlight_name(token_type: str) -> str | None:
 
 def toml_highlights(text: str) -> dict[int, list[Highlight]]:
     """Per line, (start byte, end byte or None for the line end, highlight name), in drawing order."""
-    from pygments.lexers import TOMLLexer
+    # Imported by name: pygments ships no type hints (types-Pygments is not a dependency).
+    lexers = importlib.import_module("pygments.lexers")
 
     lines = text.split("\n")
     out: dict[int, list[Highlight]] = {}
@@ -62,7 +64,7 @@ def toml_highlights(text: str) -> dict[int, list[Highlight]]:
 
     row = 0
     strings: list[tuple[int, int]] = []
-    for index, token_type, value in TOMLLexer().get_tokens_unprocessed(text):
+    for index, token_type, value in lexers.TOMLLexer().get_tokens_unprocessed(text):
         name = _highlight_name(str(token_type))
         if name is None or not value:
             continue
@@ -84,7 +86,8 @@ def _row_of(starts: list[int], index: int) -> int:
     return bisect_right(starts, index) - 1
 
 
-def _span(starts: list[int], lines: list[str], row: int, start: int, end: int, name: str, add) -> None:  # type: ignore[no-untyped-def]
+def _span(starts: list[int], lines: list[str], row: int, start: int, end: int, name: str,
+          add: Callable[[int, int, int | None, str], None]) -> None:
     """Add one highlight per line the character range [start, end) covers."""
     while row < len(lines) and start < end:
         line_start = starts[row]

@@ -10,9 +10,10 @@ fitted to the content once when rows are set); the header line stays on top.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Callable, Hashable, Iterable, Literal, Sequence
+from typing import Any, Literal
 
 from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
@@ -40,7 +41,7 @@ class Column:
 
 
 @dataclass(frozen=True, slots=True)
-class Cell:
+class TableCell:
     """One cell: its text, a Rich style string, and what it sorts by.
 
     ``sort`` None means missing: such cells sort after all others, whichever
@@ -52,7 +53,7 @@ class Cell:
     sort: Any = None
 
     @classmethod
-    def of(cls, text: str, style: str = "") -> "Cell":
+    def of(cls, text: str, style: str = "") -> TableCell:
         return cls(text, style, text.lower())
 
 
@@ -87,39 +88,38 @@ class VirtualTable(ScrollView, can_focus=True):
     cursor_row: reactive[int] = reactive(0, always_update=False, init=False)
     cursor_column: reactive[int] = reactive(0, always_update=False, init=False)
 
+    @dataclass
     class RowHighlighted(Message):
         """The cursor moved onto a row."""
 
-        def __init__(self, table: "VirtualTable", key: RowKey | None) -> None:
-            super().__init__()
-            self.table = table
-            self.key = key
+        table: VirtualTable
+        key: RowKey | None
 
         @property
-        def control(self) -> "VirtualTable":
+        def control(self) -> VirtualTable:
             return self.table
 
+    @dataclass
     class RowSelected(Message):
         """Enter (or a double click) on a row."""
 
-        def __init__(self, table: "VirtualTable", key: RowKey) -> None:
-            super().__init__()
-            self.table = table
-            self.key = key
+        table: VirtualTable
+        key: RowKey
 
         @property
-        def control(self) -> "VirtualTable":
+        def control(self) -> VirtualTable:
             return self.table
 
+    @dataclass
     class Sorted(Message):
-        def __init__(self, table: "VirtualTable", column: str, reverse: bool) -> None:
-            super().__init__()
-            self.table = table
-            self.column = column
-            self.reverse = reverse
+        """The rows were sorted by ``column``."""
+
+        table: VirtualTable
+        column: str
+        reverse: bool
 
         @property
-        def control(self) -> "VirtualTable":
+        def control(self) -> VirtualTable:
             return self.table
 
     def __init__(self, *, empty_text: str = "Nothing to show", name: str | None = None,
@@ -129,7 +129,7 @@ class VirtualTable(ScrollView, can_focus=True):
         self._columns: list[Column] = []
         self._widths: list[int] = []
         self._offsets: list[int] = []
-        self._rows: dict[RowKey, list[Cell]] = {}
+        self._rows: dict[RowKey, list[TableCell]] = {}
         self._order: list[RowKey] = []
         self._position: dict[RowKey, int] = {}
         self._filter: Callable[[RowKey], bool] | None = None
@@ -151,7 +151,7 @@ class VirtualTable(ScrollView, can_focus=True):
         self._fit_widths()
         self._rebuild_order(keep_cursor=False)
 
-    def set_rows(self, rows: Iterable[tuple[RowKey, Sequence[Cell]]]) -> None:
+    def set_rows(self, rows: Iterable[tuple[RowKey, Sequence[TableCell]]]) -> None:
         """Replace every row; the filter and sort order stay, the cursor stays on its row."""
         width = len(self._columns)
         self._rows = {}
@@ -162,7 +162,7 @@ class VirtualTable(ScrollView, can_focus=True):
         self._fit_widths()
         self._rebuild_order()
 
-    def update_cells(self, updates: Iterable[tuple[RowKey, str, Cell]]) -> None:
+    def update_cells(self, updates: Iterable[tuple[RowKey, str, TableCell]]) -> None:
         """Change cells in place; re-sorts once when the sort column changed."""
         index = {c.key: i for i, c in enumerate(self._columns)}
         resort = False
@@ -181,12 +181,12 @@ class VirtualTable(ScrollView, can_focus=True):
         if resort:
             self._rebuild_order()
 
-    def cell(self, key: RowKey, column: str) -> Cell:
+    def cell(self, key: RowKey, column: str) -> TableCell:
         index = next(i for i, c in enumerate(self._columns) if c.key == column)
         return self._rows[key][index]
 
-    def row(self, key: RowKey) -> dict[str, Cell]:
-        return {c.key: cell for c, cell in zip(self._columns, self._rows[key])}
+    def row(self, key: RowKey) -> dict[str, TableCell]:
+        return {c.key: cell for c, cell in zip(self._columns, self._rows[key], strict=False)}
 
     @property
     def row_keys(self) -> list[RowKey]:
@@ -304,7 +304,7 @@ class VirtualTable(ScrollView, can_focus=True):
         header = base + self.get_component_rich_style("virtual-table--header")
         column_cursor = header + self.get_component_rich_style("virtual-table--column-cursor")
         segments = []
-        for i, (column, width) in enumerate(zip(self._columns, self._widths)):
+        for i, (column, width) in enumerate(zip(self._columns, self._widths, strict=False)):
             label = column.label
             if column.key == self.sort_column:
                 label += " ▼" if self.sort_reverse else " ▲"
@@ -319,7 +319,7 @@ class VirtualTable(ScrollView, can_focus=True):
         if index == self.cursor_row:
             row_style = base + self.get_component_rich_style("virtual-table--cursor")
         segments = []
-        for column, width, cell in zip(self._columns, self._widths, cells):
+        for column, width, cell in zip(self._columns, self._widths, cells, strict=False):
             segments.append(Segment(_fit(cell.text, width, column.align), row_style + _style(cell.style)))
             segments.append(Segment(" " * GAP, row_style))
         return Strip(segments)

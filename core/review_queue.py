@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import enum
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from dialjudge.core.judges.store import Review
 from dialjudge.core.judges.types import Judgment
@@ -118,8 +119,8 @@ def build_queue(dataset: Dataset, judgments: Mapping[str, Mapping[str, Judgment]
 
     examples = {ex.id: ex for ex in dataset.examples}
     human_gaps: list[tuple[float, str, Flag]] = []
-    for judge, by_item in scores.items():
-        for item_id, score in by_item.items():
+    for judge, judge_scores in scores.items():
+        for item_id, score in judge_scores.items():
             example = examples.get(item_id)
             human = human_unit(example, dataset, quality, aggregation) if example is not None else None
             if human is None:

@@ -8,9 +8,9 @@ files, and touches no widget.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping, Sequence
 
 from dialjudge.core.errors import DialjudgeError
 from dialjudge.core.judges.store import RunStore
@@ -48,7 +48,6 @@ def export_run(store: RunStore, run_id: int, dataset: Dataset, folder: Path, for
     open dataset) appear in the tables beside the run's judges.
     """
     from dialjudge.core.evaluation import evaluate, split_subsets
-    from dialjudge.core.judges.runs import RunConfig
     from dialjudge.core.judging import run_scores
     from dialjudge.core.report import render
 
@@ -58,7 +57,7 @@ def export_run(store: RunStore, run_id: int, dataset: Dataset, folder: Path, for
     if not formats:
         raise ExportError("choose at least one format to export")
     record = store.get_run(run_id)
-    config = RunConfig.from_dict(record.config)
+    config = record.run_config
     folder = _writable_folder(folder)
     written: list[Path] = []
 

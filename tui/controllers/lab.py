@@ -1,4 +1,4 @@
-"""Background work behind the Prompt lab (a mixin of the App): previews, trials, saving.
+"""The Prompt lab's work: previews, trials, saving templates and personas.
 
 The preview parses the edited template text and renders the chosen item
 (few-shot examples included) on a worker, so a large dataset's BM25 index
@@ -14,10 +14,11 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any
 
-from textual import work
+from textual.app import App
 from textual.message import Message
 from textual.message_pump import MessagePump
 from textual.worker import Worker, get_current_worker
@@ -25,13 +26,15 @@ from textual.worker import Worker, get_current_worker
 from dialjudge.core.config import JudgeConfig
 from dialjudge.core.errors import ConfigError, TemplateError
 
+from .base import start_thread_work
+
 if TYPE_CHECKING:
     from dialjudge.core.judges.personas import Persona
     from dialjudge.core.judges.templates import Template
     from dialjudge.core.judges.types import JudgeBackend, Judgment, RenderedPrompt, ScoringMode
     from dialjudge.core.model import Dataset, Example
 
-    from .services import Services
+    from ..services import Services
 
 PREVIEW_GROUP = "prompt-preview"
 TRIAL_GROUP = "prompt-trial"
@@ -45,11 +48,11 @@ class PromptSetup:
     """Everything the lab renders a prompt from."""
 
     text: str
-    dataset: "Dataset"
-    example: "Example"
+    dataset: Dataset
+    example: Example
     aspect: str | None = None
     kpi: str | None = None
-    persona: "Persona | None" = None
+    persona: Persona | None = None
     fewshot: str = "none"
     #: Grows with every edit, so a late preview of older text is recognised and dropped.
     generation: int = 0
@@ -57,58 +60,57 @@ class PromptSetup:
 
 @dataclass(frozen=True)
 class PreparedPrompt:
-    template: "Template"
-    prompt: "RenderedPrompt"
+    template: Template
+    prompt: RenderedPrompt
     quality: str | None
     shots: tuple[str, ...]
 
 
+@dataclass
 class PreviewRendered(Message):
     """The lab's prompt was rendered, or the template (or a setting) has an error."""
 
-    def __init__(self, generation: int, prepared: PreparedPrompt | None, error: Exception | None) -> None:
-        super().__init__()
-        self.generation = generation
-        self.prepared = prepared
-        self.error = error
+    generation: int
+    prepared: PreparedPrompt | None
+    error: Exception | None
 
     def can_replace(self, message: Message) -> bool:
         return isinstance(message, PreviewRendered)
 
 
+@dataclass
 class TrialFinished(Message):
     """A judge answered the lab's prompt for one item."""
 
-    def __init__(self, judge: str, prepared: PreparedPrompt, judgment: "Judgment", seconds: float) -> None:
-        super().__init__()
-        self.judge = judge
-        self.prepared = prepared
-        self.judgment = judgment
-        self.seconds = seconds
+    judge: str
+    prepared: PreparedPrompt
+    judgment: Judgment
+    seconds: float
 
 
+@dataclass
 class TrialFailed(Message):
     """A trial could not be made (the app's failure handler says why, too)."""
 
-    def __init__(self, judge: str, error: str) -> None:
-        super().__init__()
-        self.judge = judge
-        self.error = error
+    judge: str
+    error: str
 
 
+@dataclass
 class TemplateSaved(Message):
-    def __init__(self, name: str, path: str, overrides_shipped: bool) -> None:
-        super().__init__()
-        self.name = name
-        self.path = path
-        self.overrides_shipped = overrides_shipped
+    """The edited template was written to the user's template folder."""
+
+    name: str
+    path: str
+    overrides_shipped: bool
 
 
+@dataclass
 class PersonaSaved(Message):
-    def __init__(self, name: str, path: str) -> None:
-        super().__init__()
-        self.name = name
-        self.path = path
+    """A persona was written to the user's persona folder."""
+
+    name: str
+    path: str
 
 
 def prepare_prompt(setup: PromptSetup, selectors: dict[Any, Any] | None = None) -> PreparedPrompt:
@@ -145,7 +147,7 @@ class _LabState:
     #: Few-shot selectors by (dataset, setting, quality): a BM25 index is built once.
     selectors: dict[Any, Any] = field(default_factory=dict)
     #: Open judges by their configuration, reused by the next trial.
-    backends: dict[str, "JudgeBackend"] = field(default_factory=dict)
+    backends: dict[str, JudgeBackend] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
     #: One event loop for every trial and the final close: a kept-open HTTP client's
     #: connections belong to the loop that opened them (a fresh asyncio.run per trial breaks them).
@@ -168,71 +170,67 @@ class _LabState:
                 loop.close()
 
 
-class LabControl:
-    """Mixed into the App: the Prompt lab's workers and the judges it keeps open."""
+class LabController:
+    """The Prompt lab's workers and the judges it keeps open between trials."""
 
-    services: "Services"
-
-    @property
-    def _lab_cache(self) -> "_LabState":
-        state = self.__dict__.get("_lab_state")
-        if state is None:
-            state = self.__dict__["_lab_state"] = _LabState()
-        return state
+    def __init__(self, app: App[Any], services: Services) -> None:
+        self.app = app
+        self.services = services
+        # Created here, on the UI thread, before any worker shares it.
+        self._state = _LabState()
 
     # -- the preview -----------------------------------------------------------------------
 
-    def render_lab_preview(self, setup: PromptSetup, reply_to: MessagePump) -> Worker:
+    def render_preview(self, setup: PromptSetup, reply_to: MessagePump) -> Worker[None]:
         """Render ``setup`` on a worker; ``reply_to`` receives :class:`PreviewRendered`."""
-        self._lab_cache  # created here, on the UI thread, before any worker shares it
-        return self._render_lab_preview(setup, reply_to)
 
-    @work(thread=True, exclusive=True, group=PREVIEW_GROUP, exit_on_error=False, description="Rendering the prompt")
-    def _render_lab_preview(self, setup: PromptSetup, reply_to: MessagePump) -> None:
-        try:
-            prepared, error = prepare_prompt(setup, self._lab_cache.selectors), None
-        except (TemplateError, ConfigError) as exc:
-            prepared, error = None, exc
-        if not get_current_worker().is_cancelled:
-            reply_to.post_message(PreviewRendered(setup.generation, prepared, error))
+        def render() -> None:
+            prepared: PreparedPrompt | None
+            error: Exception | None
+            try:
+                prepared, error = prepare_prompt(setup, self._state.selectors), None
+            except (TemplateError, ConfigError) as exc:
+                prepared, error = None, exc
+            if not get_current_worker().is_cancelled:
+                reply_to.post_message(PreviewRendered(setup.generation, prepared, error))
+
+        return start_thread_work(self.app, render, group=PREVIEW_GROUP, description="Rendering the prompt")
 
     # -- trying a judge --------------------------------------------------------------------
 
-    def try_lab_prompt(self, setup: PromptSetup, judge: JudgeConfig, mode: "ScoringMode", reply_to: MessagePump,
-                       *, top_k: int = 3) -> Worker:
+    def try_prompt(self, setup: PromptSetup, judge: JudgeConfig, mode: ScoringMode, reply_to: MessagePump,
+                   *, top_k: int = 3) -> Worker[None]:
         """Ask ``judge`` about ``setup``'s item now; ``reply_to`` receives TrialFinished or TrialFailed."""
-        self._lab_cache  # created here, on the UI thread, before any worker shares it
-        return self._try_lab_prompt(setup, judge, mode, top_k, reply_to)
 
-    @work(thread=True, exclusive=True, group=TRIAL_GROUP, exit_on_error=False, description="Trying the judge")
-    def _try_lab_prompt(self, setup: PromptSetup, judge: JudgeConfig, mode: "ScoringMode", top_k: int,
-                        reply_to: MessagePump) -> None:
-        from dialjudge.core.judges.scoring import score_result
-        from dialjudge.core.judges.types import JudgeRequest
+        def trial() -> None:
+            from dialjudge.core.judges.scoring import score_result
+            from dialjudge.core.judges.types import JudgeRequest
 
-        try:
-            prepared = prepare_prompt(setup, self._lab_cache.selectors)
-            if mode not in prepared.template.output.modes:
-                offered = ", ".join(m.value for m in prepared.template.output.modes)
-                raise ConfigError(f"template {prepared.template.name!r} does not support {mode.value} scoring "
-                                  f"(it offers: {offered})")
-            request = JudgeRequest(item_id=setup.example.id, prompt=prepared.prompt, mode=mode,
-                                   sampling=judge.sampling, top_k=top_k)
-            backend = self._trial_backend(judge)
-            started = time.perf_counter()
-            result = self._lab_cache.run_on_loop(_ask(backend, request))
-            judgment = score_result(request, result, judge.name)
-        except BaseException as exc:
-            reply_to.post_message(TrialFailed(judge.name, _describe(exc)))
-            raise
-        if not get_current_worker().is_cancelled:
-            reply_to.post_message(TrialFinished(judge.name, prepared, judgment, time.perf_counter() - started))
+            try:
+                prepared = prepare_prompt(setup, self._state.selectors)
+                if mode not in prepared.template.output.modes:
+                    offered = ", ".join(m.value for m in prepared.template.output.modes)
+                    raise ConfigError(f"template {prepared.template.name!r} does not support {mode.value} scoring "
+                                      f"(it offers: {offered})")
+                request = JudgeRequest(item_id=setup.example.id, prompt=prepared.prompt, mode=mode,
+                                       sampling=judge.sampling, top_k=top_k)
+                backend = self._trial_backend(judge)
+                started = time.perf_counter()
+                result = self._state.run_on_loop(_ask(backend, request))
+                judgment = score_result(request, result, judge.name)
+            except BaseException as exc:
+                reply_to.post_message(TrialFailed(judge.name, _describe(exc)))
+                raise
+            if not get_current_worker().is_cancelled:
+                reply_to.post_message(TrialFinished(judge.name, prepared, judgment, time.perf_counter() - started))
 
-    def _trial_backend(self, judge: JudgeConfig) -> "JudgeBackend":
+        return start_thread_work(self.app, trial, group=TRIAL_GROUP, description="Trying the judge")
+
+    def _trial_backend(self, judge: JudgeConfig) -> JudgeBackend:
         """One backend per judge configuration, kept open for the next trial."""
         from dialjudge.core.judges.runs import judge_config_to_dict
 
-        state = self._lab_cache
+        state = self._state
         key = repr(sorted(judge_config_to_dict(judge).items()))
         with state.lock:
             backend = state.backends.get(key)
@@ -242,7 +240,7 @@ class LabControl:
 
     def close_trial_judges(self) -> None:
         """Close the judges the lab opened (a local model's thread and memory)."""
-        state = self._lab_cache
+        state = self._state
         with state.lock:
             backends = list(state.backends.values())
             state.backends.clear()
@@ -253,39 +251,40 @@ class LabControl:
 
     # -- saving ----------------------------------------------------------------------------
 
-    def save_lab_template(self, text: str, reply_to: MessagePump) -> Worker:
-        """Save the edited template under the name its text gives, in the user's template folder."""
-        return self._save_lab_template(text, reply_to)
+    def save_template(self, text: str, reply_to: MessagePump) -> Worker[None]:
+        """Save the edited template under the name its text gives, in the user's template folder;
+        ``reply_to`` receives :class:`TemplateSaved`."""
 
-    @work(thread=True, exclusive=True, group=SAVE_GROUP, exit_on_error=False, description="Saving the template")
-    def _save_lab_template(self, text: str, reply_to: MessagePump) -> None:
-        from dialjudge.core.judges.personas import save_template
-        from dialjudge.core.judges.templates import parse_template, shipped_template_dir
+        def save() -> None:
+            from dialjudge.core.judges.personas import save_template
+            from dialjudge.core.judges.templates import parse_template, shipped_template_dir
 
-        name = parse_template(text, LAB_SOURCE).name
-        path = save_template(text, name)
-        shipped = (shipped_template_dir() / f"{name}.toml").is_file()
-        reply_to.post_message(TemplateSaved(name, str(path), shipped))
+            name = parse_template(text, LAB_SOURCE).name
+            path = save_template(text, name)
+            shipped = (shipped_template_dir() / f"{name}.toml").is_file()
+            reply_to.post_message(TemplateSaved(name, str(path), shipped))
 
-    def save_lab_persona(self, persona: "Persona", reply_to: MessagePump) -> Worker:
-        """Save a persona to the user's persona folder."""
-        return self._save_lab_persona(persona, reply_to)
+        return start_thread_work(self.app, save, group=SAVE_GROUP, description="Saving the template")
 
-    @work(thread=True, exclusive=True, group=SAVE_GROUP, exit_on_error=False, description="Saving the persona")
-    def _save_lab_persona(self, persona: "Persona", reply_to: MessagePump) -> None:
-        from dialjudge.core.judges.personas import save_persona
+    def save_persona(self, persona: Persona, reply_to: MessagePump) -> Worker[None]:
+        """Save a persona to the user's persona folder; ``reply_to`` receives :class:`PersonaSaved`."""
 
-        path = save_persona(persona)
-        reply_to.post_message(PersonaSaved(persona.name, str(path)))
+        def save() -> None:
+            from dialjudge.core.judges.personas import save_persona
+
+            path = save_persona(persona)
+            reply_to.post_message(PersonaSaved(persona.name, str(path)))
+
+        return start_thread_work(self.app, save, group=SAVE_GROUP, description="Saving the persona")
 
 
-async def _ask(backend: "JudgeBackend", request: Any) -> Any:
+async def _ask(backend: JudgeBackend, request: Any) -> Any:
     await backend.open()
     await backend.check_mode(request.mode, request.top_k)
     return await backend.complete(request)
 
 
-async def _close_all(backends: Sequence["JudgeBackend"]) -> None:
+async def _close_all(backends: Sequence[JudgeBackend]) -> None:
     for backend in backends:
         await backend.close()
 

@@ -1,0 +1,80 @@
+"""`dialjudge runs export RUN --to FOLDER`: the files the app's Runs screen writes, from the shell."""
+
+from __future__ import annotations
+
+import csv
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from dialjudge.cli.main import main
+from dialjudge.core.evaluation import evaluate
+from dialjudge.core.judges.store import RunStore
+from dialjudge.core.judging import run_scores
+from dialjudge.core.registry import open_dataset
+from dialjudge.core.run_export import FORMAT_LABELS
+
+
+@pytest.fixture(autouse=True)
+def fake_judge_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    config = tmp_path / "dialjudge.toml"
+    config.write_text(textwrap.dedent("""
+        [judges.fa]
+        backend = "fake"
+        model = "fake-a"
+    """), encoding="utf-8")
+    monkeypatch.setenv("DIALJUDGE_CONFIG", str(config))
+    return config
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_export_to_a_folder_writes_what_the_app_writes(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, _, err = run(capsys, "judge", "--judge", "fa", "--template", "likert-1to5", "--aspect", "overall", "--limit", "12", "--no-metrics",
+                       "--bootstrap", "0")
+    assert code == 0, err
+    out_dir = tmp_path / "exports"
+    code, _, err = run(capsys, "runs", "export", "1", "--to", str(out_dir))
+    assert code == 0, err
+    assert sorted(p.name for p in out_dir.iterdir()) == sorted(
+        f"run-1-{kind}" for kind in ("agreement.csv", "agreement.json", "agreement.md", "agreement.tex",
+                                     "judgments.csv", "judgments.jsonl"))
+    assert all(str(out_dir / f"run-1-agreement.{ending}") in err for ending in ("csv", "json", "md", "tex"))
+    assert len(FORMAT_LABELS) == 6
+
+    # The table holds the coefficients core/evaluation computes from the stored judgments.
+    dataset = open_dataset("sample", remember=False)
+    with RunStore() as store:
+        scores, failures = run_scores(store, 1)
+        stored = store.export_rows(1)
+    expected = next(r for r in evaluate(dataset, qualities=["overall"], extra_scores=scores, failures=failures,
+                                        include_metrics=False, n_boot=0).records if r["evaluator"] == "fa")
+    with (out_dir / "run-1-agreement.csv").open(encoding="utf-8") as f:
+        rows = [r for r in csv.DictReader(f) if r["evaluator"] == "fa" and r["subset"] == "all"]
+    assert float(rows[0]["spearman"]) == pytest.approx(expected["spearman"])
+    assert int(rows[0]["n"]) == expected["n"] == 12
+    assert json.loads((out_dir / "run-1-agreement.json").read_text(encoding="utf-8"))["meta"]["run_id"] == 1
+    lines = (out_dir / "run-1-judgments.jsonl").read_text(encoding="utf-8").splitlines()
+    assert [json.loads(line)["item_id"] for line in lines] == [r["item_id"] for r in stored]
+
+
+def test_export_chooses_files_and_may_add_the_metrics(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, _, err = run(capsys, "judge", "--judge", "fa", "--template", "likert-1to5", "--aspect", "overall", "--limit", "6", "--no-metrics",
+                       "--bootstrap", "0")
+    assert code == 0, err
+    code, _, err = run(capsys, "runs", "export", "1", "--to", str(tmp_path / "one"), "--file", "csv",
+                       "--with-metrics")
+    assert code == 0, err
+    assert [p.name for p in (tmp_path / "one").iterdir()] == ["run-1-agreement.csv"]
+    with (tmp_path / "one" / "run-1-agreement.csv").open(encoding="utf-8") as f:
+        evaluators = {r["evaluator"] for r in csv.DictReader(f)}
+    assert {"fa", "BLEU-1", "human ceiling"} <= evaluators
+
+    code, _, err = run(capsys, "runs", "export", "1", "--file", "csv")
+    assert code != 0 and "--to" in err

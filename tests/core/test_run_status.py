@@ -1,0 +1,74 @@
+"""RunStatus, RunState folding a run's events, and the status line the app and the CLI share."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from dialjudge.core.config import JudgeConfig
+from dialjudge.core.judges.backends.fake import FakeBackend
+from dialjudge.core.judges.events import JudgmentScored, RunFailed, RunFinished, RunProgress, RunStarted, RunSummary
+from dialjudge.core.judges.runs import RunConfig
+from dialjudge.core.judges.status import Part, RunState, RunStatus, status_line, status_text
+from dialjudge.core.judges.store import RUN_STATUSES, RunStore
+from dialjudge.core.judges.templates import get_template
+from dialjudge.core.judges.types import Judgment, ScoringMode
+from dialjudge.core.judging import execute_run
+from dialjudge.core.registry import open_dataset
+
+
+def test_status_values_are_the_stores_and_read_as_their_value():
+    assert RUN_STATUSES == ("running", "finished", "cancelled", "failed")
+    assert RunStatus("cancelled") is RunStatus.CANCELLED and RunStatus.CANCELLED == "cancelled"
+    assert f"{RunStatus.FINISHED}" == str(RunStatus.FINISHED) == "finished"
+    assert [s.stopped for s in RunStatus] == [False, True, True, True]
+
+
+def test_a_run_folded_from_its_events_matches_the_store(tmp_path: Path):
+    dataset = open_dataset("sample", remember=False)
+    config = RunConfig.build(dataset, get_template("likert-1to5"), [JudgeConfig(name="fake", backend="fake")],
+                             aspect="overall", quality="overall", mode=ScoringMode.GENERATE, limit=12)
+    state = RunState()
+    events: list[object] = []
+
+    def follow(event) -> None:
+        events.append(event)
+        state.apply(event)
+
+    with RunStore(tmp_path / "runs.sqlite3") as store:
+        backends = {"fake": FakeBackend(name="fake", fail_every=4)}
+        summary = asyncio.run(execute_run(config, dataset, store, backends, on_event=follow))
+        record = store.get_run(summary.run_id)
+    assert any(isinstance(e, RunProgress) for e in events)
+    assert state.status is RunStatus.FINISHED is record.status and not state.active
+    assert (state.run_id, state.done, state.total) == (record.id, record.judgments, record.total) == (
+        summary.run_id, 12, 12)
+    assert state.failures == record.failures == 3  # every fourth request fails
+    assert state.summary == summary
+    assert status_text(state, show_timings=False) == f"Run {record.id} finished · 12/12 judged · 3 failed"
+
+
+def judgment(item_id: str, *, failed: bool) -> Judgment:
+    return Judgment(item_id=item_id, judge="j", mode=ScoringMode.GENERATE, prompt_hash="h", raw_output="",
+                    score=None if failed else 3.0, normalized=None if failed else 0.5,
+                    error="no score found" if failed else None)
+
+
+def test_the_status_line_by_hand():
+    state = RunState()
+    assert status_line(state) == [("Run starting", Part.STATUS), (" · loading the judges…", Part.NOTE)]
+    state.apply(RunStarted(run_id=4, total=10, done=2, resumed=True))
+    state.apply(JudgmentScored(judgment("a", failed=True), 3, 10))
+    assert status_text(state) == "Run 4 running · 3/10 judged · 1 failed"
+    assert (status_line(state)[2][1], status_line(state)[2][0]) == (Part.FAILURES, " · 1 failed")
+    state.apply(RunProgress(done=4, total=10, failures=1, cached=2, tokens_per_s=10.0, items_per_s=2.5, eta_s=125))
+    assert status_text(state) == "Run 4 running · 4/10 judged · 1 failed · 2 from cache · 2.5 items/s · ETA 2:05"
+    assert status_text(state, show_timings=False) == "Run 4 running · 4/10 judged · 1 failed · 2 from cache"
+    summary = RunSummary(run_id=4, status="cancelled", total=10, done=4, failures=1, cached=2, backend_calls=2,
+                         resumed=True, elapsed_s=1.0)
+    state.apply(RunFinished(4, "cancelled", summary))
+    assert state.status is RunStatus.CANCELLED and not state.active
+    assert status_text(state) == "Run 4 cancelled · 4/10 judged · 1 failed · 2 from cache"  # no rate once stopped
+    state.apply(RunFailed("backend exploded", 4))
+    assert state.status is RunStatus.FAILED
+    assert status_line(state)[-1] == ("\nbackend exploded", Part.ERROR)

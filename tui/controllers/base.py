@@ -1,0 +1,24 @@
+"""Starting background work the way every controller does: a thread worker owned by the app."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from textual.app import App
+from textual.worker import Worker
+
+ResultType = TypeVar("ResultType")
+
+
+def start_thread_work(app: App[Any], work: Callable[[], ResultType], *, group: str, description: str,
+                      exclusive: bool = True) -> Worker[ResultType]:
+    """Run ``work`` on a thread worker of ``app``.
+
+    The worker belongs to the app, so a failure reaches the app's one
+    ``on_worker_state_changed`` handler (``exit_on_error=False``: a failure is a
+    notification, never an exit); ``exclusive`` cancels the group's previous worker.
+    ``work`` never touches a widget: it posts a message.
+    """
+    return app.run_worker(work, name=group, group=group, description=description, exclusive=exclusive,
+                          exit_on_error=False, thread=True)

@@ -1,0 +1,279 @@
+"""The open dataset and what is computed from it: reference-based metrics, item scores, the view's statistics.
+
+Owns the :class:`Workspace` and announces every change of it on
+:attr:`DatasetController.workspace_changed`, which the screens follow. Judge
+scores can arrive thousands per second; they are applied at once but
+announced at most every ``redraw_interval_s`` (:meth:`flush_live_updates`,
+called by an app timer), and the agreement table with its bootstrap CIs is
+recomputed at most every ``stats_interval_s`` while they arrive, and once
+more when a run stops.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from textual.app import App
+from textual.message import Message
+from textual.signal import Signal
+from textual.timer import Timer
+from textual.worker import Worker, get_current_worker
+
+from dialjudge.core.workspace import Workspace
+
+from ..state import Change, StatsState, WorkspaceChange
+from .base import start_thread_work
+
+if TYPE_CHECKING:
+    from dialjudge.core.describe import DatasetSummary
+    from dialjudge.core.judges.types import Judgment
+    from dialjudge.core.metrics import MetricScores
+    from dialjudge.core.model import Dataset, Example
+    from dialjudge.core.stats import AgreementTable, CeilingRow
+    from dialjudge.core.workspace import AgreementInputs
+
+    from ..services import Services
+
+#: Worker groups; each holds at most one worker (``exclusive``).
+DATASET_GROUP = "dataset"
+METRICS_GROUP = "metrics"
+STATS_GROUP = "stats"
+ITEM_GROUP = "item"
+
+
+@dataclass
+class DatasetLoaded(Message):
+    """A dataset was read and described."""
+
+    name: str
+    dataset: Dataset
+    summary: DatasetSummary
+    ceilings: list[CeilingRow]
+
+
+@dataclass
+class MetricsProgressed(Message):
+    """Reference-based metrics scored ``done`` of ``total`` pairs."""
+
+    dataset: Dataset
+    done: int
+    total: int
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, MetricsProgressed)
+
+
+@dataclass
+class MetricsScored(Message):
+    """Every reference-based metric was computed for ``dataset``."""
+
+    dataset: Dataset
+    scores: MetricScores
+
+
+@dataclass
+class StatsRefreshed(Message):
+    """An agreement table (with bootstrap CIs) was computed from ``inputs``."""
+
+    inputs: AgreementInputs
+    table: AgreementTable
+
+
+@dataclass
+class ItemScored(Message):
+    """The reference-based metrics of one item (for the item view)."""
+
+    example_id: str
+    scores: dict[str, float] = field(default_factory=dict)
+
+
+class DatasetController:
+    """The workspace: the open dataset, its metric scores, the chosen view and its statistics."""
+
+    def __init__(self, app: App[Any], services: Services) -> None:
+        self.app = app
+        self.services = services
+        self.workspace = Workspace(seed=services.seed)
+        self.workspace_changed: Signal[WorkspaceChange] = Signal(app, "workspace-changed")
+        self.dataset_summary: DatasetSummary | None = None
+        self.dataset_ceilings: list[CeilingRow] = []
+        #: (done, total) while the metrics are being scored.
+        self.metrics_progress: tuple[int, int] | None = None
+        self.stats: StatsState | None = None
+        #: Each item's reference-based metric scores, by label, for the item view (cached).
+        self.item_metrics: dict[str, dict[str, float]] = {}
+        self._dirty_items: set[str] = set()
+        self._stats_timer: Timer | None = None
+
+    def publish(self, kind: Change, item_ids: frozenset[str] = frozenset()) -> None:
+        """Tell the screens what changed."""
+        self.workspace_changed.publish(WorkspaceChange(kind, item_ids))
+
+    # -- datasets ------------------------------------------------------------------------
+
+    def open(self, name_or_path: str) -> Worker[None]:
+        """Load a dataset by name or path in the background; it replaces the current one."""
+
+        def load() -> None:
+            from dialjudge.core.describe import describe
+            from dialjudge.core.stats import ceiling_table
+
+            dataset = self.services.open_dataset(name_or_path)
+            summary = describe(dataset)
+            ceilings = ceiling_table(dataset.examples)
+            if not get_current_worker().is_cancelled:
+                self.app.post_message(DatasetLoaded(name_or_path, dataset, summary, ceilings))
+
+        return start_thread_work(self.app, load, group=DATASET_GROUP, description="Opening dataset")
+
+    def dataset_loaded(self, message: DatasetLoaded) -> None:
+        self.workspace.set_dataset(message.dataset)
+        self.dataset_summary = message.summary
+        self.dataset_ceilings = message.ceilings
+        self.stats = None
+        self.item_metrics = {}
+        self.metrics_progress = None
+        self._dirty_items.clear()
+        self.app.sub_title = message.dataset.name
+        self.publish(Change.DATASET)
+        self._score_metrics(message.dataset)
+        self.refresh_stats()
+
+    # -- reference-based metrics -----------------------------------------------------------
+
+    def _score_metrics(self, dataset: Dataset) -> Worker[None]:
+        def score() -> None:
+            from dialjudge.core.metrics import score_examples
+
+            worker = get_current_worker()
+
+            def progress(done: int, total: int) -> None:
+                if not worker.is_cancelled:
+                    self.app.post_message(MetricsProgressed(dataset, done, total))
+
+            scores = score_examples(dataset.examples, self.services.metric_ids,
+                                    workers=self.services.metric_workers, progress=progress)
+            if not worker.is_cancelled:
+                self.app.post_message(MetricsScored(dataset, scores))
+
+        return start_thread_work(self.app, score, group=METRICS_GROUP, description="Scoring metrics")
+
+    def metrics_progressed(self, message: MetricsProgressed) -> None:
+        if message.dataset is self.workspace.dataset:
+            self.metrics_progress = (message.done, message.total)
+            self.publish(Change.METRICS)
+
+    def metrics_scored(self, message: MetricsScored) -> None:
+        if message.dataset is not self.workspace.dataset:
+            return  # scores of a dataset that was replaced meanwhile
+        self.workspace.set_metric_scores(message.scores)
+        self.metrics_progress = None
+        self.publish(Change.METRICS)
+        self.refresh_stats(changed_only=True)
+
+    def score_item(self, example: Example) -> None:
+        """The reference-based metrics of one item, for the item view (cached)."""
+        if example.id in self.item_metrics:
+            self.publish(Change.ITEM, frozenset({example.id}))
+            return
+
+        def score() -> None:
+            from dialjudge.core.metrics import metric_info, resolve_metric_ids, score_pair
+
+            ids = resolve_metric_ids(self.services.metric_ids)
+            raw = score_pair(example.candidate or "", example.references, example.language, ids)
+            scores = {metric_info(m).label: raw[m] for m in ids if m in raw}
+            if not get_current_worker().is_cancelled:
+                self.app.post_message(ItemScored(example.id, scores))
+
+        start_thread_work(self.app, score, group=ITEM_GROUP, description="Scoring item")
+
+    def item_scored(self, message: ItemScored) -> None:
+        self.item_metrics[message.example_id] = message.scores
+        self.publish(Change.ITEM, frozenset({message.example_id}))
+
+    # -- the view --------------------------------------------------------------------------
+
+    def choose_view(self, *, quality: str | None = None, subset: str | None = None) -> None:
+        """Show another quality and/or subset; statistics are recomputed in the background."""
+        before = (self.workspace.quality, self.workspace.subset)
+        if quality is not None:
+            self.workspace.set_quality(quality)
+        if subset is not None:
+            self.workspace.set_subset(subset)
+        if (self.workspace.quality, self.workspace.subset) != before:
+            self.stats = None
+            self.publish(Change.SELECTION)
+            self.refresh_stats()
+
+    def cycle_subset(self, step: int) -> None:
+        """Show the next (or previous) subset."""
+        specs = [s.spec for s in self.workspace.subsets()]
+        if len(specs) > 1:
+            here = specs.index(self.workspace.subset.spec) if self.workspace.subset.spec in specs else 0
+            self.choose_view(subset=specs[(here + step) % len(specs)])
+
+    def cycle_quality(self, step: int) -> None:
+        """Show the next (or previous) quality."""
+        qualities = self.workspace.qualities()
+        quality = self.workspace.quality
+        if len(qualities) > 1 and quality is not None and quality in qualities:
+            here = qualities.index(quality)
+            self.choose_view(quality=qualities[(here + step) % len(qualities)])
+
+    # -- statistics ------------------------------------------------------------------------
+
+    def refresh_stats(self, *, changed_only: bool = False) -> None:
+        """Recompute the agreement statistics (with CIs) of the current view in the background;
+        ``changed_only``: only of the evaluators whose scores changed since they were computed."""
+        if self._stats_timer is not None:
+            self._stats_timer.stop()
+            self._stats_timer = None
+        ws = self.workspace
+        if ws.dataset is None or ws.quality is None:
+            return
+        evaluators = None
+        stats = self.stats
+        if changed_only and stats is not None and stats.selection_version == ws.selection_version:
+            evaluators = [name for name in ws.evaluators if not stats.is_current(name, ws.version(name))]
+            if not evaluators:
+                return
+        inputs = ws.agreement_inputs(evaluators)
+
+        def compute() -> None:
+            table = inputs.table(n_boot=self.services.n_boot, seed=self.services.seed)
+            if not get_current_worker().is_cancelled:
+                self.app.post_message(StatsRefreshed(inputs, table))
+
+        start_thread_work(self.app, compute, group=STATS_GROUP, description="Computing statistics")
+
+    def stats_refreshed(self, message: StatsRefreshed) -> None:
+        inputs = message.inputs
+        if inputs.selection_version != self.workspace.selection_version:
+            return  # computed for a view that is no longer shown
+        if self.stats is None or self.stats.selection_version != inputs.selection_version:
+            self.stats = StatsState(inputs.selection_version, inputs.quality)
+        self.stats.merge(message.table, dict(inputs.versions))
+        self.publish(Change.STATS)
+
+    # -- judge scores arriving ---------------------------------------------------------------
+
+    def add_judgment(self, judgment: Judgment, run_id: int | None) -> None:
+        """A run's judgment joins the workspace now; it is announced by the next :meth:`flush_live_updates`."""
+        self.workspace.add_judgment(judgment, run_id)
+        self._dirty_items.add(judgment.item_id)
+        if self._stats_timer is None:
+            self._stats_timer = self.app.set_timer(self.services.stats_interval_s, self._stats_due,
+                                                   name="stats refresh")
+
+    def _stats_due(self) -> None:
+        self._stats_timer = None
+        self.refresh_stats(changed_only=True)
+
+    def flush_live_updates(self) -> None:
+        """Announce the judge scores that arrived since the last call."""
+        if self._dirty_items:
+            items = frozenset(self._dirty_items)
+            self._dirty_items.clear()
+            self.publish(Change.JUDGES, items)

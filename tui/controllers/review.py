@@ -1,0 +1,137 @@
+"""The Review screen's work: a run's review queue, saving verdicts, exporting the reviewed labels.
+
+The queue itself is core's (:mod:`dialjudge.core.review_queue`); reading it
+means reading the run store and maybe a dataset, so it happens on a worker
+and the screen that asked receives :class:`ReviewQueueBuilt`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from textual.app import App
+from textual.message import Message
+from textual.message_pump import MessagePump
+from textual.worker import Worker, get_current_worker
+
+from .base import start_thread_work
+from .history import FilesExported, dataset_for
+
+if TYPE_CHECKING:
+    from dialjudge.core.judges.runs import RunConfig
+    from dialjudge.core.judges.store import Review, RunRecord
+    from dialjudge.core.judges.types import Judgment
+    from dialjudge.core.model import Dataset
+    from dialjudge.core.review_queue import ReviewCase
+
+    from ..services import Services
+    from .datasets import DatasetController
+
+REVIEW_GROUP = "review-queue"
+REVIEW_SAVE_GROUP = "review-save"
+#: The Review screen's run picker lists in its own group (the Runs screen's listing is another).
+REVIEW_RUNS_GROUP = "review-runs"
+EXPORT_GROUP = "export"
+
+#: Review export formats and their file endings.
+REVIEW_FORMATS: dict[str, str] = {"reviews-csv": "csv", "reviews-jsonl": "jsonl"}
+REVIEW_FORMAT_LABELS: dict[str, str] = {"reviews-csv": "Reviewed labels, CSV", "reviews-jsonl": "Reviewed labels, JSONL"}
+
+
+@dataclass(frozen=True)
+class ReviewData:
+    run: RunRecord
+    config: RunConfig
+    dataset: Dataset
+    judgments: dict[str, dict[str, Judgment]]
+    queue: list[ReviewCase]
+    reviews: dict[str, Review]
+
+
+@dataclass
+class ReviewQueueBuilt(Message):
+    """A run's judgments were read and its items worth a review were found."""
+
+    data: ReviewData
+
+
+@dataclass
+class ReviewSaved(Message):
+    """A reviewer's verdict on one item was stored."""
+
+    review: Review
+
+
+class ReviewController:
+    """Reads review queues and stores and exports reviews."""
+
+    def __init__(self, app: App[Any], services: Services, datasets: DatasetController) -> None:
+        self.app = app
+        self.services = services
+        self.datasets = datasets
+
+    def _review_data(self, run_id: int, current: Dataset | None) -> ReviewData:
+        from dialjudge.core.review_queue import build_queue
+
+        with self.services.open_store() as store:
+            record = store.get_run(run_id)
+            config = record.run_config
+            judgments = store.load_judgments(run_id)
+            reviews = store.reviews(run_id)
+        dataset = dataset_for(self.services, config, current)
+        queue = build_queue(dataset, judgments, config.quality)
+        return ReviewData(record, config, dataset, judgments, queue, reviews)
+
+    def load_queue(self, run_id: int, reply_to: MessagePump) -> Worker[None]:
+        """Read run ``run_id`` and flag its items; ``reply_to`` receives :class:`ReviewQueueBuilt`."""
+        current = self.datasets.workspace.dataset
+
+        def load() -> None:
+            data = self._review_data(run_id, current)
+            if not get_current_worker().is_cancelled:
+                reply_to.post_message(ReviewQueueBuilt(data))
+
+        return start_thread_work(self.app, load, group=REVIEW_GROUP, description="Finding items to review")
+
+    def save(self, run_id: int, item_id: str, verdict: str, reply_to: MessagePump, *, note: str = "",
+             own_rating: float | None = None) -> Worker[None]:
+        """Store a reviewer's verdict on one item; ``reply_to`` receives :class:`ReviewSaved`."""
+
+        def save() -> None:
+            with self.services.open_store() as store:
+                review = store.set_review(run_id, item_id, verdict, note=note, own_rating=own_rating)
+            reply_to.post_message(ReviewSaved(review))
+
+        # Not exclusive: two quick verdicts on two items must both be stored.
+        return start_thread_work(self.app, save, group=REVIEW_SAVE_GROUP, description="Saving the review",
+                                 exclusive=False)
+
+    def export(self, run_id: int, folder: Path, formats: Sequence[str], reply_to: MessagePump) -> Worker[None]:
+        """Write every judged item's label (manual ones marked) with its review; ``reply_to`` receives
+        :class:`FilesExported`."""
+        current = self.datasets.workspace.dataset
+        chosen = tuple(formats)
+
+        def export() -> None:
+            from dialjudge.core.report import to_csv, to_jsonl
+            from dialjudge.core.review_queue import review_rows
+            from dialjudge.core.run_export import ExportError, write_text_file
+
+            if not chosen:
+                raise ExportError("choose at least one format to export")
+            unknown = [fmt for fmt in chosen if fmt not in REVIEW_FORMATS]
+            if unknown:
+                raise ExportError(f"unknown review export format {unknown[0]!r} (one of {', '.join(REVIEW_FORMATS)})")
+            data = self._review_data(run_id, current)
+            rows = review_rows(data.dataset, run_id, data.config.quality, data.judgments, data.reviews, data.queue)
+            paths = []
+            for fmt in chosen:
+                text = to_csv(rows) if fmt == "reviews-csv" else to_jsonl(rows)
+                path = Path(folder).expanduser() / f"run-{run_id}-reviews.{REVIEW_FORMATS[fmt]}"
+                paths.append(write_text_file(path, text))
+            reply_to.post_message(FilesExported(f"run {run_id}'s reviewed labels", tuple(paths)))
+
+        return start_thread_work(self.app, export, group=EXPORT_GROUP, description="Exporting the reviews")

@@ -1,0 +1,283 @@
+"""The judge run the app drives (one at a time), and the templates and personas a run may use.
+
+Templates and personas are read from disk once (:attr:`RunController.judge_choices`);
+the Run and Prompt lab screens follow :attr:`RunController.judge_choices_changed`,
+and a saved template or persona reloads them. Planning a run reads the
+templates again and asks the run store for an unfinished run of the same
+configuration, on a worker; the screen that asked receives :class:`RunPlanned`
+and decides (resume, start afresh). Every engine event reaches the app as one
+:class:`RunEventReceived` and is folded into :attr:`RunController.state`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from textual.app import App
+from textual.message import Message
+from textual.message_pump import MessagePump
+from textual.signal import Signal
+from textual.worker import Worker, WorkerState, get_current_worker
+
+from dialjudge.core.config import JudgeConfig
+from dialjudge.core.errors import ConfigError
+from dialjudge.core.judges.events import JudgmentScored, RunEvent, RunFinished, RunProgress
+from dialjudge.core.judges.status import RunState, RunStatus
+
+from ..state import Change
+from .base import start_thread_work
+
+if TYPE_CHECKING:
+    from dialjudge.core.errors import TemplateError
+    from dialjudge.core.judges.engine import RunEngine
+    from dialjudge.core.judges.personas import Persona
+    from dialjudge.core.judges.runs import RunConfig
+    from dialjudge.core.judges.store import RunRecord
+    from dialjudge.core.judges.templates import Template
+    from dialjudge.core.judging import RunPlan
+    from dialjudge.core.model import Dataset
+
+    from ..services import Services
+    from .datasets import DatasetController
+
+RUN_GROUP = "run"
+CHOICES_GROUP = "judge-choices"
+PLAN_GROUP = "run-plan"
+
+
+@dataclass(frozen=True)
+class JudgeChoices:
+    """Every template and persona a run or the Prompt lab may use."""
+
+    templates: dict[str, Template]
+    personas: dict[str, Persona]
+    #: Broken user template files, skipped (each names its file, line and column).
+    errors: tuple[TemplateError, ...] = ()
+    #: Names of the templates read from dialjudge's own folder (not overridden by a user file).
+    shipped: frozenset[str] = frozenset()
+
+
+@dataclass
+class JudgeChoicesLoaded(Message):
+    """Templates and personas were (re)read from disk."""
+
+    choices: JudgeChoices
+
+
+@dataclass
+class RunEventReceived(Message):
+    """The running engine said something (any core :data:`RunEvent`); progress reports collapse."""
+
+    event: RunEvent
+
+    def can_replace(self, message: Message) -> bool:
+        return (isinstance(self.event, RunProgress) and isinstance(message, RunEventReceived)
+                and isinstance(message.event, RunProgress))
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    """What the Run screen's form asks for, before it is validated into a plan."""
+
+    template: str
+    judges: tuple[str, ...]
+    mode: str
+    aspect: str | None = None
+    kpi: str | None = None
+    personas: tuple[str, ...] = ()
+    fewshot: str = "none"
+    subset: str | None = None
+    limit: int | None = None
+    repeats: int = 1
+    #: Judges typed in on the screen (a .gguf path), beside those of the config file.
+    extra_judges: tuple[JudgeConfig, ...] = ()
+
+
+@dataclass
+class RunPlanned(Message):
+    """A run request was validated; ``resumable`` is an unfinished run of the same configuration."""
+
+    plan: RunPlan
+    resumable: RunRecord | None
+
+
+_JUDGE_NAME_JUNK = re.compile(r"[^a-z0-9_-]+")
+
+
+def gguf_judge(path: str, taken: set[str]) -> JudgeConfig:
+    """A local judge for a .gguf file typed in, named after the file (unique among ``taken``)."""
+    file = Path(path).expanduser()
+    if file.suffix.lower() != ".gguf":
+        raise ConfigError(f"{path}: a local judge needs a .gguf model file")
+    base = _JUDGE_NAME_JUNK.sub("-", file.stem.lower()).strip("-") or "gguf"
+    name, n = base, 2
+    while name in taken:
+        name, n = f"{base}-{n}", n + 1
+    return JudgeConfig(name=name, backend="llama", model=file.stem, model_path=str(file))
+
+
+class RunController:
+    """Starts, follows and cancels the app's judge run; keeps the judge choices."""
+
+    def __init__(self, app: App[Any], services: Services, datasets: DatasetController) -> None:
+        self.app = app
+        self.services = services
+        self.datasets = datasets
+        #: The run the app is driving, or the last one it drove (None: none yet).
+        self.state: RunState | None = None
+        self.judge_choices: JudgeChoices | None = None
+        #: Published with the new :class:`JudgeChoices` whenever they were (re)loaded.
+        self.judge_choices_changed: Signal[JudgeChoices] = Signal(app, "judge-choices-changed")
+        self._engine: RunEngine | None = None
+
+    @property
+    def active(self) -> bool:
+        return self.state is not None and self.state.active
+
+    @property
+    def cancellable(self) -> bool:
+        """A run is active and its engine is running, so :meth:`cancel` stops it now."""
+        return self.active and self._engine is not None
+
+    def _changed(self) -> None:
+        self.app.refresh_bindings()  # "Cancel run" shows while one is active
+        self.datasets.publish(Change.RUN)
+
+    # -- judge choices ---------------------------------------------------------------------
+
+    def reload_judge_choices(self) -> Worker[None]:
+        """Read templates and personas again (after one was saved, or on first use)."""
+
+        def load() -> None:
+            from dialjudge.core.judges.personas import load_personas
+            from dialjudge.core.judges.templates import load_templates, shipped_template_dir
+
+            errors: list[TemplateError] = []
+            dirs = self.services.config.template_dirs
+            templates = load_templates(dirs, errors=errors)
+            personas = load_personas(dirs)
+            shipped_dir = str(shipped_template_dir())
+            shipped = frozenset(name for name, t in templates.items() if t.source.startswith(shipped_dir))
+            if not get_current_worker().is_cancelled:
+                self.app.post_message(JudgeChoicesLoaded(JudgeChoices(templates, personas, tuple(errors), shipped)))
+
+        return start_thread_work(self.app, load, group=CHOICES_GROUP, description="Reading templates and personas")
+
+    def judge_choices_loaded(self, message: JudgeChoicesLoaded) -> None:
+        self.judge_choices = message.choices
+        for error in message.choices.errors:
+            self.app.notify(str(error), title="A template file was skipped", severity="warning", timeout=8)
+        self.judge_choices_changed.publish(message.choices)
+
+    # -- planning ----------------------------------------------------------------------------
+
+    def plan(self, request: RunRequest, dataset: Dataset, reply_to: MessagePump) -> Worker[None]:
+        """Validate ``request`` into a plan on a worker; ``reply_to`` receives :class:`RunPlanned`."""
+
+        def plan() -> None:
+            from dialjudge.core.judging import plan_run
+
+            config = self.services.config
+            if request.extra_judges:
+                for judge in request.extra_judges:
+                    if judge.model_path and not Path(judge.model_path).is_file():
+                        raise ConfigError(f"{judge.model_path}: no such model file (judge {judge.name!r})")
+                config = dataclasses.replace(
+                    config, judges={**config.judges, **{j.name: j for j in request.extra_judges}})
+            planned = plan_run(dataset, config, template=request.template, judges=list(request.judges),
+                               mode=request.mode, aspect=request.aspect, kpi=request.kpi,
+                               personas=request.personas, fewshot=request.fewshot, subset=request.subset,
+                               limit=request.limit, repeats=request.repeats)
+            if not planned.config.select_items(dataset):  # fail here, with the form still open
+                raise ConfigError(f"subset {planned.subset!r} of {dataset.name} holds no items to judge")
+            with self.services.open_store() as store:
+                resumable = store.find_resumable(planned.config.fingerprint)
+            if not get_current_worker().is_cancelled:
+                reply_to.post_message(RunPlanned(planned, resumable))
+
+        return start_thread_work(self.app, plan, group=PLAN_GROUP, description="Planning the run")
+
+    def start_planned(self, plan: RunPlan, *, resume_run: int | None = None) -> Worker[Any]:
+        """Start ``plan``: continue run ``resume_run``, or (None) a new run even when one could resume.
+
+        The Scores screen switches to the quality the run is compared with.
+        """
+        if plan.quality is not None and plan.quality in self.datasets.workspace.qualities():
+            self.datasets.choose_view(quality=plan.quality)
+        options: dict[str, Any] = {"run_id": resume_run} if resume_run is not None else {"resume": False}
+        return self.start(plan.config, **options)
+
+    # -- running -----------------------------------------------------------------------------
+
+    def start(self, config: RunConfig, dataset: Dataset | None = None, **engine_options: Any) -> Worker[Any]:
+        """Run ``config`` on ``dataset`` (default: the open one); judgments stream into the workspace.
+
+        ``engine_options`` go to :class:`RunEngine` (a test passes its own renderer, say).
+        """
+        if self.active:
+            raise ConfigError("a run is already in progress; cancel it first (Esc)")
+        dataset = dataset or self.datasets.workspace.dataset
+        if dataset is None:
+            raise ConfigError("open a dataset before starting a run")
+        self.state = RunState(judges=[j.name for j in config.judges])
+        self._changed()
+
+        def run() -> Any:
+            from dialjudge.core.judges.engine import RunEngine
+
+            backends = {spec.name: self.services.make_backend(spec.config) for spec in config.judges}
+            store = self.services.open_store()
+            try:
+                options = {"clock": self.services.clock, "close_backends": True, **engine_options}
+                engine = RunEngine(config, dataset, backends, store, **options)
+                # Called on this thread: the app applies each event on the UI thread.
+                engine.subscribe(lambda event: self._post(RunEventReceived(event)))
+                self._engine = engine
+                return asyncio.run(engine.run())
+            finally:
+                self._engine = None
+                store.close()
+
+        return start_thread_work(self.app, run, group=RUN_GROUP, description="Judge run")
+
+    def _post(self, message: Message) -> None:
+        self.app.post_message(message)
+
+    def cancel(self) -> None:
+        """Stop the run: what is stored stays, and the run can be resumed."""
+        engine = self._engine
+        if engine is not None and self.active:
+            engine.cancel()
+            self.app.notify("Cancelling the run…", timeout=3)
+
+    def event_received(self, message: RunEventReceived) -> None:
+        event = message.event
+        state = self.state if self.state is not None else RunState()
+        self.state = state
+        state.apply(event)
+        if isinstance(event, JudgmentScored):
+            self.datasets.add_judgment(event.judgment, state.run_id)
+            return  # announced with the next live update, not one redraw per judgment
+        if isinstance(event, RunFinished):
+            self.datasets.flush_live_updates()
+            self.datasets.refresh_stats(changed_only=True)
+            summary = event.summary
+            self.app.notify(f"Run {event.run_id} {event.status}: {summary.done} of {summary.total} judgments, "
+                            f"{summary.failures} failed", timeout=6)
+        elif state.status is RunStatus.FAILED:
+            # The worker fails too; the app's failure handler shows the error.
+            self.datasets.flush_live_updates()
+        self._changed()
+
+    def worker_changed(self, state: WorkerState) -> None:
+        """The run's worker changed state (the app passes it on)."""
+        if state in (WorkerState.ERROR, WorkerState.CANCELLED, WorkerState.SUCCESS) and self.active:
+            # The run ended before the engine could say so (a backend that failed to load).
+            assert self.state is not None
+            self.state.status = RunStatus.FAILED if state is WorkerState.ERROR else RunStatus.CANCELLED
+            self._changed()

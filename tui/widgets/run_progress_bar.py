@@ -1,0 +1,51 @@
+"""Where the app's judge run stands: a bar of judgments done, and core's status line under it."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.widgets import ProgressBar, Static
+
+from dialjudge.core.judges.status import Part, RunState, RunStatus, status_line
+
+#: How each part of the status line looks; the status itself takes its colour from STATUS_STYLES.
+PART_STYLES = {Part.STATUS: "", Part.COUNT: "", Part.FAILURES: "red", Part.NOTE: "dim", Part.ERROR: "red"}
+STATUS_STYLES = {None: "yellow", RunStatus.RUNNING: "bold cyan", RunStatus.FINISHED: "bold green",
+                 RunStatus.CANCELLED: "bold yellow", RunStatus.FAILED: "bold red"}
+
+
+def progress_text(state: RunState | None, *, show_timings: bool, one_line: bool = False) -> Text:
+    """Core's :func:`status_line` with colours and the keys that act on the run (timings can be left
+    out, for snapshots; ``one_line``: an error follows on the same line)."""
+    if state is None:
+        return Text("No run yet: choose the settings and start one (ctrl+r).", style="dim")
+    text = Text()
+    pieces = status_line(state, show_timings=show_timings)
+    error = pieces.pop() if pieces[-1][1] is Part.ERROR else None
+    for piece, part in pieces:
+        text.append(piece, style=STATUS_STYLES[state.status] if part is Part.STATUS else PART_STYLES[part])
+    if state.status is not None and state.active:
+        text.append(" · Esc cancels", style="dim")
+    elif state.status is RunStatus.CANCELLED:
+        text.append(" · stored judgments kept; start the same settings again to resume", style="dim")
+    if error is not None:
+        text.append(error[0].replace("\n", " · ") if one_line else error[0], style="red")
+    return text
+
+
+class RunProgressBar(Vertical):
+    """A progress bar with a status line under it; :meth:`show` redraws both from a RunState."""
+
+    def compose(self) -> ComposeResult:
+        yield ProgressBar(total=None, show_eta=False, id="run-progress-bar")
+        yield Static(progress_text(None, show_timings=False), id="run-progress-text")
+
+    def show(self, state: RunState | None, *, show_timings: bool) -> None:
+        bar = self.query_one(ProgressBar)
+        bar.display = state is not None
+        if state is None or state.total == 0:
+            bar.update(total=None, progress=0)  # indeterminate while the judges load
+        else:
+            bar.update(total=state.total, progress=state.done)
+        self.query_one("#run-progress-text", Static).update(progress_text(state, show_timings=show_timings))
