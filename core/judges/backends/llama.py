@@ -5,8 +5,16 @@ The model loads once and every call runs on one dedicated worker thread
 
 Judge prompts of one run share long prefixes (instructions, few-shot examples,
 the dialogue context of several candidates), so the tokens already in the KV
-cache are reused: the new prompt is compared with them, the cache is cut after
-the longest common prefix and only the new suffix is evaluated.
+cache are reused. A score must not depend on what the cache held before (item
+order, a repeat, a resumed run), yet llama.cpp computes a token slightly
+differently depending on the batch it is evaluated in (a 1-token batch takes
+another kernel path than a many-token one, on CPU and GPU alike). So every
+prompt is cut into chunks at fixed places that depend on its own tokens only
+(:func:`chunk_ends`: after a newline once a chunk is long enough), each chunk is
+always evaluated as one batch, and the cache is reused only up to a chunk end it
+shares with the new prompt. The last chunk is always evaluated again (its logits
+are needed), so a first ask, a repeat and an ask after another prompt compute
+every token in the same batch and give identical numbers.
 
 Probability modes make one forward pass over the prompt (plus the template's
 answer prefix) and read the distribution at the answer position. Answers that
@@ -26,10 +34,11 @@ import hashlib
 import math
 import threading
 import time
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any
 
 from ...config import JudgeConfig, Sampling
 from ...errors import BackendError
@@ -119,11 +128,43 @@ def _without_extra_buffers(enabled: bool) -> Iterator[None]:
             low.llama_model_default_params = original
 
 
+#: A chunk ends after a newline once it holds this many tokens: short enough that
+#: little of a shared prefix is evaluated again, long enough for efficient batches.
+MIN_CHUNK = 32
+#: The fewest tokens the last chunk holds: a 1-token batch takes another kernel path.
+MIN_LAST_CHUNK = 2
+
+
+def chunk_ends(tokens: Sequence[int], has_newline: Callable[[int], bool], *, max_chunk: int,
+               min_chunk: int = MIN_CHUNK) -> list[int]:
+    """Where the evaluation chunks of a prompt end, the last at ``len(tokens)``.
+
+    A chunk ends after a token holding a newline once it has ``min_chunk`` tokens,
+    or at ``max_chunk`` tokens. Each decision looks only at the tokens before it,
+    so two prompts sharing a prefix share every chunk inside it. A last chunk
+    shorter than MIN_LAST_CHUNK is merged into the one before (``max_chunk`` + 1
+    must fit in a batch).
+    """
+    ends: list[int] = []
+    start = 0
+    for i, token in enumerate(tokens):
+        size = i + 1 - start
+        if size >= max_chunk or (size >= min_chunk and has_newline(token)):
+            ends.append(i + 1)
+            start = i + 1
+    n = len(tokens)
+    if ends and n - ends[-1] < MIN_LAST_CHUNK:
+        ends.pop()
+    if n:
+        ends.append(n)
+    return ends
+
+
 @dataclass
 class _Trie:
     """Token paths of the answer spellings; a node can end answers and continue to others."""
 
-    children: dict[int, "_Trie"] = field(default_factory=dict)
+    children: dict[int, _Trie] = field(default_factory=dict)
     ends: list[str] = field(default_factory=list)  # choices whose spelling ends here
 
     def add(self, tokens: Sequence[int], choice: str) -> None:
@@ -151,6 +192,10 @@ class _Session:
         except (ValueError, RuntimeError) as exc:
             raise BackendError(f"{path}: llama.cpp cannot load this model: {exc}") from None
         self.n_ctx = self.llm.n_ctx()
+        self.n_batch = self.llm.n_batch
+        #: Where the chunks held in the KV cache end (see :func:`chunk_ends`).
+        self._chunk_ends: list[int] = []
+        self._newline_tokens: dict[int, bool] = {}
         self.n_vocab = self.llm.n_vocab()
         self.vocab = llama_cpp.llama_model_get_vocab(self.llm.model)
         self.formatter = self._chat_formatter(path)
@@ -207,13 +252,35 @@ class _Session:
                 f"{self.label}: the prompt has {len(tokens)} tokens, too many for the context of "
                 f"{self.n_ctx}; raise n_ctx in the judge's configuration"
             )
-        llm = self.llm
-        keep = self._common_prefix(tokens) if reuse_prefix else 0
-        if keep == len(tokens):
-            keep -= 1  # the last token is evaluated again: its logits are needed
-        self._truncate(keep)
-        llm.eval(tokens[keep:])
+        ends = chunk_ends(tokens, self._has_newline, max_chunk=self.n_batch - 1)
+        keep = self._reusable_prefix(tokens, ends) if reuse_prefix else 0
+        keep = self._truncate(keep)
+        start = keep
+        for end in ends:
+            if end <= keep:
+                continue
+            self.llm.eval(tokens[start:end])  # one chunk, one batch (end - start <= n_batch)
+            self._chunk_ends.append(end)
+            start = end
         return len(tokens) - keep
+
+    def _reusable_prefix(self, tokens: list[int], ends: list[int]) -> int:
+        """The longest cached prefix that ends where a chunk of ``tokens`` ends and was
+        evaluated in the same chunks; never the whole prompt (its last chunk gives the logits)."""
+        common = self._common_prefix(tokens)
+        cached_ends = set(self._chunk_ends)
+        keep = 0
+        for end in ends[:-1]:
+            if end > common or end not in cached_ends:
+                break
+            keep = end
+        return keep
+
+    def _has_newline(self, token: int) -> bool:
+        found = self._newline_tokens.get(token)
+        if found is None:
+            found = self._newline_tokens[token] = b"\n" in self.llm.detokenize([token], special=True)
+        return found
 
     def _common_prefix(self, tokens: list[int]) -> int:
         import numpy as np
@@ -225,8 +292,9 @@ class _Session:
         differ = np.nonzero(cached[:n] != np.asarray(tokens[:n], dtype=cached.dtype))[0]
         return int(differ[0]) if len(differ) else n
 
-    def _truncate(self, length: int, *, roll_back: bool = False) -> None:
+    def _truncate(self, length: int, *, roll_back: bool = False) -> int:
         """Drop the cache from position ``length`` on; a model that cannot is reset fully.
+        Returns the length kept.
 
         ``roll_back``: the caller needs the prefix kept (reading a multi-token
         answer), so a model that cannot keep it is an error rather than a reset.
@@ -245,6 +313,8 @@ class _Session:
             llm.reset()
             self._lib.llama_memory_seq_rm(memory, -1, 0, -1)
         llm.n_tokens = length
+        self._chunk_ends = [end for end in self._chunk_ends if end <= length]
+        return length
 
     def last_logprobs(self) -> Any:
         import numpy as np
@@ -398,7 +468,7 @@ class LlamaBackend:
         self._session: _Session | None = None
 
     @classmethod
-    def from_config(cls, config: JudgeConfig, **overrides: Any) -> "LlamaBackend":
+    def from_config(cls, config: JudgeConfig, **overrides: Any) -> LlamaBackend:
         extra_buffers = config.extra.get("extra_buffers")
         if extra_buffers is not None and not isinstance(extra_buffers, bool):
             raise BackendError(f"judge {config.name!r}: options.extra_buffers must be true or false")
