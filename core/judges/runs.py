@@ -27,7 +27,7 @@ SNAPSHOT_VERSION = 1
 
 #: Judge settings that change how fast a run goes, never what it answers; left out
 #: of the fingerprint so a killed run resumes after, say, raising the concurrency.
-_OPERATIONAL_JUDGE_KEYS = ("concurrency", "timeout", "max_retries", "n_threads")
+_OPERATIONAL_JUDGE_KEYS = ("concurrency", "timeout", "max_retries", "n_threads", "n_threads_batch", "n_gpu_layers")
 
 #: Option names that may hold a credential; dropped from every snapshot.
 _SECRET_OPTION = re.compile(r"(api[_-]?key|secret|password|passwd|authorization|bearer|credential)", re.I)
@@ -52,6 +52,8 @@ def judge_config_to_dict(config: JudgeConfig) -> dict[str, Any]:
         "model": config.model,
         "model_path": config.model_path,
         "n_threads": config.n_threads,
+        "n_threads_batch": config.n_threads_batch,
+        "n_gpu_layers": config.n_gpu_layers,
         "n_ctx": config.n_ctx,
         "base_url": scrub_url(config.base_url),
         "api_key_env": config.api_key_env,
@@ -72,6 +74,8 @@ def judge_config_from_dict(data: Mapping[str, Any]) -> JudgeConfig:
         model=str(data.get("model", "")),
         model_path=data.get("model_path"),
         n_threads=data.get("n_threads"),
+        n_threads_batch=data.get("n_threads_batch"),
+        n_gpu_layers=data.get("n_gpu_layers"),
         n_ctx=int(data.get("n_ctx", 4096)),
         base_url=data.get("base_url"),
         api_key_env=data.get("api_key_env"),

@@ -18,6 +18,7 @@ place, so two processes preparing the cache at once never see a half-written one
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import tempfile
@@ -130,10 +131,8 @@ def _move_into_place(staging: Path, target: Path, source: Path) -> None:
     # An outdated or broken copy is in the way: set it aside, then retry once.
     stale = Path(tempfile.mkdtemp(prefix=".wordnet-stale-", dir=target.parent))
     try:
-        try:
+        with contextlib.suppress(FileNotFoundError):  # someone else removed it meanwhile
             os.replace(target, stale / "wordnet")
-        except FileNotFoundError:
-            pass  # someone else removed it meanwhile
         try:
             os.rename(staging, target)
         except OSError:

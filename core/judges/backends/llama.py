@@ -32,6 +32,7 @@ import asyncio
 import contextlib
 import hashlib
 import math
+import os
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -93,6 +94,47 @@ def cpu_has_amx() -> bool:
         if line.startswith("flags"):
             return "amx_int8" in line.split()
     return False
+
+
+def available_cores() -> int:
+    """The CPU cores this process may run on (its affinity mask where the OS has one)."""
+    sched_getaffinity = getattr(os, "sched_getaffinity", None)
+    if sched_getaffinity is not None:
+        return max(1, len(sched_getaffinity(0)))
+    return max(1, os.cpu_count() or 1)
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where a loaded model runs: recorded with each run and shown by ``runs show``."""
+
+    n_threads: int
+    n_threads_batch: int
+    n_gpu_layers: int  # as asked; -1 = all
+    gpu_offload: bool  # whether this llama-cpp-python build can offload at all
+    n_layers: int  # the model's layer count
+
+    @property
+    def gpu_layers(self) -> int:
+        """Layers actually on the GPU."""
+        if not self.gpu_offload:
+            return 0
+        return self.n_layers if self.n_gpu_layers < 0 else min(self.n_gpu_layers, self.n_layers)
+
+    def describe(self) -> str:
+        threads = (f"{self.n_threads} threads" if self.n_threads == self.n_threads_batch
+                   else f"{self.n_threads} threads ({self.n_threads_batch} for prompts)")
+        on_gpu = self.gpu_layers
+        if on_gpu == 0:
+            return f"CPU, {threads}"
+        if on_gpu >= self.n_layers:
+            return f"GPU, all {self.n_layers} layers; {threads}"
+        return f"GPU {on_gpu} of {self.n_layers} layers, CPU the rest; {threads}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"n_threads": self.n_threads, "n_threads_batch": self.n_threads_batch,
+                "n_gpu_layers": self.n_gpu_layers, "gpu_offload": self.gpu_offload,
+                "n_layers": self.n_layers, "gpu_layers": self.gpu_layers, "where": self.describe()}
 
 
 _PARAMS_LOCK = threading.Lock()
@@ -178,19 +220,26 @@ class _Trie:
 class _Session:
     """The loaded model; lives on, and is only touched from, the worker thread."""
 
-    def __init__(self, path: Path, label: str, n_ctx: int, n_threads: int | None, extra_buffers: bool) -> None:
+    def __init__(self, path: Path, label: str, n_ctx: int, n_threads: int, n_threads_batch: int,
+                 n_gpu_layers: int | None, extra_buffers: bool) -> None:
         import llama_cpp
 
         self._lib = llama_cpp
         self.label = label
+        gpu_offload = bool(llama_cpp.llama_supports_gpu_offload())
+        if n_gpu_layers is None:
+            n_gpu_layers = -1 if gpu_offload else 0
         try:
             with _without_extra_buffers(not extra_buffers):
                 self.llm = llama_cpp.Llama(
                     model_path=str(path), n_ctx=n_ctx, n_batch=min(512, n_ctx), n_threads=n_threads,
-                    n_threads_batch=n_threads, logits_all=False, verbose=False,
+                    n_threads_batch=n_threads_batch, n_gpu_layers=n_gpu_layers, logits_all=False,
+                    verbose=False,
                 )
         except (ValueError, RuntimeError) as exc:
             raise BackendError(f"{path}: llama.cpp cannot load this model: {exc}") from None
+        self.placement = Placement(n_threads, n_threads_batch, n_gpu_layers, gpu_offload,
+                                   int(llama_cpp.llama_model_n_layer(self.llm.model)))
         self.n_ctx = self.llm.n_ctx()
         self.n_batch = self.llm.n_batch
         #: Where the chunks held in the KV cache end (see :func:`chunk_ends`).
@@ -450,7 +499,8 @@ class LlamaBackend:
     max_concurrency = 1
 
     def __init__(self, model_path: str | Path | None = None, *, name: str = "llama", label: str | None = None,
-                 n_ctx: int = 4096, n_threads: int | None = None, reuse_prefix: bool = True,
+                 n_ctx: int = 4096, n_threads: int | None = None, n_threads_batch: int | None = None,
+                 n_gpu_layers: int | None = None, reuse_prefix: bool = True,
                  extra_buffers: bool | None = None) -> None:
         self.path = Path(model_path).expanduser() if model_path else bundled_model_path()
         if not self.path.is_file():
@@ -459,7 +509,11 @@ class LlamaBackend:
         self.label = label or self.path.name
         self.identity = model_identity(self.path)
         self.n_ctx = n_ctx
-        self.n_threads = n_threads
+        #: Every core this process may use unless the judge's config says otherwise.
+        self.n_threads = n_threads or available_cores()
+        self.n_threads_batch = n_threads_batch or self.n_threads
+        #: None: every layer on the GPU where the llama-cpp-python build can offload, else 0.
+        self.n_gpu_layers = n_gpu_layers
         #: False re-evaluates every prompt from scratch (for benchmarks).
         self.reuse_prefix = reuse_prefix
         #: None: use llama.cpp's repacked/AMX weight buffers unless the CPU advertises AMX.
@@ -474,7 +528,7 @@ class LlamaBackend:
             raise BackendError(f"judge {config.name!r}: options.extra_buffers must be true or false")
         kwargs: dict[str, Any] = dict(
             name=config.name, label=config.model or None, n_ctx=config.n_ctx, n_threads=config.n_threads,
-            extra_buffers=extra_buffers,
+            n_threads_batch=config.n_threads_batch, n_gpu_layers=config.n_gpu_layers, extra_buffers=extra_buffers,
         )
         kwargs.update(overrides)
         return cls(config.model_path, **kwargs)
@@ -485,7 +539,8 @@ class LlamaBackend:
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"llama-{self.name}")
         try:
             self._session = await self._on_worker(
-                _Session, self.path, self.label, self.n_ctx, self.n_threads, self.extra_buffers)
+                _Session, self.path, self.label, self.n_ctx, self.n_threads, self.n_threads_batch,
+                self.n_gpu_layers, self.extra_buffers)
         except BaseException:
             self._executor.shutdown(wait=False)
             self._executor = None
@@ -499,6 +554,16 @@ class LlamaBackend:
         self._session = None
         self._executor.shutdown(wait=True)
         self._executor = None
+
+    @property
+    def placement(self) -> Placement | None:
+        """Where the model runs (threads, GPU layers); None until it is loaded."""
+        return self._session.placement if self._session is not None else None
+
+    def runtime_info(self) -> dict[str, Any]:
+        """What a run records about where this judge ran; empty before the model loads."""
+        placement = self.placement
+        return placement.to_dict() if placement is not None else {}
 
     async def check_mode(self, mode: ScoringMode, top_k: int) -> None:
         """A local model serves every mode."""
