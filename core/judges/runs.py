@@ -166,6 +166,9 @@ class RunConfig:
     fewshot: FewShotSetting = field(default_factory=FewShotSetting)
     template_source: str = ""
     name: str = ""
+    #: Recorded when the run starts (core.judges.provenance): versions, metric signatures and
+    #: where each model ran. Describes the machine, so it is not part of the fingerprint.
+    environment: Mapping[str, Any] = field(default_factory=dict, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "mode", ScoringMode(self.mode))
@@ -258,6 +261,7 @@ class RunConfig:
             "mode": self.mode.value,
             "top_k": self.top_k,
             "repeats": self.repeats,
+            **({"environment": dict(self.environment)} if self.environment else {}),
         }
 
     @classmethod
@@ -285,6 +289,7 @@ class RunConfig:
             top_k=int(data.get("top_k", 3)),
             repeats=int(data.get("repeats", 1)),
             name=str(data.get("name", "")),
+            environment=dict(data.get("environment") or {}),
         )
 
     def to_json(self) -> str:
@@ -295,6 +300,7 @@ class RunConfig:
         """Stable hash of everything that decides the judgments (not the run's name, not speed settings)."""
         data = self.to_dict()
         data.pop("name")
+        data.pop("environment", None)
         for judge in data["judges"]:
             for key in _OPERATIONAL_JUDGE_KEYS:
                 judge["config"].pop(key, None)

@@ -85,6 +85,37 @@ def test_the_bundled_model_is_the_default_and_config_is_honoured(bundled_model: 
     assert backend.max_concurrency == 1 and backend.identity == model_identity(bundled_model)
 
 
+def test_threads_default_to_every_available_core_and_follow_the_config(bundled_model: Path, monkeypatch):
+    monkeypatch.setattr(llama_module.os, "sched_getaffinity", lambda pid: {0, 1, 2}, raising=False)
+    backend = make_backend(JudgeConfig("smollm2", "llama"))
+    assert (backend.n_threads, backend.n_threads_batch, backend.n_gpu_layers) == (3, 3, None)
+    tuned = make_backend(JudgeConfig("smollm2", "llama", n_threads=1, n_threads_batch=2, n_gpu_layers=0))
+    assert (tuned.n_threads, tuned.n_threads_batch, tuned.n_gpu_layers) == (1, 2, 0)
+    assert tuned.runtime_info() == {}  # nothing loaded yet
+
+
+def test_placement_describes_cpu_and_gpu():
+    cpu = llama_module.Placement(2, 2, -1, gpu_offload=False, n_layers=30)
+    assert cpu.gpu_layers == 0 and cpu.describe() == "CPU, 2 threads"
+    gpu = llama_module.Placement(2, 4, -1, gpu_offload=True, n_layers=30)
+    assert gpu.gpu_layers == 30 and gpu.describe() == "GPU, all 30 layers; 2 threads (4 for prompts)"
+    part = llama_module.Placement(1, 1, 10, gpu_offload=True, n_layers=30)
+    assert part.describe() == "GPU 10 of 30 layers, CPU the rest; 1 thread"
+    assert part.to_dict()["gpu_layers"] == 10
+
+
+async def test_the_loaded_model_reports_where_it_runs(llama_backend: LlamaBackend):
+    import llama_cpp
+
+    info = llama_backend.runtime_info()
+    assert info["n_threads"] == 1 and info["n_threads_batch"] == 1
+    assert info["gpu_offload"] == bool(llama_cpp.llama_supports_gpu_offload())
+    if not info["gpu_offload"]:  # the CPU path: nothing offloaded, whatever was asked
+        assert info["n_gpu_layers"] == 0 and info["gpu_layers"] == 0 and info["where"] == "CPU, 1 thread"
+    else:
+        assert info["n_gpu_layers"] == -1 and info["gpu_layers"] == info["n_layers"]
+
+
 def test_importing_the_backend_does_not_load_llama_cpp():
     code = ("import sys, dialjudge.core.judges.backends.llama, dialjudge.core.judges.backends; "
             "assert 'llama_cpp' not in sys.modules, 'llama_cpp imported'")

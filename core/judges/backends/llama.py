@@ -122,8 +122,9 @@ class Placement:
         return self.n_layers if self.n_gpu_layers < 0 else min(self.n_gpu_layers, self.n_layers)
 
     def describe(self) -> str:
-        threads = (f"{self.n_threads} threads" if self.n_threads == self.n_threads_batch
-                   else f"{self.n_threads} threads ({self.n_threads_batch} for prompts)")
+        threads = f"{self.n_threads} thread{'s' if self.n_threads != 1 else ''}"
+        if self.n_threads_batch != self.n_threads:
+            threads += f" ({self.n_threads_batch} for prompts)"
         on_gpu = self.gpu_layers
         if on_gpu == 0:
             return f"CPU, {threads}"
