@@ -186,10 +186,10 @@ def _score_in_pool(
     from concurrent.futures import ProcessPoolExecutor
 
     if METEOR_ID in metric_ids:
-        # Find (and if needed copy) WordNet once here, not racing in every worker.
-        from .wordnet import locate_wordnet
+        # Find WordNet and build its synonym index once here, not racing in every worker.
+        from .wordnet import load_synonyms
 
-        locate_wordnet()
+        load_synonyms()
     # Contiguous chunks keep the candidates of one reference together, so each
     # worker tokenizes that reference once.
     size = math.ceil(len(pairs) / (n_workers * 4))

@@ -119,8 +119,9 @@ def lcs_length(a: Sequence[str], b: Sequence[str]) -> int:
 class MetricEngine:
     """Scores pairs for a fixed set of metrics. Not thread-safe; one per worker.
 
-    ``wordnet``: a WordNet reader for METEOR; by default the one
-    :func:`.wordnet.load_wordnet` finds, or none (exact+stem matching).
+    ``wordnet``: a WordNet reader for METEOR (anything with NLTK's ``synsets(word)``);
+    by default the compact index :func:`.wordnet.load_synonyms` gives, or none
+    (exact+stem matching).
     """
 
     _UNSET: Any = object()
@@ -175,10 +176,10 @@ class MetricEngine:
         if self._want_meteor:
             from nltk.translate.meteor_score import single_meteor_score
 
-            from .wordnet import NoSynonyms, load_wordnet
+            from .wordnet import NoSynonyms, load_synonyms
 
             if wordnet is self._UNSET:
-                wordnet = load_wordnet()
+                wordnet = load_synonyms()
             self._single_meteor = single_meteor_score
             self._meteor_stemmer = stemmer
             self._meteor_wordnet = _RememberingSynonyms(wordnet if wordnet is not None else NoSynonyms())
