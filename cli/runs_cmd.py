@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Mapping
+from typing import Any
 from pathlib import Path
 
 from dialjudge.core.compare import compare_runs
@@ -78,10 +80,21 @@ def run_show(args: argparse.Namespace) -> int:
         "judges": ", ".join(v.label for v in config.variants()),
         "few-shot": config.fewshot.spec, "repeats": config.repeats,
         "judgments": f"{record.judgments} of {record.total} ({record.failures} failed)",
+        **_environment_lines(config.environment),
         "error": record.error or "–"}))
     con.print("[bold]template[/bold]")
     con.print(config.template_text, markup=False, highlight=False)
     return 0
+
+
+def _environment_lines(environment: Mapping[str, Any]) -> dict[str, str]:
+    """Where each local model ran, and the library versions, as recorded when the run started."""
+    lines = {f"{name} runs on": str(info.get("where", "–"))
+             for name, info in dict(environment.get("judges") or {}).items()}
+    versions = environment.get("versions") or {}
+    if versions:
+        lines["versions"] = ", ".join(f"{name} {version}" for name, version in versions.items())
+    return lines
 
 
 def run_compare(args: argparse.Namespace) -> int:

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from .errors import ConfigError
 
@@ -89,7 +90,12 @@ class JudgeConfig:
     backend: str  # llama | openai | fake
     model: str = ""  # API model name; for llama, a label (defaults to the file name)
     model_path: str | None = None  # llama: .gguf path; None means the bundled model
+    #: llama: threads for generation; None = every core this process may use.
     n_threads: int | None = None
+    #: llama: threads for prompt processing; None = as n_threads.
+    n_threads_batch: int | None = None
+    #: llama: layers offloaded to the GPU (-1 = all); None = all where the build can offload, else 0.
+    n_gpu_layers: int | None = None
     n_ctx: int = 4096
     base_url: str | None = None
     api_key_env: str | None = None  # the *name* of the variable; the key itself is never stored
@@ -168,7 +174,7 @@ def parse_config(raw: Mapping[str, Any], path: Path | None = None) -> Config:
 
 
 _JUDGE_KEYS = {
-    "backend", "model", "model_path", "n_threads", "n_ctx", "base_url", "api_key_env", "api_key",
+    "backend", "model", "model_path", "n_threads", "n_threads_batch", "n_gpu_layers", "n_ctx", "base_url", "api_key_env", "api_key",
     "endpoint", "concurrency", "timeout", "max_retries", "preset", "temperature", "top_p",
     "max_tokens", "presence_penalty", "frequency_penalty", "seed", "options",
 }
@@ -213,7 +219,11 @@ def _parse_judge(name: str, t: Mapping[str, Any], where: str) -> JudgeConfig:
         backend=backend,
         model=_get(t, "model", str, where, key, Path(model_path).stem if model_path else ""),
         model_path=model_path,
-        n_threads=_get(t, "n_threads", int, where, key, None),
+        n_threads=_at_least(_get(t, "n_threads", int, where, key, None), 1, where, f"{key}.n_threads"),
+        n_threads_batch=_at_least(_get(t, "n_threads_batch", int, where, key, None), 1, where,
+                                  f"{key}.n_threads_batch"),
+        n_gpu_layers=_at_least(_get(t, "n_gpu_layers", int, where, key, None), -1, where,
+                               f"{key}.n_gpu_layers", hint=" (-1 offloads every layer)"),
         n_ctx=_get(t, "n_ctx", int, where, key, 4096),
         base_url=_get(t, "base_url", str, where, key, None),
         api_key_env=_get(t, "api_key_env", str, where, key, None),
@@ -266,6 +276,12 @@ def _kind_name(kind: Any) -> str:
 def _positive(value: int, where: str, key: str) -> int:
     if value < 1:
         raise ConfigError(f"{where}: {key} must be at least 1")
+    return value
+
+
+def _at_least(value: int | None, low: int, where: str, key: str, hint: str = "") -> int | None:
+    if value is not None and value < low:
+        raise ConfigError(f"{where}: {key} must be at least {low}{hint}, not {value}")
     return value
 
 

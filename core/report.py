@@ -12,8 +12,9 @@ import csv
 import io
 import json
 import math
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 COEFFICIENTS = ("pearson", "spearman", "kendall")
 SYMBOL = {"pearson": "r", "spearman": "ρ", "kendall": "τ"}
@@ -158,7 +159,7 @@ def _cell_text(value: Any) -> str:
     return " ".join(str(value).split())
 
 
-def to_markdown(table: WideTable, *, with_ci: bool = True) -> str:
+def to_markdown(table: WideTable, *, with_ci: bool = True, provenance: Provenance | None = None) -> str:
     header = table.header()
     lines = [f"**{_md_escape(table.title)}**", "", "| " + " | ".join(_md_escape(h) for h in header) + " |",
              "|" + "|".join(["---"] + ["---:"] * (len(header) - 1)) + "|"]
@@ -167,18 +168,23 @@ def to_markdown(table: WideTable, *, with_ci: bool = True) -> str:
     lines.append("")
     lines.extend(f"- {note}" for note in table.notes)
     lines.append("- `*` p < 0.05; brackets: bootstrap 95% CI; n: items scored; excluded: missing score or human label.")
+    if provenance is not None:
+        lines.append(f"- versions: {_md_escape(provenance.versions_text())}")
+        lines.extend(f"- signature: `{signature}`" for signature in provenance.signatures.values())
     return "\n".join(lines) + "\n"
 
 
-def to_latex(table: WideTable, *, with_ci: bool = False) -> str:
+def to_latex(table: WideTable, *, with_ci: bool = False, provenance: Provenance | None = None) -> str:
     cols = "l" + "r" * (len(table.qualities) * len(table.coefficients)) + "r"
-    out = [r"\begin{table}[t]", r"\centering", r"\small", rf"\begin{{tabular}}{{{cols}}}", r"\toprule"]
+    # LaTeX comments: kept with the table's source, invisible in the paper.
+    out = [f"% {line}" for line in (provenance.lines() if provenance is not None else [])]
+    out += [r"\begin{table}[t]", r"\centering", r"\small", rf"\begin{{tabular}}{{{cols}}}", r"\toprule"]
     top = ["Metrics"] + [rf"\multicolumn{{{len(table.coefficients)}}}{{c}}{{{_tex(q)}}}" for q in table.qualities] + [""]
     out.append(" & ".join(top) + r" \\")
     sub = [""] + [LATEX_SYMBOL[c] for _ in table.qualities for c in table.coefficients] + [r"$n$"]
     out.append(" & ".join(sub) + r" \\")
     out.append(r"\midrule")
-    for row, line in zip(table.rows, table.text_rows(with_ci)):
+    for row, line in zip(table.rows, table.text_rows(with_ci), strict=True):
         if row.is_ceiling:
             out.append(r"\midrule")
         cells = [_tex(line[0])] + [_tex(c) for c in line[1:-3]] + [_tex(line[-3])]
@@ -187,18 +193,56 @@ def to_latex(table: WideTable, *, with_ci: bool = False) -> str:
     return "\n".join(out) + "\n"
 
 
+@dataclass(frozen=True)
+class Provenance:
+    """How a table's numbers were made: library versions and each metric row's signature."""
+
+    versions: dict[str, str]
+    signatures: dict[str, str]  # evaluator label -> sacrebleu-style signature
+
+    @classmethod
+    def of(cls, records: Sequence[Mapping[str, Any]]) -> Provenance:
+        from .metrics.signatures import library_versions, signature_for_label
+
+        signatures: dict[str, str] = {}
+        for rec in records:
+            label = str(rec.get("evaluator", ""))
+            if label not in signatures:
+                signature = signature_for_label(label)
+                if signature is not None:
+                    signatures[label] = signature
+        return cls(library_versions(), signatures)
+
+    def versions_text(self) -> str:
+        return ", ".join(f"{name} {version}" for name, version in self.versions.items())
+
+    def lines(self) -> list[str]:
+        """``versions: ...`` then one ``signature`` line per metric."""
+        return [f"versions: {self.versions_text()}", *(f"signature: {s}" for s in self.signatures.values())]
+
+    def annotate(self, records: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+        """The flat records with each metric row's signature and the versions (for CSV and JSON)."""
+        versions = self.versions_text()
+        return [{**rec, "signature": self.signatures.get(str(rec.get("evaluator", "")), ""), "versions": versions}
+                for rec in records]
+
+
 def render(records: Sequence[Mapping[str, Any]], fmt: str, *, title: str, level: str = "turn",
            subset: str = "all", coefficients: Sequence[str] = ("pearson", "spearman"),
            notes: Sequence[str] = (), meta: Mapping[str, Any] | None = None) -> str:
+    """One exported table; every format records the library versions and the metrics' signatures."""
+    provenance = Provenance.of(records)
     if fmt == "csv":
-        return to_csv(records)
+        return to_csv(provenance.annotate(records))
     if fmt == "json":
-        return to_json(records, meta={**(meta or {}), "notes": list(notes)})
+        return to_json(provenance.annotate(records), meta={
+            **(meta or {}), "notes": list(notes), "versions": provenance.versions,
+            "metric_signatures": provenance.signatures})
     table = wide_table(records, title=title, level=level, subset=subset, coefficients=coefficients, notes=notes)
     if fmt == "markdown":
-        return to_markdown(table)
+        return to_markdown(table, provenance=provenance)
     if fmt == "latex":
-        return to_latex(table)
+        return to_latex(table, provenance=provenance)
     raise ValueError(f"unknown format {fmt!r} (choose from {', '.join(FORMATS[1:])})")
 
 

@@ -17,9 +17,17 @@ def shared_data() -> Path:
     return root
 
 
+@pytest.fixture(scope="session")
+def session_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One cache folder for the session: the WordNet synonym index is built once, not per test."""
+    return tmp_path_factory.mktemp("cache")
+
+
 @pytest.fixture(autouse=True)
-def isolated_user_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+def isolated_user_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch,
+                       session_cache_dir: Path) -> Path:
     """Every test gets its own data dir and an empty config, so nothing touches ~/."""
+    monkeypatch.setenv("DIALJUDGE_CACHE_DIR", str(session_cache_dir))
     base = tmp_path_factory.mktemp("user")
     monkeypatch.setenv("DIALJUDGE_DATA_DIR", str(base / "data"))
     config = base / "dialjudge.toml"

@@ -334,7 +334,11 @@ class RunEngine:
         timeouts = {name: self._timeout_for(name) for name in queues}
 
         if record is None:
-            self.run_id = self.store.create_run(config.to_dict(), config.fingerprint, name=config.name,
+            from .provenance import run_environment
+
+            opened = {name: self.backends[name] for name in queues}
+            snapshot = {**config.to_dict(), "environment": run_environment(opened)}
+            self.run_id = self.store.create_run(snapshot, config.fingerprint, name=config.name,
                                                 total=self.total)
         else:
             self.run_id = record.id

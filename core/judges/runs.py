@@ -27,7 +27,7 @@ SNAPSHOT_VERSION = 1
 
 #: Judge settings that change how fast a run goes, never what it answers; left out
 #: of the fingerprint so a killed run resumes after, say, raising the concurrency.
-_OPERATIONAL_JUDGE_KEYS = ("concurrency", "timeout", "max_retries", "n_threads")
+_OPERATIONAL_JUDGE_KEYS = ("concurrency", "timeout", "max_retries", "n_threads", "n_threads_batch", "n_gpu_layers")
 
 #: Option names that may hold a credential; dropped from every snapshot.
 _SECRET_OPTION = re.compile(r"(api[_-]?key|secret|password|passwd|authorization|bearer|credential)", re.I)
@@ -52,6 +52,8 @@ def judge_config_to_dict(config: JudgeConfig) -> dict[str, Any]:
         "model": config.model,
         "model_path": config.model_path,
         "n_threads": config.n_threads,
+        "n_threads_batch": config.n_threads_batch,
+        "n_gpu_layers": config.n_gpu_layers,
         "n_ctx": config.n_ctx,
         "base_url": scrub_url(config.base_url),
         "api_key_env": config.api_key_env,
@@ -72,6 +74,8 @@ def judge_config_from_dict(data: Mapping[str, Any]) -> JudgeConfig:
         model=str(data.get("model", "")),
         model_path=data.get("model_path"),
         n_threads=data.get("n_threads"),
+        n_threads_batch=data.get("n_threads_batch"),
+        n_gpu_layers=data.get("n_gpu_layers"),
         n_ctx=int(data.get("n_ctx", 4096)),
         base_url=data.get("base_url"),
         api_key_env=data.get("api_key_env"),
@@ -162,6 +166,9 @@ class RunConfig:
     fewshot: FewShotSetting = field(default_factory=FewShotSetting)
     template_source: str = ""
     name: str = ""
+    #: Recorded when the run starts (core.judges.provenance): versions, metric signatures and
+    #: where each model ran. Describes the machine, so it is not part of the fingerprint.
+    environment: Mapping[str, Any] = field(default_factory=dict, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "mode", ScoringMode(self.mode))
@@ -254,6 +261,7 @@ class RunConfig:
             "mode": self.mode.value,
             "top_k": self.top_k,
             "repeats": self.repeats,
+            **({"environment": dict(self.environment)} if self.environment else {}),
         }
 
     @classmethod
@@ -281,6 +289,7 @@ class RunConfig:
             top_k=int(data.get("top_k", 3)),
             repeats=int(data.get("repeats", 1)),
             name=str(data.get("name", "")),
+            environment=dict(data.get("environment") or {}),
         )
 
     def to_json(self) -> str:
@@ -291,6 +300,7 @@ class RunConfig:
         """Stable hash of everything that decides the judgments (not the run's name, not speed settings)."""
         data = self.to_dict()
         data.pop("name")
+        data.pop("environment", None)
         for judge in data["judges"]:
             for key in _OPERATIONAL_JUDGE_KEYS:
                 judge["config"].pop(key, None)

@@ -12,8 +12,9 @@ import enum
 import math
 import os
 import threading
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Iterable, Sequence
+from typing import TYPE_CHECKING
 
 from ..model import Example, Level
 from .language import is_chinese
@@ -138,7 +139,7 @@ def score_examples(
     return MetricScores(metrics=metrics, values=values, skipped=skipped)
 
 
-def _new_engine(metric_ids: Sequence[str]) -> "MetricEngine":
+def _new_engine(metric_ids: Sequence[str]) -> MetricEngine:
     from .engine import MetricEngine
 
     return MetricEngine(metric_ids)
@@ -168,7 +169,7 @@ def _worker_count(workers: int | None, n_pairs: int) -> int:
 
 
 # One engine per worker process, kept between chunks so its caches pay off.
-_worker_engine: dict[tuple[str, ...], "MetricEngine"] = {}
+_worker_engine: dict[tuple[str, ...], MetricEngine] = {}
 
 
 def _score_chunk(metric_ids: tuple[str, ...], chunk: list[ScoringPair]) -> list[tuple[str, dict[str, float]]]:
@@ -185,10 +186,10 @@ def _score_in_pool(
     from concurrent.futures import ProcessPoolExecutor
 
     if METEOR_ID in metric_ids:
-        # Find (and if needed copy) WordNet once here, not racing in every worker.
-        from .wordnet import locate_wordnet
+        # Find WordNet and build its synonym index once here, not racing in every worker.
+        from .wordnet import load_synonyms
 
-        locate_wordnet()
+        load_synonyms()
     # Contiguous chunks keep the candidates of one reference together, so each
     # worker tokenizes that reference once.
     size = math.ceil(len(pairs) / (n_workers * 4))
@@ -203,7 +204,7 @@ def _score_in_pool(
 
 
 # score_pair serves interactive use: one engine per metric set, shared and locked.
-_pair_engines: dict[tuple[tuple[str, ...], str | None], "MetricEngine"] = {}
+_pair_engines: dict[tuple[tuple[str, ...], str | None], MetricEngine] = {}
 _pair_lock = threading.Lock()
 _PAIR_CACHE_LIMIT = 20_000
 

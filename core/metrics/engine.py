@@ -17,8 +17,19 @@ done:
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Iterable, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
+from .params import (
+    BLEU_EFFECTIVE_ORDER,
+    BLEU_SMOOTH_METHOD,
+    CHRF_BETA,
+    CHRF_CHAR_ORDER,
+    CHRF_WORD_ORDER,
+    METEOR_ALPHA,
+    METEOR_BETA,
+    METEOR_GAMMA,
+)
 from .registry import BLEU_ORDERS, CHRF_ID, METEOR_ID, resolve_metric_ids
 
 _MAX_ORDER = max(BLEU_ORDERS)
@@ -108,8 +119,9 @@ def lcs_length(a: Sequence[str], b: Sequence[str]) -> int:
 class MetricEngine:
     """Scores pairs for a fixed set of metrics. Not thread-safe; one per worker.
 
-    ``wordnet``: a WordNet reader for METEOR; by default the one
-    :func:`.wordnet.load_wordnet` finds, or none (exact+stem matching).
+    ``wordnet``: a WordNet reader for METEOR (anything with NLTK's ``synsets(word)``);
+    by default the compact index :func:`.wordnet.load_synonyms` gives, or none
+    (exact+stem matching).
     """
 
     _UNSET: Any = object()
@@ -132,7 +144,7 @@ class MetricEngine:
             self._compute_bleu = BLEU.compute_bleu
             for chinese, tokenizer in ((False, BLEU_TOKENIZER), (True, BLEU_TOKENIZER_CHINESE)):
                 self._bleu[chinese] = BLEU(
-                    tokenize=tokenizer, smooth_method="exp", effective_order=True,
+                    tokenize=tokenizer, smooth_method=BLEU_SMOOTH_METHOD, effective_order=BLEU_EFFECTIVE_ORDER,
                     max_ngram_order=_MAX_ORDER,
                 )
 
@@ -141,7 +153,7 @@ class MetricEngine:
         if self._want_chrf:
             from sacrebleu.metrics import CHRF
 
-            self._chrf = CHRF(word_order=2)
+            self._chrf = CHRF(char_order=CHRF_CHAR_ORDER, word_order=CHRF_WORD_ORDER, beta=CHRF_BETA)
 
         # ROUGE and METEOR both use NLTK's Porter stemmer in its default mode.
         stemmer = _RememberingStemmer() if (self._rouge_ids or self._want_meteor) else None
@@ -164,10 +176,10 @@ class MetricEngine:
         if self._want_meteor:
             from nltk.translate.meteor_score import single_meteor_score
 
-            from .wordnet import NoSynonyms, load_wordnet
+            from .wordnet import NoSynonyms, load_synonyms
 
             if wordnet is self._UNSET:
-                wordnet = load_wordnet()
+                wordnet = load_synonyms()
             self._single_meteor = single_meteor_score
             self._meteor_stemmer = stemmer
             self._meteor_wordnet = _RememberingSynonyms(wordnet if wordnet is not None else NoSynonyms())
@@ -210,7 +222,8 @@ class MetricEngine:
         return {
             f"bleu{n}": self._compute_bleu(
                 correct=correct[:n], total=total[:n], sys_len=hyp_len, ref_len=ref_len,
-                smooth_method="exp", smooth_value=None, effective_order=True, max_ngram_order=n,
+                smooth_method=BLEU_SMOOTH_METHOD, smooth_value=None, effective_order=BLEU_EFFECTIVE_ORDER,
+                max_ngram_order=n,
             ).score / 100.0
             for n in self._bleu_orders
         }
@@ -274,6 +287,7 @@ class MetricEngine:
             self._single_meteor(
                 self._meteor_tokens(ref, chinese), hyp,
                 stemmer=self._meteor_stemmer, wordnet=self._meteor_wordnet,
+                alpha=METEOR_ALPHA, beta=METEOR_BETA, gamma=METEOR_GAMMA,
             )
             for ref in refs
         ))

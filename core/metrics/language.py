@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Iterable
+from collections.abc import Iterable
 
 _CHINESE_CODES = {"zh", "chinese", "cmn", "zho", "chi"}
 

@@ -7,8 +7,8 @@ when it is asked for rather than fixed at import time.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 from ..errors import ConfigError
 

@@ -10,7 +10,6 @@ and would drop every Chinese character.
 from __future__ import annotations
 
 import unicodedata
-
 from typing import Any
 
 from rouge_score import tokenize as rouge_tokenize
@@ -18,8 +17,9 @@ from rouge_score.tokenizers import Tokenizer
 from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 from sacrebleu.tokenizers.tokenizer_zh import TokenizerZh
 
-BLEU_TOKENIZER = "13a"
-BLEU_TOKENIZER_CHINESE = "zh"
+from .params import BLEU_TOKENIZER, BLEU_TOKENIZER_CHINESE
+
+__all__ = ["BLEU_TOKENIZER", "BLEU_TOKENIZER_CHINESE", "ChineseCharTokenizer", "StemmingTokenizer", "meteor_tokens"]
 
 _latin_tokenizer = Tokenizer13a()
 _chinese_tokenizer = TokenizerZh()

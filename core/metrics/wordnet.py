@@ -18,6 +18,7 @@ place, so two processes preparing the cache at once never see a half-written one
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import tempfile
@@ -66,10 +67,11 @@ def lexnames_text() -> str:
 
 
 def cache_nltk_root() -> Path:
-    """The NLTK data root dialjudge owns: ``<user cache dir>/dialjudge/nltk_data``."""
-    from platformdirs import user_cache_dir
+    """The NLTK data root dialjudge owns: ``<user cache dir>/dialjudge/nltk_data``
+    (``$DIALJUDGE_CACHE_DIR/nltk_data`` when that is set)."""
+    from .synonym_index import cache_dir
 
-    return Path(user_cache_dir("dialjudge", appauthor=False)) / "nltk_data"
+    return cache_dir() / "nltk_data"
 
 
 def source_is_usable(source: Path) -> bool:
@@ -130,10 +132,8 @@ def _move_into_place(staging: Path, target: Path, source: Path) -> None:
     # An outdated or broken copy is in the way: set it aside, then retry once.
     stale = Path(tempfile.mkdtemp(prefix=".wordnet-stale-", dir=target.parent))
     try:
-        try:
+        with contextlib.suppress(FileNotFoundError):  # someone else removed it meanwhile
             os.replace(target, stale / "wordnet")
-        except FileNotFoundError:
-            pass  # someone else removed it meanwhile
         try:
             os.rename(staging, target)
         except OSError:
@@ -219,6 +219,21 @@ def load_wordnet() -> Any | None:
                 reader = wordnet
             _loaded["reader"] = reader
         return _loaded["reader"]
+
+
+def load_synonyms() -> Any | None:
+    """WordNet's synonyms as METEOR reads them, from the compact index in the user cache
+    (built from NLTK's reader the first time: seconds; later a fraction of a second); None if absent."""
+    with _lock:
+        if "index" not in _loaded:
+            index = None
+            location = locate_wordnet()
+            if location is not None:
+                from .synonym_index import load_or_build
+
+                index = load_or_build(location.path, load_wordnet)
+            _loaded["index"] = index
+        return _loaded["index"]
 
 
 def reset_wordnet_state() -> None:

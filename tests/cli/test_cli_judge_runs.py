@@ -91,6 +91,9 @@ def test_judge_then_every_runs_command(capsys: pytest.CaptureFixture[str], tmp_p
     assert re.search(r"aspect / KPI / quality\s+coherence / – / coherence", out)
     assert re.search(r"^mode\s+generate\s*$", out, re.M)  # top-K only matters in logprob mode
     assert "8 of 8 (0 failed)" in out
+    versions = re.search(r"^versions\s+(.*)$", out, re.M)
+    assert versions and {"dialjudge", "sacrebleu", "rouge-score", "nltk", "llama-cpp-python"} <= {
+        part.split()[0] for part in versions.group(1).split(", ")}
     assert OLD_LINE in out  # the template text the run used
 
     code, out, _ = run(capsys, "runs", "export", "1", "--format", "jsonl")

@@ -11,8 +11,14 @@ import pytest
 
 from shared_data import require_file
 from dialjudge.cli.main import main
+from dialjudge.core.metrics import METRIC_IDS, metric_info
 
-METRICS = ["BLEU-1", "BLEU-2", "BLEU-3", "BLEU-4", "ROUGE-1", "ROUGE-2", "ROUGE-L", "METEOR", "chrF++"]
+
+
+def metric_labels() -> list[str]:
+    """The nine labels; METEOR's names the variant available here ("METEOR (exact+stem)" without WordNet)."""
+    return [metric_info(m).label for m in METRIC_IDS]
+
 USR = ("--dataset", "usr-topicalchat", "--quality", "Overall", "--bootstrap", "50")
 
 
@@ -48,7 +54,7 @@ def test_table_on_usr(capsys: pytest.CaptureFixture[str], usr: Path) -> None:
     assert code == 0, err
     assert "Reference-based metrics vs humans — usr-topicalchat — turn level" in flat(out)
     rows = table_rows(out)
-    assert list(rows)[1:] == [*METRICS, "human ceiling"]  # after the header row
+    assert list(rows)[1:] == [*metric_labels(), "human ceiling"]  # after the header row
     assert rows["Evaluator"][1:3] == ["Overall r", "Overall ρ"]
     assert rows["BLEU-4"][3:] == ["300", "60", "0"]  # n, excluded (the references), failed
     assert rows["human ceiling"][3] == "360"
@@ -59,7 +65,7 @@ def test_csv_parses_and_matches_json(capsys: pytest.CaptureFixture[str], usr: Pa
     code, out, _ = run(capsys, "metrics", *USR, "--format", "csv")
     assert code == 0
     rows = list(csv.DictReader(io.StringIO(out)))
-    assert [r["evaluator"] for r in rows] == [*METRICS, "human ceiling"]
+    assert [r["evaluator"] for r in rows] == [*metric_labels(), "human ceiling"]
     assert all(r["quality"] == "Overall" and r["level"] == "turn" and r["subset"] == "all" for r in rows)
     assert rows[-1]["is_ceiling"] == "True"
 
@@ -68,7 +74,7 @@ def test_csv_parses_and_matches_json(capsys: pytest.CaptureFixture[str], usr: Pa
     data = json.loads(out)
     assert data["meta"]["dataset"] == "usr-topicalchat"
     assert any("resamples" in note for note in data["meta"]["notes"])
-    assert [r["evaluator"] for r in data["results"]] == [*METRICS, "human ceiling"]
+    assert [r["evaluator"] for r in data["results"]] == [*metric_labels(), "human ceiling"]
     for row, record in zip(rows, data["results"]):
         assert float(row["spearman"]) == record["spearman"]
         assert int(row["n"]) == record["n"]
@@ -123,7 +129,7 @@ def test_system_level(capsys: pytest.CaptureFixture[str], usr: Path) -> None:
     code, out, _ = run(capsys, "metrics", *USR, "--level", "system", "--format", "csv", "--metrics", "bleu4,meteor")
     assert code == 0
     rows = list(csv.DictReader(io.StringIO(out)))
-    assert [r["evaluator"] for r in rows] == ["BLEU-4", "METEOR", "human ceiling"]
+    assert [r["evaluator"] for r in rows] == ["BLEU-4", metric_info("meteor").label, "human ceiling"]
     assert {r["level"] for r in rows} == {"system"}
     assert rows[0]["n"] == "5"  # five systems have scored candidates
 

@@ -143,6 +143,11 @@ def test_unknown_judge_name_lists_the_configured_ones() -> None:
     ("[judges.j]\nbackend = 'openai'\nmodel = 'gpt-4o'\n", r"judges\.j\.base_url is required for the openai backend"),
     ("[judges.j]\nbackend = 'openai'\nbase_url = 'http://x/v1'\n",
      r"judges\.j\.model is required for the openai backend"),
+    ("[judges.j]\nbackend = 'llama'\nn_threads = 0\n", r"judges\.j\.n_threads must be at least 1, not 0"),
+    ("[judges.j]\nbackend = 'llama'\nn_threads_batch = -2\n", r"judges\.j\.n_threads_batch must be at least 1"),
+    ("[judges.j]\nbackend = 'llama'\nn_gpu_layers = -2\n",
+     r"judges\.j\.n_gpu_layers must be at least -1 \(-1 offloads every layer\), not -2"),
+    ("[judges.j]\nbackend = 'llama'\nn_gpu_layers = 'all'\n", r"judges\.j\.n_gpu_layers must be an integer, not str"),
     ("[data]\ndirs = 'data'\n", r"data\.dirs must be a list of paths"),
     ("[templates]\ndirs = [1]\n", r"templates\.dirs must be a list of paths"),
 ])
@@ -237,3 +242,26 @@ def test_parse_config_without_a_file_names_config_in_errors() -> None:
     with pytest.raises(ConfigError, match=r"^config: unknown key bogus"):
         parse_config({"bogus": 1})
     assert isinstance(parse_config({}), Config)
+
+
+def test_local_judge_threads_and_gpu_layers(tmp_path: Path) -> None:
+    path = write_config(tmp_path, """
+        [judges.laptop]
+        backend = "llama"
+
+        [judges.tuned]
+        backend = "llama"
+        n_threads = 2
+        n_threads_batch = 4
+        n_gpu_layers = 12
+
+        [judges.all_on_gpu]
+        backend = "llama"
+        n_gpu_layers = -1
+    """)
+    judges = load_config(path).judges
+    # Unset means: every core, and every layer on the GPU where the build can offload (decided at load).
+    assert (judges["laptop"].n_threads, judges["laptop"].n_threads_batch, judges["laptop"].n_gpu_layers) == \
+        (None, None, None)
+    assert (judges["tuned"].n_threads, judges["tuned"].n_threads_batch, judges["tuned"].n_gpu_layers) == (2, 4, 12)
+    assert judges["all_on_gpu"].n_gpu_layers == -1

@@ -155,9 +155,12 @@ def test_unwritable_cache_falls_back_instead_of_failing(tmp_path, monkeypatch, f
     assert wn.meteor_variant() == METEOR_EXACT_STEM
 
 
-def test_default_cache_is_under_the_user_cache_dir():
+def test_default_cache_is_under_the_user_cache_dir(monkeypatch, tmp_path):
     from platformdirs import user_cache_dir
 
+    monkeypatch.delenv("DIALJUDGE_CACHE_DIR", raising=False)
     root = wn.cache_nltk_root()
     assert root == Path(user_cache_dir("dialjudge", appauthor=False)) / "nltk_data"
     assert root.parent.name == "dialjudge"
+    monkeypatch.setenv("DIALJUDGE_CACHE_DIR", str(tmp_path / "elsewhere"))
+    assert wn.cache_nltk_root() == tmp_path / "elsewhere" / "nltk_data"

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from dialjudge.core.report import WideCell, render, to_csv, to_json, to_latex, to_markdown, wide_table
+from dialjudge.core.report import Provenance, WideCell, render, to_csv, to_json, to_latex, to_markdown, wide_table
 
 
 def record(evaluator: str, quality: str, pearson: float, spearman: float, *, level: str = "turn",
@@ -141,9 +141,11 @@ def test_latex_prints_missing_values_as_en_dash() -> None:
 
 
 def test_render_dispatches_on_format() -> None:
-    assert render(RECORDS, "csv", title="t") == to_csv(RECORDS)
+    provenance = Provenance.of(RECORDS)
+    assert render(RECORDS, "csv", title="t") == to_csv(provenance.annotate(RECORDS))
     data = json.loads(render(RECORDS, "json", title="t", notes=["n1"], meta={"dataset": "d"}))
-    assert data["meta"] == {"dataset": "d", "notes": ["n1"]}
+    assert data["meta"] == {"dataset": "d", "notes": ["n1"], "versions": provenance.versions,
+                            "metric_signatures": provenance.signatures}
     assert render(RECORDS, "markdown", title="t").startswith("**t**")
     assert r"\begin{tabular}" in render(RECORDS, "latex", title="t", level="system")
     with pytest.raises(ValueError, match="unknown format 'html'"):
@@ -166,3 +168,26 @@ def test_jsonl_is_one_object_per_line_with_nan_as_null() -> None:
     lines = text.splitlines()
     assert [json.loads(line) for line in lines] == [{"id": "a", "score": None}, {"id": "b", "note": "ü"}]
     assert "ü" in text and text.endswith("\n")
+
+
+METRIC_RECORDS = [record("BLEU-4", "Overall", 0.3, 0.2), record("METEOR (exact+stem)", "Overall", 0.2, 0.1),
+                  record("chrF++", "Overall", 0.25, 0.2), record("judge_x", "Overall", 0.5, 0.4)]
+
+
+def test_every_export_records_versions_and_metric_signatures() -> None:
+    from dialjudge import __version__
+    from dialjudge.core.metrics.signatures import bleu_signature, chrf_signature, meteor_signature
+
+    bleu4, meteor, chrf = bleu_signature(4), meteor_signature("exact+stem"), chrf_signature()
+    markdown = render(METRIC_RECORDS, "markdown", title="t")
+    assert f"- signature: `{bleu4}`" in markdown and f"- signature: `{meteor}`" in markdown
+    assert f"dialjudge {__version__}" in markdown
+    latex = render(METRIC_RECORDS, "latex", title="t")
+    assert latex.splitlines()[0].startswith("% versions: dialjudge ")
+    assert f"% signature: {chrf}" in latex
+    rows = list(csv.DictReader(io.StringIO(render(METRIC_RECORDS, "csv", title="t"))))
+    assert [r["signature"] for r in rows] == [bleu4, meteor, chrf, ""]  # a judge has no metric signature
+    assert all(f"dialjudge {__version__}" in r["versions"] for r in rows)
+    data = json.loads(render(METRIC_RECORDS, "json", title="t"))
+    assert data["meta"]["metric_signatures"] == {"BLEU-4": bleu4, "METEOR (exact+stem)": meteor, "chrF++": chrf}
+    assert set(data["meta"]["versions"]) == {"dialjudge", "sacrebleu", "rouge-score", "nltk", "llama-cpp-python"}

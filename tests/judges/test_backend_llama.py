@@ -21,7 +21,7 @@ from dialjudge.core.errors import BackendError
 from dialjudge.core.judges.backends import llama as llama_module
 from dialjudge.core.judges.backends import make_backend
 from dialjudge.core.judges.backends.answers import answer_variants
-from dialjudge.core.judges.backends.llama import LlamaBackend, model_identity
+from dialjudge.core.judges.backends.llama import LlamaBackend, chunk_ends, model_identity
 from dialjudge.core.judges.types import (
     JudgeRequest,
     Message,
@@ -41,8 +41,11 @@ DIALOGUE = "Dialogue:\nA: I love hiking in the mountains.\nB: Oh nice, which one
 SYSTEM = Message("system", "You are a careful judge of dialogue responses.")
 
 
+SHORT = Sampling(max_tokens=12)
+
+
 def request(response: str, spec: OutputSpec, mode: ScoringMode, *, question: str = "Rate the response from 1 to 5.",
-            top_k: int = 3, sampling: Sampling = Sampling(max_tokens=12)) -> JudgeRequest:
+            top_k: int = 3, sampling: Sampling = SHORT) -> JudgeRequest:
     user = Message("user", f"{DIALOGUE}Response: {response}\n{question}")
     return JudgeRequest(response[:10], RenderedPrompt((SYSTEM, user), spec, "t"), mode, sampling, top_k=top_k)
 
@@ -82,6 +85,37 @@ def test_the_bundled_model_is_the_default_and_config_is_honoured(bundled_model: 
     assert backend.max_concurrency == 1 and backend.identity == model_identity(bundled_model)
 
 
+def test_threads_default_to_every_available_core_and_follow_the_config(bundled_model: Path, monkeypatch):
+    monkeypatch.setattr(llama_module.os, "sched_getaffinity", lambda pid: {0, 1, 2}, raising=False)
+    backend = make_backend(JudgeConfig("smollm2", "llama"))
+    assert (backend.n_threads, backend.n_threads_batch, backend.n_gpu_layers) == (3, 3, None)
+    tuned = make_backend(JudgeConfig("smollm2", "llama", n_threads=1, n_threads_batch=2, n_gpu_layers=0))
+    assert (tuned.n_threads, tuned.n_threads_batch, tuned.n_gpu_layers) == (1, 2, 0)
+    assert tuned.runtime_info() == {}  # nothing loaded yet
+
+
+def test_placement_describes_cpu_and_gpu():
+    cpu = llama_module.Placement(2, 2, -1, gpu_offload=False, n_layers=30)
+    assert cpu.gpu_layers == 0 and cpu.describe() == "CPU, 2 threads"
+    gpu = llama_module.Placement(2, 4, -1, gpu_offload=True, n_layers=30)
+    assert gpu.gpu_layers == 30 and gpu.describe() == "GPU, all 30 layers; 2 threads (4 for prompts)"
+    part = llama_module.Placement(1, 1, 10, gpu_offload=True, n_layers=30)
+    assert part.describe() == "GPU 10 of 30 layers, CPU the rest; 1 thread"
+    assert part.to_dict()["gpu_layers"] == 10
+
+
+async def test_the_loaded_model_reports_where_it_runs(llama_backend: LlamaBackend):
+    import llama_cpp
+
+    info = llama_backend.runtime_info()
+    assert info["n_threads"] == 1 and info["n_threads_batch"] == 1
+    assert info["gpu_offload"] == bool(llama_cpp.llama_supports_gpu_offload())
+    if not info["gpu_offload"]:  # the CPU path: nothing offloaded, whatever was asked
+        assert info["n_gpu_layers"] == 0 and info["gpu_layers"] == 0 and info["where"] == "CPU, 1 thread"
+    else:
+        assert info["n_gpu_layers"] == -1 and info["gpu_layers"] == info["n_layers"]
+
+
 def test_importing_the_backend_does_not_load_llama_cpp():
     code = ("import sys, dialjudge.core.judges.backends.llama, dialjudge.core.judges.backends; "
             "assert 'llama_cpp' not in sys.modules, 'llama_cpp imported'")
@@ -96,6 +130,29 @@ async def test_complete_before_open_says_so(bundled_model: Path):
 # -- prefix reuse and generation ---------------------------------------------------------
 
 
+NEWLINE = 0
+
+
+def test_chunks_end_after_newlines_and_are_shared_by_shared_prefixes():
+    tokens = [1] * 40 + [NEWLINE] + [2] * 5 + [NEWLINE] + [3] * 40 + [NEWLINE] + [4] * 3
+    ends = chunk_ends(tokens, lambda t: t == NEWLINE, max_chunk=511)
+    # 41 tokens then a newline: a chunk; the next newline comes after only 6; then 41 more.
+    assert ends == [41, 88, len(tokens)]
+    longer = tokens[:88] + [5] * 700
+    ends_longer = chunk_ends(longer, lambda t: t == NEWLINE, max_chunk=511)
+    assert ends_longer[:2] == [41, 88] and ends_longer[2] == 88 + 511 and ends_longer[-1] == len(longer)
+    assert all(b - a <= 511 for a, b in zip([0, *ends_longer[:-1]], ends_longer, strict=True))
+
+
+def test_a_one_token_last_chunk_is_merged_into_the_one_before():
+    tokens = [1] * 40 + [NEWLINE] + [7]
+    assert chunk_ends(tokens, lambda t: t == NEWLINE, max_chunk=511) == [len(tokens)]
+    assert chunk_ends([1] * 1023, lambda t: False, max_chunk=511) == [511, 1023]
+    assert chunk_ends([1] * 1021, lambda t: False, max_chunk=511) == [511, 1021]
+    assert chunk_ends([], lambda t: True, max_chunk=511) == []
+
+
+
 async def test_a_shared_prefix_is_evaluated_once(llama_backend: LlamaBackend):
     first = await llama_backend.complete(request("B: The Alps, mostly in summer.", LIKERT, ScoringMode.LOGPROB))
     other = await llama_backend.complete(request("B: I don't like cheese.", LIKERT, ScoringMode.LOGPROB))
@@ -103,8 +160,34 @@ async def test_a_shared_prefix_is_evaluated_once(llama_backend: LlamaBackend):
     assert first.evaluated_tokens <= first.prompt_tokens
     # Only the tail from the response on is new; the system turn and dialogue are reused.
     assert 0 < other.evaluated_tokens < other.prompt_tokens - 30
-    assert same.evaluated_tokens == 1  # the last token again, for its logits
-    assert same.choice_probs == pytest.approx(other.choice_probs, abs=1e-6)
+    # A repeat evaluates only the last chunk again (for its logits), in the same batch.
+    assert 2 <= same.evaluated_tokens <= other.evaluated_tokens
+    assert same.choice_probs == other.choice_probs
+
+
+async def test_a_score_does_not_depend_on_what_the_cache_held(llama_backend: LlamaBackend):
+    """First ask from an empty cache, a repeat, and an ask after another prompt: identical numbers.
+
+    A 1-token batch runs another kernel than a many-token batch, so evaluating a
+    different tail of the same prompt would move p(No) by about 0.02 on AVX2 CPUs.
+    """
+    req = request("B: The Alps, mostly in summer.", YES_NO, ScoringMode.YESNO,
+                  question="Is it a good response? Answer Yes or No.")
+    other = request("B: I don't like cheese.", YES_NO, ScoringMode.YESNO,
+                    question="Is it a good response? Answer Yes or No.")
+    llama_backend.reuse_prefix = False
+    try:
+        fresh = await llama_backend.complete(req)
+    finally:
+        llama_backend.reuse_prefix = True
+    repeat = await llama_backend.complete(req)
+    await llama_backend.complete(other)
+    after_other = await llama_backend.complete(req)
+    assert fresh.evaluated_tokens == fresh.prompt_tokens
+    assert repeat.evaluated_tokens < after_other.evaluated_tokens < fresh.prompt_tokens
+    assert repeat.choice_probs == fresh.choice_probs
+    assert after_other.choice_probs == fresh.choice_probs
+    assert repeat.top_logprobs == fresh.top_logprobs == after_other.top_logprobs
 
 
 async def test_reuse_can_be_switched_off_with_the_same_answers(llama_backend: LlamaBackend):
@@ -116,7 +199,7 @@ async def test_reuse_can_be_switched_off_with_the_same_answers(llama_backend: Ll
     finally:
         llama_backend.reuse_prefix = True
     assert fresh.evaluated_tokens == fresh.prompt_tokens
-    assert fresh.choice_probs == pytest.approx(reused.choice_probs, abs=1e-3)
+    assert fresh.choice_probs == reused.choice_probs
 
 
 async def test_greedy_generation_is_repeatable_and_stops(llama_backend: LlamaBackend):
@@ -141,7 +224,7 @@ async def test_requests_in_parallel_are_served_one_at_a_time(llama_backend: Llam
     reqs = [request(r, YES_NO, ScoringMode.YESNO, question="Is it good?") for r in ("B: Yes!", "B: The Alps.")]
     together = await asyncio.gather(*(llama_backend.complete(r) for r in reqs))
     alone = [await llama_backend.complete(r) for r in reqs]
-    for a, b in zip(together, alone):
+    for a, b in zip(together, alone, strict=True):
         assert a.choice_probs == pytest.approx(b.choice_probs, abs=1e-3)
 
 
@@ -186,7 +269,7 @@ def reference_probs(llm, session, req: JudgeRequest, choices) -> dict[str, float
                 llm.eval([token])
             rows = llm.scores[len(prompt) - 1: len(prompt) - 1 + len(path)].astype(np.float64)
             logp = 0.0
-            for row, token in zip(rows, path):
+            for row, token in zip(rows, path, strict=True):
                 logp += row[token] - (row.max() + math.log(np.exp(row - row.max()).sum()))
             total += math.exp(logp)
         mass[choice] = total
@@ -215,9 +298,14 @@ async def test_answer_probabilities_match_the_reference(llama_backend: LlamaBack
     assert len(result.top_logprobs) == 5
     logprobs = [lp for _, lp in result.top_logprobs]
     assert logprobs == sorted(logprobs, reverse=True) and all(lp <= 0 for lp in logprobs)
-    # The cache is rolled back to the prompt: asking again evaluates one token.
+    # The cache is rolled back to the prompt: asking again evaluates only the last chunk,
+    # and gives the same numbers, as does asking after another prompt.
     again = await llama_backend.complete(req)
-    assert again.evaluated_tokens == 1 and again.choice_probs == pytest.approx(result.choice_probs, abs=1e-6)
+    assert again.evaluated_tokens < result.prompt_tokens
+    assert again.choice_probs == pytest.approx(result.choice_probs, abs=1e-6)
+    await llama_backend.complete(request("B: I don't like cheese.", spec, mode, question=question))
+    after_other = await llama_backend.complete(req)
+    assert after_other.choice_probs == pytest.approx(result.choice_probs, abs=1e-6)
 
 
 async def test_first_tokens_look_past_a_bare_space(llama_backend: LlamaBackend):

@@ -5,8 +5,16 @@ The model loads once and every call runs on one dedicated worker thread
 
 Judge prompts of one run share long prefixes (instructions, few-shot examples,
 the dialogue context of several candidates), so the tokens already in the KV
-cache are reused: the new prompt is compared with them, the cache is cut after
-the longest common prefix and only the new suffix is evaluated.
+cache are reused. A score must not depend on what the cache held before (item
+order, a repeat, a resumed run), yet llama.cpp computes a token slightly
+differently depending on the batch it is evaluated in (a 1-token batch takes
+another kernel path than a many-token one, on CPU and GPU alike). So every
+prompt is cut into chunks at fixed places that depend on its own tokens only
+(:func:`chunk_ends`: after a newline once a chunk is long enough), each chunk is
+always evaluated as one batch, and the cache is reused only up to a chunk end it
+shares with the new prompt. The last chunk is always evaluated again (its logits
+are needed), so a first ask, a repeat and an ask after another prompt compute
+every token in the same batch and give identical numbers.
 
 Probability modes make one forward pass over the prompt (plus the template's
 answer prefix) and read the distribution at the answer position. Answers that
@@ -24,12 +32,14 @@ import asyncio
 import contextlib
 import hashlib
 import math
+import os
 import threading
 import time
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any
 
 from ...config import JudgeConfig, Sampling
 from ...errors import BackendError
@@ -86,6 +96,48 @@ def cpu_has_amx() -> bool:
     return False
 
 
+def available_cores() -> int:
+    """The CPU cores this process may run on (its affinity mask where the OS has one)."""
+    sched_getaffinity = getattr(os, "sched_getaffinity", None)
+    if sched_getaffinity is not None:
+        return max(1, len(sched_getaffinity(0)))
+    return max(1, os.cpu_count() or 1)
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where a loaded model runs: recorded with each run and shown by ``runs show``."""
+
+    n_threads: int
+    n_threads_batch: int
+    n_gpu_layers: int  # as asked; -1 = all
+    gpu_offload: bool  # whether this llama-cpp-python build can offload at all
+    n_layers: int  # the model's layer count
+
+    @property
+    def gpu_layers(self) -> int:
+        """Layers actually on the GPU."""
+        if not self.gpu_offload:
+            return 0
+        return self.n_layers if self.n_gpu_layers < 0 else min(self.n_gpu_layers, self.n_layers)
+
+    def describe(self) -> str:
+        threads = f"{self.n_threads} thread{'s' if self.n_threads != 1 else ''}"
+        if self.n_threads_batch != self.n_threads:
+            threads += f" ({self.n_threads_batch} for prompts)"
+        on_gpu = self.gpu_layers
+        if on_gpu == 0:
+            return f"CPU, {threads}"
+        if on_gpu >= self.n_layers:
+            return f"GPU, all {self.n_layers} layers; {threads}"
+        return f"GPU {on_gpu} of {self.n_layers} layers, CPU the rest; {threads}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"n_threads": self.n_threads, "n_threads_batch": self.n_threads_batch,
+                "n_gpu_layers": self.n_gpu_layers, "gpu_offload": self.gpu_offload,
+                "n_layers": self.n_layers, "gpu_layers": self.gpu_layers, "where": self.describe()}
+
+
 _PARAMS_LOCK = threading.Lock()
 
 
@@ -119,11 +171,43 @@ def _without_extra_buffers(enabled: bool) -> Iterator[None]:
             low.llama_model_default_params = original
 
 
+#: A chunk ends after a newline once it holds this many tokens: short enough that
+#: little of a shared prefix is evaluated again, long enough for efficient batches.
+MIN_CHUNK = 32
+#: The fewest tokens the last chunk holds: a 1-token batch takes another kernel path.
+MIN_LAST_CHUNK = 2
+
+
+def chunk_ends(tokens: Sequence[int], has_newline: Callable[[int], bool], *, max_chunk: int,
+               min_chunk: int = MIN_CHUNK) -> list[int]:
+    """Where the evaluation chunks of a prompt end, the last at ``len(tokens)``.
+
+    A chunk ends after a token holding a newline once it has ``min_chunk`` tokens,
+    or at ``max_chunk`` tokens. Each decision looks only at the tokens before it,
+    so two prompts sharing a prefix share every chunk inside it. A last chunk
+    shorter than MIN_LAST_CHUNK is merged into the one before (``max_chunk`` + 1
+    must fit in a batch).
+    """
+    ends: list[int] = []
+    start = 0
+    for i, token in enumerate(tokens):
+        size = i + 1 - start
+        if size >= max_chunk or (size >= min_chunk and has_newline(token)):
+            ends.append(i + 1)
+            start = i + 1
+    n = len(tokens)
+    if ends and n - ends[-1] < MIN_LAST_CHUNK:
+        ends.pop()
+    if n:
+        ends.append(n)
+    return ends
+
+
 @dataclass
 class _Trie:
     """Token paths of the answer spellings; a node can end answers and continue to others."""
 
-    children: dict[int, "_Trie"] = field(default_factory=dict)
+    children: dict[int, _Trie] = field(default_factory=dict)
     ends: list[str] = field(default_factory=list)  # choices whose spelling ends here
 
     def add(self, tokens: Sequence[int], choice: str) -> None:
@@ -137,20 +221,31 @@ class _Trie:
 class _Session:
     """The loaded model; lives on, and is only touched from, the worker thread."""
 
-    def __init__(self, path: Path, label: str, n_ctx: int, n_threads: int | None, extra_buffers: bool) -> None:
+    def __init__(self, path: Path, label: str, n_ctx: int, n_threads: int, n_threads_batch: int,
+                 n_gpu_layers: int | None, extra_buffers: bool) -> None:
         import llama_cpp
 
         self._lib = llama_cpp
         self.label = label
+        gpu_offload = bool(llama_cpp.llama_supports_gpu_offload())
+        if n_gpu_layers is None:
+            n_gpu_layers = -1 if gpu_offload else 0
         try:
             with _without_extra_buffers(not extra_buffers):
                 self.llm = llama_cpp.Llama(
                     model_path=str(path), n_ctx=n_ctx, n_batch=min(512, n_ctx), n_threads=n_threads,
-                    n_threads_batch=n_threads, logits_all=False, verbose=False,
+                    n_threads_batch=n_threads_batch, n_gpu_layers=n_gpu_layers, logits_all=False,
+                    verbose=False,
                 )
         except (ValueError, RuntimeError) as exc:
             raise BackendError(f"{path}: llama.cpp cannot load this model: {exc}") from None
+        self.placement = Placement(n_threads, n_threads_batch, n_gpu_layers, gpu_offload,
+                                   int(llama_cpp.llama_model_n_layer(self.llm.model)))
         self.n_ctx = self.llm.n_ctx()
+        self.n_batch = self.llm.n_batch
+        #: Where the chunks held in the KV cache end (see :func:`chunk_ends`).
+        self._chunk_ends: list[int] = []
+        self._newline_tokens: dict[int, bool] = {}
         self.n_vocab = self.llm.n_vocab()
         self.vocab = llama_cpp.llama_model_get_vocab(self.llm.model)
         self.formatter = self._chat_formatter(path)
@@ -207,13 +302,35 @@ class _Session:
                 f"{self.label}: the prompt has {len(tokens)} tokens, too many for the context of "
                 f"{self.n_ctx}; raise n_ctx in the judge's configuration"
             )
-        llm = self.llm
-        keep = self._common_prefix(tokens) if reuse_prefix else 0
-        if keep == len(tokens):
-            keep -= 1  # the last token is evaluated again: its logits are needed
-        self._truncate(keep)
-        llm.eval(tokens[keep:])
+        ends = chunk_ends(tokens, self._has_newline, max_chunk=self.n_batch - 1)
+        keep = self._reusable_prefix(tokens, ends) if reuse_prefix else 0
+        keep = self._truncate(keep)
+        start = keep
+        for end in ends:
+            if end <= keep:
+                continue
+            self.llm.eval(tokens[start:end])  # one chunk, one batch (end - start <= n_batch)
+            self._chunk_ends.append(end)
+            start = end
         return len(tokens) - keep
+
+    def _reusable_prefix(self, tokens: list[int], ends: list[int]) -> int:
+        """The longest cached prefix that ends where a chunk of ``tokens`` ends and was
+        evaluated in the same chunks; never the whole prompt (its last chunk gives the logits)."""
+        common = self._common_prefix(tokens)
+        cached_ends = set(self._chunk_ends)
+        keep = 0
+        for end in ends[:-1]:
+            if end > common or end not in cached_ends:
+                break
+            keep = end
+        return keep
+
+    def _has_newline(self, token: int) -> bool:
+        found = self._newline_tokens.get(token)
+        if found is None:
+            found = self._newline_tokens[token] = b"\n" in self.llm.detokenize([token], special=True)
+        return found
 
     def _common_prefix(self, tokens: list[int]) -> int:
         import numpy as np
@@ -225,8 +342,9 @@ class _Session:
         differ = np.nonzero(cached[:n] != np.asarray(tokens[:n], dtype=cached.dtype))[0]
         return int(differ[0]) if len(differ) else n
 
-    def _truncate(self, length: int, *, roll_back: bool = False) -> None:
+    def _truncate(self, length: int, *, roll_back: bool = False) -> int:
         """Drop the cache from position ``length`` on; a model that cannot is reset fully.
+        Returns the length kept.
 
         ``roll_back``: the caller needs the prefix kept (reading a multi-token
         answer), so a model that cannot keep it is an error rather than a reset.
@@ -245,6 +363,8 @@ class _Session:
             llm.reset()
             self._lib.llama_memory_seq_rm(memory, -1, 0, -1)
         llm.n_tokens = length
+        self._chunk_ends = [end for end in self._chunk_ends if end <= length]
+        return length
 
     def last_logprobs(self) -> Any:
         import numpy as np
@@ -380,7 +500,8 @@ class LlamaBackend:
     max_concurrency = 1
 
     def __init__(self, model_path: str | Path | None = None, *, name: str = "llama", label: str | None = None,
-                 n_ctx: int = 4096, n_threads: int | None = None, reuse_prefix: bool = True,
+                 n_ctx: int = 4096, n_threads: int | None = None, n_threads_batch: int | None = None,
+                 n_gpu_layers: int | None = None, reuse_prefix: bool = True,
                  extra_buffers: bool | None = None) -> None:
         self.path = Path(model_path).expanduser() if model_path else bundled_model_path()
         if not self.path.is_file():
@@ -389,7 +510,11 @@ class LlamaBackend:
         self.label = label or self.path.name
         self.identity = model_identity(self.path)
         self.n_ctx = n_ctx
-        self.n_threads = n_threads
+        #: Every core this process may use unless the judge's config says otherwise.
+        self.n_threads = n_threads or available_cores()
+        self.n_threads_batch = n_threads_batch or self.n_threads
+        #: None: every layer on the GPU where the llama-cpp-python build can offload, else 0.
+        self.n_gpu_layers = n_gpu_layers
         #: False re-evaluates every prompt from scratch (for benchmarks).
         self.reuse_prefix = reuse_prefix
         #: None: use llama.cpp's repacked/AMX weight buffers unless the CPU advertises AMX.
@@ -398,13 +523,13 @@ class LlamaBackend:
         self._session: _Session | None = None
 
     @classmethod
-    def from_config(cls, config: JudgeConfig, **overrides: Any) -> "LlamaBackend":
+    def from_config(cls, config: JudgeConfig, **overrides: Any) -> LlamaBackend:
         extra_buffers = config.extra.get("extra_buffers")
         if extra_buffers is not None and not isinstance(extra_buffers, bool):
             raise BackendError(f"judge {config.name!r}: options.extra_buffers must be true or false")
         kwargs: dict[str, Any] = dict(
             name=config.name, label=config.model or None, n_ctx=config.n_ctx, n_threads=config.n_threads,
-            extra_buffers=extra_buffers,
+            n_threads_batch=config.n_threads_batch, n_gpu_layers=config.n_gpu_layers, extra_buffers=extra_buffers,
         )
         kwargs.update(overrides)
         return cls(config.model_path, **kwargs)
@@ -415,7 +540,8 @@ class LlamaBackend:
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"llama-{self.name}")
         try:
             self._session = await self._on_worker(
-                _Session, self.path, self.label, self.n_ctx, self.n_threads, self.extra_buffers)
+                _Session, self.path, self.label, self.n_ctx, self.n_threads, self.n_threads_batch,
+                self.n_gpu_layers, self.extra_buffers)
         except BaseException:
             self._executor.shutdown(wait=False)
             self._executor = None
@@ -429,6 +555,16 @@ class LlamaBackend:
         self._session = None
         self._executor.shutdown(wait=True)
         self._executor = None
+
+    @property
+    def placement(self) -> Placement | None:
+        """Where the model runs (threads, GPU layers); None until it is loaded."""
+        return self._session.placement if self._session is not None else None
+
+    def runtime_info(self) -> dict[str, Any]:
+        """What a run records about where this judge ran; empty before the model loads."""
+        placement = self.placement
+        return placement.to_dict() if placement is not None else {}
 
     async def check_mode(self, mode: ScoringMode, top_k: int) -> None:
         """A local model serves every mode."""
