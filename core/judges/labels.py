@@ -1,0 +1,147 @@
+"""A judge's answers as labels of the judged quality, for label-against-label comparison.
+
+Three kinds of template answer a label quality (categorical, or binary 0/1):
+
+* a label template (``output.kind = "label"``) names one of the quality's own
+  labels; the judgment's score is the label's position, and in logprob mode
+  the judgment's distribution holds every label's probability;
+* a two-answer template (yes/no, a 0/1 binary or JSON score such as InCA's
+  KPI score) maps "yes" (1) onto the label that means yes and "no" (0) onto
+  the other; with probability answers (yesno, logprob) the score is p(yes) and
+  the label is "yes" when p(yes) >= 0.5;
+* anything else (a 1-5 Likert score, a 0-1 continuous score) has no label
+  meaning; :func:`label_mapping` says so.
+
+Which label means "yes" comes from the label names (yes/true/1/positive
+against no/false/0/negative) or from the user (``yes_label``); a binary 0/1
+scale's "yes" is its top point.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping
+
+from ..errors import ConfigError
+from ..model import RatingValue, Scale, ScaleKind
+from ..stats.label_agreement import label_text, scale_labels
+from .types import Judgment, OutputKind, OutputSpec, ScoringMode
+
+YES_NAMES = ("yes", "true", "1", "1.0", "positive")
+NO_NAMES = ("no", "false", "0", "0.0", "negative")
+
+
+class LabelMappingError(ConfigError):
+    """The judge's answers cannot be read as labels of the quality; the message says why."""
+
+
+@dataclass(frozen=True)
+class LabelMapping:
+    """How one template's answers become labels of one quality."""
+
+    labels: tuple[RatingValue, ...]
+    #: "label": the answer is a label; "yesno": yes/no (or 1/0) onto ``yes_label`` / ``no_label``
+    kind: str
+    yes_label: RatingValue = None
+    no_label: RatingValue = None
+    #: The answers carry probabilities (label distribution, or p(yes)).
+    probabilistic: bool = False
+
+    @property
+    def positive(self) -> RatingValue:
+        """The label whose probability the ROC-AUC ranks by (two-label qualities)."""
+        if self.kind == "yesno":
+            return self.yes_label
+        return self.labels[1] if len(self.labels) == 2 else None
+
+    def describe(self) -> str:
+        if self.kind == "yesno":
+            return f"judge answer yes = {label_text(self.yes_label)!r}, no = {label_text(self.no_label)!r}"
+        return f"judge answers with the labels {', '.join(label_text(v) for v in self.labels)}"
+
+    def answers(self, judgments: Mapping[str, Judgment]
+                ) -> tuple[dict[str, RatingValue], dict[str, float | None] | None]:
+        """Each item's label (None when the judgment failed) and, for probability answers,
+        its probability of :attr:`positive`."""
+        labels: dict[str, RatingValue] = {}
+        probabilities: dict[str, float | None] = {}
+        for item, judgment in judgments.items():
+            labels[item], probabilities[item] = self._one(judgment)
+        return labels, probabilities if self.probabilistic and self.positive is not None else None
+
+    def _one(self, judgment: Judgment) -> tuple[RatingValue, float | None]:
+        if judgment.failed or judgment.score is None:
+            return None, None
+        if self.kind == "yesno":
+            p_yes = judgment.normalized
+            if p_yes is None:
+                return None, None
+            return (self.yes_label if p_yes >= 0.5 else self.no_label), float(p_yes)
+        position = int(round(judgment.score))
+        if not 0 <= position < len(self.labels):
+            return None, None
+        label = self.labels[position]
+        probability = None
+        if judgment.distribution and self.positive is not None:
+            texts = {str(k).strip().casefold(): float(v) for k, v in judgment.distribution.items()}
+            total = sum(texts.get(label_text(v).casefold(), 0.0) for v in self.labels)
+            if total > 0:
+                probability = texts.get(label_text(self.positive).casefold(), 0.0) / total
+        return label, probability
+
+
+def label_mapping(output: OutputSpec, mode: ScoringMode, scale: Scale, quality: str, *,
+                  yes_label: str | None = None, template: str = "the template") -> LabelMapping:
+    """How ``output``'s answers (in ``mode``) map onto the labels of ``quality``; raises
+    LabelMappingError, naming the fix, when they do not."""
+    if scale.kind not in (ScaleKind.CATEGORICAL, ScaleKind.BINARY):
+        raise LabelMappingError(f"{quality!r} has a {scale.kind.value} scale, not labels")
+    labels = scale_labels(scale)
+    if len(labels) < 2:
+        raise LabelMappingError(f"{quality!r} declares no label list, so a judge's answer has no label to match")
+    probabilistic = mode in (ScoringMode.LOGPROB, ScoringMode.YESNO)
+    if output.kind is OutputKind.LABEL:
+        if yes_label:
+            raise LabelMappingError(f"--yes-label is for yes/no templates; {template} answers with the labels")
+        return LabelMapping(labels, "label", probabilistic=probabilistic)
+    if not _two_answers(output):
+        raise LabelMappingError(
+            f"{template} answers on a {output.min:g}-{output.max:g} {output.kind.value} scale, which names no label "
+            f"of {quality!r} ({', '.join(label_text(v) for v in labels)}); use a label template (label-choice) "
+            "or, for two labels, a yes/no template (label-yesno)")
+    if len(labels) != 2:
+        raise LabelMappingError(
+            f"{template} answers yes or no, but {quality!r} has {len(labels)} labels "
+            f"({', '.join(label_text(v) for v in labels)}); use a label template (label-choice)")
+    yes = _yes_label(labels, scale, quality, yes_label)
+    no = labels[0] if yes == labels[1] else labels[1]
+    return LabelMapping(labels, "yesno", yes, no, probabilistic)
+
+
+def _two_answers(output: OutputSpec) -> bool:
+    if output.kind in (OutputKind.YESNO, OutputKind.BINARY):
+        return True
+    try:
+        values = sorted(output.choice_values())
+    except ValueError:
+        return False
+    return output.kind in (OutputKind.JSON, OutputKind.LIKERT) and values == [0.0, 1.0] and (
+        output.min, output.max) == (0.0, 1.0)
+
+
+def _yes_label(labels: tuple[RatingValue, ...], scale: Scale, quality: str, chosen: str | None) -> RatingValue:
+    shown = ", ".join(label_text(v) for v in labels)
+    if chosen:
+        for label in labels:
+            if label_text(label).casefold() == chosen.strip().casefold():
+                return label
+        raise LabelMappingError(f"--yes-label {chosen!r} is not a label of {quality!r} ({shown})")
+    if scale.kind is ScaleKind.BINARY:
+        return labels[-1]
+    names = [label_text(v).strip().casefold() for v in labels]
+    yes = [k for k, n in enumerate(names) if n in YES_NAMES]
+    no = [k for k, n in enumerate(names) if n in NO_NAMES]
+    if len(yes) == 1 and len(no) == 1:
+        return labels[yes[0]]
+    raise LabelMappingError(f"the labels of {quality!r} are {shown}: say which one a judge's \"yes\" means "
+                            "with --yes-label")
