@@ -20,11 +20,11 @@ scale's "yes" is its top point.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Mapping
+from typing import Mapping, Sequence
 
 from ..errors import ConfigError
-from ..model import RatingValue, Scale, ScaleKind
-from ..stats.label_agreement import label_text, scale_labels
+from ..model import Example, RatingValue, Scale, ScaleKind
+from ..stats.label_agreement import LabelCeiling, LabelComparison, label_text, scale_labels
 from .types import Judgment, OutputKind, OutputSpec, ScoringMode
 
 YES_NAMES = ("yes", "true", "1", "1.0", "positive")
@@ -145,3 +145,58 @@ def _yes_label(labels: tuple[RatingValue, ...], scale: Scale, quality: str, chos
         return labels[yes[0]]
     raise LabelMappingError(f"the labels of {quality!r} are {shown}: say which one a judge's \"yes\" means "
                             "with --yes-label")
+
+
+# -- a run's judges against the human labels -------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LabelReport:
+    """Every judge of a run against the human majority on one label quality, with the ceiling."""
+
+    dataset: str
+    quality: str
+    tie_rule: str
+    comparisons: tuple[LabelComparison, ...]
+    ceiling: LabelCeiling
+    mapping: LabelMapping | None
+    #: Why no judge could be compared (the judgments are stored all the same).
+    reason: str | None = None
+    notes: tuple[str, ...] = ()
+
+    def to_records(self) -> list[dict[str, object]]:
+        records: list[dict[str, object]] = [c.to_record() for c in self.comparisons]
+        records.append(self.ceiling.to_record())
+        for record in records:
+            record.update(dataset=self.dataset, mapping=self.mapping.describe() if self.mapping else None)
+        return records
+
+
+def label_report(examples: Sequence[Example], quality: str, judgments: Mapping[str, Mapping[str, Judgment]],
+                 output: OutputSpec, mode: ScoringMode, *, dataset: str, yes_label: str | None = None,
+                 tie_rule: str = "exclude", n_boot: int = 1000, seed: int = 0, template: str = "the template",
+                 ) -> LabelReport:
+    """Compare each judge's answers over ``examples`` (the items the run judged) with the humans."""
+    from ..stats.label_agreement import TIE_RULE_HELP, TieRule, compare_labels, label_ceiling
+
+    rule = TieRule(tie_rule)
+    rated = [ex for ex in examples if quality in ex.ratings]
+    ceiling = label_ceiling(rated, quality, rule)
+    notes = [f"human label: the majority of the annotators; ties: {rule.value} ({TIE_RULE_HELP[rule]})"]
+    if not rated:
+        return LabelReport(dataset, quality, rule.value, (), ceiling, None,
+                           f"no judged item has a rating of {quality!r}", tuple(notes))
+    scale = rated[0].ratings[quality].scale
+    try:
+        mapping = label_mapping(output, mode, scale, quality, yes_label=yes_label, template=template)
+    except LabelMappingError as exc:
+        return LabelReport(dataset, quality, rule.value, (), ceiling, None, str(exc), tuple(notes))
+    notes.append(mapping.describe())
+    if mapping.kind == "yesno" and mapping.probabilistic:
+        notes.append("the judge's label is yes when p(yes) >= 0.5; ROC-AUC ranks the items by p(yes)")
+    comparisons = []
+    for judge, by_item in judgments.items():
+        labels, probabilities = mapping.answers(by_item)
+        comparisons.append(compare_labels(rated, quality, labels, evaluator=judge, probabilities=probabilities,
+                                          positive=mapping.positive, tie_rule=rule, n_boot=n_boot, seed=seed))
+    return LabelReport(dataset, quality, rule.value, tuple(comparisons), ceiling, mapping, None, tuple(notes))

@@ -192,6 +192,8 @@ def _item_values(ex: Example) -> dict[str, str]:
 
 
 def _check_level(template: Template, example: Example) -> None:
+    if example.is_pairwise:
+        raise TemplateError(pairwise_refusal(template.name, [example.id]), source=template.source)
     if template.level == "turn" and (example.candidate is None or example.level is Level.DIALOG):
         raise TemplateError(
             f"template {template.name!r} rates one response, but item {example.id!r} is a whole "
@@ -200,6 +202,13 @@ def _check_level(template: Template, example: Example) -> None:
         raise TemplateError(
             f"template {template.name!r} rates whole dialogues, but item {example.id!r} is a "
             "turn-level response; use a turn-level template", source=template.source)
+
+
+def pairwise_refusal(template: str, item_ids: Sequence[str]) -> str:
+    shown = ", ".join(repr(i) for i in item_ids[:3]) + (f" and {len(item_ids) - 3} more" if len(item_ids) > 3 else "")
+    return (f"{shown} {'is a pairwise item' if len(item_ids) == 1 else 'are pairwise items'} (a prompt, two "
+            f"responses and which one the humans preferred); template {template!r} judges one response at a time, "
+            "and pairwise judging is not available yet")
 
 
 def _pick(template: Template, what: str, explicit: str | None, quality: str | None, resolve,

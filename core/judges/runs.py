@@ -162,6 +162,9 @@ class RunConfig:
     fewshot: FewShotSetting = field(default_factory=FewShotSetting)
     template_source: str = ""
     name: str = ""
+    #: Two-label qualities: the label a judge's "yes" means (chosen by the user); it decides the
+    #: comparison, not the judgments, so it stays out of the fingerprint.
+    yes_label: str | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "mode", ScoringMode(self.mode))
@@ -254,6 +257,7 @@ class RunConfig:
             "mode": self.mode.value,
             "top_k": self.top_k,
             "repeats": self.repeats,
+            **({"yes_label": self.yes_label} if self.yes_label else {}),
         }
 
     @classmethod
@@ -281,6 +285,7 @@ class RunConfig:
             top_k=int(data.get("top_k", 3)),
             repeats=int(data.get("repeats", 1)),
             name=str(data.get("name", "")),
+            yes_label=data.get("yes_label"),
         )
 
     def to_json(self) -> str:
@@ -291,6 +296,7 @@ class RunConfig:
         """Stable hash of everything that decides the judgments (not the run's name, not speed settings)."""
         data = self.to_dict()
         data.pop("name")
+        data.pop("yes_label", None)
         for judge in data["judges"]:
             for key in _OPERATIONAL_JUDGE_KEYS:
                 judge["config"].pop(key, None)
