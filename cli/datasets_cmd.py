@@ -9,7 +9,6 @@ from rich.markup import escape
 from dialjudge.core.config import load_config
 from dialjudge.core.describe import describe
 from dialjudge.core.registry import list_datasets, open_dataset
-
 from dialjudge.core.stats.label_agreement import TieRule
 
 from . import render
@@ -82,7 +81,7 @@ def run_show(args: argparse.Namespace) -> int:
 
 def run_stats(args: argparse.Namespace) -> int:
     from dialjudge.core.stats.ceiling import ceiling_table
-    from dialjudge.core.stats.label_agreement import is_label_scale, label_ceiling, majority_labels
+    from dialjudge.core.stats.label_agreement import label_ceiling, majority_labels
 
     dataset = open_dataset(args.dataset)
     rule = TieRule(args.majority_ties)

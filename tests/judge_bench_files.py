@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 
 def write_set(folder: Path, name: str, annotations: list[dict[str, Any]], instances: list[dict[str, Any]]) -> Path:

@@ -19,8 +19,8 @@ scale's "yes" is its top point.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Mapping, Sequence
 
 from ..errors import ConfigError
 from ..model import Example, RatingValue, Scale, ScaleKind

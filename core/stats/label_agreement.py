@@ -27,8 +27,9 @@ from __future__ import annotations
 
 import enum
 import math
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 

@@ -11,11 +11,15 @@ import numpy as np
 import pytest
 from scipy.stats import mannwhitneyu
 
-from judge_bench_files import SAFETY, SAFETY_VOTES, labelled, safety_set, write_set
 from dialjudge.core.loaders import read_judge_bench
 from dialjudge.core.stats.label_agreement import (
-    TieRule, compare_labels, is_aggregate_only, label_ceiling, majority_labels,
+    TieRule,
+    compare_labels,
+    is_aggregate_only,
+    label_ceiling,
+    majority_labels,
 )
+from judge_bench_files import SAFETY, SAFETY_VOTES, labelled, safety_set, write_set
 
 JUDGE = {"s1": "Yes", "s2": "No", "s3": "Yes", "s4": "No", "s5": "No", "s6": None}
 P_YES = {"s1": 0.9, "s2": 0.2, "s3": 0.7, "s4": 0.4, "s5": 0.4, "s6": None}
@@ -92,7 +96,7 @@ def test_bootstrap_matches_a_direct_recomputation(safety) -> None:
     weights = bs.resample(len(kept), groups, n_boot=300, seed=7).item_weights
     agreements = []
     for w in weights:
-        items = [i for i, m in zip(kept, w) for _ in range(int(m))]
+        items = [i for i, m in zip(kept, w, strict=False) for _ in range(int(m))]
         agreements.append(sum(JUDGE[i] == human[i] for i in items) / len(items))
     low, high = np.percentile(agreements, [2.5, 97.5])
     assert (r.percent_agreement.low, r.percent_agreement.high) == (pytest.approx(low), pytest.approx(high))
@@ -123,7 +127,7 @@ def test_ceiling_by_hand(safety) -> None:
     rows = [[v[a] for v in SAFETY_VOTES.values()] for a in range(3)]
 
     def kappa(a, b):
-        pairs = [(x, y) for x, y in zip(a, b) if x is not None and y is not None]
+        pairs = [(x, y) for x, y in zip(a, b, strict=False) if x is not None and y is not None]
         po = sum(x == y for x, y in pairs) / len(pairs)
         pe = sum((sum(x == lab for x, _ in pairs) / len(pairs)) * (sum(y == lab for _, y in pairs) / len(pairs))
                  for lab in ("No", "Yes"))
@@ -143,7 +147,7 @@ def test_ceiling_by_hand(safety) -> None:
     mine = [rows[0][i] for i in usable]
     first = c.per_annotator[0]
     assert first.n == len(usable)
-    assert first.percent_agreement == pytest.approx(sum(a == b for a, b in zip(mine, majority)) / len(usable))
+    assert first.percent_agreement == pytest.approx(sum(a == b for a, b in zip(mine, majority, strict=False)) / len(usable))
 
 
 def test_aggregate_only_labels_have_no_ceiling(tmp_path: Path) -> None:

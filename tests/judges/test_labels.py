@@ -12,7 +12,12 @@ from dialjudge.core.judges.render import render_prompt, resolve_output
 from dialjudge.core.judges.scoring import score_result
 from dialjudge.core.judges.templates import get_template, parse_template
 from dialjudge.core.judges.types import (
-    BackendResult, JudgeRequest, Judgment, OutputKind, OutputSpec, ScoringMode,
+    BackendResult,
+    JudgeRequest,
+    Judgment,
+    OutputKind,
+    OutputSpec,
+    ScoringMode,
 )
 from dialjudge.core.model import Example, Rating, Scale, ScaleKind, Turn
 

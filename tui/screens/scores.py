@@ -14,6 +14,7 @@ from dialjudge.core.workspace import POOL
 from ..format import disagreement_style, duration_text, score_text
 from ..state import Change, WorkspaceChange
 from ..widgets.correlation_panel import CorrelationPanel, panel_rows
+from ..widgets.label_agreement_panel import LabelAgreementPanel
 from ..widgets.selection_bar import SelectionBar
 from ..widgets.virtual_table import Cell, Column, VirtualTable
 from .base import VIEW_BINDINGS, WorkspaceScreen
@@ -52,6 +53,7 @@ class ScoresScreen(WorkspaceScreen):
         with Horizontal(id="scores-body"):
             yield VirtualTable(id="scores-table", empty_text="Opening the dataset…")
             yield CorrelationPanel(id="correlations")
+        yield LabelAgreementPanel(id="label-agreement")  # shown with a label quality's LabelReport
         yield Footer()
 
     @property
