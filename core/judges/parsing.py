@@ -45,18 +45,30 @@ class ParsedOutput:
 
 def parse_output(raw: str, spec: OutputSpec, *, prompt: RenderedPrompt | str | None = None) -> ParsedOutput:
     """The score in ``raw``. Pass the ``prompt`` so that echoed prompt text is ignored."""
-    text = _strip_thinking(raw or "")
+    original = _strip_thinking(raw or "")
+    text = original
     if prompt is not None:
         text = strip_echo(text, prompt if isinstance(prompt, str) else _prompt_text(prompt))
     if not text.strip():
         return ParsedOutput(None, error="empty output" if not (raw or "").strip() else "no answer in the output")
     if spec.kind is OutputKind.JSON:
-        return _parse_json(text, spec)
-    if spec.kind is OutputKind.YESNO:
-        return _parse_yesno(text, spec)
-    if spec.kind is OutputKind.LABEL:
-        return _parse_label(text, spec)
-    return _parse_number(text, spec)
+        parsed = _parse_json(text, spec)
+    elif spec.kind is OutputKind.YESNO:
+        parsed = _parse_yesno(text, spec)
+    elif spec.kind is OutputKind.LABEL:
+        parsed = _parse_label(text, spec)
+    else:
+        parsed = _parse_number(text, spec)
+    if parsed.reasoning and text != original:
+        parsed.reasoning = _unblanked(parsed.reasoning, text, original)
+    return parsed
+
+
+def _unblanked(reasoning: str, blanked: str, original: str) -> str:
+    """The reasoning as the model wrote it: echo removal blanks copied prompt text with spaces
+    (offsets kept) so that no score is read from it, but the reasoning shown keeps those words."""
+    at = blanked.find(reasoning)
+    return original[at:at + len(reasoning)] if at >= 0 else reasoning
 
 
 # --------------------------------------------------------------------------- shared cleaning

@@ -124,3 +124,13 @@ def test_label_answers_give_the_positive_probability_on_two_labels() -> None:
     mapping = label_mapping(spec, ScoringMode.LOGPROB, YES_NO, "q")
     labels, probs = mapping.answers({"a": _judgment(1.0, 1.0, {"No": 0.2, "Yes": 0.6})})
     assert labels == {"a": "Yes"} and probs == {"a": pytest.approx(0.75)}
+
+
+def test_reasoning_keeps_the_words_the_model_copied_from_the_prompt() -> None:
+    # Echo removal blanks copied prompt text so no score is read from it; the reasoning shown keeps it.
+    spec = OutputSpec(OutputKind.LIKERT, 1, 5, tuple("12345"))
+    prompt = "Rate the coherence of the response to the conversation about the weather in Paris today."
+    raw = "The response to the conversation about the weather in Paris today is on topic. Score: 4"
+    parsed = parse_output(raw, spec, prompt=prompt)
+    assert parsed.score == 4.0
+    assert parsed.reasoning == "The response to the conversation about the weather in Paris today is on topic."
