@@ -105,12 +105,12 @@ def run_stats(args: argparse.Namespace) -> int:
         render.print_notes(con, [f"why '–': {why}" for why in reasons])
     if labelled:
         reasons = []
-        table_rows = []
+        label_rows: list[tuple[object, ...]] = []
         for r in labelled:
             members = [ex for ex in dataset.examples if ex.level.value == r.level and r.quality in ex.ratings]
             ceiling = label_ceiling(members, r.quality, rule)
             ties = majority_labels(members, r.quality, rule).n_ties
-            table_rows.append((r.quality, r.level, r.scale, ceiling.n_items, ceiling.annotators_text,
+            label_rows.append((r.quality, r.level, r.scale, ceiling.n_items, ceiling.annotators_text,
                                _pct(ceiling.pairwise_agreement), _f(ceiling.pairwise_kappa), _f(ceiling.alpha),
                                _pct(ceiling.vs_majority_agreement), _f(ceiling.vs_majority_kappa),
                                "–" if ceiling.aggregate_only else ties))
@@ -119,7 +119,7 @@ def run_stats(args: argparse.Namespace) -> int:
             f"Annotator agreement — {dataset.name} (label qualities)",
             ["quality", "level", "labels", "items", "annotators", "% agreement (pairs)", "κ (pairs)",
              "Krippendorff α", "% vs majority of others", "κ vs majority of others", "majority ties"],
-            table_rows, right=("items", "% agreement (pairs)", "κ (pairs)", "Krippendorff α",
+            label_rows, right=("items", "% agreement (pairs)", "κ (pairs)", "Krippendorff α",
                                "% vs majority of others", "κ vs majority of others", "majority ties")))
         con.print("[dim](pairs): mean over annotator pairs that rated common items; vs majority of others: each "
                   "annotator against the majority label of the other annotators, averaged; α is nominal. "
