@@ -112,7 +112,12 @@ def _judge_and_report(args: argparse.Namespace, dataset: Any, plans: list[Any], 
                            + (f", aspect {plan.config.aspect}" if plan.config.aspect else "")
                            + (f", KPI {plan.config.kpi}" if plan.config.kpi else "")
                            + f", few-shot {plan.config.fewshot.spec}")
-    emit(report, args, title=f"Judges and metrics vs humans — {dataset.name}", dataset=dataset)
+    # A binary quality is compared both ways: correlation above, labels against the majority.
+    binary = scale is not None and scale.kind is ScaleKind.BINARY and plan.quality != CONTRADICTS
+    writes_file = args.format != "table" or args.output is not None
+    labels = _label_report(dataset, judged, plan, judgments, plan.config.yes_label, args.majority_ties,
+                           args.bootstrap, args.seed) if binary and writes_file else None
+    emit(report, args, title=f"Judges and metrics vs humans — {dataset.name}", dataset=dataset, labels=labels)
 
     # A judge's label means "good reply"; an adversarial set's label means "contradicts the facts".
     # Agreement between the two is meaningless: the discernment table above is what measures it.

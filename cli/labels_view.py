@@ -47,25 +47,35 @@ def print_report(con: Console, report: LabelReport, *, title: str, warnings: Seq
 def write_report(report: LabelReport, fmt: str, output: Path | None, *, title: str,
                  meta: dict[str, Any]) -> None:
     """The comparison in a file format (json, jsonl, csv, markdown, latex), to ``output`` or stdout."""
-    records = report.to_records()
     meta = {**meta, "quality": report.quality, "tie_rule": report.tie_rule, "reason": report.reason,
             "notes": list(report.notes) + tie_lines(report)}
     if fmt == "json":
-        text = to_json(records, meta=meta)
+        text = to_json(file_records(report, fmt), meta=meta)
     elif fmt == "jsonl":
-        text = to_jsonl(records)
+        text = to_jsonl(file_records(report, fmt))
     elif fmt == "csv":
-        text = to_csv([{k: json.dumps(v, ensure_ascii=False) if isinstance(v, (list, dict)) else v
-                        for k, v in r.items()} for r in records])
-    elif fmt == "latex":
-        text = _latex(report, title)
+        text = to_csv(file_records(report, fmt))
     else:
-        text = _markdown(report, title)
+        text = render_text(report, fmt, title=title)
     if output:
         render.write_output(output, text)
         render.console(stderr=True).print(f"wrote {output}", markup=False)
     else:
         print(text, end="")
+
+
+def file_records(report: LabelReport, fmt: str) -> list[dict[str, Any]]:
+    """The report's records; in CSV the nested values (confusion matrix, per-label scores) as JSON text."""
+    records = report.to_records()
+    if fmt != "csv":
+        return records
+    return [{k: json.dumps(v, ensure_ascii=False) if isinstance(v, (list, dict)) else v for k, v in r.items()}
+            for r in records]
+
+
+def render_text(report: LabelReport, fmt: str, *, title: str) -> str:
+    """Markdown or LaTeX tables of the report."""
+    return _latex(report, title) if fmt == "latex" else _markdown(report, title)
 
 
 def _markdown(report: LabelReport, title: str) -> str:

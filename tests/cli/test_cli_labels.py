@@ -139,3 +139,20 @@ def test_datasets_stats_prints_label_statistics_and_aggregate_only(capsys: pytes
                  for k, lab in enumerate(["Yes", "No"])]
     code, out, _ = run(capsys, "datasets", "stats", str(write_set(tmp_path, "agg", SAFETY, instances)))
     assert "1 aggregate label, no individual raters" in out and "the human ceiling cannot be computed" in out
+
+
+def test_a_binary_quality_file_holds_correlations_and_labels(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "judge", "--dataset", "incar-kpi", "--template", "inca-kpi", "--kpi",
+                         "harmful-input", "--judge", "fa", "--no-metrics", "--bootstrap", "20", "--format", "json")
+    assert code == 0, err
+    records = json.loads(out)["results"]
+    assert {r["table"] for r in records} == {"correlation", "labels"}
+    judge = next(r for r in records if r["table"] == "labels" and r["kind"] == "evaluator")
+    labels = {j["item_id"]: float(round(j["normalized"])) for j in exported(capsys)}
+    from dialjudge.core.registry import open_dataset
+
+    items = [ex for ex in open_dataset("incar-kpi") if ex.id in labels]
+    expected = compare_labels(items, "harmful-input", labels, n_boot=0)
+    assert judge["n"] == expected.n == 15
+    assert judge["kappa"] == pytest.approx(expected.kappa.value)
+    assert judge["confusion"] == [list(row) for row in expected.confusion]
