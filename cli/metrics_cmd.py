@@ -9,9 +9,10 @@ from dialjudge.core.evaluation import EvaluationReport, evaluate, split_subsets
 from dialjudge.core.judges.labels import LabelReport
 from dialjudge.core.model import Aggregation, Dataset
 from dialjudge.core.registry import DEFAULT_DATASET, open_dataset
+from dialjudge.core.report import FORMATS, wide_table
+from dialjudge.core.report import render as render_records
 from dialjudge.core.stats.label_agreement import TieRule
 from dialjudge.core.subsets import Subset
-from dialjudge.core.report import FORMATS, render as render_records, wide_table
 
 from . import labels_view, render
 

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from judge_bench_files import SAFETY, labelled, safety_set, write_set
 from dialjudge.cli.main import main
 from dialjudge.core.loaders import read_judge_bench
 from dialjudge.core.stats.label_agreement import compare_labels
+from judge_bench_files import SAFETY, labelled, safety_set, write_set
 
 
 @pytest.fixture(autouse=True)

@@ -6,14 +6,14 @@ from pathlib import Path
 
 from textual.app import App, ComposeResult
 from textual.widgets import Static
-
-from judge_bench_files import safety_set
 from tui_helpers import static_text
+
 from dialjudge.core.judges.labels import label_report
 from dialjudge.core.judges.templates import get_template
 from dialjudge.core.judges.types import Judgment, ScoringMode
 from dialjudge.core.loaders import read_judge_bench
 from dialjudge.tui.widgets.label_agreement_panel import LabelAgreementPanel
+from judge_bench_files import safety_set
 
 PANEL_CSS = Path(__file__).resolve().parents[2] / "tui" / "widgets" / "label_agreement_panel.tcss"
 
