@@ -96,7 +96,7 @@ def _judge_and_report(args: argparse.Namespace, dataset: Any, plans: list[Any], 
     scale = dataset.qualities.get(plan.quality) if plan.quality else None
     finished = 0 if all(s.status == "finished" for s in summaries) else 1
     if scale is not None and scale.kind is ScaleKind.CATEGORICAL:
-        _report_labels(args, dataset, judged, plan, judgments, summary.run_id)
+        _report_labels(args, dataset, plan, judgments, summary.run_id)
         return finished
 
     qualities = args.qualities or ([plan.quality] if plan.quality else None)
@@ -115,7 +115,7 @@ def _judge_and_report(args: argparse.Namespace, dataset: Any, plans: list[Any], 
     # A binary quality is compared both ways: correlation above, labels against the majority.
     binary = scale is not None and scale.kind is ScaleKind.BINARY and plan.quality != CONTRADICTS
     writes_file = args.format != "table" or args.output is not None
-    labels = _label_report(dataset, judged, plan, judgments, plan.config.yes_label, args.majority_ties,
+    labels = _label_report(dataset, plan, judgments, plan.config.yes_label, args.majority_ties,
                            args.bootstrap, args.seed) if binary and writes_file else None
     emit(report, args, title=f"Judges and metrics vs humans — {dataset.name}", dataset=dataset, labels=labels)
 
@@ -124,7 +124,7 @@ def _judge_and_report(args: argparse.Namespace, dataset: Any, plans: list[Any], 
     if (is_label_quality(scale) and plan.quality != CONTRADICTS and args.format == "table"
             and args.output is None):
         _print_label_agreement(judgments, dataset, plan.quality)
-        _report_labels(args, dataset, judged, plan, judgments, summary.run_id)
+        _report_labels(args, dataset, plan, judgments, summary.run_id)
     if plan.config.repeats > 1 and args.format == "table" and args.output is None:
         _print_stability(store, summary.run_id, dataset, plan.quality, binary=is_label_quality(scale))
     if len(summaries) > 1 and plan.quality and args.format == "table" and args.output is None:
@@ -132,18 +132,12 @@ def _judge_and_report(args: argparse.Namespace, dataset: Any, plans: list[Any], 
     return finished
 
 
-def _label_report(dataset: Any, judged: Any, plan: Any, judgments: Any, yes_label: str | None,
-                  tie_rule: str, n_boot: int, seed: int) -> Any:
-    from dialjudge.core.judges.labels import label_report
-    from dialjudge.core.judges.render import resolve_output
-    from dialjudge.core.judges.templates import parse_template
+def _label_report(dataset: Any, plan: Any, judgments: Any, yes_label: str | None, tie_rule: str, n_boot: int,
+                  seed: int) -> Any:
+    from dialjudge.core.judges.labels import run_label_report
 
-    template = parse_template(plan.config.template_text, plan.config.template_source or plan.config.template)
-    scale = dataset.qualities[plan.quality]
-    output = resolve_output(template, quality=plan.quality, scale=scale)
-    return label_report(judged.examples, plan.quality, judgments, output, plan.config.mode, dataset=dataset.name,
-                        yes_label=yes_label, tie_rule=tie_rule, n_boot=n_boot, seed=seed,
-                        template=f"template {template.name!r}")
+    return run_label_report(plan.config, dataset, judgments, yes_label=yes_label, tie_rule=tie_rule, n_boot=n_boot,
+                            seed=seed)
 
 
 def _check_yes_label(dataset: Any, plan: Any, yes_label: str) -> None:
@@ -163,13 +157,12 @@ def _check_yes_label(dataset: Any, plan: Any, yes_label: str) -> None:
         raise ConfigError(str(exc)) from None
 
 
-def _report_labels(args: argparse.Namespace, dataset: Any, judged: Any, plan: Any, judgments: Any,
-                   run_id: int) -> None:
+def _report_labels(args: argparse.Namespace, dataset: Any, plan: Any, judgments: Any, run_id: int) -> None:
     """Judges against the human majority label: printed, or written in --format. A comparison that is
     impossible says why; the judgments are stored all the same."""
     from . import labels_view
 
-    report = _label_report(dataset, judged, plan, judgments, plan.config.yes_label, args.majority_ties,
+    report = _label_report(dataset, plan, judgments, plan.config.yes_label, args.majority_ties,
                            args.bootstrap, args.seed)
     title = f"Judges vs humans — {dataset.name}"
     run_note = (f"run {run_id}: template {plan.config.template}, mode {plan.config.mode.value}"

@@ -23,8 +23,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ..errors import ConfigError
-from ..model import Example, RatingValue, Scale, ScaleKind
+from ..model import Dataset, Example, RatingValue, Scale, ScaleKind
 from ..stats.label_agreement import LabelCeiling, LabelComparison, label_text, scale_labels
+from .runs import RunConfig
 from .types import Judgment, OutputKind, OutputSpec, ScoringMode
 
 YES_NAMES = ("yes", "true", "1", "1.0", "positive")
@@ -200,3 +201,24 @@ def label_report(examples: Sequence[Example], quality: str, judgments: Mapping[s
         comparisons.append(compare_labels(rated, quality, labels, evaluator=judge, probabilities=probabilities,
                                           positive=mapping.positive, tie_rule=rule, n_boot=n_boot, seed=seed))
     return LabelReport(dataset, quality, rule.value, tuple(comparisons), ceiling, mapping, None, tuple(notes))
+
+
+def run_label_report(run_config: RunConfig, dataset: Dataset, judgments: Mapping[str, Mapping[str, Judgment]], *,
+                     yes_label: str | None = None, tie_rule: str = "exclude", n_boot: int = 1000, seed: int = 0,
+                     ) -> LabelReport:
+    """A run's judges against the human labels of its quality, over the items the run judged
+    (``--limit`` and item lists included), as the CLI prints it and the app shows it.
+    ``yes_label`` defaults to the one recorded with the run."""
+    from .render import resolve_output
+    from .templates import parse_template
+
+    quality = run_config.quality
+    if quality is None or quality not in dataset.qualities:
+        raise LabelMappingError(f"run {run_config.label!r} names no quality of {dataset.name}")
+    template = parse_template(run_config.template_text, run_config.template_source or run_config.template)
+    scale = dataset.qualities[quality]
+    output = resolve_output(template, quality=quality, scale=scale)
+    judged = run_config.select_items(dataset)
+    return label_report(judged, quality, judgments, output, run_config.mode, dataset=dataset.name,
+                        yes_label=yes_label or run_config.yes_label, tie_rule=tie_rule, n_boot=n_boot, seed=seed,
+                        template=f"template {template.name!r}")
