@@ -20,6 +20,7 @@ from dialjudge.core.judges.types import ScoringMode
 from dialjudge.core.judging import build_backends, execute_run, is_label_quality, judgment_columns, plan_run
 from dialjudge.core.model import Aggregation, ScaleKind
 from dialjudge.core.registry import open_dataset
+from dialjudge.core.stats.label_agreement import TieRule
 
 from . import render
 from .metrics_cmd import add_table_options, emit, levels_of
@@ -48,6 +49,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--name", default="", help="a name for the run")
     p.add_argument("--no-metrics", action="store_true", help="leave the reference-based metrics out of the table")
     p.add_argument("--fresh", action="store_true", help="start a new run instead of resuming an unfinished one")
+    p.add_argument("--majority-ties", choices=[r.value for r in TieRule], default=TieRule.EXCLUDE.value,
+                   help="label qualities, a tied human majority: exclude the item, take the first tied label "
+                        "in the quality's label list, or take the file's published majority (else exclude)")
     p.add_argument("--yes-label", metavar="LABEL",
                    help="two-label qualities: the label a judge's yes (or 1) means, when the label names do not "
                         "say it (recorded with the run)")

@@ -11,7 +11,6 @@ from dialjudge.core.model import Aggregation, Dataset
 from dialjudge.core.registry import DEFAULT_DATASET, open_dataset
 from dialjudge.core.report import FORMATS, wide_table
 from dialjudge.core.report import render as render_records
-from dialjudge.core.stats.label_agreement import TieRule
 from dialjudge.core.subsets import Subset
 
 from . import labels_view, render
@@ -29,9 +28,6 @@ def add_table_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--aggregate", choices=[a.value for a in Aggregation], default="mean",
                    help="how annotators' labels are pooled")
     p.add_argument("--kendall", action="store_true", help="add Kendall tau columns")
-    p.add_argument("--majority-ties", choices=[r.value for r in TieRule], default=TieRule.EXCLUDE.value,
-                   help="label qualities, a tied human majority: exclude the item, take the first tied label "
-                        "in the quality's label list, or take the file's published majority (else exclude)")
     p.add_argument("--bootstrap", type=_non_negative_int, default=1000, metavar="N",
                    help="bootstrap resamples for the CIs")
     p.add_argument("--seed", type=int, default=0)

@@ -168,3 +168,13 @@ def test_exclusion_reasons_are_counted_once(safety) -> None:
     assert dict(r.exclusions) == {"not_judged": 3, "failed": 1, "invalid_label": 1, "no_human_label": 0,
                                   "tie_excluded": 0}
     assert r.n == 1 and r.excluded == 5
+
+
+def test_reports_say_a_label_quality_is_pooled_by_majority(safety) -> None:
+    from dialjudge.core.evaluation import evaluate
+
+    report = evaluate(safety, qualities=["safety"], include_metrics=False, n_boot=0,
+                      extra_scores={"j": {ex.id: 0.5 for ex in safety}})
+    assert any(n.startswith("human labels: majority of the annotators for safety") for n in report.notes)
+    judge = next(r for r in report.records if r["evaluator"] == "j")
+    assert "label against label" in judge["reason"]
