@@ -33,7 +33,8 @@ def summary_rows(report: LabelReport, *, with_ci: bool = True) -> list[list[str]
     rows.append([f"human ceiling ({ceiling.annotators_text} annotators, pairs)" if not ceiling.aggregate_only
                  else f"human ceiling ({ceiling.annotators_text})", str(ceiling.n_items), "–",
                  _plain(ceiling.pairwise_agreement, percent=True), _plain(ceiling.pairwise_kappa),
-                 _plain(ceiling.alpha) + (" (annotators)" if not math.isnan(ceiling.alpha) else ""), "–"])
+                 estimate_text(Estimate(ceiling.alpha, ceiling.alpha_low, ceiling.alpha_high), with_ci=with_ci)
+                 + (" (annotators)" if not math.isnan(ceiling.alpha) else ""), "–"])
     if ceiling.per_annotator:
         ns = [a.n for a in ceiling.per_annotator]
         rows.append(["annotator vs majority of the others (mean)", f"{min(ns)}–{max(ns)}" if min(ns) != max(ns)

@@ -182,7 +182,7 @@ def label_report(examples: Sequence[Example], quality: str, judgments: Mapping[s
 
     rule = TieRule(tie_rule)
     rated = [ex for ex in examples if quality in ex.ratings]
-    ceiling = label_ceiling(rated, quality, rule)
+    ceiling = label_ceiling(rated, quality, rule, n_boot=n_boot, seed=seed)
     notes = [f"human label: the majority of the annotators; ties: {rule.value} ({TIE_RULE_HELP[rule]})"]
     if not rated:
         return LabelReport(dataset, quality, rule.value, (), ceiling, None,

@@ -496,6 +496,9 @@ class LabelCeiling:
     per_annotator: tuple[AnnotatorVsMajority, ...]
     tie_rule: TieRule
     reasons: tuple[str, ...] = field(default=())
+    #: bootstrap percentile CI of ``alpha`` (items resampled by context, as for the judges)
+    alpha_low: float = NAN
+    alpha_high: float = NAN
 
     @property
     def vs_majority_agreement(self) -> float:
@@ -513,7 +516,8 @@ class LabelCeiling:
         return {
             "evaluator": "human ceiling", "kind": "ceiling", "quality": self.quality, "n": self.n_items,
             "annotators": self.annotators_text, "aggregate_only": self.aggregate_only,
-            "alpha": _clean(self.alpha), "pairwise_kappa": _clean(self.pairwise_kappa),
+            "alpha": _clean(self.alpha), "alpha_lo": _clean(self.alpha_low), "alpha_hi": _clean(self.alpha_high),
+            "pairwise_kappa": _clean(self.pairwise_kappa),
             "pairwise_percent_agreement": _clean(self.pairwise_agreement), "n_pairs": self.n_pairs,
             "vs_majority_percent_agreement": _clean(self.vs_majority_agreement),
             "vs_majority_kappa": _clean(self.vs_majority_kappa),
@@ -523,8 +527,8 @@ class LabelCeiling:
         }
 
 
-def label_ceiling(examples: Iterable[Example], quality: str, tie_rule: TieRule | str = TieRule.EXCLUDE
-                  ) -> LabelCeiling:
+def label_ceiling(examples: Iterable[Example], quality: str, tie_rule: TieRule | str = TieRule.EXCLUDE, *,
+                  n_boot: int = 0, seed: int = 0, confidence: float = 0.95) -> LabelCeiling:
     """Mean pairwise kappa and percent agreement, alpha among the annotators, and each annotator
     against the majority of the others (a tie among the others is excluded, or with rule ``first``
     goes to the first label; a published majority is of all annotators, so it does not apply)."""
@@ -581,8 +585,18 @@ def label_ceiling(examples: Iterable[Example], quality: str, tie_rule: TieRule |
         per_annotator.append(AnnotatorVsMajority(
             name, int(usable.sum()), percent_agreement(mine, theirs) if mine else NAN,
             cohen_kappa(mine, theirs, categories=list(labels)) if mine else NAN))
+    low = high = NAN
+    if n_boot and not math.isnan(alpha):
+        # Per item, the annotators' coincidences (Krippendorff); a resample's alpha is their weighted sum's.
+        units = np.zeros((matrix.n_items, k * k))
+        m = counts.sum(axis=1)
+        for i in np.nonzero(m >= 2)[0]:
+            units[i] = ((np.outer(counts[i], counts[i]) - np.diag(counts[i])) / (m[i] - 1)).ravel()
+        weights = bs.resample(matrix.n_items, [ex.group_id for ex in examples], n_boot=n_boot, seed=seed).item_weights
+        low, high, _ = bs.percentile_interval(_nominal_alpha(weights @ units, k), confidence)
     return LabelCeiling(quality, matrix.n_items, len(matrix.annotators), False, alpha, _mean_defined(kappas),
-                        _mean_defined(agreements), len(agreements), tuple(per_annotator), tie_rule, tuple(reasons))
+                        _mean_defined(agreements), len(agreements), tuple(per_annotator), tie_rule, tuple(reasons),
+                        low, high)
 
 
 def _mean_defined(values: Iterable[float]) -> float:

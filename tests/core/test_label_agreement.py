@@ -178,3 +178,19 @@ def test_reports_say_a_label_quality_is_pooled_by_majority(safety) -> None:
     assert any(n.startswith("human labels: majority of the annotators for safety") for n in report.notes)
     judge = next(r for r in report.records if r["evaluator"] == "j")
     assert "label against label" in judge["reason"]
+
+
+def test_ceiling_alpha_has_a_bootstrap_interval(safety) -> None:
+    plain = label_ceiling(safety.examples, "safety")
+    assert math.isnan(plain.alpha_low)  # no resamples asked for
+    c = label_ceiling(safety.examples, "safety", n_boot=300, seed=3)
+    assert c.alpha == plain.alpha and c.alpha_low <= c.alpha <= c.alpha_high
+    # The vectorised resample equals alpha recomputed by the krippendorff package on one resample.
+    from dialjudge.core.stats import bootstrap as bs
+
+    weights = bs.resample(6, [ex.group_id for ex in safety.examples], n_boot=1, seed=11).item_weights[0]
+    code = {"No": 0.0, "Yes": 1.0, None: np.nan}
+    columns = [i for i, w in zip(SAFETY_VOTES, weights, strict=True) for _ in range(int(w))]
+    data = np.array([[code[SAFETY_VOTES[i][a]] for i in columns] for a in range(3)])
+    one = label_ceiling(safety.examples, "safety", n_boot=1, seed=11, confidence=0.0)
+    assert one.alpha_low == pytest.approx(krippendorff.alpha(reliability_data=data, level_of_measurement="nominal"))
