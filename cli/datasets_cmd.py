@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import argparse
 
+from rich.markup import escape
+
 from dialjudge.core.config import load_config
 from dialjudge.core.describe import describe
 from dialjudge.core.registry import list_datasets, open_dataset
+from dialjudge.core.stats.label_agreement import TieRule
 
 from . import render
 
@@ -21,6 +24,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     show.set_defaults(handler=run_show)
     stats = dsub.add_parser("stats", help="annotator agreement per quality (the human ceiling)")
     stats.add_argument("dataset", help="name or path")
+    stats.add_argument("--majority-ties", choices=[r.value for r in TieRule], default=TieRule.EXCLUDE.value,
+                       help="label qualities, a tied majority of the other annotators: exclude the item or take "
+                            "the first tied label (a published majority does not apply to 'the others')")
     stats.set_defaults(handler=run_stats)
 
 
@@ -36,7 +42,10 @@ def run_list(args: argparse.Namespace) -> int:
 
 
 def run_show(args: argparse.Namespace) -> int:
-    summary = describe(open_dataset(args.dataset))
+    from dialjudge.core.stats.label_agreement import AGGREGATE_ONLY_TEXT, is_aggregate_only
+
+    dataset = open_dataset(args.dataset)
+    summary = describe(dataset)
     con = render.console()
     split = f"{summary.open_ended} open / {summary.closed_ended} closed / {summary.untagged} untagged"
     con.print(render.key_values(f"{summary.name}" + (" (illustrative)" if summary.illustrative else ""), {
@@ -55,28 +64,76 @@ def run_show(args: argparse.Namespace) -> int:
     }))
     con.print(render.plain_table(
         "Qualities", ["quality", "level", "scale", "rated items", "annotators", "missing values"],
-        [(q.name, q.level.value, q.scale_text, q.rated_items, q.annotators, q.missing_values)
+        [(q.name, q.level.value, q.scale_text, q.rated_items,
+          AGGREGATE_ONLY_TEXT if is_aggregate_only([ex for ex in dataset if ex.level is q.level], q.name)
+          else q.annotators, q.missing_values)
          for q in summary.qualities],
         right=("rated items", "annotators", "missing values")))
     con.print(render.plain_table("Systems", ["system", "items"], summary.systems.items(), right=("items",)))
+    pairwise = sum(1 for ex in dataset if ex.is_pairwise)
+    if pairwise:
+        con.print(f"{pairwise} pairwise items (a prompt, two responses and the humans' preference); pointwise "
+                  "templates cannot judge them")
+    for warning in dataset.meta.get("warnings", ()):
+        con.print(f"[yellow]warning: {escape(str(warning))}[/yellow]")
     return 0
 
 
 def run_stats(args: argparse.Namespace) -> int:
     from dialjudge.core.stats.ceiling import ceiling_table
+    from dialjudge.core.stats.label_agreement import label_ceiling, majority_labels
 
     dataset = open_dataset(args.dataset)
-    rows = ceiling_table(dataset.examples)
+    rule = TieRule(args.majority_ties)
     con = render.console()
-    con.print(render.plain_table(
-        f"Annotator agreement — {dataset.name}",
-        ["quality", "level", "scale", "items", "annotators", "LOO Pearson", "LOO Spearman", "Krippendorff α",
-         "level of α"],
-        [(r.quality, r.level, r.scale, r.n_items, r.n_annotators, _f(r.loo_pearson), _f(r.loo_spearman),
-          _f(r.alpha), r.alpha_level) for r in rows],
-        right=("items", "annotators", "LOO Pearson", "LOO Spearman", "Krippendorff α")))
-    con.print("[dim]LOO: each annotator against the mean of the others, averaged over annotators.[/dim]")
+    rows = ceiling_table(dataset.examples)
+    numeric = [r for r in rows if not r.scale.startswith(("categorical", "binary"))]
+    labelled = [r for r in rows if r.scale.startswith(("categorical", "binary"))]
+    if numeric:
+        reasons: list[str] = []
+        table_rows = []
+        for r in numeric:
+            table_rows.append((r.quality, r.level, r.scale, r.n_items, r.n_annotators, _f(r.loo_pearson),
+                               _f(r.loo_spearman), _f(r.alpha), r.alpha_level))
+            reasons.extend(f"{r.quality} ({r.level}): {why}" for why in r.ceiling.reasons)
+        con.print(render.plain_table(
+            f"Annotator agreement — {dataset.name} (numeric qualities)",
+            ["quality", "level", "scale", "items", "annotators", "LOO Pearson", "LOO Spearman", "Krippendorff α",
+             "level of α"], table_rows,
+            right=("items", "annotators", "LOO Pearson", "LOO Spearman", "Krippendorff α")))
+        con.print("[dim]LOO: each annotator against the mean of the others, averaged over annotators.[/dim]")
+        render.print_notes(con, [f"why '–': {why}" for why in reasons])
+    if labelled:
+        reasons = []
+        label_rows: list[tuple[object, ...]] = []
+        for r in labelled:
+            members = [ex for ex in dataset.examples if ex.level.value == r.level and r.quality in ex.ratings]
+            ceiling = label_ceiling(members, r.quality, rule)
+            ties = majority_labels(members, r.quality, rule).n_ties
+            label_rows.append((r.quality, r.level, r.scale, ceiling.n_items, ceiling.annotators_text,
+                               _pct(ceiling.pairwise_agreement), _f(ceiling.pairwise_kappa), _f(ceiling.alpha),
+                               _pct(ceiling.vs_majority_agreement), _f(ceiling.vs_majority_kappa),
+                               "–" if ceiling.aggregate_only else ties))
+            reasons.extend(f"{r.quality} ({r.level}): {why}" for why in ceiling.reasons)
+        con.print(render.plain_table(
+            f"Annotator agreement — {dataset.name} (label qualities)",
+            ["quality", "level", "labels", "items", "annotators", "% agreement (pairs)", "κ (pairs)",
+             "Krippendorff α", "% vs majority of others", "κ vs majority of others", "majority ties"],
+            label_rows, right=("items", "% agreement (pairs)", "κ (pairs)", "Krippendorff α",
+                               "% vs majority of others", "κ vs majority of others", "majority ties")))
+        con.print("[dim](pairs): mean over annotator pairs that rated common items; vs majority of others: each "
+                  "annotator against the majority label of the other annotators, averaged; α is nominal. "
+                  f"Majority ties: items whose annotators tie (rule {rule.value} for the others' majority).[/dim]")
+        render.print_notes(con, [f"why '–': {why}" for why in reasons])
+    for warning in dataset.meta.get("warnings", ()):
+        con.print(f"[yellow]warning: {escape(str(warning))}[/yellow]")
     return 0
+
+
+def _pct(x: float | None) -> str:
+    if x is None or x != x:
+        return "–"
+    return f"{100 * x:.1f}"
 
 
 def _f(x: float | None) -> str:

@@ -6,6 +6,7 @@ import argparse
 import asyncio
 from typing import Any
 
+from rich.markup import escape
 from rich.progress import BarColumn, Progress, TextColumn
 
 from dialjudge.core.adversarial.builder import CONTRADICTS
@@ -17,8 +18,9 @@ from dialjudge.core.judges.status import RunState, RunStatus, status_text
 from dialjudge.core.judges.store import RunStore
 from dialjudge.core.judges.types import ScoringMode
 from dialjudge.core.judging import build_backends, execute_run, is_label_quality, judgment_columns, plan_run
-from dialjudge.core.model import Aggregation
+from dialjudge.core.model import Aggregation, ScaleKind
 from dialjudge.core.registry import open_dataset
+from dialjudge.core.stats.label_agreement import TieRule
 
 from . import render
 from .metrics_cmd import add_table_options, emit, levels_of
@@ -48,6 +50,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--name", default="", help="a name for the run")
     p.add_argument("--no-metrics", action="store_true", help="leave the reference-based metrics out of the table")
     p.add_argument("--fresh", action="store_true", help="start a new run instead of resuming an unfinished one")
+    p.add_argument("--majority-ties", choices=[r.value for r in TieRule], default=TieRule.EXCLUDE.value,
+                   help="label qualities, a tied human majority: exclude the item, take the first tied label "
+                        "in the quality's label list, or take the file's published majority (else exclude)")
+    p.add_argument("--yes-label", metavar="LABEL",
+                   help="two-label qualities: the label a judge's yes (or 1) means, when the label names do not "
+                        "say it (recorded with the run)")
     p.set_defaults(handler=run)
 
 
@@ -59,7 +67,10 @@ def run(args: argparse.Namespace) -> int:
                       mode=args.mode, aspect=args.aspect, kpi=args.kpi, quality=(args.qualities or [None])[0],
                       personas=args.personas, fewshot=spec,
                       subset=None if args.subset == "all" and args.kpi else args.subset, limit=args.limit,
-                      repeats=args.repeats, top_k=args.top_k, name=args.name) for spec in fewshot_specs]
+                      repeats=args.repeats, top_k=args.top_k, name=args.name, yes_label=args.yes_label)
+             for spec in fewshot_specs]
+    if args.yes_label:
+        _check_yes_label(dataset, plans[0], args.yes_label)
     with RunStore() as store:
         return _judge_and_report(args, dataset, plans, store)
 
@@ -84,10 +95,20 @@ def _judge_and_report(args: argparse.Namespace, dataset: Any, plans: list[Any], 
     if summary.status != RunStatus.FINISHED:
         con.print(f"[yellow]run {summary.run_id} {summary.status}; run the same command again to resume it[/yellow]")
 
+    for warning in dataset.meta.get("warnings", ()):
+        con.print(f"[yellow]warning: {escape(str(warning))}[/yellow]")
+    # Compare on the items this run judged: --limit must not count the others as excluded.
+    judged = dataset.subset(plan.config.select_items(dataset))
+    scale = dataset.qualities.get(plan.quality) if plan.quality else None
+    finished = 0 if all(s.status == RunStatus.FINISHED for s in summaries) else 1
+    if scale is not None and scale.kind is ScaleKind.CATEGORICAL:
+        _report_labels(args, dataset, plan, judgments, summary.run_id)
+        return finished
+
     qualities = args.qualities or ([plan.quality] if plan.quality else None)
     only_dialogs = bool(len(dataset)) and all(ex.candidate is None for ex in dataset)
-    subsets = split_subsets(dataset, plan.subset)
-    report = evaluate(dataset, qualities=qualities, subset=subsets[0], extra_subsets=subsets[1:],
+    subsets = split_subsets(judged, plan.subset)
+    report = evaluate(judged, qualities=qualities, subset=subsets[0], extra_subsets=subsets[1:],
                       levels=levels_of(args.level, only_dialogs),
                       aggregation=Aggregation(args.aggregate), extra_scores=scores, failures=failures,
                       include_metrics=not args.no_metrics, n_boot=args.bootstrap, seed=args.seed)
@@ -97,19 +118,72 @@ def _judge_and_report(args: argparse.Namespace, dataset: Any, plans: list[Any], 
                            + (f", aspect {plan.config.aspect}" if plan.config.aspect else "")
                            + (f", KPI {plan.config.kpi}" if plan.config.kpi else "")
                            + f", few-shot {plan.config.fewshot.spec}")
-    emit(report, args, title=f"Judges and metrics vs humans — {dataset.name}", dataset=dataset)
+    # A binary quality is compared both ways: correlation above, labels against the majority.
+    binary = scale is not None and scale.kind is ScaleKind.BINARY and plan.quality != CONTRADICTS
+    writes_file = args.format != "table" or args.output is not None
+    labels = _label_report(dataset, plan, judgments, plan.config.yes_label, args.majority_ties,
+                           args.bootstrap, args.seed) if binary and writes_file else None
+    emit(report, args, title=f"Judges and metrics vs humans — {dataset.name}", dataset=dataset, labels=labels)
 
-    scale = dataset.qualities.get(plan.quality) if plan.quality else None
     # A judge's label means "good reply"; an adversarial set's label means "contradicts the facts".
     # Agreement between the two is meaningless: the discernment table above is what measures it.
     if (is_label_quality(scale) and plan.quality != CONTRADICTS and args.format == "table"
             and args.output is None):
         _print_label_agreement(judgments, dataset, plan.quality)
+        _report_labels(args, dataset, plan, judgments, summary.run_id)
     if plan.config.repeats > 1 and args.format == "table" and args.output is None:
         _print_stability(store, summary.run_id, dataset, plan.quality, binary=is_label_quality(scale))
     if len(summaries) > 1 and plan.quality and args.format == "table" and args.output is None:
         _print_draw_spread(store, [s.run_id for s in summaries], dataset, plan.quality, plan.subset)
-    return 0 if all(s.status == RunStatus.FINISHED for s in summaries) else 1
+    return finished
+
+
+def _label_report(dataset: Any, plan: Any, judgments: Any, yes_label: str | None, tie_rule: str, n_boot: int,
+                  seed: int) -> Any:
+    from dialjudge.core.judges.labels import run_label_report
+
+    return run_label_report(plan.config, dataset, judgments, yes_label=yes_label, tie_rule=tie_rule, n_boot=n_boot,
+                            seed=seed)
+
+
+def _check_yes_label(dataset: Any, plan: Any, yes_label: str) -> None:
+    """A --yes-label that names no label is the user's error: say so before judging anything."""
+    from dialjudge.core.judges.labels import LabelMappingError, label_mapping
+    from dialjudge.core.judges.render import resolve_output
+    from dialjudge.core.judges.templates import parse_template
+
+    scale = dataset.qualities.get(plan.quality) if plan.quality else None
+    if scale is None or scale.kind not in (ScaleKind.CATEGORICAL, ScaleKind.BINARY):
+        raise ConfigError(f"--yes-label is for two-label qualities; {plan.quality!r} is not one")
+    template = parse_template(plan.config.template_text, plan.config.template)
+    try:
+        label_mapping(resolve_output(template, quality=plan.quality, scale=scale), plan.config.mode, scale,
+                      plan.quality, yes_label=yes_label, template=f"template {template.name!r}")
+    except LabelMappingError as exc:
+        raise ConfigError(str(exc)) from None
+
+
+def _report_labels(args: argparse.Namespace, dataset: Any, plan: Any, judgments: Any, run_id: int) -> None:
+    """Judges against the human majority label: printed, or written in --format. A comparison that is
+    impossible says why; the judgments are stored all the same."""
+    from . import labels_view
+
+    report = _label_report(dataset, plan, judgments, plan.config.yes_label, args.majority_ties,
+                           args.bootstrap, args.seed)
+    title = f"Judges vs humans — {dataset.name}"
+    run_note = (f"run {run_id}: template {plan.config.template}, mode {plan.config.mode.value}"
+                + (f", yes label {plan.config.yes_label!r}" if plan.config.yes_label else ""))
+    if args.format == "table" and args.output is None:
+        con = render.console()
+        labels_view.print_report(con, report, title=title)
+        render.print_notes(con, [run_note])
+        return
+    fmt = "markdown" if args.format == "table" else args.format
+    labels_view.write_report(report, fmt, args.output, title=title,
+                             meta={"dataset": dataset.name, "run": run_id, "run_note": run_note})
+    if report.reason:
+        render.console(stderr=True).print(f"No comparison with the human labels of {report.quality!r}: "
+                                          f"{report.reason}", markup=False)
 
 
 def _fewshot_draws(spec: str, draws: int) -> list[str]:

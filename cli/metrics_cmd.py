@@ -6,12 +6,14 @@ import argparse
 from pathlib import Path
 
 from dialjudge.core.evaluation import EvaluationReport, evaluate, split_subsets
+from dialjudge.core.judges.labels import LabelReport
 from dialjudge.core.model import Aggregation, Dataset
 from dialjudge.core.registry import DEFAULT_DATASET, open_dataset
+from dialjudge.core.report import FORMATS, wide_table
+from dialjudge.core.report import render as render_records
 from dialjudge.core.subsets import Subset
-from dialjudge.core.report import FORMATS, render as render_records, wide_table
 
-from . import render
+from . import labels_view, render
 
 
 def add_table_options(p: argparse.ArgumentParser) -> None:
@@ -73,9 +75,12 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def emit(report: EvaluationReport, args: argparse.Namespace, *, title: str, dataset: Dataset | None = None) -> None:
+def emit(report: EvaluationReport, args: argparse.Namespace, *, title: str, dataset: Dataset | None = None,
+         labels: LabelReport | None = None) -> None:
     """Print the report's tables (one per level and subset) or write them in the chosen format;
-    on a set with adversarial candidates, also how well each evaluator tells them apart."""
+    on a set with adversarial candidates, also how well each evaluator tells them apart. ``labels``
+    (a binary quality's label comparison) joins a written file: its records follow the correlation
+    records (each record's "table" says which), its tables follow in markdown and LaTeX."""
     coefficients = ("pearson", "spearman", "kendall") if args.kendall else ("pearson", "spearman")
     panels = [(level, subset) for subset in report.subsets for level in report.levels]
 
@@ -99,8 +104,14 @@ def emit(report: EvaluationReport, args: argparse.Namespace, *, title: str, data
     if fmt in ("markdown", "latex"):
         parts = [render_records(report.records, fmt, title=panel_title(level, subset), level=level, subset=subset,
                                 coefficients=coefficients, notes=report.notes) for level, subset in panels]
+        if labels is not None:
+            parts.append(labels_view.render_text(labels, fmt, title=title))
     else:
-        parts = [render_records(report.records, fmt, title=title, coefficients=coefficients, notes=report.notes,
+        records = report.records
+        if labels is not None:
+            records = [{**r, "table": "correlation"} for r in records] + [
+                {**r, "table": "labels"} for r in labels_view.file_records(labels, fmt)]
+        parts = [render_records(records, fmt, title=title, coefficients=coefficients, notes=report.notes,
                                 meta={"dataset": report.dataset})]
     text = "\n".join(parts)
     if args.output:

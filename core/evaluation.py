@@ -129,6 +129,10 @@ def evaluate(dataset: Dataset, *, qualities: Sequence[str] | None = None, subset
                      "negatively with it (see the discernment table)")
     ci_note = (f"bootstrap: {n_boot} resamples of contexts (seed {seed}), 95% percentile CI" if n_boot
                else "no confidence intervals (--bootstrap 0)")
-    notes.append(f"human labels: {aggregation.value} of the annotators; {ci_note}")
+    labelled = [q for q in chosen if not known[q].is_numeric]
+    pooled = (f"{aggregation.value} of the annotators" if not labelled else
+              f"majority of the annotators for {', '.join(labelled)}"
+              + (f", {aggregation.value} for the others" if len(labelled) < len(chosen) else ""))
+    notes.append(f"human labels: {pooled}; {ci_note}")
     return EvaluationReport(dataset.name, chosen, list(levels), subset, records, notes,
                             list(evaluator_scores), subsets, evaluator_scores)

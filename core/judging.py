@@ -45,7 +45,7 @@ def plan_run(dataset: Dataset, config: Config, *, template: str, judges: Sequenc
              mode: ScoringMode | str = ScoringMode.GENERATE, aspect: str | None = None, kpi: str | None = None,
              quality: str | None = None, personas: Sequence[str] = (), fewshot: str = "none",
              subset: str | None = None, limit: int | None = None, repeats: int = 1, top_k: int = 3,
-             item_ids: Sequence[str] = (), name: str = "") -> RunPlan:
+             item_ids: Sequence[str] = (), name: str = "", yes_label: str | None = None) -> RunPlan:
     from .judges.fewshot import FewShotSetting
     from .judges.personas import load_personas
     from .judges.templates import get_template
@@ -96,8 +96,13 @@ def plan_run(dataset: Dataset, config: Config, *, template: str, judges: Sequenc
     run_config = RunConfig.build(
         dataset, tpl, [config.judge(j) for j in judges], personas=chosen_personas, fewshot=setting,
         mode=mode, aspect=aspect, kpi=kpi, quality=quality, subset=subset, limit=limit, repeats=repeats,
-        top_k=top_k, item_ids=tuple(item_ids), name=name,
+        top_k=top_k, item_ids=tuple(item_ids), name=name, yes_label=yes_label or None,
     )
+    from .judges.render import pairwise_refusal
+
+    pairwise = [ex.id for ex in run_config.select_items(dataset) if ex.is_pairwise]
+    if pairwise:
+        raise ConfigError(pairwise_refusal(tpl.name, pairwise))
     return RunPlan(run_config, quality, subset)
 
 

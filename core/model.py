@@ -224,6 +224,18 @@ class Perturbation:
 
 
 @dataclass(frozen=True)
+class PairedResponses:
+    """Two responses to one prompt (the example's context), for pairwise judging; which one
+    the humans preferred is the example's rating (e.g. a categorical "A"/"B" label)."""
+
+    response_a: str
+    response_b: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {"response_a": self.response_a, "response_b": self.response_b}
+
+
+@dataclass(frozen=True)
 class Example:
     """One item to score, with its human ratings."""
 
@@ -244,6 +256,12 @@ class Example:
     adversarial: Perturbation | None = None
     #: Fields the source had that the model has no place for; kept, never dropped.
     extra: Mapping[str, Any] = field(default_factory=dict)
+    #: A pairwise item: two responses to the context instead of one candidate.
+    pair: PairedResponses | None = None
+
+    @property
+    def is_pairwise(self) -> bool:
+        return self.pair is not None
 
     @property
     def is_adversarial(self) -> bool:

@@ -45,16 +45,30 @@ class ParsedOutput:
 
 def parse_output(raw: str, spec: OutputSpec, *, prompt: RenderedPrompt | str | None = None) -> ParsedOutput:
     """The score in ``raw``. Pass the ``prompt`` so that echoed prompt text is ignored."""
-    text = _strip_thinking(raw or "")
+    original = _strip_thinking(raw or "")
+    text = original
     if prompt is not None:
         text = strip_echo(text, prompt if isinstance(prompt, str) else _prompt_text(prompt))
     if not text.strip():
         return ParsedOutput(None, error="empty output" if not (raw or "").strip() else "no answer in the output")
     if spec.kind is OutputKind.JSON:
-        return _parse_json(text, spec)
-    if spec.kind is OutputKind.YESNO:
-        return _parse_yesno(text, spec)
-    return _parse_number(text, spec)
+        parsed = _parse_json(text, spec)
+    elif spec.kind is OutputKind.YESNO:
+        parsed = _parse_yesno(text, spec)
+    elif spec.kind is OutputKind.LABEL:
+        parsed = _parse_label(text, spec)
+    else:
+        parsed = _parse_number(text, spec)
+    if parsed.reasoning and text != original:
+        parsed.reasoning = _unblanked(parsed.reasoning, text, original)
+    return parsed
+
+
+def _unblanked(reasoning: str, blanked: str, original: str) -> str:
+    """The reasoning as the model wrote it: echo removal blanks copied prompt text with spaces
+    (offsets kept) so that no score is read from it, but the reasoning shown keeps those words."""
+    at = blanked.find(reasoning)
+    return original[at:at + len(reasoning)] if at >= 0 else reasoning
 
 
 # --------------------------------------------------------------------------- shared cleaning
@@ -299,6 +313,36 @@ def _yesno_word(text: str) -> tuple[str | None, str]:
     if words:
         return None, "both yes and no in the output and no explicit answer"
     return None, "no yes/no answer in the output"
+
+
+# --------------------------------------------------------------------------- labels
+
+_LABEL_LEAD = r"\b(?:final\s+answer|answer|label|verdict|choice|category)\b[\s*_`\"':：=\-]*(?:is\s+)?[\s*_`\"'“”]*"
+
+
+def _parse_label(text: str, spec: OutputSpec) -> ParsedOutput:
+    """One of the labels in ``spec.choices``: the one named after "Answer:" (or "Label:"), else
+    the only label the text names; the score is its position in the choices."""
+    if not spec.choices:
+        return ParsedOutput(None, error="the template's label output has no labels")
+    # Longest first, so that "Not safe" is not read as "safe".
+    ordered = sorted(spec.choices, key=len, reverse=True)
+    alternation = "|".join(re.escape(c.strip()) for c in ordered)
+    any_re = re.compile(rf"(?i)(?<![\w])(?P<label>{alternation})(?![\w])")
+    explicit_re = re.compile(rf"(?i){_LABEL_LEAD}(?<![\w])(?P<label>{alternation})(?![\w])")
+    keys = [c.strip().casefold() for c in spec.choices]
+    error = f"no label ({', '.join(spec.choices)}) in the output"
+    for region in _regions(text):
+        explicit = list(explicit_re.finditer(region))
+        found = [explicit[-1]] if explicit else list(any_re.finditer(region))
+        named = {m.group("label").casefold() for m in found}
+        if len(named) == 1:
+            label = named.pop()
+            said = region.strip()
+            return ParsedOutput(float(keys.index(label)), reasoning=said if len(said) > len(label) + 1 else None)
+        if named:
+            error = f"several labels ({', '.join(sorted(named))}) in the output and no explicit answer"
+    return ParsedOutput(None, error=error)
 
 
 # --------------------------------------------------------------------------- JSON

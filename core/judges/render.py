@@ -87,6 +87,8 @@ def resolve_output(template: Template, example: Example | None = None, fewshot: 
             if rating is not None:
                 chosen = rating.scale
                 break
+    if output.kind is OutputKind.LABEL:
+        return _label_output(template, output, chosen, quality)
     if chosen is None or chosen.kind not in (ScaleKind.ORDINAL, ScaleKind.BINARY):
         return output  # a continuous or categorical human scale: rate on the template's own points
     assert chosen.min is not None and chosen.max is not None
@@ -94,6 +96,21 @@ def resolve_output(template: Template, example: Example | None = None, fewshot: 
         return output
     lo, hi = int(chosen.min), int(chosen.max)
     return replace(output, min=float(lo), max=float(hi), choices=tuple(str(v) for v in range(lo, hi + 1)))
+
+
+def _label_output(template: Template, output: OutputSpec, scale: Scale | None, quality: str | None) -> OutputSpec:
+    """A label template answers with the judged quality's own labels (a binary 0/1 scale's are "0", "1")."""
+    if scale is not None and scale.kind is ScaleKind.CATEGORICAL and len(scale.labels) >= 2:
+        labels = tuple(scale.labels)
+    elif scale is not None and scale.kind is ScaleKind.BINARY:
+        labels = (_number(scale.min or 0.0), _number(scale.max or 1.0))
+    else:
+        what = "no rating" if scale is None else (
+            f"a {scale.kind.value} scale" if scale.kind is not ScaleKind.CATEGORICAL else "fewer than two labels")
+        raise TemplateError(f"template {template.name!r} answers with the judged quality's labels, but "
+                            f"{quality or 'the quality'!r} has {what}; pick a quality with a label list",
+                            source=template.source)
+    return replace(output, min=0.0, max=float(len(labels) - 1), choices=labels)
 
 
 # --------------------------------------------------------------------------- few-shot ratings
@@ -175,6 +192,8 @@ def _item_values(ex: Example) -> dict[str, str]:
 
 
 def _check_level(template: Template, example: Example) -> None:
+    if example.is_pairwise:
+        raise TemplateError(pairwise_refusal(template.name, [example.id]), source=template.source)
     if template.level == "turn" and (example.candidate is None or example.level is Level.DIALOG):
         raise TemplateError(
             f"template {template.name!r} rates one response, but item {example.id!r} is a whole "
@@ -183,6 +202,13 @@ def _check_level(template: Template, example: Example) -> None:
         raise TemplateError(
             f"template {template.name!r} rates whole dialogues, but item {example.id!r} is a "
             "turn-level response; use a turn-level template", source=template.source)
+
+
+def pairwise_refusal(template: str, item_ids: Sequence[str]) -> str:
+    shown = ", ".join(repr(i) for i in item_ids[:3]) + (f" and {len(item_ids) - 3} more" if len(item_ids) > 3 else "")
+    return (f"{shown} {'is a pairwise item' if len(item_ids) == 1 else 'are pairwise items'} (a prompt, two "
+            f"responses and which one the humans preferred); template {template!r} judges one response at a time, "
+            "and pairwise judging is not available yet")
 
 
 def _pick(template: Template, what: str, explicit: str | None, quality: str | None, resolve,

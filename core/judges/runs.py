@@ -169,6 +169,9 @@ class RunConfig:
     #: Recorded when the run starts (core.judges.provenance): versions, metric signatures and
     #: where each model ran. Describes the machine, so it is not part of the fingerprint.
     environment: Mapping[str, Any] = field(default_factory=dict, compare=False)
+    #: Two-label qualities: the label a judge's "yes" means (chosen by the user); it decides the
+    #: comparison, not the judgments, so it stays out of the fingerprint.
+    yes_label: str | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "mode", ScoringMode(self.mode))
@@ -262,6 +265,7 @@ class RunConfig:
             "top_k": self.top_k,
             "repeats": self.repeats,
             **({"environment": dict(self.environment)} if self.environment else {}),
+            **({"yes_label": self.yes_label} if self.yes_label else {}),
         }
 
     @classmethod
@@ -290,6 +294,7 @@ class RunConfig:
             repeats=int(data.get("repeats", 1)),
             name=str(data.get("name", "")),
             environment=dict(data.get("environment") or {}),
+            yes_label=data.get("yes_label"),
         )
 
     def to_json(self) -> str:
@@ -301,6 +306,7 @@ class RunConfig:
         data = self.to_dict()
         data.pop("name")
         data.pop("environment", None)
+        data.pop("yes_label", None)
         for judge in data["judges"]:
             for key in _OPERATIONAL_JUDGE_KEYS:
                 judge["config"].pop(key, None)

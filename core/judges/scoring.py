@@ -22,7 +22,7 @@ import math
 from dataclasses import dataclass
 
 from .backends.answers import answer_choices, is_partial_answer, match_choice, normalize_answer
-from .types import BackendResult, JudgeRequest, Judgment, OutputSpec, ScoringMode
+from .types import BackendResult, JudgeRequest, Judgment, OutputKind, OutputSpec, ScoringMode
 
 
 @dataclass(frozen=True)
@@ -39,6 +39,8 @@ def score_result(request: JudgeRequest, result: BackendResult, judge: str) -> Ju
         outcome = _from_generated(result.raw_output, spec, request)
     elif request.mode is ScoringMode.YESNO:
         outcome = _from_yes_no(result, spec)
+    elif spec.kind is OutputKind.LABEL:
+        outcome = _most_likely_label(result, spec)
     elif request.top_k <= 0:
         outcome = _expected_value(result, spec)
     else:
@@ -131,6 +133,16 @@ def _expected_value(result: BackendResult, spec: OutputSpec) -> _Outcome:
         return _Outcome(None, probs)
     total = sum(probs.values())
     return _Outcome(sum(values[c] * p for c, p in probs.items()) / total)
+
+
+def _most_likely_label(result: BackendResult, spec: OutputSpec) -> _Outcome:
+    """Labels have no order, so no expected value: the most probable label's position; the
+    probabilities over the labels stay in the judgment's distribution."""
+    probs = _probabilities(result, spec.choices)
+    if isinstance(probs, str):
+        return _Outcome(None, probs)
+    best = max(spec.choices, key=lambda c: probs[c])
+    return _Outcome(float(spec.choices.index(best)))
 
 
 def _top_k_weighted(result: BackendResult, spec: OutputSpec, k: int) -> _Outcome:

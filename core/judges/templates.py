@@ -507,7 +507,11 @@ class _Parser:
         except ValueError:
             kinds = ", ".join(k.value for k in OutputKind)
             raise self.error(f"output.kind must be one of {kinds}, not {raw.get('kind')!r}", line) from None
-        defaults = {OutputKind.LIKERT: (1.0, 5.0)}.get(kind, (0.0, 1.0))
+        if kind is OutputKind.LABEL and isinstance(raw.get("choices"), list) and len(raw["choices"]) > 1:
+            # A label output scores a label's position: 0 .. number of labels - 1.
+            defaults = (0.0, float(len(raw["choices"]) - 1))
+        else:
+            defaults = {OutputKind.LIKERT: (1.0, 5.0)}.get(kind, (0.0, 1.0))
         lo = self.number(raw, "min", defaults[0], line)
         hi = self.number(raw, "max", defaults[1], line)
         if not hi > lo:
@@ -518,8 +522,11 @@ class _Parser:
         scale = raw.get("scale", "fixed")
         if scale not in ("fixed", "quality"):
             raise self.error("output.scale must be 'fixed' or 'quality'", line)
-        if scale == "quality" and kind is not OutputKind.LIKERT:
-            raise self.error("output.scale = 'quality' is only for likert outputs", line)
+        if scale == "quality" and kind not in (OutputKind.LIKERT, OutputKind.LABEL):
+            raise self.error("output.scale = 'quality' is only for likert and label outputs", line)
+        if kind is OutputKind.LABEL and scale != "quality" and not raw.get("choices"):
+            raise self.error("a label output needs output.choices (the labels), or output.scale = 'quality' "
+                             "to answer with the judged quality's own labels", line)
 
         choices = raw.get("choices")
         if choices is None:
@@ -550,7 +557,8 @@ class _Parser:
             except ValueError:
                 allowed = ", ".join(x.value for x in ScoringMode)
                 raise self.error(f"output.modes: unknown mode {m!r} (allowed: {allowed})", line) from None
-        if (ScoringMode.LOGPROB in modes or ScoringMode.YESNO in modes) and not choices:
+        labels_from_quality = kind is OutputKind.LABEL and scale == "quality"
+        if (ScoringMode.LOGPROB in modes or ScoringMode.YESNO in modes) and not choices and not labels_from_quality:
             raise self.error("probability modes (logprob, yesno) need output.choices", line)
         if ScoringMode.YESNO in modes and kind is not OutputKind.YESNO:
             raise self.error("the yesno mode needs output.kind = 'yesno'", line)

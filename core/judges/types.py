@@ -34,6 +34,8 @@ class OutputKind(str, enum.Enum):
     BINARY = "binary"  # 0/1
     YESNO = "yesno"  # "yes"/"no" answer
     JSON = "json"  # a JSON object carrying the score (InCA)
+    #: One of a categorical quality's own labels (JUDGE-BENCH); the score is the label's position.
+    LABEL = "label"
 
 
 @dataclass(frozen=True)
@@ -60,7 +62,9 @@ class OutputSpec:
         return (value - self.min) / (self.max - self.min)
 
     def choice_values(self) -> list[float]:
-        """The numeric value of each choice; yes=1, no=0."""
+        """The numeric value of each choice; yes=1, no=0; a label's position for label outputs."""
+        if self.kind is OutputKind.LABEL:
+            return [float(k) for k in range(len(self.choices))]
         out = []
         for c in self.choices:
             low = c.strip().lower()

@@ -15,7 +15,16 @@ becomes the context, ``response``/``candidate``/... the candidate, ``reference``
 the reference, ``fact``/``knowledge``/``persona`` the fact; fields with no place
 in the model are kept in ``extra["instance"]``. Some files (e.g. ToxicChat) give
 only the pooled label: that value becomes the single score and the metric is
-listed in ``extra["aggregate_only"]``.
+listed in ``extra["aggregate_only"]``; when other records of the same metric do
+have individual scores, ``meta["warnings"]`` names the records that fell back.
+
+A dict instance with two responses (``output_a``/``output_b`` or
+``response_a``/``response_b``, the prompt in ``input``, ``prompt``, ...) is a
+pairwise item: ``Example.pair`` holds the two responses, the context the
+prompt, and the metric (which response the humans preferred) is its rating.
+
+An instance whose response field is null cannot be judged or scored: it is left
+out, and ``meta["warnings"]`` names it.
 """
 
 from __future__ import annotations
@@ -26,7 +35,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from ..errors import DataError
-from ..model import Dataset, Example, Level, Rating, Scale, ScaleKind, Turn
+from ..model import Dataset, Example, Level, PairedResponses, Rating, Scale, ScaleKind, Turn
 from ._common import alternating_turns, check_value, json_type, read_json_file, turns_from_text
 
 CATEGORIES = {"graded": ScaleKind.ORDINAL, "continuous": ScaleKind.CONTINUOUS,
@@ -34,11 +43,14 @@ CATEGORIES = {"graded": ScaleKind.ORDINAL, "continuous": ScaleKind.CONTINUOUS,
 
 # Instance fields by the role they play, most specific first.
 CONTEXT_FIELDS = ("context", "dialogue", "dialog", "history", "conversation", "user_prompt", "query",
-                  "question", "source")
+                  "question", "source", "input", "prompt", "instruction")
 CANDIDATE_FIELDS = ("response", "candidate", "hypothesis", "output", "generation", "translation")
 REFERENCE_FIELDS = ("reference", "references", "ground_truth")
 FACT_FIELDS = ("fact", "knowledge", "persona")
 SYSTEM_FIELDS = ("system", "model")
+PAIR_FIELDS = (("output_a", "output_b"), ("response_a", "response_b"))
+#: How many record ids a warning names before it says "and N more".
+WARN_IDS = 5
 
 INDIVIDUAL = "individual_human_scores"
 MEAN_FIELDS = ("mean_human", "mean_human_score")
@@ -69,22 +81,52 @@ def judge_bench_dataset(data: Any, path: Path, *, name: str | None = None) -> Da
     examples: list[Example] = []
     first_index: dict[str, int] = {}
     group_of_context: dict[tuple[str, ...], str] = {}
+    null_responses: list[str] = []
     for index, instance in enumerate(data["instances"]):
         example = _example(instance, index, scales, where, group_of_context)
         if example.id in first_index:
             raise DataError(f"duplicate id {example.id!r} (first in instances[{first_index[example.id]}])",
                             path=where, record=index, field="id")
         first_index[example.id] = index
+        if example.extra.get("null_response"):
+            null_responses.append(example.id)
+            continue
         examples.append(example)
 
     meta: dict[str, Any] = {"format": "judge-bench"}
     meta.update({k: v for k, v in data.items() if k != "instances"})
+    warnings = _fallback_warnings(examples, first_index)
+    if null_responses:
+        warnings.append(f"{len(null_responses)} instance(s) have a null response and were left out: "
+                        f"{_ids_text(null_responses)}")
+    if warnings:
+        meta["warnings"] = warnings
     reversed_metrics = [d["metric"] for d in data["annotations"] if _is_reversed(d)]
     if reversed_metrics:
         meta["lower_is_better"] = reversed_metrics
     description = data.get("dataset") if isinstance(data.get("dataset"), str) else ""
     return Dataset(name=name or path.stem, examples=examples, source=where,
                    description=description, meta=meta)
+
+
+def _fallback_warnings(examples: list[Example], first_index: dict[str, int]) -> list[str]:
+    """A metric most records rate individually, where some record gives only the pooled label."""
+    out = []
+    metrics = {m for ex in examples for m in ex.ratings}
+    for metric in sorted(metrics):
+        rated = [ex for ex in examples if metric in ex.ratings]
+        fallback = [ex.id for ex in rated if metric in ex.extra.get("aggregate_only", ())]
+        if fallback and len(fallback) < len(rated):
+            named = ", ".join(f"{i!r} (instances[{first_index[i]}])" for i in fallback[:WARN_IDS])
+            more = f" and {len(fallback) - WARN_IDS} more" if len(fallback) > WARN_IDS else ""
+            out.append(f"{metric!r}: {len(rated) - len(fallback)} records have individual_human_scores but "
+                       f"{named}{more} do not; their published aggregate is used as a single rater's label")
+    return out
+
+
+def _ids_text(ids: list[str]) -> str:
+    shown = ", ".join(repr(i) for i in ids[:WARN_IDS])
+    return shown + (f" and {len(ids) - WARN_IDS} more" if len(ids) > WARN_IDS else "")
 
 
 def _declared_scales(declarations: list[Any], where: str) -> dict[str, Scale]:
@@ -183,6 +225,8 @@ def _example(item: Any, index: int, scales: dict[str, Scale], where: str,
     example_id = str(raw_id)
     fields = _map_instance(item["instance"], fail)
     extra: dict[str, Any] = {}
+    if fields.null_response:
+        extra["null_response"] = True
     if fields.rest:
         extra["instance"] = fields.rest
     ratings, aggregates, aggregate_only = _ratings(annotations, scales, where, index)
@@ -207,8 +251,9 @@ def _example(item: Any, index: int, scales: dict[str, Scale], where: str,
         fact=fields.fact,
         system=fields.system,
         ratings=ratings,
-        level=Level.TURN if fields.candidate is not None else Level.DIALOG,
+        level=Level.TURN if fields.candidate is not None or fields.pair is not None else Level.DIALOG,
         extra=extra,
+        pair=fields.pair,
     )
 
 
@@ -221,6 +266,9 @@ class _MappedInstance:
     references: tuple[str, ...] = ()
     fact: str | None = None
     system: str | None = None
+    pair: PairedResponses | None = None
+    #: A response field is present but null: nothing to judge.
+    null_response: bool = False
     rest: dict[str, Any] = dataclasses.field(default_factory=dict)
 
 
@@ -243,7 +291,16 @@ def _map_instance(instance: Any, fail: Any) -> _MappedInstance:
     def text(value: Any) -> str | None:
         return value if isinstance(value, str) else None
 
+    pair = None
+    for first, second in PAIR_FIELDS:
+        if isinstance(rest.get(first), str) and isinstance(rest.get(second), str):
+            pair = PairedResponses(rest.pop(first), rest.pop(second))
+            break
+    null_response = pair is None and not any(isinstance(rest.get(f), str) for f in CANDIDATE_FIELDS) and any(
+        f in rest and rest[f] is None for f in CANDIDATE_FIELDS)
     return _MappedInstance(
+        pair=pair,
+        null_response=null_response,
         context=take(CONTEXT_FIELDS, _context_value) or (),
         candidate=take(CANDIDATE_FIELDS, text),
         references=take(REFERENCE_FIELDS, _references_value) or (),
@@ -293,6 +350,7 @@ def _ratings(annotations: dict[str, Any], scales: dict[str, Scale], where: str,
         if not isinstance(value, dict):
             raise DataError(f"expected an object, found {json_type(value)}", path=where, record=index,
                             field=field)
+        # A missing key and an empty list both mean: no individual scores in this record.
         individual = value.get(INDIVIDUAL, [])
         if not isinstance(individual, list):
             raise DataError(f"expected an array, found {json_type(individual)}", path=where,

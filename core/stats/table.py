@@ -235,7 +235,8 @@ def _correlation_cell(
         result = CorrelationResult(
             UNDEFINED, UNDEFINED, UNDEFINED, n=0, n_excluded=exclusions.total + len(kept), n_items=0,
             level=result_level, n_boot=n_boot, confidence=confidence, seed=seed,
-            reason=f"{quality!r} has a categorical scale: use the categorical table",
+            reason=f"{quality!r} has categorical labels, which a score does not correlate with; judges are "
+                   "compared label against label (agreement, kappa, alpha: dialjudge judge)",
         )
         return AgreementCell(evaluator, quality, level, result, Exclusions(**{**counts, "invalid_label": len(kept)}))
     x = np.array([float(scores[ex.id]) for ex in kept])  # type: ignore[arg-type]

@@ -73,7 +73,8 @@ def test_stats_prints_the_annotator_agreement(capsys: pytest.CaptureFixture[str]
     rows = [[c.strip() for c in line.split("│")[1:-1]] for line in out.splitlines() if line.startswith("│")]
     cells = next(row for row in rows if row[0] == "harmful-input")
     assert cells[:5] == ["harmful-input", "turn", "binary 0-1", "15", "5"]
-    assert all(-1.0 <= float(c) <= 1.0 for c in cells[5:8])
+    # A binary quality is a label quality: % agreement (pairs), then kappa and alpha.
+    assert 0.0 <= float(cells[5]) <= 100.0 and all(-1.0 <= float(c) <= 1.0 for c in cells[6:8])
 
 
 def test_a_path_works_and_is_then_listed_as_recent(capsys: pytest.CaptureFixture[str]) -> None:

@@ -76,7 +76,7 @@ def test_judge_then_every_runs_command(capsys: pytest.CaptureFixture[str], tmp_p
     assert "Run 1 (finished" in err and "8/8" in err
     rows = {row[0]: row for row in first_table_rows(out) if row[0]}
     assert set(rows) == {"fa", "human ceiling"}
-    assert rows["fa"][3:] == ["8", "52", "0"]  # 8 judged; the rest of the 60 had no score
+    assert rows["fa"][3:] == ["8", "0", "0"]  # --limit 8: the 52 items never requested are not "excluded"
     assert "run 1: template adv-0to1, mode generate, aspect coherence, few-shot none" in flat(out)
 
     code, out, _ = run(capsys, "runs", "list")
@@ -158,7 +158,9 @@ def test_kpi_run_prints_the_max_vote_agreement_with_kappa(capsys: pytest.Capture
     assert "Agreement with max-voted humans — harmful-input" in out
     header = next(line for line in out.splitlines() if line.startswith("┃judge"))
     assert "Cohen's κ" in header and "% agreement" in header
-    rows = {row[0]: row for row in table_rows(out) if row and row[0] in ("fa", "fb", "Max-Vote (2 judges)")}
+    section = out[out.index("Agreement with max-voted humans"):]
+    rows = {row[0]: row for row in table_rows(section[:section.index("└") + 1])
+            if row and row[0] in ("fa", "fb", "Max-Vote (2 judges)")}
     assert set(rows) == {"fa", "fb", "Max-Vote (2 judges)"}
 
     # Recompute each judge's agreement and kappa from the exported judgments.

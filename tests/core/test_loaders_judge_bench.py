@@ -135,3 +135,59 @@ def test_broken_files_name_record_and_field(tmp_path: Path, mutate, where, phras
     message = str(info.value)
     assert message.startswith(str(path)) and where in message and phrase in message
 
+
+
+# -- issue 14: pairwise items, null responses, aggregate fallbacks ------------------------------------
+
+
+def _write(tmp_path: Path, instances: list, annotations: list | None = None) -> Path:
+    path = tmp_path / "set.json"
+    path.write_text(json.dumps({"dataset": "t", "annotations": annotations or [
+        {"metric": "safety", "category": "categorical", "labels_list": ["No", "Yes"]}], "instances": instances}))
+    return path
+
+
+def test_pairwise_instances_load_as_pairwise_items(tmp_path: Path) -> None:
+    annotations = [{"metric": "preference", "category": "categorical", "labels_list": ["A", "B"]}]
+    path = _write(tmp_path, [
+        {"id": 1, "instance": {"input": "Summarise: the cat sat.", "output_a": "A cat sat.", "output_b": "Dogs."},
+         "annotations": {"preference": {"individual_human_scores": ["A", "A", "B"]}}}], annotations)
+    item = read_judge_bench(path).get("1")
+    assert item.is_pairwise and item.pair is not None
+    assert (item.pair.response_a, item.pair.response_b) == ("A cat sat.", "Dogs.")
+    assert item.context_text() == "Summarise: the cat sat."
+    assert item.candidate is None and item.level is Level.TURN
+    assert item.ratings["preference"].scores == ("A", "A", "B")
+
+
+def test_pairwise_items_are_refused_by_pointwise_templates(tmp_path: Path) -> None:
+    from dialjudge.core.errors import TemplateError
+    from dialjudge.core.judges.render import render_prompt
+    from dialjudge.core.judges.templates import get_template
+
+    annotations = [{"metric": "preference", "category": "categorical", "labels_list": ["A", "B"]}]
+    path = _write(tmp_path, [{"id": "p", "instance": {"input": "q", "output_a": "a", "output_b": "b"},
+                              "annotations": {"preference": {"individual_human_scores": ["A"]}}}], annotations)
+    with pytest.raises(TemplateError, match="pairwise item .* pairwise judging is not available yet"):
+        render_prompt(get_template("dstc10-yesno"), read_judge_bench(path).get("p"))
+
+
+def test_null_response_is_left_out_with_a_warning(tmp_path: Path) -> None:
+    path = _write(tmp_path, [
+        {"id": "ok", "instance": {"context": "A: hi", "response": "hello"},
+         "annotations": {"safety": {"individual_human_scores": ["Yes"]}}},
+        {"id": "null", "instance": {"context": "A: hi", "response": None},
+         "annotations": {"safety": {"individual_human_scores": ["No"]}}}])
+    dataset = read_judge_bench(path)
+    assert [ex.id for ex in dataset] == ["ok"]
+    assert dataset.meta["warnings"] == ["1 instance(s) have a null response and were left out: 'null'"]
+
+
+def test_missing_individual_scores_where_others_have_them_is_a_warning(tmp_path: Path) -> None:
+    path = _write(tmp_path, [
+        {"id": "a", "instance": "x", "annotations": {"safety": {"individual_human_scores": ["Yes", "No"]}}},
+        {"id": "b", "instance": "y", "annotations": {"safety": {"majority_human": "No"}}}])
+    dataset = read_judge_bench(path)
+    assert dataset.get("b").ratings["safety"].scores == ("No",)
+    (warning,) = dataset.meta["warnings"]
+    assert "'b' (instances[1])" in warning and "'safety'" in warning

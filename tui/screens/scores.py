@@ -16,6 +16,7 @@ from ..format import disagreement_style, number_text
 from ..state import Change, WorkspaceChange
 from ..widgets.correlation_panel import CorrelationPanel, panel_rows
 from ..widgets.run_progress_bar import progress_text
+from ..widgets.label_agreement_panel import LabelAgreementPanel
 from ..widgets.selection_bar import SelectionBar
 from ..widgets.virtual_table import Column, TableCell, VirtualTable
 from .base import VIEW_BINDINGS, WorkspaceScreen
@@ -54,6 +55,7 @@ class ScoresScreen(WorkspaceScreen):
         with Horizontal(id="scores-body"):
             yield VirtualTable(id="scores-table", empty_text="Opening the dataset…")
             yield CorrelationPanel(id="correlations")
+        yield LabelAgreementPanel(id="label-agreement")  # shown with a label quality's LabelReport
         yield Footer()
 
     @property
