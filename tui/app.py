@@ -16,6 +16,7 @@ from textual.binding import Binding, BindingType
 from textual.worker import Worker, WorkerState
 
 from dialjudge.core.errors import DialjudgeError
+from dialjudge.core.judges.events import RunFinished
 from dialjudge.core.workspace import Workspace
 
 from .commands import DialjudgeCommands
@@ -29,6 +30,7 @@ from .controllers.datasets import (
     StatsRefreshed,
 )
 from .controllers.history import RunScoresLoaded, StoredRunsController
+from .controllers.labels import LabelReportComputed, LabelReportController
 from .controllers.lab import LabController
 from .controllers.review import ReviewController
 from .controllers.runs import RUN_GROUP, JudgeChoicesLoaded, RunController, RunEventReceived
@@ -48,6 +50,7 @@ class DialjudgeApp(App[int]):
         "widgets/selection_bar.tcss",
         "widgets/run_progress_bar.tcss",
         "widgets/judge_widgets.tcss",
+        "widgets/label_agreement_panel.tcss",
     ]
     BINDINGS: ClassVar[list[BindingType]] = [
         *(d.binding() for d in DESTINATIONS),
@@ -61,7 +64,8 @@ class DialjudgeApp(App[int]):
     def __init__(self, services: Services, dataset: str, *, datasets: DatasetController | None = None,
                  runs: RunController | None = None, lab: LabController | None = None,
                  review: ReviewController | None = None, stored_runs: StoredRunsController | None = None,
-                 adversarial: AdversarialController | None = None) -> None:
+                 adversarial: AdversarialController | None = None,
+                 labels: LabelReportController | None = None) -> None:
         """Controllers not passed in are made here, on ``services``."""
         super().__init__()
         self.services = services
@@ -72,6 +76,7 @@ class DialjudgeApp(App[int]):
         self.review = review or ReviewController(self, services, self.datasets)
         self.stored_runs = stored_runs or StoredRunsController(self, services, self.datasets)
         self.adversarial = adversarial or AdversarialController(self, services, self.datasets)
+        self.labels = labels or LabelReportController(self, services, self.datasets)
         for d in DESTINATIONS:
             self.add_mode(d.mode, d.make_screen)
 
@@ -144,9 +149,15 @@ class DialjudgeApp(App[int]):
 
     def on_run_event_received(self, message: RunEventReceived) -> None:
         self.runs.event_received(message)
+        if isinstance(message.event, RunFinished):
+            self.labels.compute(message.event.run_id)
 
     def on_run_scores_loaded(self, message: RunScoresLoaded) -> None:
         self.stored_runs.run_scores_loaded(message)
+        self.labels.compute(message.run_id)
+
+    def on_label_report_computed(self, message: LabelReportComputed) -> None:
+        self.labels.computed(message)
 
     def on_adversarial_set_built(self, message: AdversarialSetBuilt) -> None:
         self.adversarial.set_built(message)

@@ -161,6 +161,7 @@ class ScoresScreen(WorkspaceScreen):
         if ws.quality is None and ws.dataset is not None:
             title, note = "No numeric quality to correlate with", ""
         self.panel.show(rows, title=title, note=note)
+        self.query_one(LabelAgreementPanel).show(self.dj.labels.report_for(ws.quality, ws.qualities()))
 
     def _redraw_status(self) -> None:
         self.query_one("#scores-status", Static).update(self.status_text())

@@ -1,0 +1,91 @@
+"""A label quality's comparison for the Scores screen: a run's judges against the human majority.
+
+Numeric qualities get running correlations; categorical and binary ones also need
+% agreement, κ, α, the confusion matrix and AUC, which core computes from a stored
+run (:func:`~dialjudge.core.judges.labels.run_label_report`, the same numbers
+``dialjudge judge`` prints). That reads the store and bootstraps, so it runs on a
+worker; the answer comes back to the app as :class:`LabelReportComputed`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from textual.app import App
+from textual.message import Message
+from textual.worker import Worker, get_current_worker
+
+from ..state import Change
+from .base import start_thread_work
+from .history import dataset_for
+
+if TYPE_CHECKING:
+    from dialjudge.core.judges.labels import LabelReport
+
+    from ..services import Services
+    from .datasets import DatasetController
+
+LABELS_GROUP = "label-report"
+
+
+@dataclass
+class LabelReportComputed(Message):
+    """Run ``run_id``'s judges were compared with the human labels of ``report.quality``."""
+
+    run_id: int
+    report: LabelReport
+
+
+class LabelReportController:
+    """Keeps the latest run's label comparison; the Scores screen shows it for its quality."""
+
+    def __init__(self, app: App[Any], services: Services, datasets: DatasetController) -> None:
+        self.app = app
+        self.services = services
+        self.datasets = datasets
+        self.report: LabelReport | None = None
+        self.run_id: int | None = None
+
+    def report_for(self, quality: str | None, numeric_qualities: Sequence[str]) -> LabelReport | None:
+        """The comparison to show beside the view of ``quality``. A categorical quality has no
+        numeric view, so its report shows whatever is chosen; a binary one (correlated too)
+        shows with its own view only."""
+        report = self.report
+        if report is None:
+            return None
+        if report.quality in numeric_qualities and report.quality != quality:
+            return None
+        return report
+
+    def compute(self, run_id: int) -> Worker[None] | None:
+        """Compare run ``run_id`` with the human labels, if its quality is a label quality of the
+        open dataset; None when there is nothing to compare."""
+        from dialjudge.core.stats.label_agreement import is_label_scale
+
+        dataset = self.datasets.workspace.dataset
+        if dataset is None:
+            return None
+        with self.services.open_store() as store:
+            config = store.get_run(run_id).run_config
+        if config.dataset != dataset.name or not is_label_scale(dataset.qualities.get(config.quality or "")):
+            return None
+
+        def work() -> None:
+            from dialjudge.core.judges.labels import run_label_report
+
+            with self.services.open_store() as store:
+                judgments = store.load_judgments(run_id)
+            data = dataset_for(self.services, config, dataset)
+            report = run_label_report(config, data, judgments, n_boot=self.services.n_boot)
+            if not get_current_worker().is_cancelled:
+                self.app.post_message(LabelReportComputed(run_id, report))
+
+        return start_thread_work(self.app, work, group=LABELS_GROUP,
+                                 description=f"Comparing run {run_id} with the human labels")
+
+    def computed(self, message: LabelReportComputed) -> None:
+        self.report = message.report
+        self.run_id = message.run_id
+        self.datasets.publish(Change.STATS)
