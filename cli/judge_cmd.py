@@ -16,7 +16,7 @@ from dialjudge.core.evaluation import evaluate, split_subsets
 from dialjudge.core.judges.events import JudgmentScored, RunProgress, RunStarted, StopRuleChecked
 from dialjudge.core.judges.store import RunStore
 from dialjudge.core.judges.types import ScoringMode
-from dialjudge.core.judging import build_backends, execute_run, is_label_quality, judgment_columns, plan_run
+from dialjudge.core.judging import POOL, build_backends, execute_run, is_label_quality, judgment_columns, plan_run
 from dialjudge.core.model import Aggregation
 from dialjudge.core.registry import open_dataset
 
@@ -117,6 +117,9 @@ def _judge_and_report(args: argparse.Namespace, dataset: Any, plans: list[Any], 
                            + (f", aspect {plan.config.aspect}" if plan.config.aspect else "")
                            + (f", KPI {plan.config.kpi}" if plan.config.kpi else "")
                            + f", few-shot {plan.config.fewshot.spec}")
+    judge_columns = {name: column for name, column in scores.items() if name != POOL}
+    if len(judge_columns) > 1 and args.format == "table" and args.output is None:
+        _print_inter_judge(judge_columns)  # before the pooled column: does pooling make sense?
     emit(report, args, title=f"Judges and metrics vs humans — {dataset.name}", dataset=dataset)
 
     scale = dataset.qualities.get(plan.quality) if plan.quality else None
@@ -163,6 +166,16 @@ def _stop_rule(args: argparse.Namespace, dataset: Any, plan: Any, store: RunStor
                         seed=args.seed)
     except ValueError as exc:
         raise ConfigError(f"--stop-when-ci-width / --check-every: {exc}") from None
+
+
+def _print_inter_judge(columns: Any) -> None:
+    from dialjudge.core.stats.interjudge import inter_judge_matrix
+
+    matrix = inter_judge_matrix(columns)
+    rows = [(a, *(f"{_num(matrix.values[i][j])} (n={matrix.n[i][j]})" for j in range(len(matrix.judges))))
+            for i, a in enumerate(matrix.judges)]
+    render.console().print(render.plain_table("Inter-judge agreement (Spearman ρ on items both scored)",
+                                              ["judge", *matrix.judges], rows))
 
 
 def _print_length_and_certainty(dataset: Any, scores: Any, quality: str, subset: str, *, n_boot: int,

@@ -74,3 +74,11 @@ def test_judge_stops_on_the_ci_width_rule_and_resumes_to_the_end(capsys: pytest.
 def test_a_stop_rule_without_a_target_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run(capsys, *JUDGE, "--judge", "fa", "--stop-when-ci-width", "0")
     assert code == 2 and "CI width must be positive" in err
+
+
+def test_two_judges_print_the_inter_judge_matrix_before_the_table(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, *JUDGE, "--judge", "fa", "--judge", "fb")
+    assert code == 0, err
+    text = " ".join(out.split())
+    assert text.index("Inter-judge agreement (Spearman ρ on items both scored)") < text.index("Judges and metrics")
+    assert "fa │ 1.000 (n=60) │" in text
