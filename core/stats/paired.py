@@ -84,7 +84,8 @@ class PairedComparison:
     #: Items scored by both and labelled by the humans.
     n_items: int
     n_groups: int
-    #: Items left out because only A, only B, or neither had a usable score (or no human label).
+    #: Candidate items (those with a human label entry) left out: scored by only A, only B, by
+    #: neither (not counted as excluded: neither side judged them), or scored but without a label.
     only_a: int = 0
     only_b: int = 0
     neither: int = 0
@@ -100,7 +101,8 @@ class PairedComparison:
 
     @property
     def n_excluded(self) -> int:
-        return self.only_a + self.only_b + self.neither + self.no_human_label
+        """Items that one side scored but that could not be compared."""
+        return self.only_a + self.only_b + self.no_human_label
 
     def delta(self, method: str) -> DeltaEstimate:
         if method not in METHODS:
@@ -186,7 +188,7 @@ def paired_comparison(
     for item in human:  # the human side names the candidates (the subset's rated items)
         has_a, has_b = _usable(scores_a.get(item)), _usable(scores_b.get(item))
         if not _usable(human[item]):
-            no_label += 1
+            no_label += 1 if has_a or has_b else 0
         elif has_a and has_b:
             kept.append(item)
         elif has_a:

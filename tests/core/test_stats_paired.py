@@ -94,11 +94,11 @@ def test_items_scored_by_one_side_only_are_excluded_and_counted() -> None:
     human[ids[3]] = None          # no human label
     result = paired_comparison(a, b, human, groups, n_boot=50)
     assert (result.only_a, result.only_b, result.neither, result.no_human_label) == (1, 1, 1, 1)
-    assert result.n_items == 26 and result.n_excluded == 4
+    assert result.n_items == 26 and result.n_excluded == 3  # an item neither side scored is not "left out"
     kept = [i for i in human if i not in ids[:4]]
     assert result.delta("pearson").a == pytest.approx(stats.pearsonr([a[i] for i in kept],
                                                                       [human[i] for i in kept]).statistic)
-    assert "4 scored by one side only or unlabelled, left out" in verdict_line(result)
+    assert "3 scored by one side only or unlabelled, left out" in verdict_line(result)
 
 
 def test_a_constant_side_gives_a_reason_not_an_exception() -> None:
