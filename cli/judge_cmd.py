@@ -118,7 +118,8 @@ def _judge_and_report(args: argparse.Namespace, dataset: Any, plans: list[Any], 
                            + (f", KPI {plan.config.kpi}" if plan.config.kpi else "")
                            + f", few-shot {plan.config.fewshot.spec}")
     judge_columns = {name: column for name, column in scores.items() if name != POOL}
-    if len(judge_columns) > 1 and args.format == "table" and args.output is None:
+    graded = not is_label_quality(dataset.qualities.get(plan.quality) if plan.quality else None)
+    if len(judge_columns) > 1 and graded and args.format == "table" and args.output is None:
         _print_inter_judge(judge_columns)  # before the pooled column: does pooling make sense?
     emit(report, args, title=f"Judges and metrics vs humans — {dataset.name}", dataset=dataset)
 
@@ -175,7 +176,7 @@ def _print_inter_judge(columns: Any) -> None:
     rows = [(a, *(f"{_num(matrix.values[i][j])} (n={matrix.n[i][j]})" for j in range(len(matrix.judges))))
             for i, a in enumerate(matrix.judges)]
     render.console().print(render.plain_table("Inter-judge agreement (Spearman ρ on items both scored)",
-                                              ["judge", *matrix.judges], rows))
+                                              ["judge × judge", *matrix.judges], rows))
 
 
 def _print_length_and_certainty(dataset: Any, scores: Any, quality: str, subset: str, *, n_boot: int,
