@@ -17,8 +17,9 @@ from dialjudge.core.format import number_text, percent_text
 from dialjudge.core.judges.status import RunState, RunStatus, status_text
 from dialjudge.core.judges.store import RunStore
 from dialjudge.core.judges.types import ScoringMode
-from dialjudge.core.judging import build_backends, execute_run, is_label_quality, judgment_columns, plan_run
+from dialjudge.core.judging import POOL, build_backends, execute_run, is_label_quality, judgment_columns, plan_run
 from dialjudge.core.model import Aggregation, ScaleKind
+from dialjudge.core.judges.events import StopRuleChecked
 from dialjudge.core.registry import open_dataset
 from dialjudge.core.stats.label_agreement import TieRule
 
@@ -56,6 +57,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--yes-label", metavar="LABEL",
                    help="two-label qualities: the label a judge's yes (or 1) means, when the label names do not "
                         "say it (recorded with the run)")
+    p.add_argument("--stop-when-ci-width", type=float, metavar="W",
+                   help="stop once the bootstrap CI of Spearman's ρ with the humans is narrower than W (with "
+                        "--baseline-run: once the CI of Δρ excludes 0 or is narrower than W); resume to extend")
+    p.add_argument("--baseline-run", type=int, metavar="N",
+                   help="stop once the CI of Δρ against run N (paired on shared items) excludes 0, at a "
+                        "Bonferroni-over-looks level")
+    p.add_argument("--check-every", type=int, default=5, metavar="K",
+                   help="the stop rule looks every K completed contexts (from the 10th on)")
+    p.add_argument("--order-seed", type=int, default=0, metavar="S",
+                   help="seed of the random order in which contexts are judged")
     p.set_defaults(handler=run)
 
 
@@ -79,20 +90,31 @@ def _judge_and_report(args: argparse.Namespace, dataset: Any, plans: list[Any], 
     plan = plans[0]
     con = render.console(stderr=True)
     summaries = []
+    stop_rule = _stop_rule(args, dataset, plan, store)
+    if stop_rule is not None and len(plans) > 1:
+        raise ConfigError("a stop rule watches one run; it cannot be combined with --fewshot-draws")
     for draw in plans:
         if len(plans) > 1:
             con.print(f"few-shot draw {draw.config.fewshot.spec}")
         summaries.append(_run_with_progress(draw.config, dataset, store, build_backends(draw.config),
-                                            fresh=args.fresh, con=con))
+                                            fresh=args.fresh, con=con, stop_rule=stop_rule,
+                                            order_seed=args.order_seed))
         if summaries[-1].status != RunStatus.FINISHED:
             break
     summary = summaries[0]
+    stopped = stop_rule is not None and stop_rule.last is not None and stop_rule.last.decided
 
     judgments = store.load_judgments(summary.run_id)
     scores, failures = judgment_columns(judgments)
     _print_run_summary(con, judgments, summary)
     _print_failures(con, summary)
-    if summary.status != RunStatus.FINISHED:
+    if stopped:
+        assert stop_rule is not None and stop_rule.last is not None
+        state = stop_rule.last
+        con.print(f"run {summary.run_id} stopped by the stop rule after {state.n_items} items in "
+                  f"{state.n_contexts} contexts: {state.message}", markup=False)
+        con.print("[dim]resume without the stop rule (or with a narrower W) to extend it[/dim]")
+    elif summary.status != RunStatus.FINISHED:
         con.print(f"[yellow]run {summary.run_id} {summary.status}; run the same command again to resume it[/yellow]")
 
     for warning in dataset.meta.get("warnings", ()):
@@ -100,7 +122,7 @@ def _judge_and_report(args: argparse.Namespace, dataset: Any, plans: list[Any], 
     # Compare on the items this run judged: --limit must not count the others as excluded.
     judged = dataset.subset(plan.config.select_items(dataset))
     scale = dataset.qualities.get(plan.quality) if plan.quality else None
-    finished = 0 if all(s.status == RunStatus.FINISHED for s in summaries) else 1
+    finished = 0 if stopped or all(s.status == RunStatus.FINISHED for s in summaries) else 1
     if scale is not None and scale.kind is ScaleKind.CATEGORICAL:
         _report_labels(args, dataset, plan, judgments, summary.run_id)
         return finished
@@ -111,7 +133,8 @@ def _judge_and_report(args: argparse.Namespace, dataset: Any, plans: list[Any], 
     report = evaluate(judged, qualities=qualities, subset=subsets[0], extra_subsets=subsets[1:],
                       levels=levels_of(args.level, only_dialogs),
                       aggregation=Aggregation(args.aggregate), extra_scores=scores, failures=failures,
-                      include_metrics=not args.no_metrics, n_boot=args.bootstrap, seed=args.seed)
+                      include_metrics=not args.no_metrics, n_boot=args.bootstrap, seed=args.seed,
+                      include_length=True)
     mode_text = plan.config.mode.value + (f", top-{plan.config.top_k}" if plan.config.mode is ScoringMode.LOGPROB
                                           and plan.config.top_k else "")
     report.notes.insert(0, f"run {summary.run_id}: template {plan.config.template}, mode {mode_text}"
@@ -123,6 +146,10 @@ def _judge_and_report(args: argparse.Namespace, dataset: Any, plans: list[Any], 
     writes_file = args.format != "table" or args.output is not None
     labels = _label_report(dataset, plan, judgments, plan.config.yes_label, args.majority_ties,
                            args.bootstrap, args.seed) if binary and writes_file else None
+    judge_columns = {name: column for name, column in scores.items() if name != POOL}
+    graded = not is_label_quality(dataset.qualities.get(plan.quality) if plan.quality else None)
+    if len(judge_columns) > 1 and graded and args.format == "table" and args.output is None:
+        _print_inter_judge(judge_columns)  # before the pooled column: does pooling make sense?
     emit(report, args, title=f"Judges and metrics vs humans — {dataset.name}", dataset=dataset, labels=labels)
 
     # A judge's label means "good reply"; an adversarial set's label means "contradicts the facts".
@@ -131,6 +158,10 @@ def _judge_and_report(args: argparse.Namespace, dataset: Any, plans: list[Any], 
             and args.output is None):
         _print_label_agreement(judgments, dataset, plan.quality)
         _report_labels(args, dataset, plan, judgments, summary.run_id)
+    if (plan.quality and not is_label_quality(scale) and args.format == "table" and args.output is None
+            and not only_dialogs):
+        _print_length_and_certainty(dataset, scores, plan.quality, plan.subset, n_boot=args.bootstrap,
+                                    seed=args.seed)
     if plan.config.repeats > 1 and args.format == "table" and args.output is None:
         _print_stability(store, summary.run_id, dataset, plan.quality, binary=is_label_quality(scale))
     if len(summaries) > 1 and plan.quality and args.format == "table" and args.output is None:
@@ -186,6 +217,74 @@ def _report_labels(args: argparse.Namespace, dataset: Any, plan: Any, judgments:
                                           f"{report.reason}", markup=False)
 
 
+def _stop_rule(args: argparse.Namespace, dataset: Any, plan: Any, store: RunStore) -> Any:
+    """The stop rule the options ask for, or None."""
+    if args.stop_when_ci_width is None and args.baseline_run is None:
+        return None
+    from dialjudge.core.judges.stopping import StopRule
+    from dialjudge.core.stats.human import human_labels
+
+    if not plan.quality:
+        raise ConfigError("the stop rule needs a human-rated quality (--quality)")
+    items = plan.config.select_items(dataset)
+    labels = human_labels(items, plan.quality, Aggregation(args.aggregate)).values
+    human = {item: (float(v) if isinstance(v, (int, float)) else None) for item, v in labels.items()}
+    baseline = None
+    if args.baseline_run is not None:
+        from dialjudge.core.judging import run_scores
+
+        columns, _ = run_scores(store, args.baseline_run, with_pool=False)
+        if not columns:
+            raise ConfigError(f"run {args.baseline_run} has no judgments to compare with")
+        label = plan.config.variants()[0].label
+        baseline = columns.get(label) or next(iter(columns.values()))
+    try:
+        return StopRule(human, {ex.id: ex.group_id for ex in items}, ci_width=args.stop_when_ci_width,
+                        baseline=baseline, baseline_name=f"run {args.baseline_run}", check_every=args.check_every,
+                        seed=args.seed)
+    except ValueError as exc:
+        raise ConfigError(f"--stop-when-ci-width / --check-every: {exc}") from None
+
+
+def _print_inter_judge(columns: Any) -> None:
+    from dialjudge.core.stats.interjudge import inter_judge_matrix
+
+    matrix = inter_judge_matrix(columns)
+    rows = [(a, *(f"{_num(matrix.values[i][j])} (n={matrix.n[i][j]})" for j in range(len(matrix.judges))))
+            for i, a in enumerate(matrix.judges)]
+    render.console().print(render.plain_table("Inter-judge agreement (Spearman ρ on items both scored)",
+                                              ["judge × judge", *matrix.judges], rows))
+
+
+def _print_length_and_certainty(dataset: Any, scores: Any, quality: str, subset: str, *, n_boot: int,
+                                seed: int) -> None:
+    """Verbosity bias and agreement split by human certainty, one row per judge."""
+    from dialjudge.core.stats.baselines import annotator_spread, certainty_split, length_bias, length_scores
+    from dialjudge.core.stats.human import human_labels
+    from dialjudge.core.subsets import Subset
+
+    selected = Subset(subset).select(dataset.examples)
+    human = {i: (float(v) if isinstance(v, (int, float)) else None)
+             for i, v in human_labels(selected, quality).values.items()}
+    lengths, spread = length_scores(selected), annotator_spread(selected, quality)
+    groups = {ex.id: ex.group_id for ex in selected}
+    rows = []
+    for judge, column in scores.items():
+        bias = length_bias(column, human, lengths, evaluator=judge, quality=quality)
+        split = certainty_split(column, human, spread, groups, evaluator=judge, quality=quality, n_boot=0,
+                                seed=seed)
+        rows.append((judge, bias.n, _num(bias.judge_length_rho), _num(bias.human_length_rho),
+                     _num(bias.judge_human_rho), _num(bias.partial_rho),
+                     f"{_num(split.agree.spearman.value)} (n={split.agree.n})",
+                     f"{_num(split.disagree.spearman.value)} (n={split.disagree.n})"))
+    con = render.console()
+    con.print(render.plain_table(
+        f"Length bias and human certainty — {quality} (Spearman ρ)",
+        ["judge", "n", "judge~length", "humans~length", "judge~humans", "… length partialled out",
+         "annotators agree (spread ≤ 1)", "annotators disagree"], rows,
+        right=("n", "judge~length", "humans~length", "judge~humans", "… length partialled out")))
+
+
 def _fewshot_draws(spec: str, draws: int) -> list[str]:
     """One few-shot spec per draw: random:K@seed, random:K@seed+1, ..."""
     if draws <= 1:
@@ -218,7 +317,7 @@ def _print_draw_spread(store: RunStore, run_ids: list[int], dataset: Any, qualit
 
 
 def _run_with_progress(run_config: Any, dataset: Any, store: RunStore, backends: Any, *, fresh: bool,
-                       con: Any) -> Any:
+                       con: Any, stop_rule: Any = None, order_seed: int | None = 0) -> Any:
     # The bar, then the status line the app's Run screen shows (core/judges/status).
     progress = Progress(TextColumn("[bold]judging"), BarColumn(), TextColumn("{task.fields[detail]}", markup=False),
                         console=con, transient=False)
@@ -229,10 +328,14 @@ def _run_with_progress(run_config: Any, dataset: Any, store: RunStore, backends:
         state.apply(event)
         total = state.total if state.status is not None else None
         progress.update(task, total=total, completed=state.done, detail=status_text(state))
+        if isinstance(event, StopRuleChecked):
+            progress.console.print(f"stop rule, {event.state.n_items} items in {event.state.n_contexts} contexts: "
+                                   f"{event.state.message}", markup=False)
 
     with progress, sigterm_as_interrupt():
         return asyncio.run(execute_run(run_config, dataset, store, backends, on_event=on_event,
-                                       resume=not fresh, close_backends=True))
+                                       resume=not fresh, close_backends=True, stop_rule=stop_rule,
+                                       context_order_seed=order_seed))
 
 
 def _print_failures(con: Any, summary: Any) -> None:

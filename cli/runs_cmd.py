@@ -32,6 +32,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     cmp_.add_argument("--quality", action="append", dest="qualities", metavar="QUALITY")
     cmp_.add_argument("--subset", action="append", dest="subsets", metavar="SUBSET",
                       help="repeatable: all, open, closed, adversarial, system:NAME, ...")
+    cmp_.add_argument("--bootstrap", type=int, default=2000, metavar="N",
+                      help="paired bootstrap resamples of contexts for the Δ CIs (0: no paired comparison)")
+    cmp_.add_argument("--seed", type=int, default=0, help="bootstrap seed")
+    cmp_.add_argument("--coefficient", choices=("pearson", "spearman", "kendall"), default="spearman",
+                      help="the coefficient the verdict lines speak of")
     cmp_.set_defaults(handler=run_compare)
     export = rsub.add_parser("export", help="per-item judgments as CSV, JSON Lines, JSON, Markdown or LaTeX, "
                                             "or (--to) the app's export files")
@@ -100,7 +105,7 @@ def _environment_lines(environment: Mapping[str, Any]) -> dict[str, str]:
 def run_compare(args: argparse.Namespace) -> int:
     with RunStore() as store:
         comparison = compare_runs(store, args.run_a, args.run_b, qualities=args.qualities,
-                                  subsets=args.subsets or ["all"])
+                                  subsets=args.subsets or ["all"], paired_boot=args.bootstrap, seed=args.seed)
     rows = [(d.evaluator, d.quality, d.subset, d.coefficient, _num(d.before), _num(d.after), _signed(d.change),
              f"{d.n_before}/{d.n_after}") for d in comparison.deltas]
     con = render.console()
@@ -108,6 +113,8 @@ def run_compare(args: argparse.Namespace) -> int:
         f"Run {args.run_a} → run {args.run_b} ({comparison.dataset})",
         ["judge", "quality", "subset", "coefficient", f"run {args.run_a}", f"run {args.run_b}", "Δ", "n"], rows,
         right=(f"run {args.run_a}", f"run {args.run_b}", "Δ", "n")))
+    if comparison.paired:
+        render.print_paired(con, comparison.paired, args.coefficient)
     if comparison.config_changes:
         con.print(render.plain_table("Configuration changes", ["key", f"run {args.run_a}", f"run {args.run_b}"],
                                      [(k, json.dumps(a), json.dumps(b)) for k, a, b in comparison.config_changes]))

@@ -9,8 +9,9 @@ only one run is listed with the other side empty.
 from __future__ import annotations
 
 import difflib
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from .evaluation import evaluate
 from .judges.runs import RunConfig
@@ -18,6 +19,7 @@ from .judges.store import RunStore
 from .judging import run_scores
 from .model import Dataset
 from .registry import open_dataset
+from .stats.paired import PairedComparison
 
 COEFFICIENTS = ("pearson", "spearman", "kendall")
 
@@ -48,6 +50,8 @@ class RunComparison:
     deltas: list[Delta]
     prompt_diff: list[str]
     config_changes: list[tuple[str, Any, Any]] = field(default_factory=list)
+    #: Paired bootstrap comparisons (B minus A on the items both scored), per judge x quality x subset.
+    paired: list[PairedComparison] = field(default_factory=list)
 
     def to_records(self) -> list[dict[str, Any]]:
         return [{"evaluator": d.evaluator, "quality": d.quality, "subset": d.subset, "coefficient": d.coefficient,
@@ -57,9 +61,9 @@ class RunComparison:
 
 def compare_runs(store: RunStore, run_a: int, run_b: int, *, dataset: Dataset | None = None,
                  qualities: Sequence[str] | None = None, subsets: Sequence[str] = ("all",),
-                 n_boot: int = 0, seed: int = 0) -> RunComparison:
+                 n_boot: int = 0, seed: int = 0, paired_boot: int = 2000) -> RunComparison:
     """Correlation deltas per judge x quality x subset, a unified diff of the templates and personas,
-    and the configuration keys that differ."""
+    the configuration keys that differ, and (``paired_boot`` > 0) paired bootstrap comparisons."""
     config_a = RunConfig.from_dict(store.get_run(run_a).config)
     config_b = RunConfig.from_dict(store.get_run(run_b).config)
     if dataset is None:
@@ -82,8 +86,49 @@ def compare_runs(store: RunStore, run_a: int, run_b: int, *, dataset: Dataset | 
             for coefficient in COEFFICIENTS:
                 deltas.append(Delta(evaluator, quality, subset, coefficient, a.get(coefficient), b.get(coefficient),
                                     int(a.get("n") or 0), int(b.get("n") or 0)))
+    paired = []
+    if paired_boot:
+        for subset in subsets:
+            for quality in chosen:
+                matched = _matched_judges(scores_a, scores_b)
+                for judge_a, judge_b in matched:
+                    # Name the judges only when the runs' judges differ or there are several.
+                    plain = len(matched) == 1 and judge_a == judge_b
+                    paired.append(compare_evaluators(
+                        dataset, scores_a[judge_a], scores_b[judge_b], quality, subset=subset,
+                        name_a=f"run {run_a}" if plain else f"run {run_a} {judge_a}",
+                        name_b=f"run {run_b}" if plain else f"run {run_b} {judge_b}",
+                        n_boot=paired_boot, seed=seed))
     return RunComparison(run_a, run_b, dataset.name, deltas, prompt_diff(config_a, config_b, run_a, run_b),
-                         config_changes(config_a.to_dict(), config_b.to_dict()))
+                         config_changes(config_a.to_dict(), config_b.to_dict()), paired)
+
+
+def compare_evaluators(dataset: Dataset, scores_a: Mapping[str, float | None], scores_b: Mapping[str, float | None],
+                       quality: str, *, subset: str = "all", name_a: str = "A", name_b: str = "B",
+                       n_boot: int = 2000, seed: int = 0, confidence: float = 0.95) -> PairedComparison:
+    """Two evaluator columns (two runs, two judges of one run, a judge and a metric) against the
+    humans' mean label of ``quality`` on the subset's items, paired over contexts."""
+    from .model import Aggregation
+    from .stats.human import human_labels
+    from .stats.paired import paired_comparison
+    from .subsets import Subset
+
+    selected = Subset(subset).select(dataset.examples)
+    labels = human_labels(selected, quality, Aggregation.MEAN).values
+    human = {item: (None if value is None else float(value)) for item, value in labels.items()}
+    groups = {ex.id: ex.group_id for ex in selected}
+    return paired_comparison(scores_a, scores_b, human, groups, name_a=name_a, name_b=name_b, quality=quality,
+                             n_boot=n_boot, seed=seed, confidence=confidence)
+
+
+def _matched_judges(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """Judges with the same label in both runs; else, for two single-judge runs, the two judges."""
+    shared = [name for name in a if name in b]
+    if shared:
+        return [(name, name) for name in shared]
+    if len(a) == 1 and len(b) == 1:
+        return [(next(iter(a)), next(iter(b)))]
+    return []
 
 
 def prompt_diff(a: RunConfig, b: RunConfig, run_a: int, run_b: int) -> list[str]:

@@ -81,8 +81,11 @@ def evaluate(dataset: Dataset, *, qualities: Sequence[str] | None = None, subset
              extra_subsets: Sequence[str] = (), levels: Sequence[str] = ("turn",), aggregation: Aggregation = Aggregation.MEAN,
              metric_ids: Sequence[str] | None = None, extra_scores: Scores | None = None,
              failures: Mapping[str, int] | None = None, include_metrics: bool = True,
-             n_boot: int = 1000, seed: int = 0) -> EvaluationReport:
-    """The full agreement table of reference metrics (and any extra evaluators) vs the humans."""
+             n_boot: int = 1000, seed: int = 0, include_length: bool = False) -> EvaluationReport:
+    """The full agreement table of reference metrics (and any extra evaluators) vs the humans.
+
+    ``include_length`` adds the "response length" baseline row (tokens of the candidate), so a
+    reader sees when an evaluator is no better than counting words."""
     from .stats import agreement_table
 
     if not len(dataset):
@@ -111,6 +114,10 @@ def evaluate(dataset: Dataset, *, qualities: Sequence[str] | None = None, subset
         notes.extend(metric_notes)
     if extra_scores:
         evaluator_scores.update(extra_scores)
+    if include_length and any(ex.candidate is not None for ex in dataset):
+        from .stats.baselines import LENGTH_EVALUATOR, length_scores
+
+        evaluator_scores[LENGTH_EVALUATOR] = length_scores(dataset.examples)
 
     subsets = list(dict.fromkeys([subset, *extra_subsets]))
     records: list[dict[str, Any]] = []

@@ -6,7 +6,9 @@ identical requests from the response cache, sends the rest to the judge's
 backend (at most ``backend.max_concurrency`` at once), scores the answer and
 commits it at once. Items are ordered so consecutive prompts share the longest
 prefix — every candidate of one context together, repeats back to back — which
-lets a local backend reuse its KV cache. A request that finally fails becomes
+lets a local backend reuse its KV cache; the contexts themselves come in a
+seeded random order, so a partial run is a random sample of contexts, and an
+optional stop rule ends the run once it has enough evidence (see .stopping). A request that finally fails becomes
 a failed judgment (error text, no score) and the run carries on.
 """
 
@@ -16,8 +18,9 @@ import asyncio
 import dataclasses
 import time
 from collections import deque
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Mapping, Protocol, Sequence
+from typing import Any, Protocol
 
 from ..errors import ConfigError, DialjudgeError
 from ..model import Dataset, Example
@@ -29,10 +32,12 @@ from .events import (
     RunProgress,
     RunStarted,
     RunSummary,
+    StopRuleChecked,
     Subscriber,
 )
 from .failures import BreakerSettings, CircuitBreaker, failure_kind
 from .runs import JudgeVariant, RunConfig
+from .stopping import DEFAULT_ORDER_SEED, StopRule, StopState, seeded_context_order
 from .store import JudgmentKey, RunStore
 from .truncation import PromptTooLong
 from .types import BackendResult, JudgeBackend, JudgeRequest, Judgment, RenderedPrompt
@@ -161,6 +166,8 @@ class RunEngine:
         progress_interval_s: float = 0.2,
         progress_every: int = 50,
         breaker: BreakerSettings | None = None,
+        context_order_seed: int | None = DEFAULT_ORDER_SEED,
+        stop_rule: StopRule | None = None,
     ) -> None:
         self.config = config
         self.dataset = dataset
@@ -187,6 +194,11 @@ class RunEngine:
         self._workers_stop = False
         #: Per judge variant: items whose oldest context turns were left out to fit its window.
         self.truncated: dict[str, dict[str, int]] = {}
+        #: Contexts are judged in this seed's random order (None: file order); see .stopping.
+        self.context_order_seed = context_order_seed
+        self.stop_rule = stop_rule
+        #: The stop rule's decision that ended the run early (None when it did not).
+        self.stopped_by_rule: StopState | None = None
 
         self.run_id: int | None = None
         self.total = 0
@@ -285,7 +297,7 @@ class RunEngine:
         missing = sorted({v.judge.name for v in variants} - set(self.backends))
         if missing:
             raise ConfigError(f"no backend given for judge {missing[0]!r}")
-        items = order_for_prefix_reuse(config.select_items(self.dataset))
+        items = seeded_context_order(config.select_items(self.dataset), self.context_order_seed)
         if not items:
             raise ConfigError(f"subset {config.subset!r} of dataset {self.dataset.name!r} selects no items")
         wanted = [JudgmentKey(ex.id, v.label, r) for v in variants for ex in items for r in range(config.repeats)]
@@ -350,6 +362,11 @@ class RunEngine:
         for judgment in too_long:
             self.store.add_judgment(self.run_id, judgment)
         self.done = self.total - len(pending) + len(too_long)
+        if record is not None and self.stop_rule is not None:
+            stored = self.store.load_judgments(record.id)
+            judge = self.stop_rule.judge or variants[0].label
+            self.stop_rule.judge = judge
+            self.stop_rule.preload({item: j.normalized for item, j in stored.get(judge, {}).items()})
         self.failures = (self.store.count_judgments(self.run_id, failed_only=True,
                                                     include_request_failures=not self.retry_failed)
                          if record else len(too_long))
@@ -478,6 +495,13 @@ class RunEngine:
             self._tokens += (judgment.evaluated_tokens or judgment.prompt_tokens) + judgment.completion_tokens
         self._emit(JudgmentScored(judgment, self.done, self.total))
         self._maybe_progress()
+        if self.stop_rule is not None and judgment.repeat == 0:
+            state = self.stop_rule.observe(judgment.judge, judgment.item_id, judgment.normalized)
+            if state is not None:
+                self._emit(StopRuleChecked(state))
+                if state.decided and self.stopped_by_rule is None:
+                    self.stopped_by_rule = state
+                    self.cancel()  # stored judgments stay; the run is resumable and can be extended
 
     # -- progress and the end -------------------------------------------------------------
 

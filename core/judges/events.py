@@ -6,10 +6,14 @@ the headless CLI drives a progress bar from them.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable, Union
+from typing import TYPE_CHECKING
 
 from .types import Judgment
+
+if TYPE_CHECKING:
+    from .stopping import StopState
 
 
 @dataclass(frozen=True)
@@ -77,5 +81,12 @@ class RunFailed:
     run_id: int | None = None
 
 
-RunEvent = Union[RunStarted, JudgmentScored, RunProgress, RunFinished, RunFailed]
+@dataclass(frozen=True)
+class StopRuleChecked:
+    """The run's stop rule looked at the evidence so far (``state.decided``: the run stops)."""
+
+    state: StopState
+
+
+RunEvent = RunStarted | JudgmentScored | RunProgress | RunFinished | RunFailed | StopRuleChecked
 Subscriber = Callable[[RunEvent], None]

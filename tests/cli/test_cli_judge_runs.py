@@ -75,7 +75,7 @@ def test_judge_then_every_runs_command(capsys: pytest.CaptureFixture[str], tmp_p
     assert code == 0, err
     assert "Run 1 (finished" in err and "8/8" in err
     rows = {row[0]: row for row in first_table_rows(out) if row[0]}
-    assert set(rows) == {"fa", "human ceiling"}
+    assert set(rows) == {"fa", "response length", "human ceiling"}
     assert rows["fa"][3:] == ["8", "0", "0"]  # --limit 8: the 52 items never requested are not "excluded"
     assert "run 1: template adv-0to1, mode generate, aspect coherence, few-shot none" in flat(out)
 
@@ -144,9 +144,9 @@ def test_judge_beside_the_metrics_in_csv(capsys: pytest.CaptureFixture[str]) -> 
     assert code == 0
     rows = [r for r in csv.DictReader(out.splitlines()) if r["subset"] == "all"]
     names = [r["evaluator"] for r in rows]
-    assert names[:1] == ["BLEU-1"] and names[-4:] == ["fa", "fb", "pool", "human ceiling"]
+    assert names[:1] == ["BLEU-1"] and names[-5:] == ["fa", "fb", "pool", "response length", "human ceiling"]
     assert {r["quality"] for r in rows} == {"coherence"}
-    assert rows[-4]["n"] == "8" and rows[-4]["spearman"] != rows[-3]["spearman"]
+    assert rows[-5]["n"] == "8" and rows[-5]["spearman"] != rows[-4]["spearman"]
 
 
 def test_kpi_run_prints_the_max_vote_agreement_with_kappa(capsys: pytest.CaptureFixture[str]) -> None:

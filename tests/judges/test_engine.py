@@ -20,6 +20,7 @@ from dialjudge.core.judges.engine import RunEngine, order_for_prefix_reuse
 from dialjudge.core.judges.events import JudgmentScored, RunFailed, RunFinished, RunProgress, RunStarted
 from dialjudge.core.judges.fewshot import FewShotSetting
 from dialjudge.core.judges.runs import JudgeSpec, JudgeVariant, PersonaSpec, RunConfig
+from dialjudge.core.judges.stopping import seeded_context_order
 from dialjudge.core.judges.store import RunStore
 from dialjudge.core.judges.types import (
     BackendResult,
@@ -186,7 +187,10 @@ async def test_requests_are_ordered_for_prefix_reuse(store: RunStore) -> None:
     await engine(config(judge("a"), repeats=2, personas=(PersonaSpec("p", "P."), PersonaSpec("q", "Q."))),
                  ds, {"a": backend}, store).run()
     order = [(r.prompt.messages[0].content, r.item_id, r.repeat) for r in backend.requests]
-    items = ["g0c0", "g0c1", "g1c0", "g1c1", "g2c0", "g2c1"]
+    # Contexts in the seeded random order, the candidates of each together (core/judges/stopping.py).
+    items = [ex.id for ex in seeded_context_order(ds)]
+    assert sorted(items) == ["g0c0", "g0c1", "g1c0", "g1c1", "g2c0", "g2c1"]
+    assert all(items[k][:2] == items[k + 1][:2] for k in (0, 2, 4))
     assert order == [(p, i, r) for p in ("P.", "Q.") for i in items for r in (0, 1)]
 
 

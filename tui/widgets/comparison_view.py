@@ -47,6 +47,10 @@ def render_comparison(comparison: RunComparison) -> RenderableType:
              "n: items scored in each run.", style="dim"),
     ]
     parts.append(_delta_table(comparison))
+    if comparison.paired:
+        from .paired_verdict import render_paired
+
+        parts += [Text(""), render_paired(comparison.paired)]
     parts.append(Text("\nConfiguration changes", style="bold"))
     if comparison.config_changes:
         changes = Table(box=None, padding=(0, 1), show_edge=False, header_style="bold")

@@ -1,0 +1,55 @@
+"""The paired comparison of two evaluators: Δr/Δρ/Δτ with their CIs and the verdict line.
+
+Renders a :class:`~dialjudge.core.stats.paired.PairedComparison`; the Runs screen
+mounts it beside the correlation deltas and the prompt diff, the Scores screen
+when two evaluator columns are picked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+from textual.widgets import Static
+
+if TYPE_CHECKING:
+    from dialjudge.core.stats.paired import PairedComparison
+
+
+def _num(x: float, signed: bool = False) -> str:
+    if x != x:  # NaN
+        return "–"
+    return f"{x:+.3f}" if signed else f"{x:.3f}"
+
+
+def render_paired(comparisons: Sequence[PairedComparison], coefficient: str = "spearman") -> RenderableType:
+    from dialjudge.core.stats.paired import SYMBOLS, verdict_line
+
+    if not comparisons:
+        return Text("No paired comparison: the two sides share no judge or no scored item.", style="dim")
+    table = Table(title="Paired comparison (same context resamples for both)", title_justify="left",
+                  pad_edge=False)
+    for name in ("quality", "Δ", "A", "B", "B − A", "95% CI", "p"):
+        table.add_column(name, justify="left" if name in ("quality", "Δ") else "right")
+    lines: list[RenderableType] = [table]
+    for c in comparisons:
+        for method, d in c.deltas.items():
+            style = "green" if d.ci_low > 0 else "red" if d.ci_high < 0 else None
+            table.add_row(c.quality, f"Δ{SYMBOLS[method]}", _num(d.a), _num(d.b), Text(_num(d.delta, True), style=style or ""),
+                          f"{_num(d.ci_low, True)} … {_num(d.ci_high, True)}", _num(d.p_value))
+        decided = c.defined and c.deltas and c.delta(coefficient).excludes_zero
+        lines.append(Text(verdict_line(c, coefficient), style="bold" if decided else ""))
+    return Group(*lines)
+
+
+class PairedVerdict(Static):
+    """Shows paired comparisons; ``show`` replaces what is shown."""
+
+    DEFAULT_CSS = "PairedVerdict { height: auto; }"
+
+    def show(self, comparisons: Sequence[PairedComparison], coefficient: str = "spearman") -> None:
+        self.comparisons = list(comparisons)
+        self.update(render_paired(self.comparisons, coefficient))
