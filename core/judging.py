@@ -109,7 +109,9 @@ def plan_run(dataset: Dataset, config: Config, *, template: str, judges: Sequenc
 def build_backends(run_config: RunConfig, make: Callable[[Any], JudgeBackend] | None = None
                    ) -> dict[str, JudgeBackend]:
     if make is None:
-        from .judges.backends import make_backend as make
+        from .judges.backends import make_backend
+
+        make = make_backend
     return {spec.name: make(spec.config) for spec in run_config.judges}
 
 

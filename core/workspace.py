@@ -179,7 +179,7 @@ class Workspace:
                 for ex in self.dataset.examples:
                     if self.quality in ex.ratings:
                         value = ex.human(self.quality, self.aggregation)
-                        self._pooled[ex.id] = None if value is None else float(value)  # type: ignore[arg-type]
+                        self._pooled[ex.id] = None if value is None else float(value)
         return self._pooled
 
     def human_label(self, example: Example) -> float | None:

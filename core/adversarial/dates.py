@@ -223,7 +223,7 @@ def _new_date(site: _Site, rng: random.Random) -> dict[str, int | str] | None:
     groups = m.groupdict()
     if site.label == "numeric-date" and groups.get("first"):
         first, second = int(groups["first"]), int(groups["second"])
-        year: int | None = int(groups["year"])
+        numeric_year = int(groups["year"])
         # 12/28 is month-first, 28/12 day-first; 03/04 could be either: keep both <= 12.
         if first > 12:
             month_name, day_name = "second", "first"
@@ -231,8 +231,8 @@ def _new_date(site: _Site, rng: random.Random) -> dict[str, int | str] | None:
             month_name, day_name = "first", "second"
         else:
             return _numeric_ambiguous(groups, rng)
-        month, day = int(groups[month_name]), int(groups[day_name])
-        new = _draw_date(rng, year, month, day, has_year=True, year_digits=len(groups["year"]))
+        numeric_month, numeric_day = int(groups[month_name]), int(groups[day_name])
+        new = _draw_date(rng, numeric_year, numeric_month, numeric_day, has_year=True, year_digits=len(groups["year"]))
         return {"year": new[0], month_name: new[1], day_name: new[2]}
     year, month, day = _ymd(m)
     new_year, new_month, new_day = _draw_date(rng, year, month, day, has_year=year is not None,

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
-from typing import Sequence
+from typing import Any, Sequence
 
 from ..errors import TemplateError
 from ..model import Aggregation, Example, Level, Scale, ScaleKind
@@ -46,7 +46,7 @@ def render_prompt(template: Template, example: Example, *, aspect: str | None = 
 
     keys = {"kpi": kpi_name or "", "aspect": aspect_name or "", "quality": quality or "",
             "scale_min": _number(output.min), "scale_max": _number(output.max), **template.constants}
-    filled = {k: p.fill(keys) for k, p in template.output_patterns.items()}
+    filled: dict[str, Any] = {k: p.fill(keys) for k, p in template.output_patterns.items()}
     output = replace(output, **filled)
 
     values = {

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import DataError
-from ..model import Dataset, Example, Level, Rating, Scale, ScaleKind, Turn
+from ..model import Dataset, Example, Level, Rating, RatingValue, Scale, ScaleKind, Turn
 from ._common import check_value, json_type, read_json_file, type_name
 
 _OVERALL = Scale(ScaleKind.ORDINAL, 0, 4)
@@ -128,7 +128,7 @@ def _example(item: Any, index: int, where: str, groups: dict[Level, dict[str, st
                        f"(known: {', '.join(scales)})", field)
         if not isinstance(values, list) or not values:
             raise fail(f"expected a list of annotator values, found {json_type(values)}", field)
-        scores: list[float | None] = []
+        scores: list[RatingValue] = []
         for k, value in enumerate(values):
             if is_not_applicable(value):
                 not_applicable.setdefault(quality, []).append([k, value])

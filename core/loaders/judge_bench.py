@@ -104,7 +104,8 @@ def judge_bench_dataset(data: Any, path: Path, *, name: str | None = None) -> Da
     reversed_metrics = [d["metric"] for d in data["annotations"] if _is_reversed(d)]
     if reversed_metrics:
         meta["lower_is_better"] = reversed_metrics
-    description = data.get("dataset") if isinstance(data.get("dataset"), str) else ""
+    named = data.get("dataset")
+    description = named if isinstance(named, str) else ""
     return Dataset(name=name or path.stem, examples=examples, source=where,
                    description=description, meta=meta)
 

@@ -78,7 +78,7 @@ def cohen_kappa(a: Sequence[RatingValue], b: Sequence[RatingValue], *,
     return 1.0 - float((disagreement * table).sum()) / expected_disagreement
 
 
-def krippendorff_alpha(reliability: Sequence[Sequence[RatingValue]], level: str = "nominal",
+def krippendorff_alpha(reliability: Sequence[Sequence[RatingValue]] | np.ndarray, level: str = "nominal",
                        scale: Scale | None = None) -> float:
     """Krippendorff's alpha of coders x units data (None/NaN = missing).
 
@@ -93,7 +93,8 @@ def krippendorff_alpha(reliability: Sequence[Sequence[RatingValue]], level: str 
     data = _as_matrix(reliability, scale)
     if alpha_undefined_reason(data):
         return NAN
-    return float(krippendorff.alpha(reliability_data=data, level_of_measurement=level))
+    measurement: Any = level  # checked against ALPHA_LEVELS above; the library types it as a Literal
+    return float(krippendorff.alpha(reliability_data=data, level_of_measurement=measurement))
 
 
 def alpha_undefined_reason(data: np.ndarray) -> str | None:
@@ -172,7 +173,7 @@ def _pairs(a: Sequence[RatingValue], b: Sequence[RatingValue]) -> list[tuple[Rat
     return [(x, y) for x, y in zip(a, b) if not is_missing(x) and not is_missing(y)]
 
 
-def _as_matrix(reliability: Sequence[Sequence[RatingValue]], scale: Scale | None) -> np.ndarray:
+def _as_matrix(reliability: Sequence[Sequence[RatingValue]] | np.ndarray, scale: Scale | None) -> np.ndarray:
     rows = [list(r) for r in reliability]
     flat = [v for r in rows for v in r if not is_missing(v)]
     if scale is None and any(isinstance(v, str) for v in flat):
@@ -183,7 +184,7 @@ def _as_matrix(reliability: Sequence[Sequence[RatingValue]], scale: Scale | None
     for i, row in enumerate(rows):
         for j, v in enumerate(row):
             if not is_missing(v):
-                out[i, j] = codes[v] if codes else float(v)  # type: ignore[arg-type]
+                out[i, j] = codes[v] if codes else float(v)
     return out
 
 

@@ -99,7 +99,7 @@ def human_ceiling(examples: Iterable[Example], quality: str, *, level: str = TUR
     else:
         per_annotator = _leave_one_out(matrix, None, reasons)
     means = {m: _mean_defined(getattr(a, m) for a in per_annotator) for m in METHODS}
-    result = dict(
+    result: dict[str, Any] = dict(
         quality=quality, level=level, n_items=matrix.n_items, n_annotators=len(matrix.annotators),
         per_annotator=tuple(per_annotator), annotators_by_name=matrix.by_name, **means,
     )

@@ -83,7 +83,7 @@ class AnnotatorMatrix:
         for a, row in enumerate(self.values):
             for i, v in enumerate(row):
                 if v is not None:
-                    out[a, i] = codes[v] if codes else float(v)  # type: ignore[arg-type]
+                    out[a, i] = codes[v] if codes else float(v)
         return out
 
 

@@ -590,8 +590,8 @@ def label_ceiling(examples: Iterable[Example], quality: str, tie_rule: TieRule |
         # Per item, the annotators' coincidences (Krippendorff); a resample's alpha is their weighted sum's.
         units = np.zeros((matrix.n_items, k * k))
         m = counts.sum(axis=1)
-        for i in np.nonzero(m >= 2)[0]:
-            units[i] = ((np.outer(counts[i], counts[i]) - np.diag(counts[i])) / (m[i] - 1)).ravel()
+        for unit in np.nonzero(m >= 2)[0]:
+            units[unit] = ((np.outer(counts[unit], counts[unit]) - np.diag(counts[unit])) / (m[unit] - 1)).ravel()
         weights = bs.resample(matrix.n_items, [ex.group_id for ex in examples], n_boot=n_boot, seed=seed).item_weights
         low, high, _ = bs.percentile_interval(_nominal_alpha(weights @ units, k), confidence)
     return LabelCeiling(quality, matrix.n_items, len(matrix.annotators), False, alpha, _mean_defined(kappas),

@@ -248,7 +248,7 @@ def _correlation_cell(
         resampling = resamplings.get(key)
         if resampling is None:
             resampling = resamplings[key] = bs.resample(len(kept), groups, n_boot=n_boot, seed=seed)
-    common = dict(n_excluded=exclusions.total, n_boot=n_boot, seed=seed, confidence=confidence,
+    common: dict[str, Any] = dict(n_excluded=exclusions.total, n_boot=n_boot, seed=seed, confidence=confidence,
                   resampling=resampling)
     if level == SYSTEM:
         result = system_correlation(x, y, [ex.system or "" for ex in kept], groups, **common)
