@@ -340,14 +340,11 @@ def _run_with_progress(run_config: Any, dataset: Any, store: RunStore, backends:
 
 def _print_failures(con: Any, summary: Any) -> None:
     """Why judgments failed, with counts, and which judges a circuit breaker paused."""
-    for reason in summary.paused.values():
-        con.print(reason, style="red", markup=False, highlight=False)
-    for judge, items in summary.truncated.items():
-        counts = sorted(items.values())
-        spread = str(counts[0]) if counts[0] == counts[-1] else f"{counts[0]}–{counts[-1]}"
-        con.print(f"judge {judge}: the oldest turns of {len(items)} dialogue(s) were left out to fit its context "
-                  f"window ({spread} turn(s) each; the response and the instructions are never cut)",
-                  style="yellow", markup=False, highlight=False)
+    from dialjudge.core.judges.status import Part, problem_lines
+
+    for line, part in problem_lines(summary):
+        if part is not Part.FAILURES:  # the reasons follow as a table
+            con.print(line, style="red" if part is Part.ERROR else "yellow", markup=False, highlight=False)
     if summary.failure_reasons:
         con.print(render.plain_table(
             f"Failures of run {summary.run_id}", ["reason", "count"],

@@ -106,3 +106,19 @@ def status_line(state: RunState, *, show_timings: bool = True) -> list[tuple[str
 def status_text(state: RunState, *, show_timings: bool = True) -> str:
     """:func:`status_line` as plain text."""
     return "".join(text for text, _ in status_line(state, show_timings=show_timings))
+
+
+def problem_lines(summary: RunSummary) -> list[tuple[str, Part]]:
+    """What went wrong in a finished run, one line each: judges a circuit breaker paused (with
+    why), dialogues cut to fit a judge's window, and failure reasons with their counts, most
+    frequent first. Empty when nothing did."""
+    lines: list[tuple[str, Part]] = [(reason, Part.ERROR) for reason in summary.paused.values()]
+    for judge, items in summary.truncated.items():
+        counts = sorted(items.values())
+        spread = str(counts[0]) if counts[0] == counts[-1] else f"{counts[0]}–{counts[-1]}"
+        lines.append((f"judge {judge}: the oldest turns of {len(items)} dialogue(s) were left out to fit its "
+                      f"context window ({spread} turn(s) each; the response and the instructions are never cut)",
+                      Part.NOTE))
+    for reason, count in sorted(summary.failure_reasons, key=lambda rc: -rc[1]):
+        lines.append((f"{count} × {reason}", Part.FAILURES))
+    return lines

@@ -9,7 +9,7 @@ from dialjudge.core.config import JudgeConfig
 from dialjudge.core.judges.backends.fake import FakeBackend
 from dialjudge.core.judges.events import JudgmentScored, RunFailed, RunFinished, RunProgress, RunStarted, RunSummary
 from dialjudge.core.judges.runs import RunConfig
-from dialjudge.core.judges.status import Part, RunState, RunStatus, status_line, status_text
+from dialjudge.core.judges.status import Part, RunState, RunStatus, problem_lines, status_line, status_text
 from dialjudge.core.judges.store import RUN_STATUSES, RunStore
 from dialjudge.core.judges.templates import get_template
 from dialjudge.core.judges.types import Judgment, ScoringMode
@@ -72,3 +72,20 @@ def test_the_status_line_by_hand():
     state.apply(RunFailed("backend exploded", 4))
     assert state.status is RunStatus.FAILED
     assert status_line(state)[-1] == ("\nbackend exploded", Part.ERROR)
+
+
+def test_problem_lines_by_hand():
+    summary = RunSummary(run_id=3, status="failed", total=10, done=4, failures=4, cached=0, backend_calls=4,
+                         resumed=False, elapsed_s=1.0,
+                         failure_reasons=[("timeout", 1), ("the server refused the key (401)", 3)],
+                         paused={"gpt": "judge gpt paused: the server refused the key (401)"},
+                         truncated={"local": {"a": 2, "b": 5}})
+    assert problem_lines(summary) == [
+        ("judge gpt paused: the server refused the key (401)", Part.ERROR),
+        ("judge local: the oldest turns of 2 dialogue(s) were left out to fit its context window "
+         "(2–5 turn(s) each; the response and the instructions are never cut)", Part.NOTE),
+        ("3 × the server refused the key (401)", Part.FAILURES),
+        ("1 × timeout", Part.FAILURES),
+    ]
+    assert problem_lines(RunSummary(run_id=1, status="finished", total=1, done=1, failures=0, cached=0,
+                                    backend_calls=1, resumed=False, elapsed_s=0.1)) == []

@@ -215,3 +215,24 @@ async def test_the_bundled_model_judges_three_items_in_logprob_mode(tmp_path):
             assert judgment.distribution and sum(judgment.distribution.values()) == pytest.approx(1.0, abs=1e-6)
         assert dict(app.workspace.scores_of(f"{BUNDLED_JUDGE}#{state.run_id}")) == {
             i: j.normalized for i, j in judgments.items()}
+
+
+async def test_failure_reasons_show_under_a_finished_run(services_factory):
+    def failing(config):
+        return FakeBackend(name=config.name, fail_every=3)
+
+    services = services_factory(make_backend=failing)
+    app = make_app(services=services)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_run_screen(pilot)
+        choose_judges(screen, "fake")
+        await pilot.press("ctrl+r")
+        await settle(pilot)
+        state = app.runs.state
+        assert state is not None and state.status == "finished" and state.failures == 20
+        with services.open_store() as store:
+            reasons = store.failure_reasons(state.run_id)
+        assert sum(count for _, count in reasons) == 20
+        text = static_text(screen.query_one("#run-progress-text", Static))
+        for reason, count in reasons:
+            assert f"{count} × {reason}" in text

@@ -7,7 +7,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import ProgressBar, Static
 
-from dialjudge.core.judges.status import Part, RunState, RunStatus, status_line
+from dialjudge.core.judges.status import Part, RunState, RunStatus, problem_lines, status_line
 
 #: How each part of the status line looks; the status itself takes its colour from STATUS_STYLES.
 PART_STYLES = {Part.STATUS: "", Part.COUNT: "", Part.FAILURES: "red", Part.NOTE: "dim", Part.ERROR: "red"}
@@ -31,6 +31,9 @@ def progress_text(state: RunState | None, *, show_timings: bool, one_line: bool 
         text.append(" · stored judgments kept; start the same settings again to resume", style="dim")
     if error is not None:
         text.append(error[0].replace("\n", " · ") if one_line else error[0], style="red")
+    if state.summary is not None and not state.active and not one_line:
+        for line, part in problem_lines(state.summary):  # paused judges, cut dialogues, failure reasons
+            text.append("\n" + line, style=PART_STYLES[part] or "red")
     return text
 
 
