@@ -120,13 +120,13 @@ def print_paired(con: Console, comparisons: Sequence[Any], coefficient: str = "s
     for c in comparisons:
         for method, d in c.deltas.items():
             williams = c.williams if method == "pearson" else None
-            rows.append((c.quality, f"Δ{SYMBOLS[method]}", num(d.a), num(d.b), num(d.delta, True),
+            rows.append((c.quality, c.subset, f"Δ{SYMBOLS[method]}", num(d.a), num(d.b), num(d.delta, True),
                          f"{num(d.ci_low, True)} … {num(d.ci_high, True)}", num(d.p_value),
                          "–" if williams is None else f"t={williams.t:.2f}, p={williams.p_value:.3f}",
                          f"{c.n_items}/{c.n_groups}", c.n_excluded))
     con.print(plain_table(
         f"Paired comparison ({comparisons[0].n_boot} bootstrap resamples of contexts, same resamples for both)",
-        ["quality", "Δ", "A", "B", "B − A", "95% CI", "p (bootstrap)", "Williams", "items/contexts", "left out"],
+        ["quality", "subset", "Δ", "A", "B", "B − A", "95% CI", "p (bootstrap)", "Williams", "items/contexts", "left out"],
         rows, right=("A", "B", "B − A", "p (bootstrap)", "items/contexts", "left out")))
     for c in comparisons:
         con.print(escape(verdict_line(c, coefficient)))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .evaluation import evaluate
@@ -117,8 +117,9 @@ def compare_evaluators(dataset: Dataset, scores_a: Mapping[str, float | None], s
     labels = human_labels(selected, quality, Aggregation.MEAN).values
     human = {item: (None if value is None else float(value)) for item, value in labels.items()}
     groups = {ex.id: ex.group_id for ex in selected}
-    return paired_comparison(scores_a, scores_b, human, groups, name_a=name_a, name_b=name_b, quality=quality,
-                             n_boot=n_boot, seed=seed, confidence=confidence)
+    result = paired_comparison(scores_a, scores_b, human, groups, name_a=name_a, name_b=name_b, quality=quality,
+                               n_boot=n_boot, seed=seed, confidence=confidence)
+    return replace(result, subset=subset)
 
 
 def _matched_judges(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[tuple[str, str]]:

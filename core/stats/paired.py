@@ -94,6 +94,8 @@ class PairedComparison:
     confidence: float = 0.95
     seed: int = 0
     reason: str | None = None
+    #: The subset of the dataset compared ("all", "open", "closed", ...).
+    subset: str = "all"
 
     @property
     def defined(self) -> bool:
@@ -249,6 +251,8 @@ def verdict_line(comparison: PairedComparison, method: str = "spearman") -> str:
     """One sentence a person can read, e.g. "B agrees better with humans on overall:
     Δρ +0.08 [+0.02, +0.14], p = 0.01, n = 300 items in 60 contexts"."""
     quality = comparison.quality.lower() or "this quality"
+    if comparison.subset != "all":
+        quality += f" (subset {comparison.subset})"
     size = f"n = {comparison.n_items} items in {comparison.n_groups} contexts"
     if comparison.n_excluded:
         size += f" ({comparison.n_excluded} scored by one side only or unlabelled, left out)"

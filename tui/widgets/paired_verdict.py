@@ -15,14 +15,10 @@ from rich.table import Table
 from rich.text import Text
 from textual.widgets import Static
 
+from dialjudge.core.format import number_text
+
 if TYPE_CHECKING:
     from dialjudge.core.stats.paired import PairedComparison
-
-
-def _num(x: float, signed: bool = False) -> str:
-    if x != x:  # NaN
-        return "–"
-    return f"{x:+.3f}" if signed else f"{x:.3f}"
 
 
 def render_paired(comparisons: Sequence[PairedComparison], coefficient: str = "spearman") -> RenderableType:
@@ -32,14 +28,14 @@ def render_paired(comparisons: Sequence[PairedComparison], coefficient: str = "s
         return Text("No paired comparison: the two sides share no judge or no scored item.", style="dim")
     table = Table(title="Paired comparison (same context resamples for both)", title_justify="left",
                   pad_edge=False)
-    for name in ("quality", "Δ", "A", "B", "B − A", "95% CI", "p"):
-        table.add_column(name, justify="left" if name in ("quality", "Δ") else "right")
+    for name in ("quality", "subset", "Δ", "A", "B", "B − A", "95% CI", "p"):
+        table.add_column(name, justify="left" if name in ("quality", "subset", "Δ") else "right")
     lines: list[RenderableType] = [table]
     for c in comparisons:
         for method, d in c.deltas.items():
             style = "green" if d.ci_low > 0 else "red" if d.ci_high < 0 else None
-            table.add_row(c.quality, f"Δ{SYMBOLS[method]}", _num(d.a), _num(d.b), Text(_num(d.delta, True), style=style or ""),
-                          f"{_num(d.ci_low, True)} … {_num(d.ci_high, True)}", _num(d.p_value))
+            table.add_row(c.quality, c.subset, f"Δ{SYMBOLS[method]}", number_text(d.a), number_text(d.b),
+                          Text(number_text(d.delta, signed=True), style=style or ""), f"{number_text(d.ci_low, signed=True)} … {number_text(d.ci_high, signed=True)}", number_text(d.p_value))
         decided = c.defined and c.deltas and c.delta(coefficient).excludes_zero
         lines.append(Text(verdict_line(c, coefficient), style="bold" if decided else ""))
     return Group(*lines)
