@@ -37,7 +37,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--mode", choices=[m.value for m in ScoringMode], default="generate",
                    help="generate: parse the answer; logprob: probability-weighted score; yesno: p(yes)/(p(yes)+p(no))")
     p.add_argument("--top-k", type=int, default=3,
-                   help="logprob mode: paper 003's top-K weighting (0: expected value over every valid score)")
+                   help="logprob mode: Huynh et al.'s top-K weighting (0: expected value over every valid score)")
     p.add_argument("--aspect", help="aspect for aspect templates (coherence, relevance, consistency, fluency)")
     p.add_argument("--kpi", help="KPI for KPI templates (follow-up, implicit-understanding, harmful-input)")
     p.add_argument("--persona", action="append", dest="personas", default=[], metavar="NAME",
@@ -45,7 +45,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--fewshot", default="none", help="none, random:K, bm25-context:K, bm25-response:K, bm25-both:K")
     p.add_argument("--fewshot-draws", type=int, default=1, metavar="R",
                    help="with --fewshot random:K, run R random draws (seeds seed..seed+R-1) and report each "
-                        "judge's correlation as mean ± std over the draws (paper 003)")
+                        "judge's correlation as mean ± std over the draws (as in Huynh et al.)")
     p.add_argument("--limit", type=int, help="judge only the first N items of the subset")
     p.add_argument("--repeats", type=int, default=1, help="repeat every judgment R times with seeds seed..seed+R-1")
     p.add_argument("--name", default="", help="a name for the run")

@@ -77,11 +77,14 @@ class Sampling:
         }
 
 
-#: Named sampling presets. ``paper000`` is the ChatGPT setting of paper 000, section 4.2.
+#: Named sampling presets. ``liu2023`` is the ChatGPT setting of Liu et al., "Evaluate What You
+#: Can't Evaluate: Unassessable Generated Responses Quality", section 4.2.
 SAMPLING_PRESETS: dict[str, Sampling] = {
     "greedy": Sampling(),
-    "paper000": Sampling(temperature=0.7, presence_penalty=0.0, frequency_penalty=0.2, max_tokens=1024),
+    "liu2023": Sampling(temperature=0.7, presence_penalty=0.0, frequency_penalty=0.2, max_tokens=1024),
 }
+#: Earlier names of presets, still accepted in config files.
+PRESET_ALIASES = {"paper000": "liu2023"}
 
 
 @dataclass(frozen=True)
@@ -200,6 +203,7 @@ def _parse_judge(name: str, t: Mapping[str, Any], where: str) -> JudgeConfig:
         raise ConfigError(f"{where}: {key}.model is required for the openai backend")
 
     preset_name = _get(t, "preset", str, where, key, "greedy")
+    preset_name = PRESET_ALIASES.get(preset_name, preset_name)
     if preset_name not in SAMPLING_PRESETS:
         raise ConfigError(f"{where}: {key}.preset must be one of {', '.join(SAMPLING_PRESETS)}")
     preset = SAMPLING_PRESETS[preset_name]

@@ -91,9 +91,13 @@ def test_bundled_judge_is_always_there_and_can_be_overridden(tmp_path: Path) -> 
     assert overridden.judge(BUNDLED_JUDGE).backend == "fake"
 
 
-def test_paper000_preset_and_overrides(tmp_path: Path) -> None:
+def test_liu2023_preset_its_old_name_and_overrides(tmp_path: Path) -> None:
     config = load_config(write_config(tmp_path, """
         [judges.chatgpt]
+        backend = "fake"
+        preset = "liu2023"
+
+        [judges.old_name]
         backend = "fake"
         preset = "paper000"
 
@@ -107,7 +111,7 @@ def test_paper000_preset_and_overrides(tmp_path: Path) -> None:
     assert chatgpt.temperature == 0.7
     assert chatgpt.frequency_penalty == 0.2
     assert chatgpt.presence_penalty == 0.0
-    assert chatgpt == SAMPLING_PRESETS["paper000"]
+    assert chatgpt == SAMPLING_PRESETS["liu2023"] == config.judge("old_name").sampling
 
     tuned = config.judge("tuned").sampling
     assert tuned.temperature == 0.3 and tuned.seed == 7
@@ -131,7 +135,7 @@ def test_unknown_judge_name_lists_the_configured_ones() -> None:
     ("[judges.j]\nmodel = 'x'\n", r"judges\.j\.backend is required"),
     ("[judges.j]\nbackend = 'vllm'\n", r"judges\.j\.backend must be one of llama, openai, fake, not 'vllm'"),
     ("[judges.j]\nbackend = 'fake'\nendpoint = 'embeddings'\n", r"judges\.j\.endpoint must be chat or completions"),
-    ("[judges.j]\nbackend = 'fake'\npreset = 'creative'\n", r"judges\.j\.preset must be one of greedy, paper000"),
+    ("[judges.j]\nbackend = 'fake'\npreset = 'creative'\n", r"judges\.j\.preset must be one of greedy, liu2023"),
     ("[judges.j]\nbackend = 'fake'\nmax_tokens = 'many'\n", r"judges\.j\.max_tokens must be an integer, not str"),
     ("[judges.j]\nbackend = 'fake'\nmax_tokens = true\n", r"judges\.j\.max_tokens must be an integer, not a boolean"),
     ("[judges.j]\nbackend = 'fake'\nseed = 1.5\n", r"judges\.j\.seed must be an integer, not float"),

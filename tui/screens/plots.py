@@ -20,7 +20,7 @@ from ..widgets.selection_bar import SelectionBar
 from .base import VIEW_BINDINGS, WorkspaceScreen
 
 HISTOGRAM_BINS = 20
-#: Where paper 000's Figure 5 shows LLM judges crowding.
+#: Where Liu et al.'s Figure 5 (Evaluate What You Can't Evaluate) shows LLM judges crowding.
 HIGH_SCORE = 0.8
 
 
