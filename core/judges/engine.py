@@ -158,6 +158,7 @@ class RunEngine:
         self.backend_calls = 0
         self.resumed = False
         self._session_done = 0
+        self._session_done_by_judge: dict[str, int] = {}
         self._tokens = 0
         self._started_at = 0.0
         self._last_progress_at = 0.0
@@ -380,6 +381,7 @@ class RunEngine:
                                 response=response, model_identity=work.backend.identity)
         self.done += 1
         self._session_done += 1
+        self._session_done_by_judge[judgment.judge] = self._session_done_by_judge.get(judgment.judge, 0) + 1
         if judgment.failed:
             self.failures += 1
         if judgment.cached:
@@ -424,7 +426,8 @@ class RunEngine:
             run_id=run_id, status=status, total=self.total, done=self.done, failures=self.failures,
             cached=self.cached, backend_calls=self.backend_calls, resumed=self.resumed,
             elapsed_s=max(self._clock() - self._started_at, 0.0),
-            per_judge=self.store.judge_counts(run_id) if run_id else {})
+            per_judge=self.store.judge_counts(run_id) if run_id else {},
+            session_done=dict(self._session_done_by_judge))
 
     async def _close_backends(self, queues: Mapping[str, Any]) -> None:
         for name in queues:
