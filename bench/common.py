@@ -51,9 +51,10 @@ def speedup(figure: str, baseline: float, value: float, at_least: float | None) 
                None if at_least is None else ratio >= at_least)
 
 
-def at_most(figure: str, value: float, limit: float | None, unit: str, baseline: float | None = None) -> Row:
+def at_most(figure: str, value: float, limit: float | None, unit: str, baseline: float | None = None,
+            *, with_ratio: bool = True) -> Row:
     """A cost (smaller is better), optionally against a baseline cost; target: value <= limit."""
-    ratio = baseline / value if baseline is not None and value > 0 else None
+    ratio = baseline / value if with_ratio and baseline is not None and value > 0 else None
     return Row(figure, baseline, value, ratio, f"<= {limit:g} {unit}" if limit is not None else "",
                None if limit is None else value <= limit)
 
