@@ -33,8 +33,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--mode", choices=[m.value for m in ScoringMode], default=None,
                    help="logprob (the default where the template supports it): probability-weighted score; "
                         "generate: parse the answer; yesno: p(yes)/(p(yes)+p(no))")
-    p.add_argument("--top-k", type=int, default=3,
-                   help="logprob mode: paper 003's top-K weighting (0: expected value over every valid score)")
+    p.add_argument("--top-k", type=int, default=0,
+                   help="logprob mode: 0 (default) = expected value over every valid score; K > 0 = paper 003's "
+                        "weighting of the K most likely answers")
     p.add_argument("--aspect", help="aspect for aspect templates (coherence, relevance, consistency, fluency)")
     p.add_argument("--kpi", help="KPI for KPI templates (follow-up, implicit-understanding, harmful-input)")
     p.add_argument("--persona", action="append", dest="personas", default=[], metavar="NAME",

@@ -52,7 +52,7 @@ def preferred_mode(modes: Sequence[ScoringMode]) -> ScoringMode:
 def plan_run(dataset: Dataset, config: Config, *, template: str, judges: Sequence[str],
              mode: ScoringMode | str | None = None, aspect: str | None = None, kpi: str | None = None,
              quality: str | None = None, personas: Sequence[str] = (), fewshot: str = "none",
-             subset: str | None = None, limit: int | None = None, repeats: int = 1, top_k: int = 3,
+             subset: str | None = None, limit: int | None = None, repeats: int = 1, top_k: int = 0,
              item_ids: Sequence[str] = (), name: str = "") -> RunPlan:
     from .judges.fewshot import FewShotSetting
     from .judges.personas import load_personas

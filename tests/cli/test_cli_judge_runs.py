@@ -251,7 +251,8 @@ def test_the_default_mode_is_logprob_where_the_template_supports_it(capsys: pyte
     code, out, err = run(capsys, "judge", "--judge", "fa", "--aspect", "coherence", "--limit", "4",
                          "--bootstrap", "0", "--no-metrics")
     assert code == 0, err
-    assert "run 1: template adv-0to1, mode logprob, top-3, aspect coherence" in flat(out)
+    # logprob with the expected value over every valid score (top-K 0), so no top-K in the note
+    assert "run 1: template adv-0to1, mode logprob, aspect coherence" in flat(out)
     code, out, _ = run(capsys, "runs", "export", "1", "--format", "jsonl")
     records = [json.loads(line) for line in out.splitlines()]
     assert len(records) == 4 and {r["mode"] for r in records} == {"logprob"}
