@@ -55,18 +55,18 @@ def at_most(figure: str, value: float, limit: float | None, unit: str, baseline:
             *, with_ratio: bool = True) -> Row:
     """A cost (smaller is better), optionally against a baseline cost; target: value <= limit."""
     ratio = baseline / value if with_ratio and baseline is not None and value > 0 else None
-    return Row(figure, baseline, value, ratio, f"<= {limit:g} {unit}" if limit is not None else "",
+    return Row(figure, baseline, value, ratio, f"<= {format_number(limit)} {unit}".strip() if limit is not None else "",
                None if limit is None else value <= limit)
 
 
 def at_least(figure: str, value: float, limit: float | None, unit: str, baseline: float | None = None) -> Row:
     ratio = value / baseline if baseline else None
-    return Row(figure, baseline, value, ratio, f">= {limit:g} {unit}" if limit is not None else "",
+    return Row(figure, baseline, value, ratio, f">= {format_number(limit)} {unit}".strip() if limit is not None else "",
                None if limit is None else value >= limit)
 
 
 def equals(figure: str, value: float, expected: float, baseline: float | None = None) -> Row:
-    return Row(figure, baseline, value, None, f"= {expected:g}", value == expected)
+    return Row(figure, baseline, value, None, f"= {format_number(expected)}", value == expected)
 
 
 def failed(figure: str, why: str) -> Row:

@@ -16,7 +16,10 @@ from pathlib import Path
 from .common import Context, Row, at_most
 from .figure_app import isolated_env
 
-PEAK = "import resource; print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)"
+# VmHWM, the peak RSS of this process image: ru_maxrss would carry the benchmark's own peak
+# over into the child, since Linux keeps it across fork and exec.
+PEAK = ("import re; print(int(re.search(r'VmHWM:\\s+(\\d+)', open('/proc/self/status').read()).group(1))"
+        " / 1024)")
 
 ENGINE_IMPORTS = textwrap.dedent(f"""
     import bench.datasets, dialjudge.core.judges.engine, dialjudge.core.judges.store
