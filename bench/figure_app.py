@@ -148,7 +148,7 @@ def refresh_ms(n_items: int, repeats: int) -> tuple[float, float, str]:
 def run(ctx: Context) -> list[Row]:
     from .datasets import save_big_dataset
 
-    n_items = 500 if ctx.quick else 10_000
+    n_items = 300 if ctx.quick else 10_000
     starts = [cold_start_seconds() for _ in range(1 if ctx.quick else 3)]
     ctx.log(f"  cold start: {', '.join(f'{s:.2f}' for s in starts)} s")
     refresh, plain, method = refresh_ms(n_items, 5 if ctx.quick else 20)

@@ -156,8 +156,8 @@ def run(ctx: Context) -> list[Row]:
     paper_judge = dataclasses.replace(base, n_threads=n_threads, sampling=Sampling(temperature=0.7, max_tokens=512))
 
     # The papers' path takes seconds to tens of seconds per item: a few items measure its rate.
-    paper_set = usr_subset(ctx.data_dir, 1 if ctx.quick else 2, 2)
-    fast_set = usr_subset(ctx.data_dir, 2 if ctx.quick else 4, 5)
+    paper_set = usr_subset(ctx.data_dir, 1 if ctx.quick else 2, 1 if ctx.quick else 2)
+    fast_set = usr_subset(ctx.data_dir, 1 if ctx.quick else 4, 5)
     t_paper, s_paper, _ = engine_run(paper_set, paper_judge, ScoringMode.GENERATE, reuse_prefix=False)
     paper_rate = s_paper.done / t_paper
     ctx.log(f"  papers' path: {s_paper.done} items in {t_paper:.1f} s, {s_paper.failures} parse failures")
@@ -188,7 +188,7 @@ def run(ctx: Context) -> list[Row]:
     sample = open_dataset("sample", remember=False)
     quality = "overall"
     plan = plan_run(sample, _default_config(), template="likert-1to5", judges=[base.name], aspect=quality, quality=quality,
-                    limit=10 if ctx.quick else None)
+                    limit=5 if ctx.quick else None)
     t_app, s_app, _ = _plan_run(plan, sample, base)
     ctx.log(f"  app default run on the sample: mode {plan.config.mode.value}, top-{plan.config.top_k}: "
             f"{s_app.done} items in {t_app:.1f} s, {s_app.failures} failures")

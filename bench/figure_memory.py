@@ -82,7 +82,7 @@ def peak_mb(code: str, *args: str) -> float:
 
 
 def run(ctx: Context) -> list[Row]:
-    n_items = 1000 if ctx.quick else 10_000
+    n_items = 300 if ctx.quick else 10_000
     engine_base, app_base = peak_mb(ENGINE_IMPORTS), peak_mb(APP_IMPORTS)
     engine = peak_mb(ENGINE_RUN, str(n_items))
     app = peak_mb(APP_HOLDING, str(n_items))
