@@ -51,6 +51,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"dialjudge benchmark{' (quick)' if args.quick else ''}: {platform.processor() or platform.machine()}, "
           f"Python {platform.python_version()}, {time.perf_counter() - started:.0f} s")
     print(render_table(rows))
+    if args.quick:
+        print("--quick: reduced sizes (see each figure's module); the targets are set for the full run.")
     if args.json:
         args.json.write_text(json.dumps([r.to_dict() for r in rows], indent=2) + "\n", encoding="utf-8")
     return 0 if all(r.passed is not False for r in rows) else 1
