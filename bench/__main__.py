@@ -16,12 +16,20 @@ import time
 import traceback
 from pathlib import Path
 
-from .common import Context, Row, default_data_dir, failed, render_table
+from .common import REPO_ROOT, Context, Row, default_data_dir, failed, render_table
 
 FIGURES = ("metrics", "judge", "api", "cache", "app", "memory")
 
 
+def measure_this_checkout() -> None:
+    """Import dialjudge from this checkout's src/, not from wherever else it is installed."""
+    src = str(REPO_ROOT / "src")
+    if src not in sys.path:
+        sys.path.insert(0, src)
+
+
 def main(argv: list[str] | None = None) -> int:
+    measure_this_checkout()
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a reduced version (under a minute)")
     parser.add_argument("--json", type=Path, metavar="PATH", help="also write the table as a JSON list")
@@ -35,6 +43,9 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"unknown figure(s) {', '.join(unknown)}; known: {', '.join(FIGURES)}")
 
     ctx = Context(quick=args.quick, data_dir=args.data)
+    import dialjudge
+
+    ctx.log(f"[bench] dialjudge {dialjudge.__version__} from {Path(dialjudge.__file__).parent}")
     started = time.perf_counter()
     rows: list[Row] = []
     for name in chosen:
