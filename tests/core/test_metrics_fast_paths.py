@@ -95,3 +95,22 @@ def test_every_metric_equals_the_per_call_libraries_on_usr_and_kdconv(shared_dat
         expected["chrf++"] = sacrebleu.sentence_chrf(ex.candidate, refs, word_order=2).score / 100
         got = engine.score(ex.candidate, refs, chinese_pair)
         assert got == {metric: min(1.0, max(0.0, value)) for metric, value in expected.items()}, ex.id
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_repeated_pairs_are_scored_once_and_given_to_every_example(workers: int) -> None:
+    from dialjudge.core.metrics.batch import score_examples
+    from dialjudge.core.model import Example
+
+    texts = [("the cat sat on the mat", "a cat sat on a mat"), ("hello there", "hi there"), ("你好世界", "你好")]
+    examples = [Example(id=f"e{i}", group_id=f"g{i % 3}", context=(), candidate=texts[i % 3][0],
+                        references=(texts[i % 3][1],)) for i in range(12)]
+    seen: list[tuple[int, int]] = []
+    scores = score_examples(examples, ["bleu4", "chrf++", "rougeL"], workers=workers,
+                            progress=lambda done, total: seen.append((done, total)))
+    engine = MetricEngine(["bleu4", "chrf++", "rougeL"], wordnet=NoSynonyms())
+    for ex in examples:
+        expected = engine.score(ex.candidate, ex.references, chinese=ex.id in {"e2", "e5", "e8", "e11"})
+        assert {m: scores[m][ex.id] for m in expected} == expected, ex.id
+    assert list(scores["bleu4"]) == [ex.id for ex in examples]
+    assert seen[-1] == (12, 12) and [d for d, _ in seen] == sorted(d for d, _ in seen)
