@@ -34,10 +34,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--template", default="adv-0to1", help="judge template (see prompts/templates)")
     p.add_argument("--judge", action="append", dest="judges", metavar="NAME",
                    help="judge from dialjudge.toml (repeatable; default: smollm2, the bundled model)")
-    p.add_argument("--mode", choices=[m.value for m in ScoringMode], default="generate",
-                   help="generate: parse the answer; logprob: probability-weighted score; yesno: p(yes)/(p(yes)+p(no))")
-    p.add_argument("--top-k", type=int, default=3,
-                   help="logprob mode: Huynh et al.'s top-K weighting (0: expected value over every valid score)")
+    p.add_argument("--mode", choices=[m.value for m in ScoringMode], default=None,
+                   help="logprob (the default where the template supports it): probability-weighted score; "
+                        "generate: parse the answer; yesno: p(yes)/(p(yes)+p(no))")
+    p.add_argument("--top-k", type=int, default=0,
+                   help="logprob mode: 0 (default) = expected value over every valid score; K > 0 = Huynh et al.'s "
+                        "weighting of the K most likely answers")
     p.add_argument("--aspect", help="aspect for aspect templates (coherence, relevance, consistency, fluency)")
     p.add_argument("--kpi", help="KPI for KPI templates (follow-up, implicit-understanding, harmful-input)")
     p.add_argument("--persona", action="append", dest="personas", default=[], metavar="NAME",
@@ -355,10 +357,11 @@ def _print_run_summary(con: Any, table: Any, summary: Any) -> None:
     rows = []
     for judge, judgments in table.items():
         values = list(judgments.values())
-        fresh = [j for j in values if not j.cached]
-        latency = sum(j.latency_s for j in fresh)
+        # Throughput (this session's judgments / wall time), not 1 / mean latency: with
+        # concurrent requests the two differ by the concurrency.
+        rate = summary.items_per_s(judge)
         rows.append((judge, len(values), sum(j.failed for j in values), sum(j.cached for j in values),
-                     f"{len(fresh) / latency:.2f}" if latency > 0 else "–",
+                     f"{rate:.2f}" if rate is not None else "–",
                      _mean(j.prompt_tokens for j in values), _mean(j.evaluated_tokens for j in values),
                      _mean(j.completion_tokens for j in values)))
     con.print(render.plain_table(

@@ -41,17 +41,25 @@ def infer_quality(dataset: Dataset, *, aspect: str | None, kpi: str | None) -> s
     return next(iter(dataset.qualities), None)
 
 
+def preferred_mode(modes: Sequence[ScoringMode]) -> ScoringMode:
+    """The mode a run uses unless told otherwise: probability scoring where the template
+    supports it (fast, and every answer is a valid rating), else the template's first mode."""
+    if ScoringMode.LOGPROB in modes:
+        return ScoringMode.LOGPROB
+    return modes[0] if modes else ScoringMode.GENERATE
+
+
 def plan_run(dataset: Dataset, config: Config, *, template: str, judges: Sequence[str],
-             mode: ScoringMode | str = ScoringMode.GENERATE, aspect: str | None = None, kpi: str | None = None,
+             mode: ScoringMode | str | None = None, aspect: str | None = None, kpi: str | None = None,
              quality: str | None = None, personas: Sequence[str] = (), fewshot: str = "none",
-             subset: str | None = None, limit: int | None = None, repeats: int = 1, top_k: int = 3,
+             subset: str | None = None, limit: int | None = None, repeats: int = 1, top_k: int = 0,
              item_ids: Sequence[str] = (), name: str = "", yes_label: str | None = None) -> RunPlan:
     from .judges.fewshot import FewShotSetting
     from .judges.personas import load_personas
     from .judges.templates import get_template
 
-    mode = ScoringMode(mode)
     tpl = get_template(template, config.template_dirs)
+    mode = preferred_mode(tpl.output.modes) if mode is None else ScoringMode(mode)
     if mode not in tpl.output.modes:
         supported = ", ".join(m.value for m in tpl.output.modes)
         raise ConfigError(f"template {tpl.name!r} does not support mode {mode.value!r} (it supports: {supported})")

@@ -208,6 +208,7 @@ class RunEngine:
         self.backend_calls = 0
         self.resumed = False
         self._session_done = 0
+        self._session_done_by_judge: dict[str, int] = {}
         self._tokens = 0
         self._started_at = 0.0
         self._last_progress_at = 0.0
@@ -487,6 +488,7 @@ class RunEngine:
                                 response=response, model_identity=work.backend.identity)
         self.done += 1
         self._session_done += 1
+        self._session_done_by_judge[judgment.judge] = self._session_done_by_judge.get(judgment.judge, 0) + 1
         if judgment.failed:
             self.failures += 1
         if judgment.cached:
@@ -541,7 +543,8 @@ class RunEngine:
             per_judge=self.store.judge_counts(run_id) if run_id else {},
             failure_reasons=self.store.failure_reasons(run_id) if run_id else [],
             truncated=dict(self.truncated),
-            paused=dict(self.paused))
+            paused=dict(self.paused),
+            session_done=dict(self._session_done_by_judge))
 
     async def _close_backends(self, queues: Mapping[str, Any]) -> None:
         for name in queues:

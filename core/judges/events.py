@@ -38,6 +38,14 @@ class RunSummary:
     #: Per judge variant, the items whose oldest context turns were left out to fit its window
     #: (item -> turns left out), by this session's rendering.
     truncated: dict[str, dict[str, int]] = field(default_factory=dict)
+    #: Per judge variant: judgments recorded in this session (cached ones included).
+    session_done: dict[str, int] = field(default_factory=dict)
+
+    def items_per_s(self, judge: str | None = None) -> float | None:
+        """Throughput of this session: judgments recorded / wall time (of one judge variant,
+        or of all); None when nothing was recorded or no time passed."""
+        done = sum(self.session_done.values()) if judge is None else self.session_done.get(judge, 0)
+        return done / self.elapsed_s if done and self.elapsed_s > 0 else None
 
 
 @dataclass(frozen=True)

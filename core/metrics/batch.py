@@ -128,14 +128,26 @@ def score_examples(
     pairs, skipped = plan_pairs(examples)
     metrics = describe_metrics(ids)
     values: dict[str, dict[str, float]] = {m: {} for m in ids}
-    n_workers = _worker_count(workers, len(pairs))
+    # A pair that occurs several times (same candidate, references and language) is scored
+    # once, here rather than once per worker process, and its scores given to every example.
+    first_of: dict[tuple[str, tuple[str, ...], bool], ScoringPair] = {}
+    same_as: dict[str, str] = {}
+    for pair in pairs:
+        first = first_of.setdefault((pair.candidate, pair.references, pair.chinese), pair)
+        same_as[pair.example_id] = first.example_id
+    distinct = list(first_of.values())
+    scaled = None
+    if progress is not None:
+        def scaled(done: int, total: int) -> None:
+            progress(len(pairs) if done == total else done * len(pairs) // total, len(pairs))
+    n_workers = _worker_count(workers, len(distinct))
     if n_workers > 1:
-        results = _score_in_pool(pairs, ids, n_workers, progress)
+        results = dict(_score_in_pool(distinct, ids, n_workers, scaled))
     else:
-        results = _score_here(pairs, ids, progress)
-    for example_id, scores in results:
-        for metric_id, value in scores.items():
-            values[metric_id][example_id] = value
+        results = dict(_score_here(distinct, ids, scaled))
+    for pair in pairs:
+        for metric_id, value in results[same_as[pair.example_id]].items():
+            values[metric_id][pair.example_id] = value
     return MetricScores(metrics=metrics, values=values, skipped=skipped)
 
 

@@ -11,11 +11,14 @@ done:
 - reference n-grams (BLEU, chrF++), ROUGE tokens and n-gram counts, and METEOR
   tokens are computed once per distinct text or reference set (USR has five
   candidates per reference);
-- Porter stems and WordNet synonym sets are remembered per word.
+- Porter stems and WordNet synonym sets are remembered per word;
+- a pair scored before (same candidate, references and language) gets its
+  earlier scores back: reruns and datasets that repeat pairs pay once.
 """
 
 from __future__ import annotations
 
+import operator
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -116,6 +119,19 @@ def lcs_length(a: Sequence[str], b: Sequence[str]) -> int:
     return len(a) - bin(v).count("1")
 
 
+def char_ngram_counts(line: str, max_order: int) -> list[Counter]:
+    """Counts of the character 1..max_order-grams of ``line``, as sacrebleu's
+    ``extract_all_char_ngrams`` gives them (whitespace already handled by the caller);
+    each order is built from the previous one by appending a character, in C."""
+    counters = []
+    grams: list[str] = list(line)
+    for n in range(1, max_order + 1):
+        if n > 1:
+            grams = list(map(operator.add, grams[:-1], line[n - 1:]))
+        counters.append(Counter(grams))
+    return counters
+
+
 class MetricEngine:
     """Scores pairs for a fixed set of metrics. Not thread-safe; one per worker.
 
@@ -149,7 +165,7 @@ class MetricEngine:
                 )
 
         self._chrf: Any = None
-        self._chrf_refs: dict[tuple[str, ...], Any] = {}
+        self._chrf_texts: dict[str, list[tuple[Counter, int]]] = {}
         if self._want_chrf:
             from sacrebleu.metrics import CHRF
 
@@ -184,17 +200,25 @@ class MetricEngine:
             self._meteor_stemmer = stemmer
             self._meteor_wordnet = _RememberingSynonyms(wordnet if wordnet is not None else NoSynonyms())
             self._meteor_texts: dict[tuple[bool, str], list[str]] = {}
+        self._pairs: dict[tuple[str, tuple[str, ...], bool], dict[str, float]] = {}
 
     def cache_size(self) -> int:
-        """How many texts and reference sets the engine remembers."""
+        """How many texts, reference sets and pairs the engine remembers."""
         meteor = len(self._meteor_texts) if self._want_meteor else 0
-        return len(self._bleu_refs) + len(self._chrf_refs) + len(self._rouge_texts) + meteor
+        return len(self._bleu_refs) + len(self._chrf_texts) + len(self._rouge_texts) + meteor + len(self._pairs)
 
     def score(self, candidate: str, references: Sequence[str], chinese: bool = False) -> dict[str, float]:
         """Every wanted metric for one candidate against its references, each on 0-1."""
         refs = tuple(references)
         if not refs:
             raise ValueError("a reference-based metric needs at least one reference")
+        key = (candidate, refs, chinese)
+        found = self._pairs.get(key)
+        if found is None:
+            found = self._pairs[key] = self._score(candidate, refs, chinese)
+        return dict(found)
+
+    def _score(self, candidate: str, refs: tuple[str, ...], chinese: bool) -> dict[str, float]:
         out: dict[str, float] = {}
         if self._bleu_orders:
             out.update(self._bleu_scores(candidate, refs, chinese))
@@ -228,15 +252,40 @@ class MetricEngine:
             for n in self._bleu_orders
         }
 
+    def _chrf_ngrams(self, text: str) -> list[tuple[Counter, int]]:
+        """sacrebleu's chrF++ n-grams of one text (characters 1-6, then words 1-2), each with its
+        total count, computed once per text."""
+        found = self._chrf_texts.get(text)
+        if found is None:
+            from sacrebleu.metrics.helpers import extract_word_ngrams
+
+            chrf = self._chrf
+            line = chrf._preprocess_segment(text)
+            counters = char_ngram_counts(line if chrf.whitespace else "".join(line.split()), chrf.char_order)
+            if chrf.word_order > 0:
+                words = chrf._remove_punctuation(line)
+                counters.extend(extract_word_ngrams(words, n) for n in range(1, chrf.word_order + 1))
+            found = self._chrf_texts[text] = [(c, sum(c.values())) for c in counters]
+        return found
+
     def _chrf_score(self, candidate: str, refs: tuple[str, ...]) -> float:
+        # sacrebleu's CHRF._compute_segment_statistics with the n-grams of every text
+        # extracted once and the matches counted over the common n-grams only; the
+        # statistics are the same integers, so the score is identical.
         chrf = self._chrf
-        ref_info = self._chrf_refs.get(refs)
-        if ref_info is None:
-            ref_info = self._chrf_refs[refs] = chrf._extract_reference_info(
-                [chrf._preprocess_segment(r) for r in refs]
-            )
-        stats = chrf._compute_segment_statistics(chrf._preprocess_segment(candidate), ref_info)
-        return chrf._compute_f_score(stats) / 100.0
+        hyp = self._chrf_ngrams(candidate)
+        best_stats: list[int] = []
+        best_f = -1.0
+        for ref in refs:
+            stats: list[int] = []
+            for (h, h_total), (r, r_total) in zip(hyp, self._chrf_ngrams(ref)):
+                common = h.keys() & r.keys()
+                matches = sum(map(min, map(h.__getitem__, common), map(r.__getitem__, common)))
+                stats += (h_total if r else 0, r_total, matches)
+            f = chrf._compute_f_score(stats)
+            if f > best_f:
+                best_f, best_stats = f, stats
+        return chrf._compute_f_score(best_stats) / 100.0
 
     def _rouge_text(self, text: str, chinese: bool) -> tuple[list[str], Counter, Counter]:
         key = (chinese, text)

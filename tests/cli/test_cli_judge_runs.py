@@ -67,7 +67,8 @@ def first_table_rows(out: str) -> list[list[str]]:
     return table_rows(out[: out.index("└") + 1])
 
 
-JUDGE_SAMPLE = ("judge", "--judge", "fa", "--aspect", "coherence", "--limit", "8", "--bootstrap", "50")
+JUDGE_SAMPLE = ("judge", "--judge", "fa", "--mode", "generate", "--aspect", "coherence", "--limit", "8",
+                "--bootstrap", "50")
 
 
 def test_judge_then_every_runs_command(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
@@ -249,3 +250,15 @@ def test_fewshot_draws_need_random_selection(capsys: pytest.CaptureFixture[str])
     code, out, err = run(capsys, "judge", "--dataset", "sample", "--template", "likert-1to5", "--aspect", "overall",
                          "--judge", "fa", "--fewshot", "bm25-context:2", "--fewshot-draws", "3")
     assert code == 2 and "--fewshot-draws needs --fewshot random:K" in err
+
+
+def test_the_default_mode_is_logprob_where_the_template_supports_it(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "judge", "--judge", "fa", "--aspect", "coherence", "--limit", "4",
+                         "--bootstrap", "0", "--no-metrics")
+    assert code == 0, err
+    # logprob with the expected value over every valid score (top-K 0), so no top-K in the note
+    assert "run 1: template adv-0to1, mode logprob, aspect coherence" in flat(out)
+    code, out, _ = run(capsys, "runs", "export", "1", "--format", "jsonl")
+    records = [json.loads(line) for line in out.splitlines()]
+    assert len(records) == 4 and {r["mode"] for r in records} == {"logprob"}
+    assert all(r["error"] is None for r in records)

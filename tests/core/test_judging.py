@@ -82,7 +82,8 @@ def test_plan_for_an_aspect_template(sample: Dataset, config: Config) -> None:
     assert run.aspect == "coherence"
     assert plan.subset == "all" and run.subset == "all"
     assert run.template == "adv-0to1" and "Rate the response from {aspect}" in run.template_text
-    assert run.mode is ScoringMode.GENERATE and run.limit == 5 and run.name == "try"
+    assert run.mode is ScoringMode.LOGPROB and run.top_k == 0  # the default where the template supports it
+    assert run.limit == 5 and run.name == "try"
     assert [j.name for j in run.judges] == ["fa", "fb"]
     assert run.judges[1].config.sampling.seed == 1
     assert [v.label for v in run.variants()] == ["fa", "fa@strict-fact-checker", "fb", "fb@strict-fact-checker"]

@@ -91,3 +91,73 @@ def test_few_or_constant_values_give_nan_with_a_reason() -> None:
     assert snap.spearman is None and snap.kendall is None
     with pytest.raises(KeyError):
         running.snapshot("nobody")
+
+
+def test_many_items_keep_exact_point_estimates_through_retries() -> None:
+    """The numpy columns stay in step with the scores when retries replace values (rows move)."""
+    from scipy import stats
+
+    rng = np.random.default_rng(7)
+    ids = [f"e{i}" for i in range(900)]
+    human = {i: float(rng.integers(3, 16)) / 3 for i in ids}
+    running = RunningCorrelations(human, {i: f"g{k // 5}" for k, i in enumerate(ids)}, live_ci_max_items=100)
+    latest: dict[str, float] = {}
+    for i in ids:
+        latest[i] = float(rng.random())
+        running.add("judge", i, latest[i])
+    for _ in range(2000):
+        i = ids[int(rng.integers(0, len(ids)))]
+        value = None if rng.random() < 0.1 else float(rng.integers(0, 11)) / 10
+        running.add("judge", i, value)
+        if value is None:
+            latest.pop(i, None)
+        else:
+            latest[i] = value
+    snap = running.snapshot("judge", ci=True)
+    x = [latest[i] for i in latest]
+    y = [human[i] for i in latest]
+    assert snap.n == len(latest)
+    assert snap.pearson == pytest.approx(stats.pearsonr(x, y).statistic, abs=1e-12)
+    assert snap.spearman == pytest.approx(stats.spearmanr(x, y).statistic, abs=1e-12)
+    assert snap.kendall == pytest.approx(stats.kendalltau(x, y).statistic, abs=1e-12)
+    assert snap.result is not None and snap.result.kendall.value == pytest.approx(snap.kendall, abs=1e-12)
+
+
+def test_small_runs_get_the_full_bootstrap() -> None:
+    human, groups, stream = make_stream(seed=5)
+    running = RunningCorrelations(human, groups, n_boot=50)
+    for evaluator, example_id, score in stream:
+        running.add(evaluator, example_id, score)
+    snap = running.snapshot("metric", ci=True)
+    assert snap.ci_method == "bootstrap" and not snap.ci_approximate
+
+
+def test_large_runs_get_a_labelled_m_out_of_n_ci_close_to_the_full_bootstrap() -> None:
+    """Above live_ci_max_items the CI is an m-out-of-n bootstrap: exact point estimates and
+    p-values, an interval around them whose width is that of the full bootstrap within 40%."""
+    rng = np.random.default_rng(11)
+    n = 1800
+    ids = [f"e{i}" for i in range(n)]
+    human = {i: float(rng.integers(3, 16)) / 3 for i in ids}
+    groups = {i: f"ctx{k // 6}" for k, i in enumerate(ids)}
+    running = RunningCorrelations(human, groups, n_boot=200, live_ci_max_items=300)
+    scores = {i: human[i] / 5 + float(rng.normal(0, 0.3)) for i in ids}
+    for i in ids:
+        running.add("judge", i, scores[i])
+    snap = running.snapshot("judge", ci=True)
+    assert snap.ci_approximate and snap.ci_method is not None
+    assert "m-out-of-n bootstrap" in snap.ci_method and f"of {n} items" in snap.ci_method
+    assert "of 300 groups" in snap.ci_method
+    exact = correlate([scores[i] for i in ids], [human[i] for i in ids], [groups[i] for i in ids],
+                      n_boot=200, seed=0)
+    assert snap.result is not None and snap.result.n == n and snap.result.n_groups == 300
+    for method in ("pearson", "spearman", "kendall"):
+        live, full = snap.result.coefficient(method), exact.coefficient(method)
+        assert live.value == pytest.approx(full.value, abs=1e-12), method
+        assert live.p_value == pytest.approx(full.p_value, rel=1e-9, abs=1e-300), method
+        assert live.ci_low < live.value < live.ci_high, method
+        width, full_width = live.ci_high - live.ci_low, full.ci_high - full.ci_low
+        assert 0.6 < width / full_width < 1.4, (method, width, full_width)
+    # The same state gives the same interval (a cached design, no fresh randomness).
+    again = running.snapshot("judge", ci=True)
+    assert again.result == snap.result

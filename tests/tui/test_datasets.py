@@ -134,7 +134,7 @@ def synthetic_dataset(n: int) -> Dataset:
 
 
 async def test_ten_thousand_items_load_and_display(services_factory, tmp_path: Path):
-    # How long this takes, and the longest UI stall, are measured in bench/bench_tui.py.
+    # How long this takes, and the longest UI stall, are measured by `python -m bench` (the app figure).
     path = save_dataset(synthetic_dataset(10_000), tmp_path / "big.jsonl")
     app = make_app(services=services_factory(metric_ids=("bleu1",)))
     async with app.run_test(size=SIZE) as pilot:

@@ -18,6 +18,8 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import Button, Footer, Header, Input, Label, Select, SelectionList, Static
 
+from dialjudge.core.judging import preferred_mode
+
 from ..controllers.runs import JudgeChoices, RunPlanned, RunRequest, gguf_judge
 from ..state import Change, WorkspaceChange
 from ..widgets.path_suggester import PathSuggester
@@ -221,7 +223,7 @@ class RunScreen(WorkspaceScreen):
                     target.value = resolved if resolved in names else names[0]
                 modes = [m.value for m in template.output.modes]
                 mode.set_options([(m, m) for m in modes])
-                mode.value = modes[0]
+                mode.value = preferred_mode(template.output.modes).value
             accepts = template is not None and template.accepts_examples
             fewshot = self.query_one("#run-fewshot", Select)
             fewshot.disabled = not accepts

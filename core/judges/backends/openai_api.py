@@ -66,6 +66,10 @@ MAX_TOP_LOGPROBS = 20
 #: Tokens generated in probability modes: room for an echoed answer prefix and a multi-token answer.
 PROBABILITY_MAX_TOKENS = 12
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504}) | frozenset(range(520, 530))
+#: Requests in flight per HTTP client. httpcore's pool looks at every connection it holds on
+#: each request and answer, so at 64 in flight one pool spent more CPU than the requests
+#: (and kept only 20 alive); several small pools, used in turn, keep that cost flat.
+REQUESTS_PER_CLIENT = 4
 
 
 @dataclass(frozen=True)
@@ -103,6 +107,8 @@ class OpenAIBackend:
         self._backoff_cap = backoff_cap
         self._max_retry_after = max_retry_after
         self._client: httpx.AsyncClient | None = None
+        self._clients: list[httpx.AsyncClient] = []
+        self._turn = 0
         self._slots: asyncio.Semaphore | None = None
 
     # -- lifecycle ----------------------------------------------------------
@@ -118,15 +124,24 @@ class OpenAIBackend:
             if not self.config.api_key():
                 raise BackendError(f"judge {self.name!r}: the environment variable {env} (api_key_env) is not set")
             auth = _key_from_environment(self.config, self.name)
-        self._client = httpx.AsyncClient(
+        # An injected transport (tests) is one pool already: one client.
+        n_clients = 1 if self._transport is not None else -(-self.max_concurrency // REQUESTS_PER_CLIENT)
+        per_client = -(-self.max_concurrency // n_clients)
+        # Building an SSL context loads the CA store (about 0.1 s): once, shared by the clients.
+        ssl_context = httpx.create_ssl_context()
+        self._clients = [httpx.AsyncClient(
             base_url=self.base_url, headers={"Content-Type": "application/json"}, auth=auth,
-            timeout=httpx.Timeout(self.config.timeout), transport=self._transport,
-        )
+            timeout=httpx.Timeout(self.config.timeout), transport=self._transport, verify=ssl_context,
+            limits=httpx.Limits(max_connections=per_client, max_keepalive_connections=per_client),
+        ) for _ in range(n_clients)]
+        self._client = self._clients[0]
+        self._turn = 0
         self._slots = asyncio.Semaphore(self.max_concurrency)
 
     async def close(self) -> None:
-        if self._client is not None:
-            await self._client.aclose()
+        for client in self._clients:
+            await client.aclose()
+        self._clients = []
         self._client = None
         self._slots = None
 
@@ -222,7 +237,9 @@ class OpenAIBackend:
             last = attempt == attempts - 1
             wait: float | None = None
             try:
-                response = await self._client.post(self._path(), json=payload)
+                client = self._clients[self._turn % len(self._clients)]
+                self._turn += 1
+                response = await client.post(self._path(), json=payload)
                 status = response.status_code
                 if status < 400:
                     return read(_decode(response))

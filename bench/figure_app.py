@@ -1,0 +1,177 @@
+"""Figure 5: the app. Cold start to the first screen, opening a 10,000-item dataset, one
+running-correlation refresh at 10,000 scored items (r, rho, tau and the CI), and the longest
+UI-thread stall while a 10,000-item fake-judge run streams in.
+
+UI stalls are measured with a 10 ms interval timer on the app's event loop: the longest gap
+between two ticks is the longest time the UI thread could not react.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from pathlib import Path
+from typing import Any
+
+from .common import REPO_ROOT, Context, Row, at_most
+
+COLD_START = textwrap.dedent("""
+    import asyncio, os, time
+    started = float(os.environ["BENCH_T0"])
+    from dialjudge.tui.app import make_app
+    from dialjudge.tui.services import Services
+
+    async def main():
+        app = make_app(services=Services.default(show_timings=False))
+        async with app.run_test(size=(160, 45)) as pilot:
+            while app.workspace.dataset is None:
+                await pilot.pause(0.01)
+            await pilot.pause()
+            print(time.time() - started)
+    asyncio.run(main())
+""")
+
+
+def isolated_env(home: str) -> dict[str, str]:
+    """An environment whose data dir and config are empty temporary ones."""
+    config = Path(home) / "dialjudge.toml"
+    config.write_text("", encoding="utf-8")
+    return {**os.environ, "DIALJUDGE_DATA_DIR": home, "DIALJUDGE_CONFIG": str(config),
+            "PYTHONPATH": os.pathsep.join([str(REPO_ROOT / "src"), os.environ.get("PYTHONPATH", "")])}
+
+
+def cold_start_seconds() -> float:
+    with tempfile.TemporaryDirectory() as home:
+        env = isolated_env(home)
+        env["BENCH_T0"] = repr(time.time())
+        out = subprocess.run([sys.executable, "-c", COLD_START], env=env, capture_output=True, text=True,
+                             check=True)
+    return float(out.stdout.strip().splitlines()[-1])
+
+
+class StallMeter:
+    """The longest gap between ticks of a 10 ms timer on the app's loop."""
+
+    def __init__(self, app: Any) -> None:
+        self.longest = 0.0
+        self._last = time.perf_counter()
+        self._timer = app.set_interval(0.01, self._tick)
+
+    def _tick(self) -> None:
+        now = time.perf_counter()
+        self.longest = max(self.longest, now - self._last)
+        self._last = now
+
+    def stop(self) -> float:
+        self._tick()
+        self._timer.stop()
+        return self.longest
+
+
+async def open_and_run(path: Path, n_items: int, home: str) -> tuple[float, float, float, float]:
+    """(seconds to show the dataset, longest stall meanwhile, seconds of the run, longest stall meanwhile)."""
+    from dialjudge.core.config import Config, JudgeConfig
+    from dialjudge.tui.app import make_app
+    from dialjudge.tui.services import Services
+
+    from .datasets import fake_run_config
+
+    config = Config(judges={"fake": JudgeConfig(name="fake", backend="fake")})
+    services = Services.default(config, show_timings=False).with_store_at(Path(home) / "runs.sqlite3")
+    app = make_app(services=services)
+    async with app.run_test(size=(160, 45)) as pilot:
+        while app.workspace.dataset is None or not app.workspace.evaluators:
+            await pilot.pause(0.01)
+        meter = StallMeter(app)
+        started = time.perf_counter()
+        app.open_dataset(str(path))
+        while (app.workspace.dataset is None or app.workspace.dataset.source != str(path)
+               or not app.workspace.evaluators or getattr(app.screen, "table", None) is None
+               or app.screen.table.row_count != n_items):
+            await pilot.pause(0.01)
+        shown = time.perf_counter() - started
+        load_stall = meter.stop()
+        await pilot.pause(0.5)  # let the metric columns and statistics settle
+
+        dataset = app.workspace.dataset
+        meter = StallMeter(app)
+        started = time.perf_counter()
+        worker = app.start_run(fake_run_config(dataset), resume=False)
+        await worker.wait()
+        await pilot.pause(0.3)  # the last progress messages and a redraw
+        run_s = time.perf_counter() - started
+        run_stall = meter.stop()
+    return shown, load_stall, run_s, run_stall
+
+
+def refresh_ms(n_items: int, repeats: int) -> tuple[float, float, str]:
+    """(median ms of one refresh after one new score, ms of the plain batch computation, CI method)."""
+    import numpy as np
+
+    from dialjudge.core.stats.correlation import correlate
+    from dialjudge.core.stats.running import RunningCorrelations
+
+    from .datasets import big_dataset
+
+    dataset = big_dataset(n_items)
+    human = {ex.id: ex.human("overall") for ex in dataset.examples}
+    groups = {ex.id: ex.group_id for ex in dataset.examples}
+    rng = np.random.default_rng(0)
+    scores = {i: float(rng.integers(0, 101)) / 100 for i in human}
+    running = RunningCorrelations(human, groups, n_boot=200)
+    for item, score in scores.items():
+        running.add("judge", item, score)
+    running.snapshot("judge", ci=True)  # imports and first-use costs are not a refresh
+    times = []
+    ids = list(scores)
+    method = ""
+    for k in range(repeats):
+        item = ids[k]
+        running.add("judge", item, 1.0 - scores[item])  # a retry replaces one score
+        started = time.perf_counter()
+        snap = running.snapshot("judge", ci=True)
+        times.append(time.perf_counter() - started)
+        method = snap.ci_method or ""
+    paired = [i for i in ids if human[i] is not None]
+    started = time.perf_counter()
+    correlate([scores[i] for i in paired], [human[i] for i in paired], [groups[i] for i in paired], n_boot=200)
+    plain = time.perf_counter() - started
+    return statistics.median(times) * 1000, plain * 1000, method
+
+
+def run(ctx: Context) -> list[Row]:
+    from .datasets import save_big_dataset
+
+    n_items = 300 if ctx.quick else 10_000
+    starts = [cold_start_seconds() for _ in range(1 if ctx.quick else 3)]
+    ctx.log(f"  cold start: {', '.join(f'{s:.2f}' for s in starts)} s")
+    refresh, plain, method = refresh_ms(n_items, 5 if ctx.quick else 20)
+    ctx.log(f"  refresh at {n_items}: {refresh:.1f} ms (plain batch {plain:.0f} ms); CI: {method}")
+    with tempfile.TemporaryDirectory() as home:
+        previous = os.environ.get("DIALJUDGE_DATA_DIR")
+        os.environ["DIALJUDGE_DATA_DIR"] = home
+        try:
+            path = save_big_dataset(n_items, Path(home) / "big.jsonl")
+            shown, load_stall, run_s, run_stall = asyncio.run(open_and_run(path, n_items, home))
+        finally:
+            if previous is None:
+                os.environ.pop("DIALJUDGE_DATA_DIR", None)
+            else:
+                os.environ["DIALJUDGE_DATA_DIR"] = previous
+    ctx.log(f"  open {n_items}: {shown:.2f} s (stall {load_stall * 1000:.0f} ms); run: {run_s:.1f} s "
+            f"(stall {run_stall * 1000:.0f} ms)")
+    approx = " (CI: m-out-of-n bootstrap)" if "m-out-of-n" in method else ""
+    return [
+        at_most("app cold start to the first screen [s]", statistics.median(starts), None, "s"),
+        at_most(f"app open a {n_items:,}-item dataset [s]", shown, None, "s"),
+        at_most(f"app longest UI stall while opening {n_items:,} items [ms]", load_stall * 1000, None, "ms"),
+        at_most(f"app running-correlation refresh at {n_items:,} items, r/rho/tau + CI{approx} [ms]", refresh,
+                20.0, "ms", baseline=plain),
+        at_most(f"app longest UI stall while a {n_items:,}-item run streams in [ms]", run_stall * 1000, 100.0, "ms"),
+    ]

@@ -1,0 +1,98 @@
+"""Figure 6: peak resident memory (RSS) of a 10,000-item fake-judge run through the engine and
+the store, and of the app holding a 10,000-item dataset (with its metric columns scored).
+
+Each is measured in a fresh Python process (its own ru_maxrss); the baseline is a process
+that only imports the same modules, so the value minus the baseline is what the items cost.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tempfile
+import textwrap
+from pathlib import Path
+
+from .common import Context, Row, at_most
+from .figure_app import isolated_env
+
+# VmHWM, the peak RSS of this process image: ru_maxrss would carry the benchmark's own peak
+# over into the child, since Linux keeps it across fork and exec.
+PEAK = ("import re; print(int(re.search(r'VmHWM:\\s+(\\d+)', open('/proc/self/status').read()).group(1))"
+        " / 1024)")
+
+ENGINE_IMPORTS = textwrap.dedent(f"""
+    import bench.datasets, dialjudge.core.judges.engine, dialjudge.core.judges.store
+    import dialjudge.core.judges.backends.fake, dialjudge.core.registry
+    {PEAK}
+""")
+
+APP_IMPORTS = textwrap.dedent(f"""
+    import bench.datasets, dialjudge.tui.app, dialjudge.tui.services
+    {PEAK}
+""")
+
+ENGINE_RUN = textwrap.dedent(f"""
+    import asyncio, sys
+    from pathlib import Path
+    from bench.datasets import big_dataset, fake_run_config
+    from dialjudge.core.judges.backends.fake import FakeBackend
+    from dialjudge.core.judges.engine import RunEngine
+    from dialjudge.core.judges.store import RunStore
+
+    dataset = big_dataset(int(sys.argv[1]))
+    store = RunStore(Path(sys.argv[2]) / "runs.sqlite3")
+    summary = asyncio.run(RunEngine(fake_run_config(dataset), dataset, {{"fake": FakeBackend("fake")}}, store).run())
+    assert summary.done == len(dataset), summary
+    judgments = store.load_judgments(summary.run_id)
+    assert sum(len(j) for j in judgments.values()) == len(dataset)
+    store.close()
+    {PEAK}
+""")
+
+APP_HOLDING = textwrap.dedent(f"""
+    import asyncio, sys
+    from pathlib import Path
+    from bench.datasets import save_big_dataset
+    from dialjudge.tui.app import make_app
+    from dialjudge.tui.services import Services
+
+    path = save_big_dataset(int(sys.argv[1]), Path(sys.argv[2]) / "big.jsonl")
+
+    async def main():
+        app = make_app(services=Services.default(show_timings=False))
+        async with app.run_test(size=(160, 45)) as pilot:
+            app.open_dataset(str(path))
+            while (app.workspace.dataset is None or app.workspace.dataset.source != str(path)
+                   or not app.workspace.evaluators):
+                await pilot.pause(0.05)
+            await pilot.pause(0.5)
+    asyncio.run(main())
+    {PEAK}
+""")
+
+
+def peak_mb(code: str, *args: str) -> float:
+    with tempfile.TemporaryDirectory() as home:
+        out = subprocess.run([sys.executable, "-c", code, *args, home], env=isolated_env(home),
+                             capture_output=True, text=True, cwd=Path(__file__).resolve().parents[1])
+        if out.returncode != 0:
+            raise RuntimeError(out.stderr.strip().splitlines()[-1] if out.stderr.strip() else "failed")
+    return float(out.stdout.strip().splitlines()[-1])
+
+
+def run(ctx: Context) -> list[Row]:
+    n_items = 300 if ctx.quick else 10_000
+    # The baselines (imports only) change with the code, not with the items: --quick skips them.
+    engine_base = None if ctx.quick else peak_mb(ENGINE_IMPORTS)
+    app_base = None if ctx.quick else peak_mb(APP_IMPORTS)
+    engine = peak_mb(ENGINE_RUN, str(n_items))
+    app = peak_mb(APP_HOLDING, str(n_items))
+    ctx.log(f"  engine: imports {engine_base} MB, run {engine:.0f} MB; app: imports {app_base} MB, "
+            f"holding the items {app:.0f} MB")
+    return [
+        at_most(f"memory peak RSS, {n_items:,}-item fake-judge run via engine + store [MB]", engine, None, "MB",
+                baseline=engine_base, with_ratio=False),
+        at_most(f"memory peak RSS, app holding {n_items:,} items [MB]", app, None, "MB", baseline=app_base,
+                with_ratio=False),
+    ]
