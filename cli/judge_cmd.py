@@ -14,12 +14,12 @@ from dialjudge.core.config import load_config
 from dialjudge.core.errors import ConfigError
 from dialjudge.core.evaluation import evaluate, split_subsets
 from dialjudge.core.format import number_text, percent_text
+from dialjudge.core.judges.events import StopRuleChecked
 from dialjudge.core.judges.status import RunState, RunStatus, status_text
 from dialjudge.core.judges.store import RunStore
 from dialjudge.core.judges.types import ScoringMode
 from dialjudge.core.judging import POOL, build_backends, execute_run, is_label_quality, judgment_columns, plan_run
 from dialjudge.core.model import Aggregation, ScaleKind
-from dialjudge.core.judges.events import StopRuleChecked
 from dialjudge.core.registry import open_dataset
 from dialjudge.core.stats.label_agreement import TieRule
 

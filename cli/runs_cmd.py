@@ -5,15 +5,15 @@ from __future__ import annotations
 import argparse
 import json
 from collections.abc import Mapping
-from typing import Any
 from pathlib import Path
+from typing import Any
 
 from dialjudge.core.compare import compare_runs
-from dialjudge.core.report import FORMATS, records_to_latex, records_to_markdown, to_csv, to_json, to_jsonl
 from dialjudge.core.errors import DialjudgeError
-from dialjudge.core.judges.store import RunStore
 from dialjudge.core.format import number_text
+from dialjudge.core.judges.store import RunStore
 from dialjudge.core.judges.types import ScoringMode
+from dialjudge.core.report import FORMATS, records_to_latex, records_to_markdown, to_csv, to_json, to_jsonl
 from dialjudge.core.run_export import FORMAT_LABELS
 
 from . import render

@@ -30,8 +30,8 @@ from .controllers.datasets import (
     StatsRefreshed,
 )
 from .controllers.history import RunScoresLoaded, StoredRunsController
-from .controllers.labels import LabelReportComputed, LabelReportController
 from .controllers.lab import LabController
+from .controllers.labels import LabelReportComputed, LabelReportController
 from .controllers.review import ReviewController
 from .controllers.runs import RUN_GROUP, JudgeChoicesLoaded, RunController, RunEventReceived
 from .navigation import DESTINATIONS, HOME

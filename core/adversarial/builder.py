@@ -37,7 +37,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Iterable, Sequence
 
 from ..errors import ConfigError, DataError
-from ..model import (BINARY_01, TAG_ADVERSARIAL, TAG_CLOSED, Dataset, Example, Level, Rating)
+from ..model import BINARY_01, TAG_ADVERSARIAL, TAG_CLOSED, Dataset, Example, Level, Rating
 from .dates import swap_dates
 from .edits import Edit, Proposals, detect_language, item_rng
 from .knowledge import KnowledgePools, swap_knowledge, triples_of

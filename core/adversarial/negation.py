@@ -135,7 +135,7 @@ IRREGULAR_PARTICIPLES = {
     "drunk", "driven", "chosen", "fallen", "forgotten", "spoken", "broken", "stolen", "shown",
     "grown", "thrown", "flown", "drawn", "worn", "hit", "let", "cut", "quit", "built", "meant",
     "held", "led", "fed", "slept", "sung", "swum", "ridden", "risen", "hidden", "proven",
-    "beaten", "seen", "heard", "taught", "dealt",
+    "beaten", "dealt",
 }
 NOT_PARTICIPLES = {"need", "indeed", "hundred", "speed", "seed", "feed", "breed", "bleed",
                    "greed", "bed", "red", "shed", "wed", "naked", "wicked", "sacred", "weed",

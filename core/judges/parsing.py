@@ -393,10 +393,8 @@ def _pattern_text(text: str, key: str | None) -> str | None:
     if not key:
         return None
     key_re = r"\s+".join(re.escape(part) for part in key.split())
-    m = None
-    for m in re.finditer(rf"(?i)[\"']?{key_re}[\"']?\s*:\s*\"((?:[^\"\\]|\\.)*)\"", text):
-        pass
-    return m.group(1).strip() if m else None
+    matches = list(re.finditer(rf"(?i)[\"']?{key_re}[\"']?\s*:\s*\"((?:[^\"\\]|\\.)*)\"", text))
+    return matches[-1].group(1).strip() if matches else None  # the last occurrence wins
 
 
 def _json_objects(text: str) -> list[dict[str, Any]]:

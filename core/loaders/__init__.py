@@ -26,8 +26,7 @@ from ._common import parse_json_text, read_text_file
 from .csv_table import CsvMapping, QualityColumns, default_mapping, read_csv
 from .fed import fed_dataset, looks_like_fed, read_fed
 from .judge_bench import judge_bench_dataset, looks_like_judge_bench, read_judge_bench
-from .native import (example_to_record, native_dataset, read_native, record_to_example,
-                     split_records, write_native)
+from .native import example_to_record, native_dataset, read_native, record_to_example, split_records, write_native
 from .usr import looks_like_usr, read_usr, usr_dataset
 
 FORMATS = ("native", "usr", "fed", "judge-bench", "kdconv", "csv")

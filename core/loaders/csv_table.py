@@ -26,8 +26,7 @@ from typing import Any, Mapping, Sequence
 
 from ..errors import DataError
 from ..model import Dataset, Example, Level, Rating, RatingValue, Scale, ScaleKind, Turn
-from ._common import (alternating_turns, describe_scale, json_type, read_text_file, speaker_turns,
-                      split_speaker)
+from ._common import alternating_turns, describe_scale, json_type, read_text_file, speaker_turns, split_speaker
 
 if sys.version_info >= (3, 11):
     import tomllib

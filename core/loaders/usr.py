@@ -13,8 +13,7 @@ from typing import Any, Mapping
 
 from ..errors import DataError
 from ..model import TAG_OPEN, Dataset, Example, Rating, Scale, ScaleKind
-from ._common import (alternating_turns, check_value, json_type, read_json_file, split_lines,
-                      type_name)
+from ._common import alternating_turns, check_value, json_type, read_json_file, split_lines, type_name
 
 TOPICAL_CHAT = "topicalchat"
 PERSONA_CHAT = "personachat"

@@ -8,14 +8,23 @@ running: live correlations for a run in progress.
 """
 
 from .categorical import (
-    CategoricalResult, categorical_agreement, cohen_kappa, krippendorff_alpha, percent_agreement,
+    CategoricalResult,
+    categorical_agreement,
+    cohen_kappa,
+    krippendorff_alpha,
+    percent_agreement,
 )
 from .ceiling import AnnotatorAgreement, CeilingRow, HumanCeiling, ceiling_table, human_ceiling
 from .correlation import Coefficient, CorrelationResult, correlate, system_level
 from .human import HumanLabels, annotator_matrix, human_labels
 from .running import RunningCorrelations, Snapshot
 from .table import (
-    AgreementTable, CategoricalTable, AgreementCell, Exclusions, agreement_table, categorical_table,
+    AgreementCell,
+    AgreementTable,
+    CategoricalTable,
+    Exclusions,
+    agreement_table,
+    categorical_table,
 )
 
 __all__ = [

@@ -31,7 +31,13 @@ from . import bootstrap as bs
 from .categorical import CategoricalResult, categorical_agreement, is_missing
 from .ceiling import HumanCeiling, human_ceiling
 from .correlation import (
-    METHODS, SYSTEM, TURN, UNDEFINED, CorrelationResult, item_correlation, system_correlation,
+    METHODS,
+    SYSTEM,
+    TURN,
+    UNDEFINED,
+    CorrelationResult,
+    item_correlation,
+    system_correlation,
 )
 from .human import alpha_level, human_labels
 

@@ -9,8 +9,8 @@ import re
 
 import pytest
 
-from shared_data import require_file
 from dialjudge.core.adversarial.dates import date_mentions, swap_dates
+from shared_data import require_file
 
 MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September",
           "October", "November", "December"]

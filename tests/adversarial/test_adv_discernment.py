@@ -8,10 +8,16 @@ import random
 import pytest
 
 from dialjudge.core.adversarial.builder import make_adversarial_set
-from dialjudge.core.adversarial.discernment import (ADVERSARIAL_ONLY, GENUINE_VS_ADVERSARIAL,
-                                                    NO_SCORES, ORIGINAL_VS_ADVERSARIAL,
-                                                    caught_list, discernment_table, histogram,
-                                                    roc_auc)
+from dialjudge.core.adversarial.discernment import (
+    ADVERSARIAL_ONLY,
+    GENUINE_VS_ADVERSARIAL,
+    NO_SCORES,
+    ORIGINAL_VS_ADVERSARIAL,
+    caught_list,
+    discernment_table,
+    histogram,
+    roc_auc,
+)
 from dialjudge.core.errors import DataError
 from dialjudge.core.model import Dataset, Example, Perturbation, Turn
 

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import random
 
-from shared_data import require_file
 from dialjudge.core.adversarial.kdconv import read_kdconv_json
-from dialjudge.core.adversarial.knowledge import (KnowledgePools, Triple, realised_triples,
-                                                  swap_knowledge)
+from dialjudge.core.adversarial.knowledge import KnowledgePools, Triple, realised_triples, swap_knowledge
+from shared_data import require_file
 
 FILM = "我是山姆"
 TRIPLES = [

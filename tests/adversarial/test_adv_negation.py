@@ -7,8 +7,8 @@ import re
 
 import pytest
 
-from shared_data import require_file
 from dialjudge.core.adversarial.negation import flip_negations
+from shared_data import require_file
 
 NEGATOR = re.compile(r"\b(not|never)\b|n['’]?t\b|\bcannot\b", re.I)
 

@@ -8,8 +8,8 @@ import re
 
 import pytest
 
-from shared_data import require_file
 from dialjudge.core.adversarial.numbers import pluralize, swap_numbers
+from shared_data import require_file
 
 WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
          "ten": 10, "eleven": 11, "twelve": 12}

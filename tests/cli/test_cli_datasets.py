@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from shared_data import shared_data_dir
 from dialjudge.cli.main import main
+from shared_data import shared_data_dir
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:

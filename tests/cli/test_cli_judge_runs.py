@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from shared_data import shared_data_dir
 from dialjudge.cli.main import main
 from dialjudge.core.judges.templates import shipped_template_dir
 from dialjudge.core.model import majority_vote
 from dialjudge.core.registry import open_dataset
+from shared_data import shared_data_dir
 
 OLD_LINE = "Please output a score."
 NEW_LINE = "Please output one number only."

@@ -9,10 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from shared_data import require_file
 from dialjudge.cli.main import main
 from dialjudge.core.metrics import METRIC_IDS, metric_info
-
+from shared_data import require_file
 
 
 def metric_labels() -> list[str]:

@@ -6,10 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from shared_data import require_file
 from dialjudge.core.config import Config
 from dialjudge.core.errors import DataError
-from dialjudge.core.metrics import METRIC_IDS, metric_info
 from dialjudge.core.evaluation import (
     EvaluationReport,
     default_qualities,
@@ -17,8 +15,10 @@ from dialjudge.core.evaluation import (
     reference_metric_scores,
     split_subsets,
 )
+from dialjudge.core.metrics import METRIC_IDS, metric_info
 from dialjudge.core.model import Aggregation, Dataset, Example, Level, Rating, Scale, ScaleKind, Turn
 from dialjudge.core.registry import open_dataset
+from shared_data import require_file
 
 N_BOOT = 50
 

@@ -10,11 +10,17 @@ import jsonschema
 import pytest
 
 from dialjudge.core.errors import DataError
-from dialjudge.core.loaders import (example_to_record, load_dataset, read_native, read_usr,
-                                    record_to_example, save_dataset, write_native)
+from dialjudge.core.loaders import (
+    example_to_record,
+    load_dataset,
+    read_native,
+    read_usr,
+    record_to_example,
+    save_dataset,
+    write_native,
+)
 from dialjudge.core.loaders.fed import read_fed
-from dialjudge.core.model import (Dataset, Example, Level, Perturbation, Rating, Scale, ScaleKind,
-                                  Turn)
+from dialjudge.core.model import Dataset, Example, Level, Perturbation, Rating, Scale, ScaleKind, Turn
 from shared_data import REPO_ROOT, require_file
 
 DATASETS = REPO_ROOT / "datasets"

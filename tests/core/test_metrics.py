@@ -14,7 +14,6 @@ from nltk.translate.meteor_score import meteor_score
 from rouge_score import rouge_scorer
 from sacrebleu.metrics import BLEU, CHRF
 
-from shared_data import require_file
 from dialjudge.core.errors import ConfigError
 from dialjudge.core.metrics import (
     METRIC_IDS,
@@ -29,6 +28,7 @@ from dialjudge.core.metrics.engine import MetricEngine, lcs_length
 from dialjudge.core.metrics.language import han_ratio, is_chinese, is_chinese_code
 from dialjudge.core.metrics.tokenize import ChineseCharTokenizer, meteor_tokens
 from dialjudge.core.model import Example, Level
+from shared_data import require_file
 
 TOLERANCE = 1e-9
 GROUND_TRUTH = "Original Ground Truth"

@@ -98,7 +98,7 @@ def test_concurrent_copies_leave_one_complete_corpus(tmp_path: Path):
         start.wait()
         try:
             results.append(wn.ensure_wordnet_copy(source, root))
-        except BaseException as exc:  # noqa: BLE001 - reported below
+        except BaseException as exc:
             errors.append(exc)
 
     threads = [threading.Thread(target=copy) for _ in range(4)]

@@ -9,7 +9,10 @@ import pytest
 
 from dialjudge.core.model import Scale, ScaleKind
 from dialjudge.core.stats.categorical import (
-    categorical_agreement, cohen_kappa, krippendorff_alpha, percent_agreement,
+    categorical_agreement,
+    cohen_kappa,
+    krippendorff_alpha,
+    percent_agreement,
 )
 
 NAN = float("nan")

@@ -10,13 +10,13 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from shared_data import require_file
 from dialjudge.core.model import Aggregation, Example, Rating, Scale, ScaleKind, Turn
 from dialjudge.core.stats.categorical import cohen_kappa, krippendorff_alpha, percent_agreement
 from dialjudge.core.stats.ceiling import human_ceiling
 from dialjudge.core.stats.correlation import correlate, system_level
 from dialjudge.core.stats.table import CEILING, agreement_table, categorical_table
 from dialjudge.core.subsets import Subset
+from shared_data import require_file
 
 FIVE = Scale(ScaleKind.ORDINAL, 1, 5)
 BINARY = Scale(ScaleKind.BINARY, 0, 1)

@@ -6,8 +6,8 @@ import asyncio
 import json
 import math
 import random
-from email.utils import format_datetime
 from datetime import datetime, timedelta, timezone
+from email.utils import format_datetime
 
 import httpx
 import pytest
@@ -39,8 +39,12 @@ def config(**changes) -> JudgeConfig:
     return JudgeConfig(**values)
 
 
+#: Frozen, so one instance can be every request's default.
+DEFAULT_SAMPLING = Sampling(max_tokens=40, seed=5)
+
+
 def request(spec: OutputSpec, mode: ScoringMode, *, top_k: int = 3,
-            sampling: Sampling = Sampling(max_tokens=40, seed=5), text: str = "Rate it.") -> JudgeRequest:
+            sampling: Sampling = DEFAULT_SAMPLING, text: str = "Rate it.") -> JudgeRequest:
     prompt = RenderedPrompt((Message("system", "You judge."), Message("user", text)), spec, "t")
     return JudgeRequest("item-1", prompt, mode, sampling, top_k=top_k)
 

@@ -8,10 +8,21 @@ import pytest
 
 from dialjudge.core.errors import ConfigError, TemplateError
 from dialjudge.core.judges.personas import (
-    Persona, get_persona, load_personas, save_persona, save_template, toml_string, user_persona_dir,
+    Persona,
+    get_persona,
+    load_personas,
+    save_persona,
+    save_template,
+    toml_string,
+    user_persona_dir,
 )
 from dialjudge.core.judges.templates import (
-    VARIABLES, TextPattern, get_template, load_templates, parse_template, shipped_template_dir,
+    VARIABLES,
+    TextPattern,
+    get_template,
+    load_templates,
+    parse_template,
+    shipped_template_dir,
     user_template_dir,
 )
 from dialjudge.core.judges.types import OutputKind, ScoringMode

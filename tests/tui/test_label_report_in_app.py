@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from judge_bench_files import safety_set
 from tui_helpers import SIZE, settle, wait_until
 
 from dialjudge.core.judges.labels import run_label_report
@@ -11,6 +10,7 @@ from dialjudge.core.judging import plan_run
 from dialjudge.tui.app import make_app
 from dialjudge.tui.screens.scores import ScoresScreen
 from dialjudge.tui.widgets.label_agreement_panel import LabelAgreementPanel
+from judge_bench_files import safety_set
 
 
 async def test_a_finished_run_on_a_label_quality_shows_its_comparison(services, tmp_path):

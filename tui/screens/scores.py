@@ -15,8 +15,8 @@ from dialjudge.core.workspace import POOL
 from ..format import disagreement_style, number_text
 from ..state import Change, WorkspaceChange
 from ..widgets.correlation_panel import CorrelationPanel, panel_rows
-from ..widgets.run_progress_bar import progress_text
 from ..widgets.label_agreement_panel import LabelAgreementPanel
+from ..widgets.run_progress_bar import progress_text
 from ..widgets.selection_bar import SelectionBar
 from ..widgets.virtual_table import Column, TableCell, VirtualTable
 from .base import VIEW_BINDINGS, WorkspaceScreen
