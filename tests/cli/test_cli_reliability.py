@@ -30,8 +30,9 @@ from fault_server import FaultPlan, FaultServer, closed_port_url
 
 KEY = "sk-cli-suite-5f3a9c-TOPSECRET-77"
 KEY_PARTS = (KEY, KEY[-14:], KEY[:14])
+# generate mode: a probability mode would refuse a broken server at its capability check, before any run.
 JUDGE = ("judge", "--judge", "api", "--template", "likert-1to5", "--aspect", "overall", "--no-metrics",
-         "--bootstrap", "20")
+         "--mode", "generate", "--bootstrap", "20")
 
 
 def write_config(isolated_user_dirs: Path, base_url: str, **judge: Any) -> None:

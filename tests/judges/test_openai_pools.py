@@ -44,7 +44,7 @@ async def test_requests_take_the_clients_in_turn() -> None:
     try:
         for _ in range(5):
             await backend._post(backend._payload((Message("user", "hi"),), "", probability=False, n_top=0,
-                                                 max_tokens=4, temperature=0.0, seed=0))
+                                                 max_tokens=4, temperature=0.0, seed=0), lambda body: body)
     finally:
         backend._clients = [real]
         await backend.close()

@@ -236,3 +236,14 @@ async def test_failure_reasons_show_under_a_finished_run(services_factory):
         text = static_text(screen.query_one("#run-progress-text", Static))
         for reason, count in reasons:
             assert f"{count} × {reason}" in text
+
+
+async def test_a_local_judge_shows_its_thread_count(services):
+    app = make_app(services=services)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_run_screen(pilot)
+        judges = screen.query_one("#run-judges", SelectionList)
+        labels = {str(judges.get_option_at_index(i).value): str(judges.get_option_at_index(i).prompt)
+                  for i in range(judges.option_count)}
+        assert "llama" in labels["smollm2"] and labels["smollm2"].endswith("· 2 threads")
+        assert "thread" not in labels["fake"]

@@ -7,6 +7,7 @@ and says what it waited for when it gives up.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import io
 import time
 from collections.abc import Callable
@@ -29,7 +30,9 @@ WAIT_LIMIT_S = 60.0
 
 
 def make_services(tmp_path: Path, *, data_dirs: tuple[Path, ...] = (), **overrides: Any) -> Services:
-    config = Config(data_dirs=data_dirs, judges={BUNDLED_JUDGE: bundled_judge(), "fake": FAKE_JUDGE})
+    # Two threads, whatever this machine has: the Run screen shows the count, and snapshots must not vary.
+    bundled = dataclasses.replace(bundled_judge(), n_threads=2)
+    config = Config(data_dirs=data_dirs, judges={BUNDLED_JUDGE: bundled, "fake": FAKE_JUDGE})
     settings: dict[str, Any] = dict(metric_ids=FAST_METRICS, n_boot=200, show_timings=False,
                                     stats_interval_s=3600.0)
     settings.update(overrides)

@@ -346,7 +346,13 @@ def _integer(screen: RunScreen, input_id: str, what: str, minimum: int) -> int:
 def _judge_label(judge: JudgeConfig) -> Content:
     # Content, not markup: a path or a model name may hold brackets.
     where = judge.model_path or judge.base_url or judge.model or ""
-    return Content.assemble(judge.name, (f"  {judge.backend}{' · ' + where if where else ''}", "dim"))
+    detail = f"  {judge.backend}{' · ' + where if where else ''}"
+    if judge.backend == "llama":  # how fast a local judge can go depends on it
+        from dialjudge.core.judges.backends.llama import available_cores
+
+        threads = judge.n_threads or available_cores()
+        detail += f" · {threads} thread{'s' if threads != 1 else ''}"
+    return Content.assemble(judge.name, (detail, "dim"))
 
 
 def template_text(template: Template | None, *, shipped: bool) -> Text:
