@@ -34,6 +34,7 @@ from .params import (
     METEOR_GAMMA,
 )
 from .registry import BLEU_ORDERS, CHRF_ID, METEOR_ID, resolve_metric_ids
+from .synonym_index import SynonymSet
 
 _MAX_ORDER = max(BLEU_ORDERS)
 
@@ -54,26 +55,6 @@ class _RememberingStemmer:
         return stem
 
 
-class _Lemma:
-    __slots__ = ("_name",)
-
-    def __init__(self, name: str) -> None:
-        self._name = name
-
-    def name(self) -> str:
-        return self._name
-
-
-class _SynonymSet:
-    __slots__ = ("_lemmas",)
-
-    def __init__(self, names: Iterable[str]) -> None:
-        self._lemmas = tuple(_Lemma(n) for n in names)
-
-    def lemmas(self) -> tuple[_Lemma, ...]:
-        return self._lemmas
-
-
 class _RememberingSynonyms:
     """A WordNet reader as NLTK's METEOR matcher sees it, remembering each word's synonyms.
 
@@ -85,9 +66,9 @@ class _RememberingSynonyms:
 
     def __init__(self, wordnet: Any) -> None:
         self._wordnet = wordnet
-        self._synonyms: dict[str, list[_SynonymSet]] = {}
+        self._synonyms: dict[str, list[SynonymSet]] = {}
 
-    def synsets(self, word: str) -> list[_SynonymSet]:
+    def synsets(self, word: str) -> list[SynonymSet]:
         found = self._synonyms.get(word)
         if found is None:
             names = dict.fromkeys(
@@ -96,7 +77,7 @@ class _RememberingSynonyms:
                 for name in (lemma.name() for lemma in synset.lemmas())
                 if "_" not in name
             )
-            found = self._synonyms[word] = [_SynonymSet(names)] if names else []
+            found = self._synonyms[word] = [SynonymSet(names)] if names else []
         return found
 
 

@@ -68,7 +68,7 @@ def wordnet_identity(location: str) -> str:
     return digest.hexdigest()[:24]
 
 
-class _Names:
+class SynonymSet:
     """A stand-in synset: METEOR reads only ``lemma.name()`` of ``synset.lemmas()``."""
 
     __slots__ = ("_lemmas",)
@@ -119,9 +119,9 @@ class SynonymIndex:
                 found.update(dict.fromkeys(self._vocab[k] for k in ids[starts[i]:starts[i + 1]]))
         return list(found)
 
-    def synsets(self, word: str) -> list[_Names]:
+    def synsets(self, word: str) -> list[SynonymSet]:
         names = self.synonyms(word)
-        return [_Names(names)] if names else []
+        return [SynonymSet(names)] if names else []
 
     def _morphy(self, form: str, pos: str) -> list[str]:
         # WordNetCorpusReader._morphy, on the index: the exception list or the
