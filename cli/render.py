@@ -113,15 +113,13 @@ def print_paired(con: Console, comparisons: Sequence[Any], coefficient: str = "s
     """Paired comparisons (core.stats.paired): a Δ table with CIs and p-values, then the verdict lines."""
     from dialjudge.core.stats.paired import SYMBOLS, verdict_line
 
-    def num(x: float | None, signed: bool = False) -> str:
-        return number_text(x, signed=signed)
-
     rows = []
     for c in comparisons:
         for method, d in c.deltas.items():
             williams = c.williams if method == "pearson" else None
-            rows.append((c.quality, c.subset, f"Δ{SYMBOLS[method]}", num(d.a), num(d.b), num(d.delta, True),
-                         f"{num(d.ci_low, True)} … {num(d.ci_high, True)}", num(d.p_value),
+            interval = f"{number_text(d.ci_low, signed=True)} … {number_text(d.ci_high, signed=True)}"
+            rows.append((c.quality, c.subset, f"Δ{SYMBOLS[method]}", number_text(d.a), number_text(d.b),
+                         number_text(d.delta, signed=True), interval, number_text(d.p_value),
                          "–" if williams is None else f"t={williams.t:.2f}, p={williams.p_value:.3f}",
                          f"{c.n_items}/{c.n_groups}", c.n_excluded))
     con.print(plain_table(

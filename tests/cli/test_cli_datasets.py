@@ -5,15 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from cli_helpers import run
 
-from dialjudge.cli.main import main
 from shared_data import shared_data_dir
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def assert_one_line_error(err: str, *fragments: str) -> None:

@@ -9,8 +9,8 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from cli_helpers import run
 
-from dialjudge.cli.main import main
 from dialjudge.core.judges.templates import shipped_template_dir
 from dialjudge.core.model import majority_vote
 from dialjudge.core.registry import open_dataset
@@ -47,11 +47,6 @@ def fake_judges(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("DIALJUDGE_CONFIG", str(config))
     return config
 
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def flat(text: str) -> str:

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import json
-import textwrap
 from pathlib import Path
 
 import pytest
+from cli_helpers import run, use_fake_judges
 
-from dialjudge.cli.main import main
 from dialjudge.core.loaders import read_judge_bench
 from dialjudge.core.stats.label_agreement import compare_labels
 from judge_bench_files import SAFETY, labelled, safety_set, write_set
@@ -16,19 +15,8 @@ from judge_bench_files import SAFETY, labelled, safety_set, write_set
 
 @pytest.fixture(autouse=True)
 def fake_judge(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    config = tmp_path / "dialjudge.toml"
-    config.write_text(textwrap.dedent("""
-        [judges.fa]
-        backend = "fake"
-        model = "fake-a"
-    """), encoding="utf-8")
-    monkeypatch.setenv("DIALJUDGE_CONFIG", str(config))
+    use_fake_judges(tmp_path, monkeypatch, "fa")
 
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def exported(capsys: pytest.CaptureFixture[str], run_id: str = "1") -> list[dict]:

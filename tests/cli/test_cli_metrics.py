@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
+from cli_helpers import run
 
 from dialjudge.cli.main import main
 from dialjudge.core.metrics import METRIC_IDS, metric_info
@@ -25,11 +26,6 @@ USR = ("--dataset", "usr-topicalchat", "--quality", "Overall", "--bootstrap", "5
 def usr(shared_data: Path) -> Path:
     return require_file(shared_data, "usr/usr_topical_chat.json")
 
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def table_rows(out: str) -> dict[str, list[str]]:

@@ -2,37 +2,19 @@
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 
 import pytest
+from cli_helpers import run, use_fake_judges
 
-from dialjudge.cli.main import main
 from dialjudge.core.compare import compare_runs
 from dialjudge.core.judges.store import RunStore
 
 
 @pytest.fixture(autouse=True)
 def fake_judges(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    config = tmp_path / "dialjudge.toml"
-    config.write_text(textwrap.dedent("""
-        [judges.fa]
-        backend = "fake"
-        model = "fake-a"
+    return use_fake_judges(tmp_path, monkeypatch, "fa", "fb")
 
-        [judges.fb]
-        backend = "fake"
-        model = "fake-b"
-        seed = 1
-    """), encoding="utf-8")
-    monkeypatch.setenv("DIALJUDGE_CONFIG", str(config))
-    return config
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 JUDGE = ("judge", "--aspect", "coherence", "--bootstrap", "50", "--no-metrics")

@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_helpers import run
 
-from dialjudge.cli.main import main
 from dialjudge.core.report import FORMATS
 from fault_server import FaultPlan, FaultServer, closed_port_url
 
@@ -58,11 +58,6 @@ def server() -> Any:
     with FaultServer(FaultPlan({"429-retry-after": 0.4}, seed=1, echo_key=True)) as s:
         yield s
 
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_a_rejected_key_stops_the_run_with_a_summary_and_a_non_zero_exit(

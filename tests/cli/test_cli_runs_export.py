@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import csv
 import json
-import textwrap
 from pathlib import Path
 
 import pytest
+from cli_helpers import run, use_fake_judges
 
-from dialjudge.cli.main import main
 from dialjudge.core.evaluation import evaluate
 from dialjudge.core.judges.store import RunStore
 from dialjudge.core.judging import run_scores
@@ -19,20 +18,8 @@ from dialjudge.core.run_export import FORMAT_LABELS
 
 @pytest.fixture(autouse=True)
 def fake_judge_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    config = tmp_path / "dialjudge.toml"
-    config.write_text(textwrap.dedent("""
-        [judges.fa]
-        backend = "fake"
-        model = "fake-a"
-    """), encoding="utf-8")
-    monkeypatch.setenv("DIALJUDGE_CONFIG", str(config))
-    return config
+    return use_fake_judges(tmp_path, monkeypatch, "fa")
 
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_export_to_a_folder_writes_what_the_app_writes(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
