@@ -22,7 +22,7 @@ import math
 from dataclasses import dataclass
 
 from .backends.answers import answer_choices, is_partial_answer, match_choice, normalize_answer
-from .types import BackendResult, JudgeRequest, Judgment, OutputKind, OutputSpec, ScoringMode
+from .types import AnswerConstraint, BackendResult, JudgeRequest, Judgment, OutputKind, OutputSpec, ScoringMode
 
 
 @dataclass(frozen=True)
@@ -36,7 +36,7 @@ class _Outcome:
 def score_result(request: JudgeRequest, result: BackendResult, judge: str) -> Judgment:
     spec = request.prompt.output
     if request.mode is ScoringMode.GENERATE:
-        outcome = _from_generated(result.raw_output, spec, request)
+        outcome = _from_generated(result.raw_output, spec, request, result.completion_tokens)
     elif request.mode is ScoringMode.YESNO:
         outcome = _from_yes_no(result, spec)
     elif spec.kind is OutputKind.LABEL:
@@ -90,15 +90,24 @@ def _on_scale(score: float, spec: OutputSpec) -> tuple[float | None, float | Non
     return score, spec.normalize(score), None
 
 
-def _from_generated(raw: str, spec: OutputSpec, request: JudgeRequest) -> _Outcome:
+def _from_generated(raw: str, spec: OutputSpec, request: JudgeRequest, completion_tokens: int = 0) -> _Outcome:
     # Imported here: parsing belongs to the templates side and is only needed in this mode.
     from .parsing import parse_output
 
-    # With the prompt, numbers the model merely copied from it are not taken for its answer.
-    parsed = parse_output(raw, spec, prompt=request.prompt)
+    max_tokens = request.sampling.max_tokens
+    hit_limit = completion_tokens >= max_tokens > 0
+    constrained = request.constrain is not AnswerConstraint.OFF
+    if constrained and hit_limit:
+        # The grammar leaves room for the whole answer in ASCII text; a cut one may read as another value.
+        return _Outcome(None, f"hit max_tokens ({max_tokens}) before the constrained answer completed")
+    # With the prompt, numbers the model merely copied from it are not taken for its answer. A
+    # constrained answer's value is fixed by the grammar, so copied text cannot be taken for it.
+    parsed = parse_output(raw, spec, prompt=None if constrained else request.prompt)
     if parsed.error or parsed.score is None:
-        return _Outcome(None, parsed.error or "no score found in the output",
-                        reasoning=parsed.reasoning, relevancy=parsed.relevancy)
+        error = parsed.error or "no score found in the output"
+        if hit_limit:
+            error += f" (generation hit max_tokens = {max_tokens})"
+        return _Outcome(None, error, reasoning=parsed.reasoning, relevancy=parsed.relevancy)
     return _Outcome(float(parsed.score), reasoning=parsed.reasoning, relevancy=parsed.relevancy)
 
 

@@ -108,6 +108,16 @@ class RenderedPrompt:
         return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
 
+class AnswerConstraint(str, enum.Enum):
+    """Whether generation is held to the template's answer format (core.judges.grammar)."""
+
+    OFF = "off"
+    #: The answer alone ("Score: 4", the InCA JSON object).
+    ANSWER = "answer"
+    #: One line of free reasoning, then the answer on its own line.
+    REASONING = "reasoning"
+
+
 @dataclass(frozen=True)
 class JudgeRequest:
     item_id: str
@@ -118,6 +128,8 @@ class JudgeRequest:
     top_k: int = 3
     #: Stability repeats: repeat r uses seed sampling.seed + r.
     repeat: int = 0
+    #: Generate mode: hold the output to the template's answer format (a grammar / JSON schema).
+    constrain: AnswerConstraint = AnswerConstraint.OFF
 
     @property
     def seed(self) -> int:
@@ -127,7 +139,9 @@ class JudgeRequest:
         """Same model, same rendered prompt, same sampling, same mode -> same answer."""
         payload = json.dumps(
             {"model": model_identity, "prompt": self.prompt.hash, "mode": self.mode.value,
-             "top_k": self.top_k, "sampling": self.sampling.to_dict(), "seed": self.seed},
+             "top_k": self.top_k, "sampling": self.sampling.to_dict(), "seed": self.seed,
+             # Only when on, so that the keys of unconstrained answers cached before stay valid.
+             **({"constrain": self.constrain.value} if self.constrain is not AnswerConstraint.OFF else {})},
             sort_keys=True,
         )
         return hashlib.sha256(payload.encode("utf-8")).hexdigest()
