@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 from typing import Any
 
 from rich.markup import escape
@@ -17,7 +18,7 @@ from dialjudge.core.format import number_text, percent_text
 from dialjudge.core.judges.events import StopRuleChecked
 from dialjudge.core.judges.status import RunState, RunStatus, status_text
 from dialjudge.core.judges.store import RunStore
-from dialjudge.core.judges.types import ScoringMode
+from dialjudge.core.judges.types import AnswerConstraint, ScoringMode
 from dialjudge.core.judging import POOL, build_backends, execute_run, is_label_quality, judgment_columns, plan_run
 from dialjudge.core.model import Aggregation, ScaleKind
 from dialjudge.core.registry import open_dataset
@@ -69,6 +70,12 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="the stop rule looks every K completed contexts (from the 10th on)")
     p.add_argument("--order-seed", type=int, default=0, metavar="S",
                    help="seed of the random order in which contexts are judged")
+    p.add_argument("--constrain", action="store_true",
+                   help="generate mode (implied): hold every answer to the template's answer format, so that it "
+                        "always parses: a llama.cpp grammar on local GGUF judges; on API judges a JSON schema "
+                        "(JSON templates) or options.constrain_with = \"grammar\" for llama.cpp servers")
+    p.add_argument("--reasoning", action="store_true",
+                   help="with --constrain: one line of free reasoning first, then the constrained answer line")
     p.set_defaults(handler=run)
 
 
@@ -76,16 +83,26 @@ def run(args: argparse.Namespace) -> int:
     config = load_config()
     dataset = open_dataset(args.dataset)
     fewshot_specs = _fewshot_draws(args.fewshot, args.fewshot_draws)
+    constraint = _constraint(args)
     plans = [plan_run(dataset, config, template=args.template, judges=args.judges or ["smollm2"],
-                      mode=args.mode, aspect=args.aspect, kpi=args.kpi, quality=(args.qualities or [None])[0],
+                      mode=args.mode or (ScoringMode.GENERATE if constraint is not AnswerConstraint.OFF else None), aspect=args.aspect, kpi=args.kpi, quality=(args.qualities or [None])[0],
                       personas=args.personas, fewshot=spec,
                       subset=None if args.subset == "all" and args.kpi else args.subset, limit=args.limit,
                       repeats=args.repeats, top_k=args.top_k, name=args.name, yes_label=args.yes_label)
              for spec in fewshot_specs]
+    plans = [dataclasses.replace(p, config=dataclasses.replace(p.config, constrain=constraint)) for p in plans]
     if args.yes_label:
         _check_yes_label(dataset, plans[0], args.yes_label)
     with RunStore() as store:
         return _judge_and_report(args, dataset, plans, store)
+
+
+def _constraint(args: argparse.Namespace) -> AnswerConstraint:
+    if args.reasoning and not args.constrain:
+        raise ConfigError("--reasoning goes with --constrain (free reasoning before a constrained answer)")
+    if not args.constrain:
+        return AnswerConstraint.OFF
+    return AnswerConstraint.REASONING if args.reasoning else AnswerConstraint.ANSWER
 
 
 def _judge_and_report(args: argparse.Namespace, dataset: Any, plans: list[Any], store: RunStore) -> int:
@@ -139,6 +156,8 @@ def _judge_and_report(args: argparse.Namespace, dataset: Any, plans: list[Any], 
                       include_length=True)
     mode_text = plan.config.mode.value + (f", top-{plan.config.top_k}" if plan.config.mode is ScoringMode.LOGPROB
                                           and plan.config.top_k else "")
+    if plan.config.constrain is not AnswerConstraint.OFF:
+        mode_text += f", constrained ({plan.config.constrain.value})"
     report.notes.insert(0, f"run {summary.run_id}: template {plan.config.template}, mode {mode_text}"
                            + (f", aspect {plan.config.aspect}" if plan.config.aspect else "")
                            + (f", KPI {plan.config.kpi}" if plan.config.kpi else "")

@@ -83,6 +83,8 @@ class Stats:
     good_answers: Counter[str] = field(default_factory=Counter)
     faults: Counter[str] = field(default_factory=Counter)
     authorization: set[str] = field(default_factory=set)
+    #: Every request body received, in order.
+    payloads: list[dict[str, Any]] = field(default_factory=list)
 
 
 class FaultServer:
@@ -145,6 +147,7 @@ class FaultServer:
             self.stats.per_prompt[prompt] += 1
             self.stats.requests += 1
             self.stats.authorization.add(h.headers.get("Authorization") or "")
+            self.stats.payloads.append(payload)
         echo = f" (you sent {h.headers.get('Authorization')})" if self.plan.echo_key else ""
         if self.plan.always_status is not None:
             self._send(h, self.plan.always_status, json.dumps({"error": {"message": f"no such luck{echo}"}}))

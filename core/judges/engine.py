@@ -40,7 +40,7 @@ from .runs import JudgeVariant, RunConfig
 from .stopping import DEFAULT_ORDER_SEED, StopRule, StopState, seeded_context_order
 from .store import JudgmentKey, RunStore
 from .truncation import PromptTooLong
-from .types import BackendResult, JudgeBackend, JudgeRequest, Judgment, RenderedPrompt
+from .types import AnswerConstraint, BackendResult, JudgeBackend, JudgeRequest, Judgment, RenderedPrompt
 
 Scorer = Callable[[JudgeRequest, BackendResult, str], Judgment]
 
@@ -331,7 +331,8 @@ class RunEngine:
                     continue
             backend = self.backends[variant.judge.name]
             request = JudgeRequest(item_id=example.id, prompt=prompt, mode=config.mode,
-                                   sampling=variant.judge.sampling, top_k=config.top_k, repeat=key.repeat)
+                                   sampling=variant.judge.sampling, top_k=config.top_k, repeat=key.repeat,
+                                   constrain=config.constrain)
             work = _Work(variant, example, request, request.cache_key(backend.identity), backend)
             hit = self.store.cached_response(work.cache_key) if self.use_cache else None
             if hit is not None:
@@ -344,6 +345,8 @@ class RunEngine:
             backend = self.backends[name]
             await backend.open()
             await backend.check_mode(config.mode, config.top_k)
+            if config.constrain is not AnswerConstraint.OFF:
+                await _check_constraint(backend, queues[name][0].request)
         timeouts = {name: self._timeout_for(name) for name in queues}
 
         if record is None:
@@ -563,6 +566,15 @@ def _default_scorer() -> Scorer:
     from .scoring import score_result
 
     return score_result
+
+
+async def _check_constraint(backend: JudgeBackend, request: JudgeRequest) -> None:
+    """Before the run: the backend can hold answers to this template's format (else it says why)."""
+    check = getattr(backend, "check_constraint", None)
+    if check is None:
+        raise ConfigError(f"judge {backend.name!r}: its backend cannot constrain answers; "
+                          "run without --constrain, or use a local GGUF or an OpenAI-compatible judge")
+    await check(request)
 
 
 def _sampling_record(request: JudgeRequest) -> dict[str, Any]:

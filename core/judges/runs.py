@@ -21,7 +21,7 @@ from ..errors import ConfigError
 from ..model import Dataset, Example
 from ..subsets import parse_subset
 from .fewshot import FewShotSetting
-from .types import ScoringMode
+from .types import AnswerConstraint, ScoringMode
 
 SNAPSHOT_VERSION = 1
 
@@ -172,9 +172,15 @@ class RunConfig:
     #: Two-label qualities: the label a judge's "yes" means (chosen by the user); it decides the
     #: comparison, not the judgments, so it stays out of the fingerprint.
     yes_label: str | None = None
+    #: Generate mode: hold answers to the template's format (core.judges.grammar); changes the answers.
+    constrain: AnswerConstraint = AnswerConstraint.OFF
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "mode", ScoringMode(self.mode))
+        object.__setattr__(self, "constrain", AnswerConstraint(self.constrain))
+        if self.constrain is not AnswerConstraint.OFF and self.mode is not ScoringMode.GENERATE:
+            raise ConfigError(f"constrained answers are for mode generate; mode {self.mode.value} reads the "
+                              "probabilities of valid answers, which need no constraint")
         object.__setattr__(self, "judges", tuple(self.judges))
         object.__setattr__(self, "personas", tuple(self.personas))
         object.__setattr__(self, "item_ids", tuple(self.item_ids))
@@ -266,6 +272,8 @@ class RunConfig:
             "repeats": self.repeats,
             **({"environment": dict(self.environment)} if self.environment else {}),
             **({"yes_label": self.yes_label} if self.yes_label else {}),
+            # Only when on: the fingerprints of unconstrained runs stay as they were.
+            **({"constrain": self.constrain.value} if self.constrain is not AnswerConstraint.OFF else {}),
         }
 
     @classmethod
@@ -295,6 +303,7 @@ class RunConfig:
             name=str(data.get("name", "")),
             environment=dict(data.get("environment") or {}),
             yes_label=data.get("yes_label"),
+            constrain=AnswerConstraint(data.get("constrain", AnswerConstraint.OFF.value)),
         )
 
     def to_json(self) -> str:

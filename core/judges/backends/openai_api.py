@@ -41,7 +41,7 @@ from ...config import JudgeConfig
 from ...errors import BackendError
 from ..failures import FailureKind, RequestFailed
 from ..runs import scrub_url
-from ..types import BackendResult, JudgeRequest, Message, ScoringMode
+from ..types import AnswerConstraint, BackendResult, JudgeRequest, Message, ScoringMode
 from .answers import (
     answer_choices,
     is_partial_answer,
@@ -165,6 +165,40 @@ class OpenAIBackend:
                 "use mode generate, or a server that returns logprobs"
             ) from None
 
+    async def check_constraint(self, request: JudgeRequest) -> None:
+        """Constrained answers: a JSON schema (``response_format``) where the answer is a JSON object,
+        or a GBNF grammar for llama.cpp's server (``options.constrain_with = "grammar"``)."""
+        self._constraint_fields(request)
+
+    def _constraint_fields(self, request: JudgeRequest) -> dict[str, Any]:
+        """The request fields that hold the answer to the template's format (none when unconstrained)."""
+        if request.constrain is AnswerConstraint.OFF:
+            return {}
+        from ..grammar import GrammarError, build_grammar, json_schema
+
+        spec = request.prompt.output
+        how = self.config.extra.get("constrain_with", "json_schema")
+        if how == "grammar":  # llama.cpp's server (and llama-cpp-python's) take GBNF in "grammar"
+            return {"grammar": build_grammar(spec, request.constrain, max_tokens=request.sampling.max_tokens).gbnf}
+        if how != "json_schema":
+            raise BackendError(f"judge {self.name!r}: options.constrain_with must be 'json_schema' or 'grammar', "
+                               f"not {how!r}")
+        try:
+            schema = json_schema(spec)
+        except GrammarError:
+            raise BackendError(
+                f"judge {self.name!r}: OpenAI-compatible servers constrain answers with a JSON schema "
+                f"(response_format), which fits only JSON answers, and this template answers with a "
+                f"{spec.kind.value}; for a llama.cpp server set options.constrain_with = \"grammar\" "
+                "(it takes a GBNF grammar), or run without --constrain") from None
+        if request.constrain is AnswerConstraint.REASONING and not spec.reasoning_key:
+            raise BackendError(f"judge {self.name!r}: a JSON schema cannot put free reasoning before the JSON "
+                               "answer; run without --reasoning, or use options.constrain_with = \"grammar\" "
+                               "on a llama.cpp server")
+        # With a JSON schema the reasoning is the object's own reasoning key, written first.
+        return {"response_format": {"type": "json_schema",
+                                    "json_schema": {"name": "judge_answer", "strict": True, "schema": schema}}}
+
     # -- requests -----------------------------------------------------------
 
     async def complete(self, request: JudgeRequest) -> BackendResult:
@@ -181,6 +215,7 @@ class OpenAIBackend:
                                     max_tokens=s.max_tokens, temperature=s.temperature, seed=request.seed)
             payload.update(top_p=s.top_p, presence_penalty=s.presence_penalty,
                            frequency_penalty=s.frequency_penalty)
+            payload.update(self._constraint_fields(request))
         started = time.perf_counter()
         answer = await self._post(payload, lambda body: self._read(body, probability=probability))
         latency = time.perf_counter() - started
