@@ -87,6 +87,8 @@ class RunRequest:
     template: str
     judges: tuple[str, ...]
     mode: str
+    #: core.judges.types.AnswerConstraint's value: generate mode held to the template's answer format.
+    constrain: str = "off"
     aspect: str | None = None
     kpi: str | None = None
     personas: tuple[str, ...] = ()
@@ -195,6 +197,11 @@ class RunController:
                                limit=request.limit, repeats=request.repeats)
             if not planned.config.select_items(dataset):  # fail here, with the form still open
                 raise ConfigError(f"subset {planned.subset!r} of {dataset.name} holds no items to judge")
+            from dialjudge.core.judges.types import AnswerConstraint
+
+            if request.constrain != AnswerConstraint.OFF.value:
+                planned = dataclasses.replace(planned, config=dataclasses.replace(
+                    planned.config, constrain=AnswerConstraint(request.constrain)))
             with self.services.open_store() as store:
                 resumable = store.find_resumable(planned.config.fingerprint)
             if not get_current_worker().is_cancelled:

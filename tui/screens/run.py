@@ -18,6 +18,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import Button, Footer, Header, Input, Label, Select, SelectionList, Static
 
+from dialjudge.core.judges.types import AnswerConstraint
 from dialjudge.core.judging import preferred_mode
 
 from ..controllers.runs import JudgeChoices, RunPlanned, RunRequest, gguf_judge
@@ -32,6 +33,10 @@ if TYPE_CHECKING:
     from dialjudge.core.judges.templates import Template
 
 FEWSHOT_METHODS = ("none", "random", "bm25-context", "bm25-response", "bm25-both")
+#: The Answers field: free text, or held to the template's answer format (core.judges.grammar).
+ANSWER_CONSTRAINTS = [("free text, parsed", AnswerConstraint.OFF.value),
+                      ("constrained to the answer format", AnswerConstraint.ANSWER.value),
+                      ("a reasoning line, then constrained", AnswerConstraint.REASONING.value)]
 #: The subset choice that lets the plan decide: every item, or a KPI template's own items.
 DEFAULT_SUBSET = "(default)"
 NO_TARGET = ""
@@ -69,6 +74,12 @@ class RunScreen(WorkspaceScreen):
                 with Horizontal(classes="field-row"):
                     yield Label("Scoring", classes="field-label")
                     yield Select[str]([], prompt="mode", allow_blank=True, id="run-mode", compact=True)
+                with Horizontal(classes="field-row"):
+                    yield Label("Answers", classes="field-label")
+                    yield Select[str](ANSWER_CONSTRAINTS, value=AnswerConstraint.OFF.value, allow_blank=False,
+                                      id="run-constrain", compact=True,
+                                      tooltip="Generate mode: hold every answer to the template's format "
+                                              "(a grammar on local models), so that every answer parses")
                 yield Label("Personas (none ticked: no persona; several: one judge column each)",
                             classes="pane-title")
                 yield SelectionList[str](id="run-personas", compact=True)
@@ -252,8 +263,12 @@ class RunScreen(WorkspaceScreen):
         fewshot = "none" if method == "none" else f"{method}:{_integer(self, '#run-fewshot-k', 'few-shot k', 1)}"
         subset = self._value("#run-subset")
         limit_text = self.query_one("#run-limit", Input).value.strip()
+        mode = self._value("#run-mode") or "generate"
+        constrain = self._value("#run-constrain") or AnswerConstraint.OFF.value
+        if constrain != AnswerConstraint.OFF.value and mode != "generate":
+            raise ValueError("constrained answers need the generate mode")
         return RunRequest(
-            template=template, judges=judges, mode=self._value("#run-mode") or "generate",
+            template=template, judges=judges, mode=mode, constrain=constrain,
             aspect=None if is_kpi else target, kpi=target if is_kpi else None,
             personas=tuple(self.query_one("#run-personas", SelectionList).selected), fewshot=fewshot,
             subset=None if subset in (None, DEFAULT_SUBSET) else subset,
@@ -293,7 +308,9 @@ class RunScreen(WorkspaceScreen):
         columns = [f"{j}@{p}" if p else j for j in request.judges for p in (request.personas or (None,))]
         shown = ", ".join(columns[:6]) + (f" and {len(columns) - 6} more" if len(columns) > 6 else "")
         text.append(f"Judge columns: {shown}\n")
-        text.append(f"{request.template} · {request.mode} · "
+        constrained = {AnswerConstraint.ANSWER.value: " (constrained)",
+                       AnswerConstraint.REASONING.value: " (reasoning, then constrained)"}.get(request.constrain, "")
+        text.append(f"{request.template} · {request.mode}{constrained} · "
                     f"{'KPI ' + request.kpi if request.kpi else 'aspect ' + (request.aspect or '–')} · "
                     f"few-shot {request.fewshot}\n")
         text.append(f"Compared with the human ratings of {quality or '–'}", style="dim")
