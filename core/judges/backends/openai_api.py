@@ -24,6 +24,12 @@ first tokens (e.g. "0.0".."0.9" when the model wrote "0.7"). ``choice_probs``
 is normalised over what was found. Nothing falls back silently to another mode:
 :meth:`OpenAIBackend.check_mode` probes the server and refuses a probability
 mode when it returns no log-probabilities.
+
+Constrained generate runs (core.judges.grammar) send ``response_format`` with
+a JSON schema for JSON answers, or with ``options.constrain_with = "grammar"``
+the GBNF grammar in llama.cpp's ``grammar`` field; other answers cannot be
+constrained over this API, and :meth:`OpenAIBackend.check_constraint` refuses
+them before the run starts.
 """
 
 from __future__ import annotations
