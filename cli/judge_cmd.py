@@ -15,10 +15,11 @@ from dialjudge.core.config import load_config
 from dialjudge.core.errors import ConfigError
 from dialjudge.core.evaluation import evaluate, split_subsets
 from dialjudge.core.format import number_text, percent_text
+from dialjudge.core.judges.constraint import AnswerConstraint
 from dialjudge.core.judges.events import StopRuleChecked
 from dialjudge.core.judges.status import RunState, RunStatus, status_text
 from dialjudge.core.judges.store import RunStore
-from dialjudge.core.judges.types import AnswerConstraint, ScoringMode
+from dialjudge.core.judges.types import ScoringMode
 from dialjudge.core.judging import POOL, build_backends, execute_run, is_label_quality, judgment_columns, plan_run
 from dialjudge.core.model import Aggregation, ScaleKind
 from dialjudge.core.registry import open_dataset
@@ -41,6 +42,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--top-k", type=int, default=0,
                    help="logprob mode: 0 (default) = expected value over every valid score; K > 0 = Huynh et al.'s "
                         "weighting of the K most likely answers")
+    p.add_argument("--constrain", action="store_true",
+                   help="generate mode (implied): hold every answer to the template's answer format, so that it "
+                        "always parses: a llama.cpp grammar on local GGUF judges; on API judges a JSON schema "
+                        "(JSON templates) or options.constrain_with = \"grammar\" for llama.cpp servers")
+    p.add_argument("--reasoning", action="store_true",
+                   help="with --constrain: one line of free reasoning first, then the constrained answer line")
     p.add_argument("--aspect", help="aspect for aspect templates (coherence, relevance, consistency, fluency)")
     p.add_argument("--kpi", help="KPI for KPI templates (follow-up, implicit-understanding, harmful-input)")
     p.add_argument("--persona", action="append", dest="personas", default=[], metavar="NAME",
@@ -70,22 +77,16 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="the stop rule looks every K completed contexts (from the 10th on)")
     p.add_argument("--order-seed", type=int, default=0, metavar="S",
                    help="seed of the random order in which contexts are judged")
-    p.add_argument("--constrain", action="store_true",
-                   help="generate mode (implied): hold every answer to the template's answer format, so that it "
-                        "always parses: a llama.cpp grammar on local GGUF judges; on API judges a JSON schema "
-                        "(JSON templates) or options.constrain_with = \"grammar\" for llama.cpp servers")
-    p.add_argument("--reasoning", action="store_true",
-                   help="with --constrain: one line of free reasoning first, then the constrained answer line")
     p.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
     config = load_config()
     dataset = open_dataset(args.dataset)
+    constraint = _constraint(args)  # before the mode is chosen: it implies generate
     fewshot_specs = _fewshot_draws(args.fewshot, args.fewshot_draws)
-    constraint = _constraint(args)
     plans = [plan_run(dataset, config, template=args.template, judges=args.judges or ["smollm2"],
-                      mode=args.mode or (ScoringMode.GENERATE if constraint is not AnswerConstraint.OFF else None), aspect=args.aspect, kpi=args.kpi, quality=(args.qualities or [None])[0],
+                      mode=args.mode, aspect=args.aspect, kpi=args.kpi, quality=(args.qualities or [None])[0],
                       personas=args.personas, fewshot=spec,
                       subset=None if args.subset == "all" and args.kpi else args.subset, limit=args.limit,
                       repeats=args.repeats, top_k=args.top_k, name=args.name, yes_label=args.yes_label)
@@ -102,6 +103,8 @@ def _constraint(args: argparse.Namespace) -> AnswerConstraint:
         raise ConfigError("--reasoning goes with --constrain (free reasoning before a constrained answer)")
     if not args.constrain:
         return AnswerConstraint.OFF
+    if args.mode is None:
+        args.mode = ScoringMode.GENERATE.value
     return AnswerConstraint.REASONING if args.reasoning else AnswerConstraint.ANSWER
 
 

@@ -24,6 +24,7 @@ from typing import Any, Protocol
 
 from ..errors import ConfigError, DialjudgeError
 from ..model import Dataset, Example
+from .constraint import AnswerConstraint
 from .events import (
     JudgmentScored,
     RunEvent,
@@ -40,7 +41,7 @@ from .runs import JudgeVariant, RunConfig
 from .stopping import DEFAULT_ORDER_SEED, StopRule, StopState, seeded_context_order
 from .store import JudgmentKey, RunStore
 from .truncation import PromptTooLong
-from .types import AnswerConstraint, BackendResult, JudgeBackend, JudgeRequest, Judgment, RenderedPrompt
+from .types import BackendResult, JudgeBackend, JudgeRequest, Judgment, RenderedPrompt
 
 Scorer = Callable[[JudgeRequest, BackendResult, str], Judgment]
 

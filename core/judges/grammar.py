@@ -41,8 +41,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..errors import ConfigError
+from .constraint import AnswerConstraint
 from .parsing import parse_output
-from .types import AnswerConstraint, OutputKind, OutputSpec
+from .types import OutputKind, OutputSpec
 
 #: Decimals a continuous score may have.
 MAX_DECIMALS = 2

@@ -20,8 +20,9 @@ from ..config import JudgeConfig, Sampling
 from ..errors import ConfigError
 from ..model import Dataset, Example
 from ..subsets import parse_subset
+from .constraint import AnswerConstraint
 from .fewshot import FewShotSetting
-from .types import AnswerConstraint, ScoringMode
+from .types import ScoringMode
 
 SNAPSHOT_VERSION = 1
 
@@ -166,14 +167,14 @@ class RunConfig:
     fewshot: FewShotSetting = field(default_factory=FewShotSetting)
     template_source: str = ""
     name: str = ""
+    #: Generate mode: hold answers to the template's format (core.judges.grammar); changes the answers.
+    constrain: AnswerConstraint = AnswerConstraint.OFF
     #: Recorded when the run starts (core.judges.provenance): versions, metric signatures and
     #: where each model ran. Describes the machine, so it is not part of the fingerprint.
     environment: Mapping[str, Any] = field(default_factory=dict, compare=False)
     #: Two-label qualities: the label a judge's "yes" means (chosen by the user); it decides the
     #: comparison, not the judgments, so it stays out of the fingerprint.
     yes_label: str | None = None
-    #: Generate mode: hold answers to the template's format (core.judges.grammar); changes the answers.
-    constrain: AnswerConstraint = AnswerConstraint.OFF
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "mode", ScoringMode(self.mode))
@@ -270,10 +271,10 @@ class RunConfig:
             "mode": self.mode.value,
             "top_k": self.top_k,
             "repeats": self.repeats,
-            **({"environment": dict(self.environment)} if self.environment else {}),
-            **({"yes_label": self.yes_label} if self.yes_label else {}),
             # Only when on: the fingerprints of unconstrained runs stay as they were.
             **({"constrain": self.constrain.value} if self.constrain is not AnswerConstraint.OFF else {}),
+            **({"environment": dict(self.environment)} if self.environment else {}),
+            **({"yes_label": self.yes_label} if self.yes_label else {}),
         }
 
     @classmethod
@@ -300,10 +301,10 @@ class RunConfig:
             mode=ScoringMode(data.get("mode", "generate")),
             top_k=int(data.get("top_k", 3)),
             repeats=int(data.get("repeats", 1)),
+            constrain=AnswerConstraint(data.get("constrain", AnswerConstraint.OFF.value)),
             name=str(data.get("name", "")),
             environment=dict(data.get("environment") or {}),
             yes_label=data.get("yes_label"),
-            constrain=AnswerConstraint(data.get("constrain", AnswerConstraint.OFF.value)),
         )
 
     def to_json(self) -> str:

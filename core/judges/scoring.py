@@ -22,7 +22,8 @@ import math
 from dataclasses import dataclass
 
 from .backends.answers import answer_choices, is_partial_answer, match_choice, normalize_answer
-from .types import AnswerConstraint, BackendResult, JudgeRequest, Judgment, OutputKind, OutputSpec, ScoringMode
+from .constraint import AnswerConstraint
+from .types import BackendResult, JudgeRequest, Judgment, OutputKind, OutputSpec, ScoringMode
 
 
 @dataclass(frozen=True)

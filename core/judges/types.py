@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Protocol, runtime_checkable
 
 from ..config import Sampling
+from .constraint import AnswerConstraint
 
 
 class ScoringMode(str, enum.Enum):
@@ -106,16 +107,6 @@ class RenderedPrompt:
             ensure_ascii=False, sort_keys=True,
         )
         return hashlib.sha256(payload.encode("utf-8")).hexdigest()
-
-
-class AnswerConstraint(str, enum.Enum):
-    """Whether generation is held to the template's answer format (core.judges.grammar)."""
-
-    OFF = "off"
-    #: The answer alone ("Score: 4", the InCA JSON object).
-    ANSWER = "answer"
-    #: One line of free reasoning, then the answer on its own line.
-    REASONING = "reasoning"
 
 
 @dataclass(frozen=True)

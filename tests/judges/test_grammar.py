@@ -23,6 +23,7 @@ from typing import Any
 
 import pytest
 
+from dialjudge.core.judges.constraint import AnswerConstraint
 from dialjudge.core.judges.grammar import (
     GrammarError,
     answer_text,
@@ -32,7 +33,7 @@ from dialjudge.core.judges.grammar import (
 )
 from dialjudge.core.judges.parsing import parse_output
 from dialjudge.core.judges.templates import load_templates
-from dialjudge.core.judges.types import AnswerConstraint, OutputKind, OutputSpec
+from dialjudge.core.judges.types import OutputKind, OutputSpec
 
 pytestmark = pytest.mark.model
 

@@ -8,10 +8,10 @@ import pytest
 
 from dialjudge.core.config import Sampling
 from dialjudge.core.judges.backends.llama import LlamaBackend
+from dialjudge.core.judges.constraint import AnswerConstraint
 from dialjudge.core.judges.grammar import GrammarError
 from dialjudge.core.judges.parsing import parse_output
 from dialjudge.core.judges.types import (
-    AnswerConstraint,
     JudgeRequest,
     Message,
     OutputKind,

@@ -197,7 +197,7 @@ class RunController:
                                limit=request.limit, repeats=request.repeats)
             if not planned.config.select_items(dataset):  # fail here, with the form still open
                 raise ConfigError(f"subset {planned.subset!r} of {dataset.name} holds no items to judge")
-            from dialjudge.core.judges.types import AnswerConstraint
+            from dialjudge.core.judges.constraint import AnswerConstraint
 
             if request.constrain != AnswerConstraint.OFF.value:
                 planned = dataclasses.replace(planned, config=dataclasses.replace(

@@ -18,7 +18,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import Button, Footer, Header, Input, Label, Select, SelectionList, Static
 
-from dialjudge.core.judges.types import AnswerConstraint
+from dialjudge.core.judges.constraint import AnswerConstraint
 from dialjudge.core.judging import preferred_mode
 
 from ..controllers.runs import JudgeChoices, RunPlanned, RunRequest, gguf_judge
@@ -74,12 +74,6 @@ class RunScreen(WorkspaceScreen):
                 with Horizontal(classes="field-row"):
                     yield Label("Scoring", classes="field-label")
                     yield Select[str]([], prompt="mode", allow_blank=True, id="run-mode", compact=True)
-                with Horizontal(classes="field-row"):
-                    yield Label("Answers", classes="field-label")
-                    yield Select[str](ANSWER_CONSTRAINTS, value=AnswerConstraint.OFF.value, allow_blank=False,
-                                      id="run-constrain", compact=True,
-                                      tooltip="Generate mode: hold every answer to the template's format "
-                                              "(a grammar on local models), so that every answer parses")
                 yield Label("Personas (none ticked: no persona; several: one judge column each)",
                             classes="pane-title")
                 yield SelectionList[str](id="run-personas", compact=True)
@@ -89,6 +83,12 @@ class RunScreen(WorkspaceScreen):
                                       id="run-fewshot", compact=True)
                     yield Label("k", classes="field-label short")
                     yield Input("3", type="integer", id="run-fewshot-k", compact=True)
+                with Horizontal(classes="field-row"):
+                    yield Label("Answers", classes="field-label")
+                    yield Select[str](ANSWER_CONSTRAINTS, value=AnswerConstraint.OFF.value, allow_blank=False,
+                                      id="run-constrain", compact=True,
+                                      tooltip="Generate mode: hold every answer to the template's format "
+                                              "(a grammar on local models), so that every answer parses")
                 with Horizontal(classes="field-row"):
                     yield Label("Subset", classes="field-label")
                     yield Select[str]([(DEFAULT_SUBSET, DEFAULT_SUBSET)], value=DEFAULT_SUBSET, allow_blank=False,
@@ -261,19 +261,19 @@ class RunScreen(WorkspaceScreen):
         is_kpi = bool(self._template.kpis)
         method = self._value("#run-fewshot") or "none"
         fewshot = "none" if method == "none" else f"{method}:{_integer(self, '#run-fewshot-k', 'few-shot k', 1)}"
+        constrain = self._value("#run-constrain") or AnswerConstraint.OFF.value
+        if constrain != AnswerConstraint.OFF.value and self._value("#run-mode") != "generate":
+            raise ValueError("constrained answers need the generate mode")
         subset = self._value("#run-subset")
         limit_text = self.query_one("#run-limit", Input).value.strip()
-        mode = self._value("#run-mode") or "generate"
-        constrain = self._value("#run-constrain") or AnswerConstraint.OFF.value
-        if constrain != AnswerConstraint.OFF.value and mode != "generate":
-            raise ValueError("constrained answers need the generate mode")
         return RunRequest(
-            template=template, judges=judges, mode=mode, constrain=constrain,
+            template=template, judges=judges, mode=self._value("#run-mode") or "generate",
             aspect=None if is_kpi else target, kpi=target if is_kpi else None,
             personas=tuple(self.query_one("#run-personas", SelectionList).selected), fewshot=fewshot,
             subset=None if subset in (None, DEFAULT_SUBSET) else subset,
             limit=_integer(self, "#run-limit", "limit", 1) if limit_text else None,
             repeats=_integer(self, "#run-repeats", "repeats", 1),
+            constrain=constrain,
             extra_judges=tuple(j for name, j in self._extra_judges.items() if name in judges),
         )
 

