@@ -34,6 +34,7 @@ score has up to two decimals ("0", "0.7", "0.85", "1.0").
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
@@ -85,8 +86,10 @@ class AnswerGrammar:
                            relevancy=relevancy)
 
 
+@functools.lru_cache(maxsize=64)
 def build_grammar(spec: OutputSpec, constraint: AnswerConstraint, *, max_tokens: int) -> AnswerGrammar:
-    """The GBNF grammar for answers to ``spec`` (a rendered prompt's output spec)."""
+    """The GBNF grammar for answers to ``spec`` (a rendered prompt's output spec); cached, as every
+    request of a run asks for the same one."""
     constraint = AnswerConstraint(constraint)
     if constraint is AnswerConstraint.OFF:
         raise GrammarError("no grammar: the run's answers are not constrained")

@@ -531,7 +531,6 @@ class LlamaBackend:
         self.extra_buffers = (not cpu_has_amx()) if extra_buffers is None else extra_buffers
         self._executor: ThreadPoolExecutor | None = None
         self._session: _Session | None = None
-        self._grammars: dict[tuple[Any, ...], str] = {}
 
     @classmethod
     def from_config(cls, config: JudgeConfig, **overrides: Any) -> LlamaBackend:
@@ -585,16 +584,12 @@ class LlamaBackend:
         self._grammar(request)
 
     def _grammar(self, request: JudgeRequest) -> str | None:
-        """The GBNF text for a constrained request (built once per output spec and budget)."""
+        """The GBNF text for a constrained request (build_grammar caches it per spec and budget)."""
         if request.constrain is AnswerConstraint.OFF:
             return None
         from ..grammar import build_grammar
 
-        key = (request.prompt.output, request.constrain, request.sampling.max_tokens)
-        if key not in self._grammars:
-            self._grammars[key] = build_grammar(request.prompt.output, request.constrain,
-                                                max_tokens=request.sampling.max_tokens).gbnf
-        return self._grammars[key]
+        return build_grammar(request.prompt.output, request.constrain, max_tokens=request.sampling.max_tokens).gbnf
 
     async def complete(self, request: JudgeRequest) -> BackendResult:
         if self._session is None:
