@@ -62,7 +62,6 @@ NUMBER_LEAD = "Score:"
 CHOICE_LEAD = "Answer:"
 #: Characters free text may not hold (see the module docstring for why).
 FORBIDDEN_IN_FREE_TEXT = "<[]{}`"
-_PAIRWISE = "pairwise"  # OutputKind.PAIRWISE (pairwise judging) by value, so this module works before it exists
 
 
 class GrammarError(ConfigError):
@@ -79,10 +78,11 @@ class AnswerGrammar:
     #: The most characters of free text (the reasoning line, or the JSON reasoning string).
     free_chars: int
     constraint: AnswerConstraint
+    spec: OutputSpec
 
-    def answer(self, value: str, *, reasoning: str = "", relevancy: str = "relevant", spec: OutputSpec) -> str:
+    def answer(self, value: str, *, reasoning: str = "", relevancy: str = "relevant") -> str:
         """The text the grammar accepts for ``value`` (and a reasoning line, in reasoning form)."""
-        return answer_text(spec, value, lead=self.lead, constraint=self.constraint, reasoning=reasoning,
+        return answer_text(self.spec, value, lead=self.lead, constraint=self.constraint, reasoning=reasoning,
                            relevancy=relevancy)
 
 
@@ -110,16 +110,15 @@ def build_grammar(spec: OutputSpec, constraint: AnswerConstraint, *, max_tokens:
 
     rules = {"value": _value_rule(spec, values)}
     if is_json:
-        rules["answer"] = _json_rule(spec, rules)
+        rules["answer"] = _json_rule(spec)
     else:
         rules["answer"] = f"{_literal(lead + ' ')} value"
     if constraint is AnswerConstraint.REASONING:
         rules["root"] = 'reasoning "\\n" answer'
         rules["reasoning"] = f"free-char{{1,{free_chars}}}"
+        rules["free-char"] = "[^\\x00-\\x1F" + _class_escape(FORBIDDEN_IN_FREE_TEXT) + "]"
     else:
         rules["root"] = "answer"
-    if constraint is AnswerConstraint.REASONING:
-        rules["free-char"] = "[^\\x00-\\x1F" + _class_escape(FORBIDDEN_IN_FREE_TEXT) + "]"
     if is_json:
         rules["string-char"] = "[^\\x00-\\x1F\"\\\\" + _class_escape(FORBIDDEN_IN_FREE_TEXT) + "]"
         if spec.reasoning_key:
@@ -128,7 +127,7 @@ def build_grammar(spec: OutputSpec, constraint: AnswerConstraint, *, max_tokens:
             rules["json-relevancy"] = f'"\\"" string-char{{1,{MAX_RELEVANCY_CHARS}}} "\\""'
     order = ["root", "reasoning", "answer", "value", "json-reasoning", "json-relevancy", "free-char", "string-char"]
     gbnf = "\n".join(f"{name} ::= {rules[name]}" for name in order if name in rules) + "\n"
-    return AnswerGrammar(gbnf, lead, free_chars, constraint)
+    return AnswerGrammar(gbnf, lead, free_chars, constraint, spec)
 
 
 def answer_text(spec: OutputSpec, value: str, *, lead: str | None = None,
@@ -267,7 +266,7 @@ def _value_rule(spec: OutputSpec, values: Sequence[str]) -> str:
     return " | ".join(_literal(v) for v in values)
 
 
-def _json_rule(spec: OutputSpec, rules: dict[str, str]) -> str:
+def _json_rule(spec: OutputSpec) -> str:
     parts = []
     if spec.reasoning_key:
         parts.append(f"{_literal(json.dumps(spec.reasoning_key) + ': ')} json-reasoning")

@@ -209,7 +209,7 @@ def test_the_grammar_accepts_every_valid_answer_and_it_parses_to_its_value(
         reasonings = ([r.format(other=other_value(spec, value))[:grammar.free_chars] for r in TRICKY_REASONING]
                       if form is AnswerConstraint.REASONING or spec.kind is OutputKind.JSON else [""])
         for reasoning in reasonings:
-            text = grammar.answer(value, reasoning=reasoning, spec=spec)
+            text = grammar.answer(value, reasoning=reasoning)
             assert engine.accepts(grammar.gbnf, text), f"{name}: the grammar rejects the valid answer {text!r}"
             parsed = parse_output(text, spec)
             assert parsed.score is not None, f"{name}: {text!r} does not parse: {parsed.error}"
@@ -224,9 +224,9 @@ def test_the_grammar_rejects_other_answers(engine: GrammarEngine, name: str, spe
                                            form: AnswerConstraint):
     grammar = build_grammar(spec, form, max_tokens=256)
     valid = sample_values(spec)[-1]
-    rejected = [grammar.answer(v, reasoning="Fine.", spec=spec) for v in invalid_values(spec)]
+    rejected = [grammar.answer(v, reasoning="Fine.") for v in invalid_values(spec)]
     # Not the answer format: nothing, a bare value, free text after the answer, two answers.
-    good = grammar.answer(valid, reasoning="Fine.", spec=spec)
+    good = grammar.answer(valid, reasoning="Fine.")
     cut = good[:-1] if spec.kind is OutputKind.JSON else good[:len(good) - len(valid)]  # no value / no "}"
     rejected += ["", valid, good + "\n", good + " Thanks.", good + "\n" + good, cut]
     if form is AnswerConstraint.REASONING:
