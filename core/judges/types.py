@@ -171,6 +171,8 @@ class Judgment:
     repeat: int = 0
     cached: bool = False
     sampling: Mapping[str, Any] = field(default_factory=dict)
+    #: The backend's most likely first answer tokens, kept so the run can be rescored with another top-K.
+    top_logprobs: list[tuple[str, float]] | None = None
 
     @property
     def failed(self) -> bool:
