@@ -49,7 +49,9 @@ CREATE TABLE IF NOT EXISTS runs (
     total INTEGER NOT NULL DEFAULT 0,
     error TEXT,
     -- The run this one was rescored from (core.judges.rescore); NULL for a judged run.
-    source_run INTEGER
+    source_run INTEGER,
+    -- Seconds the engine spent on the run, summed over its sessions (resumes, retries).
+    wall_s REAL NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS runs_by_fingerprint ON runs (fingerprint, id);
 
@@ -124,7 +126,8 @@ _JUDGMENT_COLUMNS = (
 )
 
 #: Columns later schema versions added to existing tables: (table, column, type).
-_ADDED_COLUMNS = (("judgments", "top_logprobs", "TEXT"), ("runs", "source_run", "INTEGER"))
+_ADDED_COLUMNS = (("judgments", "top_logprobs", "TEXT"), ("runs", "source_run", "INTEGER"),
+                  ("runs", "wall_s", "REAL NOT NULL DEFAULT 0"))
 
 #: Columns of :meth:`RunStore.export_rows`, in order (CSV header).
 EXPORT_COLUMNS = (
@@ -187,6 +190,8 @@ class RunRecord:
     failures: int
     #: The run this one was rescored from, without calling the model (None: judged by a model).
     source_run: int | None = None
+    #: Seconds the engine spent on the run, over all its sessions.
+    wall_s: float = 0.0
 
     @property
     def run_config(self) -> RunConfig:
@@ -334,6 +339,11 @@ class RunStore:
     def set_total(self, run_id: int, total: int) -> None:
         with self._transaction() as db:
             db.execute("UPDATE runs SET total = ?, updated = ? WHERE id = ?", (total, _now(), run_id))
+
+    def add_wall_time(self, run_id: int, seconds: float) -> None:
+        """Add a session's wall time to the run's (a resumed run adds each session's)."""
+        with self._transaction() as db:
+            db.execute("UPDATE runs SET wall_s = wall_s + ? WHERE id = ?", (max(seconds, 0.0), run_id))
 
     def get_run(self, run_id: int) -> RunRecord:
         rows = self._query(_RUN_SELECT + " WHERE r.id = ? GROUP BY r.id", (run_id,))
@@ -576,7 +586,7 @@ def _run_record(row: sqlite3.Row) -> RunRecord:
         id=row["id"], created=row["created"], updated=row["updated"], name=row["name"],
         status=RunStatus(row["status"]), config=json.loads(row["config"]), fingerprint=row["fingerprint"],
         total=row["total"], error=row["error"], judgments=row["n_judgments"], failures=row["n_failures"],
-        source_run=row["source_run"],
+        source_run=row["source_run"], wall_s=float(row["wall_s"] or 0.0),
     )
 
 
