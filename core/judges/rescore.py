@@ -28,15 +28,19 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError
 from ..model import Dataset
 from .runs import RunConfig
 from .store import JudgmentKey, RunStore
 from .types import BackendResult, JudgeRequest, Judgment, OutputKind, OutputSpec, RenderedPrompt, ScoringMode
+
+if TYPE_CHECKING:
+    from .templates import Template
 
 PROBABILITY_MODES = (ScoringMode.LOGPROB, ScoringMode.YESNO)
 
@@ -294,3 +298,28 @@ def _same(a: float | None, b: float | None) -> bool:
 
 def _num(x: float) -> str:
     return f"{x:g}"
+
+
+def resolve_template(name_or_path: str, template_dirs: Sequence[Path] = ()) -> Template:
+    """A template by name (shipped, user or config folders), or from a .toml file."""
+    from .templates import get_template, load_template_file
+
+    path = Path(name_or_path).expanduser()
+    if path.suffix == ".toml" and path.is_file():
+        return load_template_file(path)
+    return get_template(name_or_path, template_dirs)
+
+
+def settings_from_options(*, top_k: int | None = None, mode: str | None = None, template: str | None = None,
+                          mapping: str | None = None, name: str = "",
+                          template_dirs: Sequence[Path] = ()) -> RescoreSettings:
+    """Settings from what a user typed (the CLI's options, the app's dialog); empty means unchanged."""
+    chosen = resolve_template(template, template_dirs) if template else None
+    try:
+        scoring = ScoringMode(mode) if mode else None
+    except ValueError:
+        raise ConfigError(f"mode must be logprob or yesno, not {mode!r}") from None
+    return RescoreSettings(top_k=top_k, mode=scoring,
+                           template_text=chosen.text if chosen is not None else None,
+                           template_source=(chosen.source or chosen.name) if chosen is not None else "",
+                           mapping=parse_mapping(mapping) if mapping else None, name=name)
