@@ -20,6 +20,7 @@ from textual.widgets import Button, Footer, Header, Input, Label, Select, Select
 
 from dialjudge.core.judging import preferred_mode
 
+from ..controllers.history import RunUsageRead
 from ..controllers.runs import JudgeChoices, RunPlanned, RunRequest, gguf_judge
 from ..state import Change, WorkspaceChange
 from ..widgets.path_suggester import PathSuggester
@@ -48,6 +49,8 @@ class RunScreen(WorkspaceScreen):
         super().__init__()
         self._extra_judges: dict[str, JudgeConfig] = {}
         self._template: Template | None = None
+        #: The run whose cost and latency were last asked for.
+        self._usage_of: int | None = None
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -93,6 +96,7 @@ class RunScreen(WorkspaceScreen):
                 yield Static(id="run-plan")
                 yield Label("Progress", classes="pane-title")
                 yield RunProgressBar(id="run-progress")
+                yield Static(id="run-usage")  # cost and latency, once a run has ended
                 yield Label("Template", classes="pane-title")
                 yield Static(id="run-template-info")
         yield Footer()
@@ -118,6 +122,26 @@ class RunScreen(WorkspaceScreen):
     def _show_progress(self) -> None:
         self.query_one(RunProgressBar).show(self.dj.runs.state, show_timings=self.dj.services.show_timings)
         self.query_one("#run-start", Button).disabled = self.dj.runs.active
+        self._show_usage()
+
+    def _show_usage(self) -> None:
+        """Hidden while a run is on; read from the store once it has ended."""
+        state = self.dj.runs.state
+        usage = self.query_one("#run-usage", Static)
+        ended = state is not None and not state.active and state.run_id is not None
+        if not ended:
+            usage.display = False
+            self._usage_of = None  # a retry ends the same run again: read it afresh then
+        elif state is not None and state.run_id is not None and self._usage_of != state.run_id:
+            self._usage_of = state.run_id
+            self.dj.stored_runs.usage(state.run_id, self, group="run-screen-usage")
+
+    def on_run_usage_read(self, message: RunUsageRead) -> None:
+        from .runs import usage_text
+
+        usage = self.query_one("#run-usage", Static)
+        usage.update(Text(usage_text(message.usage, show_timings=self.dj.services.show_timings), style="dim"))
+        usage.display = True
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "start" and self.dj.runs.active:
