@@ -5,10 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from cli_helpers import run
 
 from dialjudge.core.judges.store import RunStore
-
-from cli_helpers import run
 
 CONFIG = """
 [prices."gpt-4o-mini"]
