@@ -279,3 +279,30 @@ def test_garbage_stays_failed_when_the_judge_answers_garbage_again(store: RunSto
     summary = asyncio.run(retry_run(store, source, sample, {"fake": still}))
     assert len(still.requests) == ITEMS // 2 and summary.failures == ITEMS // 2
     assert {j.raw_output for j in store.iter_judgments(source) if j.failed} == {GARBAGE_OUTPUT}
+
+
+# -- the bundled model ------------------------------------------------------------------------
+
+
+def test_rescoring_the_bundled_models_run_equals_judging_with_that_top_k(
+        store: RunStore, sample: Dataset, llama_backend: Any) -> None:
+    """Three items of the real model: top-3 stored, rescored as top-2, against a top-2 run from scratch. (Its
+    most likely first token is " N", of "Score: N", so top-1 fails on both sides alike.)"""
+    judge = JudgeConfig(name=llama_backend.name, backend="llama", n_ctx=1024)
+
+    def config(top_k: int) -> RunConfig:
+        return RunConfig.build(sample, get_template("likert-1to5"), [judge], aspect="overall", quality="overall",
+                               mode=ScoringMode.LOGPROB, top_k=top_k, limit=3)
+
+    backends = {llama_backend.name: llama_backend}
+    source = asyncio.run(RunEngine(config(3), sample, backends, store, use_cache=False).run())
+    calls = source.backend_calls
+    assert calls == 3
+    rescored = rescore_run(store, source.run_id, sample, RescoreSettings(top_k=2))
+    scratch = asyncio.run(RunEngine(config(2), sample, backends, store, use_cache=False).run())
+    assert scratch.backend_calls == 3  # the rescoring itself had no backend to call
+    got = {i: j.score for i, j in store.load_judgments(rescored.run_id)[llama_backend.name].items()}
+    want = {i: j.score for i, j in store.load_judgments(scratch.run_id)[llama_backend.name].items()}
+    assert len(got) == 3 and got.keys() == want.keys()
+    for item in got:
+        assert got[item] is not None and got[item] == pytest.approx(want[item], abs=1e-9)
