@@ -96,7 +96,9 @@ class RunScreen(WorkspaceScreen):
                 yield Static(id="run-plan")
                 yield Label("Progress", classes="pane-title")
                 yield RunProgressBar(id="run-progress")
-                yield Static(id="run-usage")  # cost and latency, once a run has ended
+                usage = Static(id="run-usage")  # cost and latency, once a run has ended
+                usage.display = False
+                yield usage
                 yield Label("Template", classes="pane-title")
                 yield Static(id="run-template-info")
         yield Footer()
