@@ -42,7 +42,8 @@ class ScoresScreen(WorkspaceScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         *VIEW_BINDINGS,
         Binding("r", "app.refresh_stats", "Refresh statistics", show=False),
-        Binding("c", "compare_evaluators", "Compare two evaluators"),
+        # Off the footer, which is full (Help and Quit would drop off); listed in Help (?) and the palette.
+        Binding("c", "compare_evaluators", "Compare two evaluators", show=False),
     ]
 
     def __init__(self) -> None:
