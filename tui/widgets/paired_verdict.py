@@ -49,7 +49,8 @@ def williams_line(c: PairedComparison) -> str:
     """Williams's t for Δr, with what it assumes (independent items, unlike the context bootstrap)."""
     assert c.williams is not None
     w = c.williams
-    return (f"Williams's test for Δr: t = {number_text(w.t, 2, signed=True)}, df = {w.df}, p = {number_text(w.p_value)} "
+    p = "< 0.001" if w.p_value < 0.001 else f"= {number_text(w.p_value)}"
+    return (f"Williams's test for Δr: t = {number_text(w.t, 2, signed=True)}, df = {w.df}, p {p} "
             f"(r between {c.name_a} and {c.name_b}: {number_text(w.r_between)}; assumes independent items, "
             "the bootstrap over contexts does not)")
 
