@@ -10,6 +10,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.widgets import Footer, Header, Static
 
+from dialjudge.core.errors import DialjudgeError
 from dialjudge.core.workspace import POOL
 
 from ..format import disagreement_style, number_text
@@ -109,8 +110,12 @@ class ScoresScreen(WorkspaceScreen):
             a = judges[-2] if len(judges) > 1 else next((c for c in choices if c != b), None)
 
         def chosen(pair: tuple[str, str] | None) -> None:
-            if pair is not None:
+            if pair is None:
+                return
+            try:
                 decisions.compare(*pair)
+            except DialjudgeError as exc:  # the view changed under the dialog (no quality any more)
+                self.notify(str(exc), severity="warning")
 
         self.app.push_screen(CompareDialog(choices, a=a, b=b, view=f"{ws.quality}, subset {ws.subset.spec}"),
                              callback=chosen)
