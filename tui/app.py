@@ -78,7 +78,7 @@ class DialjudgeApp(App[int]):
         self.stored_runs = stored_runs or StoredRunsController(self, services, self.datasets)
         self.adversarial = adversarial or AdversarialController(self, services, self.datasets)
         self.labels = labels or LabelReportController(self, services, self.datasets)
-        self.decisions = DecisionController(self, services, self.datasets)
+        self.decisions = DecisionController(self, services, self.datasets, run_active=lambda: self.runs.active)
         for d in DESTINATIONS:
             self.add_mode(d.mode, d.make_screen)
 

@@ -19,6 +19,7 @@ Results are kept here and announced on :attr:`DecisionController.changed`, which
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -64,10 +65,14 @@ class DiagnosticsComputed(Message):
 class DecisionController:
     """Keeps the latest paired comparison and judge diagnostics of the current view."""
 
-    def __init__(self, app: App[Any], services: Services, datasets: DatasetController) -> None:
+    def __init__(self, app: App[Any], services: Services, datasets: DatasetController, *,
+                 run_active: Callable[[], bool] = lambda: False) -> None:
+        """``run_active`` says whether a run is streaming judgments: the picked pair is then compared
+        again only when the view changes, not at every statistics refresh (the bootstrap is not free)."""
         self.app = app
         self.services = services
         self.datasets = datasets
+        self.run_active = run_active
         self.comparison: PairedComparison | None = None
         self.diagnostics: JudgeDiagnostics | None = None
         #: The pair last asked for, compared again when the view changes.
@@ -98,7 +103,9 @@ class DecisionController:
             self.pair, self.comparison = None, None
             self.changed.publish(None)
         elif self._compared != self._versions(*self.pair):
-            self.compare(*self.pair)
+            view_changed = self._compared[:1] != self._versions(*self.pair)[:1]
+            if view_changed or not self.run_active():
+                self.compare(*self.pair)
 
     def _versions(self, name_a: str, name_b: str) -> tuple[int, ...]:
         ws = self.datasets.workspace
