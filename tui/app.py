@@ -29,6 +29,7 @@ from .controllers.datasets import (
     MetricsScored,
     StatsRefreshed,
 )
+from .controllers.decisions import DecisionController, DiagnosticsComputed, EvaluatorsCompared
 from .controllers.history import RunScoresLoaded, StoredRunsController
 from .controllers.lab import LabController
 from .controllers.labels import LabelReportComputed, LabelReportController
@@ -77,6 +78,7 @@ class DialjudgeApp(App[int]):
         self.stored_runs = stored_runs or StoredRunsController(self, services, self.datasets)
         self.adversarial = adversarial or AdversarialController(self, services, self.datasets)
         self.labels = labels or LabelReportController(self, services, self.datasets)
+        self.decisions = DecisionController(self, services, self.datasets, run_active=lambda: self.runs.active)
         for d in DESTINATIONS:
             self.add_mode(d.mode, d.make_screen)
 
@@ -140,6 +142,13 @@ class DialjudgeApp(App[int]):
 
     def on_stats_refreshed(self, message: StatsRefreshed) -> None:
         self.datasets.stats_refreshed(message)
+        self.decisions.view_refreshed()
+
+    def on_evaluators_compared(self, message: EvaluatorsCompared) -> None:
+        self.decisions.compared(message)
+
+    def on_diagnostics_computed(self, message: DiagnosticsComputed) -> None:
+        self.decisions.diagnostics_computed(message)
 
     def on_selection_bar_chosen(self, message: SelectionBar.Chosen) -> None:
         self.datasets.choose_view(quality=message.quality, subset=message.subset)
