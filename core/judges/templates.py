@@ -57,6 +57,8 @@ VARIABLES: dict[str, str] = {
     "scale_max": "the highest score of the output scale",
     "scale_points": "the allowed answers, e.g. '0, 1 or 2'",
     "next_index": "the number of few-shot examples plus one",
+    "response_a": "pairwise templates: the reply shown first (A)",
+    "response_b": "pairwise templates: the reply shown second (B)",
 }
 
 #: Variables one few-shot example's format may use (on top of the constants).
@@ -428,6 +430,13 @@ class _Parser:
             raise self.error("[examples] is set but no message uses {examples}", self.key_line("examples"))
         if t.accepts_examples and t.examples is None:
             raise self.error("a message uses {examples} but there is no [examples] table with a format",
+                             self.key_line("messages"))
+        pair_slots = {"response_a", "response_b"}
+        if t.output.kind is OutputKind.PAIRWISE and not pair_slots <= t.variables:
+            raise self.error("a pairwise template must show both replies: use {response_a} and {response_b}",
+                             self.key_line("messages"))
+        if t.output.kind is not OutputKind.PAIRWISE and pair_slots & t.variables:
+            raise self.error("{response_a} and {response_b} are for pairwise templates (output.kind = 'pairwise')",
                              self.key_line("messages"))
         if t.level == "dialog" and "response" in t.variables:
             raise self.error("a dialog-level template rates whole dialogues and cannot use {response}",
