@@ -73,10 +73,16 @@ class PairwiseReport:
             out[name + BT_SUFFIX] = dict(judge.scores.bt)
         return out
 
+    @property
+    def compared(self) -> tuple[Example, ...]:
+        """The candidates in at least one asked pair: the items the score columns are compared on."""
+        asked = {c for p in self.plan.asked for c in (p.first, p.second)}
+        return tuple(ex for ex in self.candidates if ex.id in asked)
+
     def column_failures(self) -> dict[str, int]:
-        """Candidates that no valid verdict scored, per column (they show as failures, not silently dropped)."""
+        """Compared candidates that no valid verdict scored, per column (failures, not silently dropped)."""
         out = {}
-        ids = {ex.id for ex in self.candidates}
+        ids = {ex.id for ex in self.compared}
         for name, judge in self.judges.items():
             out[name + WIN_RATE_SUFFIX] = len(ids - set(judge.scores.win_rate))
             out[name + BT_SUFFIX] = len(ids - set(judge.scores.bt))
@@ -157,3 +163,55 @@ def _numeric(ex: Example, quality: str, aggregation: Aggregation) -> float | Non
 
 __all__ = ["JudgePairwise", "PairwiseReport", "pairwise_report", "candidate_items", "asked_verdicts",
            "WIN_RATE_SUFFIX", "BT_SUFFIX"]
+
+
+# --------------------------------------------------------------------------- text shared by the CLI and the app
+
+#: The columns of :func:`summary_rows`.
+SUMMARY_COLUMNS = ("who", "verdicts", "failed", "flip with order", "first-position wins", "ties",
+                   "longer reply wins", "accuracy, ties counted", "accuracy, humans decisive")
+
+
+def share_text(part: int, whole: int) -> str:
+    return "–" if not whole else f"{100 * part / whole:.1f}% ({part}/{whole})"
+
+
+def summary_rows(report: PairwiseReport) -> list[tuple[str, ...]]:
+    """One row per judge, then the humans on the same asked orders (see SUMMARY_COLUMNS)."""
+    rows: list[tuple[str, ...]] = []
+    for name, judge in report.judges.items():
+        p, acc = judge.position, judge.accuracy
+        rows.append((
+            name, str(p.verdicts), str(judge.failed), share_text(p.flips, p.both_orders),
+            share_text(p.first_wins, p.first_wins + p.second_wins), share_text(p.ties, p.verdicts),
+            share_text(judge.length.longer_wins, judge.length.n),
+            share_text(acc.correct, acc.n) if acc else "–",
+            share_text(acc.correct_decisive, acc.n_decisive) if acc else "–"))
+    if report.humans_position is not None and report.humans_length is not None:
+        h = report.humans_position
+        rows.append((
+            f"humans ({report.quality})", str(h.verdicts), "–", share_text(h.flips, h.both_orders),
+            share_text(h.first_wins, h.first_wins + h.second_wins), share_text(h.ties, h.verdicts),
+            share_text(report.humans_length.longer_wins, report.humans_length.n), "–", "–"))
+    return rows
+
+
+def summary_notes(report: PairwiseReport) -> list[str]:
+    """How to read the summary's numbers."""
+    notes = [
+        report.plan.describe(report.setting),
+        "flip with order: of the pairs judged in both orders, the share whose verdict changes when the replies "
+        "swap places (issue 12's position consistency; 0% = fully consistent, higher = more position bias)",
+        "first-position wins: share of decisive verdicts won by the reply shown first (50% = no position "
+        "preference); longer reply wins: share of decisive verdicts on replies of different length (in words) "
+        "won by the longer one",
+    ]
+    if report.humans_position is not None:
+        notes.append(f"humans: the pooled {report.quality} rating decides each pair ({report.human_pairs} pairs, "
+                     f"{report.human_ties} tied); they see no order, so they never flip, and with both orders asked "
+                     "their first-position share is 50% by construction. Accuracy counts a human tie as matched only "
+                     "by a judge's tie")
+    notes.append("judge:winrate = (wins + ties/2) / verdicts of each candidate; judge:bt = Bradley-Terry strength "
+                 f"within its context as π/(1+π) (prior: {DEFAULT_BT_PRIOR:g} virtual win and loss against a "
+                 "reference of strength 1); both enter the agreement table below as evaluator columns")
+    return notes
