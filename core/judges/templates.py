@@ -433,10 +433,10 @@ class _Parser:
                              self.key_line("messages"))
         pair_slots = {"response_a", "response_b"}
         if t.output.kind is OutputKind.PAIRWISE and not pair_slots <= t.variables:
-            raise self.error("a pairwise template must show both replies: use {response_a} and {response_b}",
+            raise self.error("messages: a pairwise template must show both replies: use {response_a} and {response_b}",
                              self.key_line("messages"))
         if t.output.kind is not OutputKind.PAIRWISE and pair_slots & t.variables:
-            raise self.error("{response_a} and {response_b} are for pairwise templates (output.kind = 'pairwise')",
+            raise self.error("messages: {response_a} and {response_b} are for pairwise templates (output.kind = 'pairwise')",
                              self.key_line("messages"))
         if t.level == "dialog" and "response" in t.variables:
             raise self.error("a dialog-level template rates whole dialogues and cannot use {response}",
