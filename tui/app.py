@@ -32,6 +32,7 @@ from .controllers.datasets import (
 from .controllers.history import RunScoresLoaded, StoredRunsController
 from .controllers.lab import LabController
 from .controllers.labels import LabelReportComputed, LabelReportController
+from .controllers.pairwise import PairwiseReportComputed, PairwiseReportController
 from .controllers.review import ReviewController
 from .controllers.runs import RUN_GROUP, JudgeChoicesLoaded, RunController, RunEventReceived
 from .navigation import DESTINATIONS, HOME
@@ -77,6 +78,7 @@ class DialjudgeApp(App[int]):
         self.stored_runs = stored_runs or StoredRunsController(self, services, self.datasets)
         self.adversarial = adversarial or AdversarialController(self, services, self.datasets)
         self.labels = labels or LabelReportController(self, services, self.datasets)
+        self.pairwise = PairwiseReportController(self, services, self.datasets)
         for d in DESTINATIONS:
             self.add_mode(d.mode, d.make_screen)
 
@@ -151,6 +153,7 @@ class DialjudgeApp(App[int]):
         self.runs.event_received(message)
         if isinstance(message.event, RunFinished):
             self.labels.compute(message.event.run_id)
+            self.pairwise.compute(message.event.run_id)
 
     def on_run_scores_loaded(self, message: RunScoresLoaded) -> None:
         self.stored_runs.run_scores_loaded(message)
@@ -158,6 +161,9 @@ class DialjudgeApp(App[int]):
 
     def on_label_report_computed(self, message: LabelReportComputed) -> None:
         self.labels.computed(message)
+
+    def on_pairwise_report_computed(self, message: PairwiseReportComputed) -> None:
+        self.pairwise.computed(message)
 
     def on_adversarial_set_built(self, message: AdversarialSetBuilt) -> None:
         self.adversarial.set_built(message)
