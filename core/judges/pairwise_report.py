@@ -106,7 +106,10 @@ def asked_verdicts(plan: PairPlan, judgments: Mapping[str, Judgment], choices: t
             missing += 1
             continue
         verdict = verdict_of(judgment, choices)
-        out.append(AskedVerdict(asked.context, asked.first, asked.second, None if verdict is None else verdict.value))
+        # A probability answer's score is p(first) + p(tie)/2: the expected point of the first reply.
+        share = judgment.normalized if judgment.distribution and verdict is not None else None
+        out.append(AskedVerdict(asked.context, asked.first, asked.second,
+                                None if verdict is None else verdict.value, share))
     return out, missing
 
 
@@ -213,5 +216,7 @@ def summary_notes(report: PairwiseReport) -> list[str]:
                      "by a judge's tie")
     notes.append("judge:winrate = (wins + ties/2) / verdicts of each candidate; judge:bt = Bradley-Terry strength "
                  f"within its context as π/(1+π) (prior: {DEFAULT_BT_PRIOR:g} virtual win and loss against a "
-                 "reference of strength 1); both enter the agreement table below as evaluator columns")
+                 "reference of strength 1); both enter the agreement table below as evaluator columns. In logprob "
+                 "mode a verdict above is the most likely answer, while both columns count each answer's expected "
+                 "point, p(first) + p(tie)/2, so a constant position pull cancels over the two orders")
     return notes

@@ -21,7 +21,10 @@ Definitions (every share says what its denominator is):
   both a tie; a human tie is matched only by a tie, so a judge that never says
   tie loses every human tie. Beside it, the accuracy on the human-decisive
   pairs alone.
-* **win rate** of a candidate: (wins + ties / 2) / verdicts it took part in.
+* **win rate** of a candidate: (wins + ties / 2) / verdicts it took part in. A
+  probability answer counts its expected point instead: p(first) + p(tie)/2 for
+  the reply shown first, the rest for the other (so with both orders asked, a
+  constant pull towards one position cancels out, as the hard verdicts cannot).
 * **Bradley-Terry strength** of a candidate within its context: the maximum
   likelihood strengths of P(i beats j) = π_i / (π_i + π_j) (a tie counts half a
   win each way), by Hunter's MM algorithm. With ``prior > 0`` every candidate
@@ -52,6 +55,17 @@ class AskedVerdict:
     first: str
     second: str
     verdict: VerdictName | None
+    #: A probability answer's expected share of the point for the first reply, p(first) + p(tie)/2;
+    #: the per-candidate scores use it in place of the verdict (None: a generated verdict).
+    first_share: float | None = None
+
+    def shares(self) -> tuple[float, float] | None:
+        """The point split (first, second) the per-candidate scores count; None without a verdict."""
+        if self.verdict is None:
+            return None
+        if self.first_share is not None:
+            return self.first_share, 1.0 - self.first_share
+        return {"first": (1.0, 0.0), "second": (0.0, 1.0), "tie": (0.5, 0.5)}[self.verdict]
 
     @property
     def winner(self) -> str | None:
@@ -244,16 +258,12 @@ def win_rates(verdicts: Sequence[AskedVerdict]) -> dict[str, float]:
     points: dict[str, float] = {}
     games: dict[str, int] = {}
     for v in verdicts:
-        if v.verdict is None:
+        shares = v.shares()
+        if shares is None:
             continue
-        for c in (v.first, v.second):
+        for c, share in zip((v.first, v.second), shares):
             games[c] = games.get(c, 0) + 1
-            points.setdefault(c, 0.0)
-        if v.winner is None:
-            points[v.first] += 0.5
-            points[v.second] += 0.5
-        else:
-            points[v.winner] += 1.0
+            points[c] = points.get(c, 0.0) + share
     return {c: points[c] / games[c] for c in games}
 
 
@@ -301,16 +311,12 @@ def candidate_scores(verdicts: Sequence[AskedVerdict], *, prior: float = DEFAULT
     scores = CandidateScores(win_rate=win_rates(verdicts))
     by_context: dict[str, dict[tuple[str, str], float]] = {}
     for v in verdicts:
-        if v.verdict is None:
+        shares = v.shares()
+        if shares is None:
             continue
         table = by_context.setdefault(v.context, {})
-        if v.winner is None:
-            for i, j in ((v.first, v.second), (v.second, v.first)):
-                table[(i, j)] = table.get((i, j), 0.0) + 0.5
-        else:
-            loser = v.second if v.winner == v.first else v.first
-            table[(v.winner, loser)] = table.get((v.winner, loser), 0.0) + 1.0
-            table.setdefault((loser, v.winner), 0.0)
+        for (i, j), share in zip(((v.first, v.second), (v.second, v.first)), shares):
+            table[(i, j)] = table.get((i, j), 0.0) + share
     for table in by_context.values():
         for c, pi in bradley_terry(table, prior=prior).items():
             scores.bt[c] = pi / (1.0 + pi)

@@ -148,3 +148,15 @@ def test_candidate_scores_are_per_context_and_transform_strengths() -> None:
     ref = _scipy_bt({("q", "p"): 1.0}, 0.5)
     assert scores.bt["q"] == pytest.approx(ref["q"] / (1 + ref["q"]), rel=1e-4)
     assert scores.bt["p"] == pytest.approx(ref["p"] / (1 + ref["p"]), rel=1e-4)
+
+
+def test_probability_answers_count_their_expected_point_in_the_candidate_scores() -> None:
+    # x shown first gets p(first) + p(tie)/2 = 0.9; shown second it gets 1 - 0.7 = 0.3.
+    soft = [AskedVerdict("c", "x", "y", "first", 0.9), AskedVerdict("c", "y", "x", "first", 0.7)]
+    assert win_rates(soft) == pytest.approx({"x": (0.9 + 0.3) / 2, "y": (0.1 + 0.7) / 2})
+    # Bradley-Terry on expected points: x 1.2 "wins" over y, y 0.8 over x -> π_x / π_y = 1.5.
+    scores = candidate_scores(soft, prior=0)
+    assert math.exp(scores.bt_log_strength["x"] - scores.bt_log_strength["y"]) == pytest.approx(1.5, rel=1e-8)
+    # The hard verdicts still say "first" twice: one flip, and every decisive verdict went to the first position.
+    stats = position_stats(soft)
+    assert (stats.flips, stats.first_win_share) == (1, 1.0)
