@@ -201,6 +201,20 @@ def pair_example(first: Example, second: Example) -> Example:
     )
 
 
+def preview_pair(examples: Sequence[Example], example: Example) -> tuple[Example, Example]:
+    """The two orders a preview of a pairwise template shows for ``example``: it against the next
+    candidate of its context (first A, then B). ConfigError when the context has no other candidate."""
+    peers = [ex for ex in examples if ex.group_id == example.group_id and ex.candidate is not None
+             and not ex.is_pairwise]
+    others = [ex for ex in peers if ex.id != example.id]
+    if example.candidate is None or not others:
+        raise ConfigError(f"item {example.id!r} has no other candidate in its context to compare with")
+    ids = [ex.id for ex in peers]
+    at = ids.index(example.id) if example.id in ids else -1
+    partner = peers[(at + 1) % len(peers)]
+    return pair_example(example, partner), pair_example(partner, example)
+
+
 def is_pairwise_output(spec: OutputSpec) -> bool:
     return spec.kind is OutputKind.PAIRWISE
 
@@ -306,4 +320,4 @@ def _before(text: str, at: int) -> str | None:
 
 
 __all__ = ["PAIR_SEPARATOR", "Verdict", "PairSetting", "AskedPair", "PairPlan", "pair_item_id", "plan_pairs",
-           "pair_examples", "pair_example", "check_pairwise_plan", "verdict_of", "parse_verdict", "is_pairwise_output"]
+           "pair_examples", "pair_example", "check_pairwise_plan", "preview_pair", "verdict_of", "parse_verdict", "is_pairwise_output"]

@@ -78,3 +78,27 @@ async def test_a_pairwise_run_from_the_run_screen_shows_its_report_and_candidate
         assert not any(">" in item for c in columns for item in app.workspace.scores_of(c))
         bt = app.workspace.scores_of(f"fake:bt#{state.run_id}")
         assert bt == pytest.approx(fake.scores.bt)
+
+
+async def test_the_prompt_lab_previews_a_pairwise_template_in_both_orders(services):
+    from dialjudge.tui.screens.prompt_lab import PREVIEW_DELAY_S, PromptLabScreen
+    from dialjudge.tui.widgets.prompt_preview import PromptPreview
+
+    app = make_app(services=services)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("l")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, PromptLabScreen)
+        screen.query_one("#lab-template", Select).value = "pairwise-plain"
+        await pilot.pause(PREVIEW_DELAY_S + 0.1)
+        await settle(pilot)
+        dataset = app.workspace.dataset
+        assert dataset is not None
+        item, partner = dataset.examples[0], dataset.examples[1]  # the context's next candidate
+        text = static_text(screen.query_one(PromptPreview).query_one("#prompt-body", Static), width=400)
+        first, second = text.split("Order 2 of 2")
+        assert f"Order 1 of 2: {item.id} shown first (A)" in first
+        assert f"Reply A: {item.candidate}" in first and f"Reply B: {partner.candidate}" in first
+        assert f"Reply A: {partner.candidate}" in second and f"Reply B: {item.candidate}" in second
