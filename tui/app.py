@@ -156,7 +156,9 @@ class DialjudgeApp(App[int]):
             self.pairwise.compute(message.event.run_id)
 
     def on_run_scores_loaded(self, message: RunScoresLoaded) -> None:
-        self.stored_runs.run_scores_loaded(message)
+        # A pairwise run's judgments are pair orders: its candidate columns come from its report instead.
+        if self.pairwise.compute(message.run_id) is None:
+            self.stored_runs.run_scores_loaded(message)
         self.labels.compute(message.run_id)
 
     def on_label_report_computed(self, message: LabelReportComputed) -> None:

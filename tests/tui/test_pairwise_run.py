@@ -102,3 +102,26 @@ async def test_the_prompt_lab_previews_a_pairwise_template_in_both_orders(servic
         assert f"Order 1 of 2: {item.id} shown first (A)" in first
         assert f"Reply A: {item.candidate}" in first and f"Reply B: {partner.candidate}" in first
         assert f"Reply A: {partner.candidate}" in second and f"Reply B: {item.candidate}" in second
+
+
+async def test_a_stored_pairwise_run_loaded_into_the_scores_shows_its_candidate_columns(services):
+    import asyncio
+
+    from dialjudge.core.judges.engine import RunEngine
+    from dialjudge.core.judging import plan_run
+
+    app = make_app(services=services)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        dataset = app.workspace.dataset
+        assert dataset is not None
+        plan = plan_run(dataset, services.config, template="pairwise-plain", judges=["fake"], limit=10,
+                        pairs=PairSetting(per_context=3, seed=2))
+        with services.open_store() as store:
+            backends = {"fake": services.make_backend(services.config.judge("fake"))}
+            summary = await asyncio.to_thread(asyncio.run, RunEngine(plan.config, dataset, backends, store).run())
+        app.stored_runs.show_in_scores(summary.run_id)
+        await settle(pilot)
+        columns = app.workspace.evaluators
+        assert f"fake:bt#{summary.run_id}" in columns and f"fake#{summary.run_id}" not in columns
+        assert app.pairwise.run_id == summary.run_id
