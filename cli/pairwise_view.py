@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from dialjudge.core.errors import ConfigError
 from dialjudge.core.evaluation import evaluate
 from dialjudge.core.judges.pairwise import PairSetting, plan_pairs
 from dialjudge.core.judges.pairwise_report import (
@@ -38,6 +39,8 @@ def pair_setting(args: argparse.Namespace) -> tuple[PairSetting | None, str | No
     if args.mode != "pairwise" and args.pairs is None and not args.one_order:
         return None, args.mode
     setting = PairSetting.parse(args.pairs, seed=args.pair_seed, both_orders=not args.one_order)
+    if args.stop_when_ci_width is not None or args.baseline_run is not None:
+        raise ConfigError("the stop rule watches one score per item; a pairwise run judges pairs of items")
     return setting, args.pair_scoring if args.mode == "pairwise" else args.mode
 
 

@@ -58,6 +58,7 @@ def test_pairwise_columns_are_written_like_any_agreement_table(capsys: pytest.Ca
     (("--template", "likert-1to5", "--aspect", "overall", "--mode", "pairwise"), "needs a pairwise template"),
     (("--template", "pairwise-plain", "--mode", "pairwise", "--pairs", "0"), "pairs must be 'all' or a number"),
     (("--template", "pairwise-plain", "--mode", "pairwise", "--fewshot", "random:2"), "pairwise runs are zero-shot"),
+    (("--template", "pairwise-plain", "--mode", "pairwise", "--stop-when-ci-width", "0.2"), "judges pairs of items"),
 ])
 def test_pairwise_mistakes_are_one_line_with_exit_2(capsys: pytest.CaptureFixture[str], argv: tuple[str, ...],
                                                     fragment: str) -> None:
