@@ -47,6 +47,7 @@ async def test_a_pairwise_run_from_the_run_screen_shows_its_report_and_candidate
         plan = static_text(screen.query_one("#run-plan", Static))
         assert "Pairwise: 6 pairs of 15 candidates in 3 contexts" in plan
         assert "= 12 judgments" in plan
+        assert "= 15 judgments" not in plan  # the candidates are not what is judged
 
         screen.query_one("#run-pairs", Input).value = "none"
         await pilot.pause()

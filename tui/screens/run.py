@@ -302,7 +302,8 @@ class RunScreen(WorkspaceScreen):
         text.append(f" of {dataset.name} (subset {subset})")
         text.append(f" × {variants} judge column{'s' if variants != 1 else ''}")
         text.append(f" × {request.repeats} repeat{'s' if request.repeats != 1 else ''}")
-        text.append(f" = {total} judgments\n", style="bold")
+        text.append(f" = {total} judgments\n" if request.pairs is None else " (candidates, paired below)\n",
+                    style="bold")
         columns = [f"{j}@{p}" if p else j for j in request.judges for p in (request.personas or (None,))]
         shown = ", ".join(columns[:6]) + (f" and {len(columns) - 6} more" if len(columns) > 6 else "")
         text.append(f"Judge columns: {shown}\n")
