@@ -33,6 +33,7 @@ from .controllers.decisions import DecisionController, DiagnosticsComputed, Eval
 from .controllers.history import RunScoresLoaded, StoredRunsController
 from .controllers.lab import LabController
 from .controllers.labels import LabelReportComputed, LabelReportController
+from .controllers.pairwise import PairwiseReportComputed, PairwiseReportController
 from .controllers.review import ReviewController
 from .controllers.runs import RUN_GROUP, JudgeChoicesLoaded, RunController, RunEventReceived
 from .navigation import DESTINATIONS, HOME
@@ -79,6 +80,7 @@ class DialjudgeApp(App[int]):
         self.adversarial = adversarial or AdversarialController(self, services, self.datasets)
         self.labels = labels or LabelReportController(self, services, self.datasets)
         self.decisions = DecisionController(self, services, self.datasets, run_active=lambda: self.runs.active)
+        self.pairwise = PairwiseReportController(self, services, self.datasets)
         for d in DESTINATIONS:
             self.add_mode(d.mode, d.make_screen)
 
@@ -160,13 +162,19 @@ class DialjudgeApp(App[int]):
         self.runs.event_received(message)
         if isinstance(message.event, RunFinished):
             self.labels.compute(message.event.run_id)
+            self.pairwise.compute(message.event.run_id)
 
     def on_run_scores_loaded(self, message: RunScoresLoaded) -> None:
-        self.stored_runs.run_scores_loaded(message)
+        # A pairwise run's judgments are pair orders: its candidate columns come from its report instead.
+        if self.pairwise.compute(message.run_id) is None:
+            self.stored_runs.run_scores_loaded(message)
         self.labels.compute(message.run_id)
 
     def on_label_report_computed(self, message: LabelReportComputed) -> None:
         self.labels.computed(message)
+
+    def on_pairwise_report_computed(self, message: PairwiseReportComputed) -> None:
+        self.pairwise.computed(message)
 
     def on_adversarial_set_built(self, message: AdversarialSetBuilt) -> None:
         self.adversarial.set_built(message)
