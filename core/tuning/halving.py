@@ -2,6 +2,7 @@
 
 Round 0 judges every variant on the first ``first_sample`` tuning contexts; each later round
 keeps the better ``1/eta`` of the variants (rounded up) and multiplies the sample by ``eta``.
+A round is never run for a single variant: the search ends once one survivor is left.
 Samples are nested (each round takes the first n contexts of one seeded order), so a survivor
 only needs judgments on the contexts its sample added: that is what a round costs. The search
 stops when one variant is left, when the sample holds every tuning context, or when the budget
@@ -88,6 +89,9 @@ class SuccessiveHalving:
                 self.stop_reason = "the sample holds every tuning context"
                 return None
             keep = math.ceil(len(last.variants) / self.eta)
+            if keep == 1:  # judging the last survivor alone on more data would decide nothing
+                self.stop_reason = "one variant left"
+                return None
             variants = tuple(self.ranking(len(self.rounds) - 1)[:keep])
             previous = last.n_contexts
             wanted = min(previous * self.eta, self.n_contexts)

@@ -137,7 +137,7 @@ class TuningSearch:
             template = get_template(variant.template, self.config.template_dirs)
             planned = PlannedVariant(variant, template.name, template.text)
             if variant.aspect_definition:
-                name = f"{template.name}~{_slug(variant.name)}"
+                name = f"{template.name}.{_slug(variant.name)}"
                 text = renamed(with_aspect_definition(template, variant.aspect or "", variant.aspect_definition), name)
                 planned = PlannedVariant(variant, name, text)
             self._run_config(planned, ())
