@@ -250,7 +250,11 @@ class TuningSearch:
                 self._emit(JudgingProgressed(name, stage, event.done, event.total, spent_before + event.done,
                                              self.model_calls + engine.backend_calls))
 
-        engine = RunEngine(config, self.dataset, backends, self.store, fewshot_pool=self.tuning_pool)
+        # A finished run of the same configuration is the engine's to extend, not to repeat: the
+        # engine resumes only unfinished runs by itself, and a rerun should add no duplicate runs.
+        earlier = _latest_run(self.store, config.fingerprint)
+        engine = RunEngine(config, self.dataset, backends, self.store, fewshot_pool=self.tuning_pool,
+                           run_id=earlier)
         engine.subscribe(forward)
         self._engine = engine
         try:
@@ -279,6 +283,12 @@ class TuningSearch:
                    n_boot: int) -> CorrelationResult:
         return correlate([column.get(i) for i in item_ids], [self._human.get(i) for i in item_ids],
                          [self._groups[i] for i in item_ids], n_boot=n_boot, seed=self.settings.seed)
+
+
+def _latest_run(store: Any, fingerprint: str) -> int | None:
+    """The newest stored run made from this exact configuration (any status), if any."""
+    ids = [r.id for r in store.list_runs() if r.fingerprint == fingerprint]
+    return max(ids) if ids else None
 
 
 def search_record_path(report: TuningReport, folder: Path) -> Path:

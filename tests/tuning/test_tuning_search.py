@@ -181,6 +181,7 @@ def test_rerun_after_adding_a_variant_judges_only_that_variant(tmp_path: Path) -
     with RunStore(store_path) as store:
         again = asyncio.run(_search(tmp_path, three, backend, store).run())
     assert backend.requests == [] and again.model_calls == 0 and again.spent == first.spent
+    assert again.run_ids == first.run_ids  # the same stored runs, not copies
     with RunStore(store_path) as store:
         four = asyncio.run(_search(tmp_path, three + EXTRA_VARIANT, backend, store).run())
     assert len(backend.requests) == n_items  # the new variant, on tuning and held-out items, and nothing else
