@@ -34,6 +34,7 @@ from .controllers.lab import LabController
 from .controllers.labels import LabelReportComputed, LabelReportController
 from .controllers.review import ReviewController
 from .controllers.runs import RUN_GROUP, JudgeChoicesLoaded, RunController, RunEventReceived
+from .controllers.tune import SearchEventReceived, SearchSpaceLoaded, SearchStopped, TuneController, WinnerSaved
 from .navigation import DESTINATIONS, HOME
 from .services import Services
 from .widgets.selection_bar import SelectionBar
@@ -65,7 +66,7 @@ class DialjudgeApp(App[int]):
                  runs: RunController | None = None, lab: LabController | None = None,
                  review: ReviewController | None = None, stored_runs: StoredRunsController | None = None,
                  adversarial: AdversarialController | None = None,
-                 labels: LabelReportController | None = None) -> None:
+                 labels: LabelReportController | None = None, tune: TuneController | None = None) -> None:
         """Controllers not passed in are made here, on ``services``."""
         super().__init__()
         self.services = services
@@ -77,6 +78,7 @@ class DialjudgeApp(App[int]):
         self.stored_runs = stored_runs or StoredRunsController(self, services, self.datasets)
         self.adversarial = adversarial or AdversarialController(self, services, self.datasets)
         self.labels = labels or LabelReportController(self, services, self.datasets)
+        self.tune = tune or TuneController(self, services, self.datasets)
         for d in DESTINATIONS:
             self.add_mode(d.mode, d.make_screen)
 
@@ -161,6 +163,18 @@ class DialjudgeApp(App[int]):
 
     def on_adversarial_set_built(self, message: AdversarialSetBuilt) -> None:
         self.adversarial.set_built(message)
+
+    def on_search_space_loaded(self, message: SearchSpaceLoaded) -> None:
+        self.tune.space_loaded(message)
+
+    def on_search_event_received(self, message: SearchEventReceived) -> None:
+        self.tune.event_received(message)
+
+    def on_search_stopped(self, message: SearchStopped) -> None:
+        self.tune.stopped(message)
+
+    def on_winner_saved(self, message: WinnerSaved) -> None:
+        self.tune.winner_saved(message)
 
     # -- failures --------------------------------------------------------------------------
 

@@ -130,16 +130,11 @@ class TuningSearch:
 
     def _plan_variant(self, variant: Variant) -> PlannedVariant:
         """Check a variant against the dataset and config before anything is judged."""
-        from ..judges.templates import get_template
-        from .winner import renamed, with_aspect_definition
+        from .winner import variant_template
 
         try:
-            template = get_template(variant.template, self.config.template_dirs)
-            planned = PlannedVariant(variant, template.name, template.text)
-            if variant.aspect_definition:
-                name = f"{template.name}.{_slug(variant.name)}"
-                text = renamed(with_aspect_definition(template, variant.aspect or "", variant.aspect_definition), name)
-                planned = PlannedVariant(variant, name, text)
+            name, text = variant_template(variant, self.config)
+            planned = PlannedVariant(variant, name, text)
             self._run_config(planned, ())
             return planned
         except DialjudgeError as exc:
@@ -334,12 +329,6 @@ def _quality(dataset: Dataset, wanted: str | None) -> str:
 
 def _rated(dataset: Dataset, quality: str) -> list[Example]:
     return [ex for ex in dataset.examples if quality in ex.ratings]
-
-
-def _slug(text: str) -> str:
-    import re
-
-    return re.sub(r"[^A-Za-z0-9_.-]+", "-", text).strip("-") or "variant"
 
 
 def _none_if_nan(value: float) -> float | None:

@@ -22,6 +22,18 @@ _TABLE_HEADER = re.compile(r"^\s*\[")
 _SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 
+def variant_template(variant: Variant, config: Any) -> tuple[str, str]:
+    """The name and TOML text of the template ``variant`` runs on (``config``: a core Config):
+    the named template, or a copy named ``<template>.<variant>`` with the variant's definition."""
+    from ..judges.templates import get_template
+
+    template = get_template(variant.template, config.template_dirs)
+    if not variant.aspect_definition:
+        return template.name, template.text
+    name = f"{template.name}.{_slug(variant.name)}"
+    return name, renamed(with_aspect_definition(template, variant.aspect or "", variant.aspect_definition), name)
+
+
 def with_aspect_definition(template: Template, aspect: str, definition: str) -> str:
     """The template's TOML text with ``[aspects].<aspect>`` set to ``definition``."""
     key = template.resolve_aspect(aspect) or aspect
@@ -76,6 +88,10 @@ def save_winner(template_text: str, variant: Variant, name: str, *, provenance: 
     folder.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
     return path
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", text).strip("-") or "variant"
 
 
 def _toml_key(key: str) -> str:
