@@ -179,9 +179,11 @@ class TuneController:
 
             store = self.services.open_store()
             try:
+                def forward(event: SearchEvent) -> None:  # called on this thread; the app applies it
+                    self.app.post_message(SearchEventReceived(event))
+
                 search = TuningSearch(space, dataset, self.services.config, store,
-                                      make_backend=self.services.make_backend,
-                                      on_event=lambda event: self.app.post_message(SearchEventReceived(event)))
+                                      make_backend=self.services.make_backend, on_event=forward)
                 self._search = search
                 report = asyncio.run(search.run())
                 save_search_record(report)
