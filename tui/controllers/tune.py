@@ -114,6 +114,7 @@ class TuneState:
             self.report = event.report
             self.running = False
             self.progress = None
+            self.round_text = ""
             self.spent, self.model_calls = event.report.spent, event.report.model_calls
             self.status = f"Finished: winner {event.report.winner!r} (best on tuning)"
 

@@ -56,7 +56,7 @@ class TuneScreen(WorkspaceScreen):
             yield Label("Space file", classes="tune-label")
             yield Input(DEFAULT_SPACE, id="tune-space-path", placeholder="path to a search space .toml")
             yield Label("Budget", classes="tune-label")
-            yield Input("", id="tune-budget", placeholder="the space's", type="integer")
+            yield Input("", id="tune-budget", placeholder="from space", type="integer")
             yield Label("Winner name", classes="tune-label")
             yield Input("tuned-judge", id="tune-winner-name")
         yield Static(id="tune-status")
