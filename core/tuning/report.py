@@ -105,7 +105,8 @@ class TuningReport:
             f"Split by context (seed {self.split.seed}): {len(self.split.tuning)} tuning contexts, "
             f"{len(self.split.heldout)} held-out contexts ({self.heldout_items} items); few-shot examples "
             f"come from the tuning part only.",
-            f"Judgments: {budget}; {self.model_calls} sent to a model, the rest reused from the store. "
+            f"Judgments: {budget}; {self.model_calls} sent to a model by this invocation, the rest reused from "
+            f"the store. "
             f"Successive halving: {len(self.rounds)} rounds ({', '.join(self._round_text(r) for r in self.rounds)}); "
             f"stopped: {self.stop_reason}.",
             f"Winner (best on tuning): {self.winner}. Starting prompt: {self.baseline}.",

@@ -183,11 +183,11 @@ class TuningSearch:
         while (round_ := halving.next_round()) is not None:
             self._emit(RoundStarted(round_))
             items = [ex.id for ex in self.split.sample_items(self.dataset, round_.n_contexts)]
-            self.spent += round_.cost
+            new_items = round_.cost // len(round_.variants)  # the items this sample added
             scores = {}
             for name in round_.variants:
                 stage = f"round {round_.index + 1}"
-                column, _run_id = await self._judge(name, items, stage)
+                column, _run_id = await self._judge(name, items, stage, new_items)
                 scores[name] = self._agreement(column, items, n_boot=0).coefficient(s.coefficient).value
                 self._emit(VariantScored(name, stage, _none_if_nan(scores[name]), len(items), self.spent,
                                          self.model_calls))
@@ -203,8 +203,7 @@ class TuningSearch:
         heldout: list[HeldoutResult] = []
         columns: dict[str, dict[str, float | None]] = {}
         for name in finalists:
-            self.spent += len(heldout_ids)
-            column, run_id = await self._judge(name, heldout_ids, "held-out")
+            column, run_id = await self._judge(name, heldout_ids, "held-out", len(heldout_ids))
             columns[name] = column
             result = self._agreement(column, heldout_ids, n_boot=s.n_boot)
             heldout.append(HeldoutResult(name, tuning_score.get(name), result, s.coefficient, run_id))
@@ -228,8 +227,10 @@ class TuningSearch:
         self._emit(SearchFinished(report))
         return report
 
-    async def _judge(self, name: str, item_ids: Sequence[str], stage: str) -> tuple[dict[str, float | None], int]:
-        """Run one variant on ``item_ids`` through the engine; its scores by item, and the run id."""
+    async def _judge(self, name: str, item_ids: Sequence[str], stage: str, new_items: int
+                     ) -> tuple[dict[str, float | None], int]:
+        """Run one variant on ``item_ids`` through the engine; its scores by item, and the run id.
+        ``new_items`` of them count against the budget (the rest were judged in an earlier round)."""
         from ..judges.engine import RunEngine
         from ..judges.events import RunProgress
 
@@ -238,11 +239,12 @@ class TuningSearch:
         planned = self.planned[name]
         config = self._run_config(planned, item_ids, name=f"tune {name} ({stage})")
         backends = {spec.name: self._backend(spec) for spec in config.judges}
-        spent_before = self.spent - len(item_ids)
+        spent_before, reused = self.spent, len(item_ids) - new_items
 
         def forward(event: Any) -> None:
             if isinstance(event, RunProgress):
-                self._emit(JudgingProgressed(name, stage, event.done, event.total, spent_before + event.done,
+                spent = spent_before + min(new_items, max(0, event.done - reused))
+                self._emit(JudgingProgressed(name, stage, event.done, event.total, spent,
                                              self.model_calls + engine.backend_calls))
 
         # A finished run of the same configuration is the engine's to extend, not to repeat: the
@@ -257,6 +259,7 @@ class TuningSearch:
         finally:
             self._engine = None
         self.model_calls += summary.backend_calls
+        self.spent += new_items
         self.run_ids.setdefault(name, []).append(summary.run_id)
         if self._cancelled or summary.status != "finished":
             raise SearchCancelled(f"the tuning search stopped while judging {name!r} ({summary.status})")

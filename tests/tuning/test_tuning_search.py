@@ -296,3 +296,20 @@ def test_the_shipped_example_space_is_valid() -> None:
 
     space = load_space(root / "prompts" / "search" / "example.toml")
     assert len(space.variants) >= 8 and space.baseline.name == "plain"
+
+
+def test_progress_counts_the_budget_spent_without_overshooting(tmp_path: Path) -> None:
+    from dialjudge.core.tuning.search import JudgingProgressed, VariantScored
+
+    events: list[object] = []
+    with RunStore(tmp_path / "runs.sqlite3") as store:
+        search = TuningSearch(parse_space(SPACE.format(first=2, finalists=1)), _dataset(tmp_path),
+                              _config(), store, make_backend=lambda _c: FakeBackend(name="fa"),  # type: ignore[arg-type]
+                              on_event=events.append)
+        report = asyncio.run(search.run())
+    spent = [e.spent for e in events if isinstance(e, (JudgingProgressed, VariantScored))]
+    assert spent == sorted(spent) and spent[-1] == report.spent
+    scored = [e for e in events if isinstance(e, VariantScored)]
+    first_round = [e.spent for e in scored if e.stage == "round 1"]
+    per_variant = report.rounds[0].cost // len(report.rounds[0].variants)
+    assert first_round == [per_variant * (i + 1) for i in range(len(first_round))]
