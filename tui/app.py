@@ -36,6 +36,7 @@ from .controllers.labels import LabelReportComputed, LabelReportController
 from .controllers.pairwise import PairwiseReportComputed, PairwiseReportController
 from .controllers.review import ReviewController
 from .controllers.runs import RUN_GROUP, JudgeChoicesLoaded, RunController, RunEventReceived
+from .controllers.tune import SearchEventReceived, SearchSpaceLoaded, SearchStopped, TuneController, WinnerSaved
 from .navigation import DESTINATIONS, HOME
 from .services import Services
 from .widgets.selection_bar import SelectionBar
@@ -67,7 +68,7 @@ class DialjudgeApp(App[int]):
                  runs: RunController | None = None, lab: LabController | None = None,
                  review: ReviewController | None = None, stored_runs: StoredRunsController | None = None,
                  adversarial: AdversarialController | None = None,
-                 labels: LabelReportController | None = None) -> None:
+                 labels: LabelReportController | None = None, tune: TuneController | None = None) -> None:
         """Controllers not passed in are made here, on ``services``."""
         super().__init__()
         self.services = services
@@ -81,6 +82,7 @@ class DialjudgeApp(App[int]):
         self.labels = labels or LabelReportController(self, services, self.datasets)
         self.decisions = DecisionController(self, services, self.datasets, run_active=lambda: self.runs.active)
         self.pairwise = PairwiseReportController(self, services, self.datasets)
+        self.tune = tune or TuneController(self, services, self.datasets)
         for d in DESTINATIONS:
             self.add_mode(d.mode, d.make_screen)
 
@@ -178,6 +180,18 @@ class DialjudgeApp(App[int]):
 
     def on_adversarial_set_built(self, message: AdversarialSetBuilt) -> None:
         self.adversarial.set_built(message)
+
+    def on_search_space_loaded(self, message: SearchSpaceLoaded) -> None:
+        self.tune.space_loaded(message)
+
+    def on_search_event_received(self, message: SearchEventReceived) -> None:
+        self.tune.event_received(message)
+
+    def on_search_stopped(self, message: SearchStopped) -> None:
+        self.tune.stopped(message)
+
+    def on_winner_saved(self, message: WinnerSaved) -> None:
+        self.tune.winner_saved(message)
 
     # -- failures --------------------------------------------------------------------------
 
