@@ -27,6 +27,7 @@ from dialjudge.core.stats.label_agreement import TieRule
 
 from . import render
 from .metrics_cmd import add_table_options, emit, levels_of
+from .pairwise_view import add_pair_options, pair_setting, print_pair_plan, report_pairwise
 from .signals import sigterm_as_interrupt
 
 
@@ -36,9 +37,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--template", default="adv-0to1", help="judge template (see prompts/templates)")
     p.add_argument("--judge", action="append", dest="judges", metavar="NAME",
                    help="judge from dialjudge.toml (repeatable; default: smollm2, the bundled model)")
-    p.add_argument("--mode", choices=[m.value for m in ScoringMode], default=None,
+    p.add_argument("--mode", choices=[*(m.value for m in ScoringMode), "pairwise"], default=None,
                    help="logprob (the default where the template supports it): probability-weighted score; "
-                        "generate: parse the answer; yesno: p(yes)/(p(yes)+p(no))")
+                        "generate: parse the answer; yesno: p(yes)/(p(yes)+p(no)); pairwise: a pairwise template "
+                        "compares two candidates of a context (A, B or tie), every pair in both orders "
+                        "(see --pairs, --pair-seed, --pair-scoring)")
     p.add_argument("--top-k", type=int, default=0,
                    help="logprob mode: 0 (default) = expected value over every valid score; K > 0 = Huynh et al.'s "
                         "weighting of the K most likely answers")
@@ -77,6 +80,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="the stop rule looks every K completed contexts (from the 10th on)")
     p.add_argument("--order-seed", type=int, default=0, metavar="S",
                    help="seed of the random order in which contexts are judged")
+    add_pair_options(p)
     p.set_defaults(handler=run)
 
 
@@ -85,8 +89,9 @@ def run(args: argparse.Namespace) -> int:
     dataset = open_dataset(args.dataset)
     constraint = _constraint(args)  # before the mode is chosen: it implies generate
     fewshot_specs = _fewshot_draws(args.fewshot, args.fewshot_draws)
+    pairs, mode = pair_setting(args)
     plans = [plan_run(dataset, config, template=args.template, judges=args.judges or ["smollm2"],
-                      mode=args.mode, aspect=args.aspect, kpi=args.kpi, quality=(args.qualities or [None])[0],
+                      mode=mode, pairs=pairs, aspect=args.aspect, kpi=args.kpi, quality=(args.qualities or [None])[0],
                       personas=args.personas, fewshot=spec,
                       subset=None if args.subset == "all" and args.kpi else args.subset, limit=args.limit,
                       repeats=args.repeats, top_k=args.top_k, name=args.name, yes_label=args.yes_label)
@@ -115,6 +120,8 @@ def _judge_and_report(args: argparse.Namespace, dataset: Any, plans: list[Any], 
     stop_rule = _stop_rule(args, dataset, plan, store)
     if stop_rule is not None and len(plans) > 1:
         raise ConfigError("a stop rule watches one run; it cannot be combined with --fewshot-draws")
+    if plan.config.pairs is not None:
+        print_pair_plan(con, dataset, plan.config)
     for draw in plans:
         if len(plans) > 1:
             con.print(f"few-shot draw {draw.config.fewshot.spec}")
@@ -141,6 +148,9 @@ def _judge_and_report(args: argparse.Namespace, dataset: Any, plans: list[Any], 
 
     for warning in dataset.meta.get("warnings", ()):
         con.print(f"[yellow]warning: {escape(str(warning))}[/yellow]")
+    if plan.config.pairs is not None:
+        report_pairwise(args, dataset, plan, judgments, summary.run_id)
+        return 0 if stopped or all(s.status == RunStatus.FINISHED for s in summaries) else 1
     # Compare on the items this run judged: --limit must not count the others as excluded.
     judged = dataset.subset(plan.config.select_items(dataset))
     scale = dataset.qualities.get(plan.quality) if plan.quality else None

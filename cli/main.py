@@ -12,7 +12,7 @@ Handler = Callable[[argparse.Namespace], int]
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from . import adversarial_cmd, datasets_cmd, judge_cmd, metrics_cmd, runs_cmd
+    from . import adversarial_cmd, datasets_cmd, judge_cmd, metrics_cmd, runs_cmd, tune_cmd
 
     parser = argparse.ArgumentParser(
         prog="dialjudge",
@@ -26,6 +26,7 @@ def build_parser() -> argparse.ArgumentParser:
     judge_cmd.register(sub)
     runs_cmd.register(sub)
     adversarial_cmd.register(sub)
+    tune_cmd.register(sub)
     return parser
 
 

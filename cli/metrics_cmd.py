@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from dialjudge.core.evaluation import EvaluationReport, evaluate, split_subsets
+from dialjudge.core.format import number_text
 from dialjudge.core.judges.labels import LabelReport
 from dialjudge.core.model import Aggregation, Dataset
 from dialjudge.core.registry import DEFAULT_DATASET, open_dataset
@@ -70,9 +71,38 @@ def run(args: argparse.Namespace) -> int:
                       levels=levels,
                       aggregation=Aggregation(args.aggregate),
                       metric_ids=args.metrics.split(",") if args.metrics else None,
-                      n_boot=args.bootstrap, seed=args.seed)
+                      n_boot=args.bootstrap, seed=args.seed, include_length=True)
     emit(report, args, title=f"Reference-based metrics vs humans — {dataset.name}", dataset=dataset)
+    if args.format == "table" and args.output is None and "system" not in levels and not only_dialogs:
+        print_length_bias(dataset, report, subsets[0])
     return 0
+
+
+def print_length_bias(dataset: Dataset, report: EvaluationReport, subset: str) -> None:
+    """Verbosity: each metric's Spearman ρ with the response length beside the humans', and its
+    agreement with the humans once length is partialled out (core/stats/baselines)."""
+    from dialjudge.core.stats.baselines import LENGTH_EVALUATOR, length_bias, length_scores
+    from dialjudge.core.stats.human import human_labels
+
+    selected = Subset(subset).select(dataset.examples)
+    lengths = length_scores(selected)
+    rows = []
+    for quality in report.qualities:
+        if not dataset.qualities[quality].is_numeric:
+            continue
+        human = {i: (float(v) if isinstance(v, (int, float)) else None)
+                 for i, v in human_labels(selected, quality).values.items()}
+        for name, column in report.scores.items():
+            if name == LENGTH_EVALUATOR:
+                continue
+            bias = length_bias(column, human, lengths, evaluator=name, quality=quality)
+            rows.append((name, quality, bias.n, *(number_text(v) for v in (
+                bias.judge_length_rho, bias.human_length_rho, bias.judge_human_rho, bias.partial_rho))))
+    if rows:
+        right = ("n", "metric~length", "humans~length", "metric~humans", "… length partialled out")
+        render.console().print(render.plain_table(
+            f"Length bias — {dataset.name}{'' if subset == 'all' else f' [{subset}]'} (Spearman ρ)",
+            ["metric", "quality", *right], rows, right=right))
 
 
 def emit(report: EvaluationReport, args: argparse.Namespace, *, title: str, dataset: Dataset | None = None,

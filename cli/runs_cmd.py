@@ -1,4 +1,4 @@
-"""`dialjudge runs list|show|compare|export|delete`: the run store from the command line."""
+"""`dialjudge runs list|show|compare|export|rescore|retry|delete`: the run store from the command line."""
 
 from __future__ import annotations
 
@@ -52,6 +52,32 @@ def register(sub: argparse._SubParsersAction) -> None:
                         help="with --to: the reference-based metrics join the judges in the agreement tables, "
                              "as in the app when the run's dataset is open")
     export.set_defaults(handler=run_export)
+    rescore = rsub.add_parser(
+        "rescore", help="score a run's stored answers again (another top-K, mode, parser or answer mapping) into a "
+                        "new run, without calling the model",
+        description="Score run N's stored raw outputs and log-probabilities again into a new run that names N as its "
+                    "source. Nothing is sent to a model. Give at least one of --top-k, --mode, --template, --map.")
+    rescore.add_argument("run", type=int)
+    rescore.add_argument("--top-k", type=int, metavar="K",
+                         help="logprob mode: weigh the K most likely first tokens (0: expected value over all "
+                              "answers); at most the number of tokens the run kept (5 or more)")
+    rescore.add_argument("--mode", choices=("logprob", "yesno"),
+                         help="switch between the probability modes (the stored answers must hold the new mode's "
+                              "answers)")
+    rescore.add_argument("--template", metavar="NAME|FILE.toml",
+                         help="read the answers with this template's output section (a new parser); the prompt "
+                              "stays the run's")
+    rescore.add_argument("--map", dest="mapping", metavar="ANSWER=VALUE,...",
+                         help='an answer mapping, every answer of the template a value, e.g. "1=0,2=0,3=0,4=1,5=1"; '
+                              "the scale becomes the values' range")
+    rescore.add_argument("--name", default="", help="the new run's name")
+    rescore.set_defaults(handler=run_rescore)
+    retry = rsub.add_parser(
+        "retry", help="judge again only a run's failed judgments (timeouts, backend errors, unparseable answers)",
+        description="Ask the run's judges again for every judgment of run N without a score, bypassing the response "
+                    "cache; every scored judgment is kept. The run keeps its id.")
+    retry.add_argument("run", type=int)
+    retry.set_defaults(handler=run_retry)
     delete = rsub.add_parser("delete", help="remove a run and its judgments")
     delete.add_argument("run", type=int)
     delete.set_defaults(handler=run_delete)
@@ -63,7 +89,8 @@ def run_list(args: argparse.Namespace) -> int:
         records = store.list_runs()
     for r in records:
         cfg = r.run_config
-        rows.append((r.id, r.created[:19], r.name or "–", r.status.value, cfg.dataset, cfg.template, cfg.mode.value,
+        name = (r.name or "–") + (f" (from run {r.source_run})" if r.source_run is not None else "")
+        rows.append((r.id, r.created[:19], name, r.status.value, cfg.dataset, cfg.template, cfg.mode.value,
                      ", ".join(j.name for j in cfg.judges), f"{r.judgments}/{r.total}", r.failures))
     render.console().print(render.plain_table(
         "Runs", ["id", "created", "name", "status", "dataset", "template", "mode", "judges", "done", "failed"], rows,
@@ -72,8 +99,13 @@ def run_list(args: argparse.Namespace) -> int:
 
 
 def run_show(args: argparse.Namespace) -> int:
+    from dialjudge.core.config import load_config
+    from dialjudge.core.judges.cost import USAGE_COLUMNS, run_usage, usage_rows, usage_summary
+
+    prices = load_config().prices
     with RunStore() as store:
         record = store.get_run(args.run)
+        usage = run_usage(store, record, prices)
     config = record.run_config
     con = render.console()
     con.print(render.key_values(f"Run {record.id} — {record.status.value}", {
@@ -85,11 +117,90 @@ def run_show(args: argparse.Namespace) -> int:
         "judges": ", ".join(v.label for v in config.variants()),
         "few-shot": config.fewshot.spec, "repeats": config.repeats,
         "judgments": f"{record.judgments} of {record.total} ({record.failures} failed)",
+        **_source_lines(record),
+        "cost and latency": usage_summary(usage),
         **_environment_lines(config.environment),
         "error": record.error or "–"}))
+    con.print(render.plain_table(f"Cost and latency of run {record.id}", USAGE_COLUMNS, usage_rows(usage),
+                                 right=USAGE_COLUMNS[2:]))
     con.print("[bold]template[/bold]")
     con.print(config.template_text, markup=False, highlight=False)
     return 0
+
+
+def _source_lines(record: Any) -> dict[str, str]:
+    """Where a rescored run's answers came from, and what the rescoring changed."""
+    if record.source_run is None:
+        return {}
+    changed = dict(record.config.get("rescore") or {})
+    what = ", ".join(f"{k} {v if not isinstance(v, dict) else json.dumps(v)}" for k, v in changed.items()
+                     if v is not None and k != "source_run")
+    return {"rescored from": f"run {record.source_run}" + (f" ({what})" if what else "")}
+
+
+def run_rescore(args: argparse.Namespace) -> int:
+    from dialjudge.core.config import load_config
+    from dialjudge.core.judges.rescore import rescore_run, settings_from_options
+    from dialjudge.core.registry import open_dataset
+
+    if args.top_k is None and args.mode is None and args.template is None and args.mapping is None:
+        raise DialjudgeError("say what to change: --top-k, --mode, --template or --map")
+    config = load_config()
+    settings = settings_from_options(top_k=args.top_k, mode=args.mode, template=args.template, mapping=args.mapping,
+                                     name=args.name, template_dirs=config.template_dirs)
+    with RunStore() as store:
+        source = store.get_run(args.run).run_config
+        dataset = open_dataset(source.dataset_path or source.dataset, config)
+        result = rescore_run(store, args.run, dataset, settings)
+    con = render.console()
+    con.print(f"run {result.run_id}: run {result.source_run} rescored ({settings.describe()}), no model called; "
+              f"{result.rescored} judgments, {result.failures} without a score, {result.changed} changed",
+              markup=False, highlight=False)
+    con.print(f"compare them: dialjudge runs compare {result.source_run} {result.run_id}", markup=False,
+              highlight=False, style="dim")
+    return 0
+
+
+def run_retry(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from rich.progress import BarColumn, Progress, TextColumn
+
+    from dialjudge.core.config import load_config
+    from dialjudge.core.judges.retry import check_retryable, retry_run
+    from dialjudge.core.judges.status import RunState, RunStatus, status_text
+    from dialjudge.core.judging import build_backends
+    from dialjudge.core.registry import open_dataset
+
+    from .signals import sigterm_as_interrupt
+
+    with RunStore() as store:
+        record = store.get_run(args.run)
+        check_retryable(store, args.run)
+        failed = record.failures
+        config = record.run_config
+        dataset = open_dataset(config.dataset_path or config.dataset, load_config())
+        con = render.console(stderr=True)
+        con.print(f"run {args.run}: {failed} judgments without a score to ask again", markup=False)
+        progress = Progress(TextColumn("[bold]retrying"), BarColumn(), TextColumn("{task.fields[detail]}",
+                                                                                   markup=False),
+                            console=con, transient=False)
+        state = RunState()
+        task = progress.add_task("retrying", total=None, detail=status_text(state))
+
+        def on_event(event: Any) -> None:
+            state.apply(event)
+            progress.update(task, total=state.total or None, completed=state.done, detail=status_text(state))
+
+        with progress, sigterm_as_interrupt():
+            summary = asyncio.run(retry_run(store, args.run, dataset, build_backends(config), on_event=on_event,
+                                            close_backends=True))
+        left = store.get_run(args.run).failures
+    render.console().print(f"run {args.run} {summary.status}: {failed - left} of {failed} failed judgments now "
+                           f"scored, {left} still without a score", markup=False, highlight=False)
+    for reason, count in summary.failure_reasons:
+        con.print(f"  {count} × {reason}", markup=False, highlight=False)
+    return 0 if summary.status == RunStatus.FINISHED else 1
 
 
 def _environment_lines(environment: Mapping[str, Any]) -> dict[str, str]:

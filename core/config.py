@@ -114,11 +114,21 @@ class JudgeConfig:
 
 
 @dataclass(frozen=True)
+class ModelPrice:
+    """What an API model costs, in the user's currency per million tokens (``[prices."MODEL"]``)."""
+
+    input_per_million: float
+    output_per_million: float
+
+
+@dataclass(frozen=True)
 class Config:
     path: Path | None = None
     data_dirs: tuple[Path, ...] = ()
     template_dirs: tuple[Path, ...] = ()
     judges: Mapping[str, JudgeConfig] = field(default_factory=dict)
+    #: Per API model name; no built-in prices (they go stale), so a cost is only estimated where given.
+    prices: Mapping[str, ModelPrice] = field(default_factory=dict)
 
     def judge(self, name: str) -> JudgeConfig:
         try:
@@ -155,7 +165,7 @@ def load_config(path: Path | None = None) -> Config:
 def parse_config(raw: Mapping[str, Any], path: Path | None = None) -> Config:
     where = str(path) if path else "config"
     base = path.parent if path else Path.cwd()
-    _only_keys(raw, {"data", "templates", "judges"}, where, "")
+    _only_keys(raw, {"data", "templates", "judges", "prices"}, where, "")
 
     data = _table(raw, "data", where)
     _only_keys(data, {"dirs"}, where, "data.")
@@ -173,7 +183,28 @@ def parse_config(raw: Mapping[str, Any], path: Path | None = None) -> Config:
         data_dirs=tuple(_paths(data.get("dirs", []), base, where, "data.dirs")),
         template_dirs=tuple(_paths(templates.get("dirs", []), base, where, "templates.dirs")),
         judges=judges,
+        prices=_parse_prices(_table(raw, "prices", where), where),
     )
+
+
+_PRICE_KEYS = {"input_per_million", "output_per_million"}
+
+
+def _parse_prices(table: Mapping[str, Any], where: str) -> dict[str, ModelPrice]:
+    prices = {}
+    for model, t in table.items():
+        key = f'prices."{model}"'
+        if not isinstance(t, Mapping):
+            raise ConfigError(f"{where}: {key} must be a table with input_per_million and output_per_million")
+        _only_keys(t, _PRICE_KEYS, where, key + ".")
+        values = {}
+        for name in sorted(_PRICE_KEYS):
+            value = _get(t, name, (int, float), where, key)
+            if value < 0:
+                raise ConfigError(f"{where}: {key}.{name} must be 0 or more, not {value}")
+            values[name] = float(value)
+        prices[str(model)] = ModelPrice(**values)
+    return prices
 
 
 _JUDGE_KEYS = {

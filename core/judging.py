@@ -53,12 +53,16 @@ def plan_run(dataset: Dataset, config: Config, *, template: str, judges: Sequenc
              mode: ScoringMode | str | None = None, aspect: str | None = None, kpi: str | None = None,
              quality: str | None = None, personas: Sequence[str] = (), fewshot: str = "none",
              subset: str | None = None, limit: int | None = None, repeats: int = 1, top_k: int = 0,
-             item_ids: Sequence[str] = (), name: str = "", yes_label: str | None = None) -> RunPlan:
+             item_ids: Sequence[str] = (), name: str = "", yes_label: str | None = None,
+             pairs: Any = None) -> RunPlan:
     from .judges.fewshot import FewShotSetting
     from .judges.personas import load_personas
     from .judges.templates import get_template
 
     tpl = get_template(template, config.template_dirs)
+    from .judges.pairwise import check_pairwise_plan
+
+    pairs = check_pairwise_plan(tpl, pairs, fewshot)
     mode = preferred_mode(tpl.output.modes) if mode is None else ScoringMode(mode)
     if mode not in tpl.output.modes:
         supported = ", ".join(m.value for m in tpl.output.modes)
@@ -104,12 +108,12 @@ def plan_run(dataset: Dataset, config: Config, *, template: str, judges: Sequenc
     run_config = RunConfig.build(
         dataset, tpl, [config.judge(j) for j in judges], personas=chosen_personas, fewshot=setting,
         mode=mode, aspect=aspect, kpi=kpi, quality=quality, subset=subset, limit=limit, repeats=repeats,
-        top_k=top_k, item_ids=tuple(item_ids), name=name, yes_label=yes_label or None,
+        top_k=top_k, item_ids=tuple(item_ids), name=name, yes_label=yes_label or None, pairs=pairs,
     )
     from .judges.render import pairwise_refusal
 
     pairwise = [ex.id for ex in run_config.select_items(dataset) if ex.is_pairwise]
-    if pairwise:
+    if pairwise and pairs is None:
         raise ConfigError(pairwise_refusal(tpl.name, pairwise))
     return RunPlan(run_config, quality, subset)
 

@@ -85,6 +85,7 @@ def export_run(store: RunStore, run_id: int, dataset: Dataset, folder: Path, for
                            subset=subset, notes=report.notes)
                     for subset in report.subsets)
             written.append(_write(folder / f"run-{run_id}-agreement.{TABLE_FORMATS[fmt]}", text))
+        written += _write_diagnostics(store, run_id, dataset, folder, tables, title=title, meta=meta)
 
     judgment_formats = [f for f in formats if f in JUDGMENT_FORMATS]
     if judgment_formats:
@@ -97,6 +98,28 @@ def export_run(store: RunStore, run_id: int, dataset: Dataset, folder: Path, for
             text = to_csv(rows) if fmt == "judgments-csv" else to_jsonl(rows)
             written.append(_write(folder / f"run-{run_id}-judgments.{JUDGMENT_FORMATS[fmt]}", text))
     return ExportResult(run_id, tuple(written))
+
+
+def _write_diagnostics(store: RunStore, run_id: int, dataset: Dataset, folder: Path, formats: Sequence[str], *,
+                       title: str, meta: Mapping[str, object]) -> list[Path]:
+    """Beside the agreement table: the confusion matrices with plain and weighted κ, the reliability
+    bins with ECE and Brier, the inter-judge matrix (whichever apply to the run's quality and judges)."""
+    from dialjudge.core import diagnostics_report as dr
+    from dialjudge.core.judge_diagnostics import run_diagnostics
+
+    diagnostics = run_diagnostics(store, run_id, dataset)
+    if diagnostics is None or diagnostics.empty:
+        return []
+    written = []
+    if "csv" in formats:
+        for part, text in dr.csv_tables(diagnostics).items():
+            written.append(_write(folder / f"run-{run_id}-{part}.csv", text))
+    if "json" in formats:
+        written.append(_write(folder / f"run-{run_id}-diagnostics.json", dr.json_document(diagnostics, meta=meta)))
+    if "markdown" in formats:
+        written.append(_write(folder / f"run-{run_id}-diagnostics.md",
+                              dr.markdown(diagnostics, title=f"{title} — labels, calibration, inter-judge")))
+    return written
 
 
 def _writable_folder(folder: Path) -> Path:

@@ -29,11 +29,14 @@ from .controllers.datasets import (
     MetricsScored,
     StatsRefreshed,
 )
+from .controllers.decisions import DecisionController, DiagnosticsComputed, EvaluatorsCompared
 from .controllers.history import RunScoresLoaded, StoredRunsController
 from .controllers.lab import LabController
 from .controllers.labels import LabelReportComputed, LabelReportController
+from .controllers.pairwise import PairwiseReportComputed, PairwiseReportController
 from .controllers.review import ReviewController
 from .controllers.runs import RUN_GROUP, JudgeChoicesLoaded, RunController, RunEventReceived
+from .controllers.tune import SearchEventReceived, SearchSpaceLoaded, SearchStopped, TuneController, WinnerSaved
 from .navigation import DESTINATIONS, HOME
 from .services import Services
 from .widgets.selection_bar import SelectionBar
@@ -65,7 +68,7 @@ class DialjudgeApp(App[int]):
                  runs: RunController | None = None, lab: LabController | None = None,
                  review: ReviewController | None = None, stored_runs: StoredRunsController | None = None,
                  adversarial: AdversarialController | None = None,
-                 labels: LabelReportController | None = None) -> None:
+                 labels: LabelReportController | None = None, tune: TuneController | None = None) -> None:
         """Controllers not passed in are made here, on ``services``."""
         super().__init__()
         self.services = services
@@ -77,6 +80,9 @@ class DialjudgeApp(App[int]):
         self.stored_runs = stored_runs or StoredRunsController(self, services, self.datasets)
         self.adversarial = adversarial or AdversarialController(self, services, self.datasets)
         self.labels = labels or LabelReportController(self, services, self.datasets)
+        self.decisions = DecisionController(self, services, self.datasets, run_active=lambda: self.runs.active)
+        self.pairwise = PairwiseReportController(self, services, self.datasets)
+        self.tune = tune or TuneController(self, services, self.datasets)
         for d in DESTINATIONS:
             self.add_mode(d.mode, d.make_screen)
 
@@ -140,6 +146,13 @@ class DialjudgeApp(App[int]):
 
     def on_stats_refreshed(self, message: StatsRefreshed) -> None:
         self.datasets.stats_refreshed(message)
+        self.decisions.view_refreshed()
+
+    def on_evaluators_compared(self, message: EvaluatorsCompared) -> None:
+        self.decisions.compared(message)
+
+    def on_diagnostics_computed(self, message: DiagnosticsComputed) -> None:
+        self.decisions.diagnostics_computed(message)
 
     def on_selection_bar_chosen(self, message: SelectionBar.Chosen) -> None:
         self.datasets.choose_view(quality=message.quality, subset=message.subset)
@@ -151,16 +164,34 @@ class DialjudgeApp(App[int]):
         self.runs.event_received(message)
         if isinstance(message.event, RunFinished):
             self.labels.compute(message.event.run_id)
+            self.pairwise.compute(message.event.run_id)
 
     def on_run_scores_loaded(self, message: RunScoresLoaded) -> None:
-        self.stored_runs.run_scores_loaded(message)
+        # A pairwise run's judgments are pair orders: its candidate columns come from its report instead.
+        if self.pairwise.compute(message.run_id) is None:
+            self.stored_runs.run_scores_loaded(message)
         self.labels.compute(message.run_id)
 
     def on_label_report_computed(self, message: LabelReportComputed) -> None:
         self.labels.computed(message)
 
+    def on_pairwise_report_computed(self, message: PairwiseReportComputed) -> None:
+        self.pairwise.computed(message)
+
     def on_adversarial_set_built(self, message: AdversarialSetBuilt) -> None:
         self.adversarial.set_built(message)
+
+    def on_search_space_loaded(self, message: SearchSpaceLoaded) -> None:
+        self.tune.space_loaded(message)
+
+    def on_search_event_received(self, message: SearchEventReceived) -> None:
+        self.tune.event_received(message)
+
+    def on_search_stopped(self, message: SearchStopped) -> None:
+        self.tune.stopped(message)
+
+    def on_winner_saved(self, message: WinnerSaved) -> None:
+        self.tune.winner_saved(message)
 
     # -- failures --------------------------------------------------------------------------
 

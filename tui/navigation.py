@@ -52,6 +52,8 @@ DESTINATIONS: tuple[Destination, ...] = (
                 "dialjudge.tui.screens.review:ReviewScreen"),
     Destination("runs", "Runs", "u", "Run history: compare two runs, export tables and judgments",
                 "dialjudge.tui.screens.runs:RunsScreen"),
+    Destination("tune", "Tune", "t", "Search judge variants on tuning contexts; report the winner on held-out ones",
+                "dialjudge.tui.screens.tune:TuneScreen"),
 )
 
 #: The screen shown on start.

@@ -534,6 +534,7 @@ class RunEngine:
             self._emit(RunFinished(0, status, summary))
             return summary
         self.store.set_status(self.run_id, status, error=error)
+        self.store.add_wall_time(self.run_id, self._clock() - self._started_at)  # for cost and latency
         self._maybe_progress(force=True)
         summary = self._summary(status, self.run_id)
         self._emit(RunFinished(self.run_id, status, summary))

@@ -57,6 +57,11 @@ def parse_output(raw: str, spec: OutputSpec, *, prompt: RenderedPrompt | str | N
         parsed = _parse_yesno(text, spec)
     elif spec.kind is OutputKind.LABEL:
         parsed = _parse_label(text, spec)
+    elif spec.kind is OutputKind.PAIRWISE:
+        from .pairwise import parse_verdict
+
+        score, reasoning, error = parse_verdict(text, spec)
+        parsed = ParsedOutput(score, reasoning=reasoning, error=error)
     else:
         parsed = _parse_number(text, spec)
     if parsed.reasoning and text != original:

@@ -188,10 +188,17 @@ def _item_values(ex: Example) -> dict[str, str]:
         "reference": "\n".join(r for r in ex.references if r),
         "history": "\n".join(f"{t.speaker}: {t.text}" if t.speaker else t.text for t in history),
         "user_utterance": ex.context[-1].text if ex.context else "",
+        "response_a": ex.pair.response_a if ex.pair else "",
+        "response_b": ex.pair.response_b if ex.pair else "",
     }
 
 
 def _check_level(template: Template, example: Example) -> None:
+    if example.is_pairwise and template.output.kind is OutputKind.PAIRWISE:
+        return  # a pair of replies to one context (core.judges.pairwise)
+    if template.output.kind is OutputKind.PAIRWISE:
+        raise TemplateError(f"template {template.name!r} compares two replies, but item {example.id!r} is one "
+                            "reply; run it in pairwise mode (--mode pairwise)", source=template.source)
     if example.is_pairwise:
         raise TemplateError(pairwise_refusal(template.name, [example.id]), source=template.source)
     if template.level == "turn" and (example.candidate is None or example.level is Level.DIALOG):

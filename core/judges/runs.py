@@ -22,6 +22,7 @@ from ..model import Dataset, Example
 from ..subsets import parse_subset
 from .constraint import AnswerConstraint
 from .fewshot import FewShotSetting
+from .pairwise import PairSetting
 from .types import ScoringMode
 
 SNAPSHOT_VERSION = 1
@@ -175,6 +176,8 @@ class RunConfig:
     #: Two-label qualities: the label a judge's "yes" means (chosen by the user); it decides the
     #: comparison, not the judgments, so it stays out of the fingerprint.
     yes_label: str | None = None
+    #: A pairwise run (core.judges.pairwise): which pairs of each context's candidates are asked.
+    pairs: PairSetting | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "mode", ScoringMode(self.mode))
@@ -251,6 +254,10 @@ class RunConfig:
             items = [ex for ex in items if ex.id in wanted]
         if self.limit is not None:
             items = items[: self.limit]
+        if self.pairs is not None:  # the candidates, paired: one item per asked order
+            from .pairwise import pair_examples
+
+            return pair_examples(items, self.pairs)
         return items
 
     # -- snapshot --------------------------------------------------------------------------
@@ -275,6 +282,7 @@ class RunConfig:
             **({"constrain": self.constrain.value} if self.constrain is not AnswerConstraint.OFF else {}),
             **({"environment": dict(self.environment)} if self.environment else {}),
             **({"yes_label": self.yes_label} if self.yes_label else {}),
+            **({"pairs": self.pairs.to_dict()} if self.pairs is not None else {}),
         }
 
     @classmethod
@@ -305,6 +313,7 @@ class RunConfig:
             name=str(data.get("name", "")),
             environment=dict(data.get("environment") or {}),
             yes_label=data.get("yes_label"),
+            pairs=PairSetting.from_dict(data["pairs"]) if data.get("pairs") else None,
         )
 
     def to_json(self) -> str:
@@ -330,4 +339,5 @@ class RunConfig:
             return self.name
         what = self.kpi or self.aspect or self.quality or "overall"
         judges = ",".join(j.name for j in self.judges)
-        return f"{self.dataset}/{self.subset} {self.template}:{what} {judges} {self.mode.value}"
+        mode = self.mode.value if self.pairs is None else f"pairwise {self.pairs.spec} {self.mode.value}"
+        return f"{self.dataset}/{self.subset} {self.template}:{what} {judges} {mode}"

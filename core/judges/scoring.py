@@ -67,6 +67,7 @@ def score_result(request: JudgeRequest, result: BackendResult, judge: str) -> Ju
         reasoning=outcome.reasoning,
         relevancy=outcome.relevancy,
         distribution=dict(result.choice_probs) if result.choice_probs is not None else None,
+        top_logprobs=list(result.top_logprobs) if result.top_logprobs is not None else None,
         latency_s=result.latency_s,
         prompt_tokens=result.prompt_tokens,
         evaluated_tokens=result.evaluated_tokens,
@@ -113,8 +114,10 @@ def _from_generated(raw: str, spec: OutputSpec, request: JudgeRequest, completio
 
 
 def _choice_values(spec: OutputSpec, choices: tuple[str, ...]) -> dict[str, float] | str:
+    # The spec's own values where it is asked about its own choices (an answer mapping sets them: .rescore).
+    valued = spec if choices == spec.choices else OutputSpec(kind=spec.kind, choices=choices)
     try:
-        return dict(zip(choices, OutputSpec(kind=spec.kind, choices=choices).choice_values()))
+        return dict(zip(choices, valued.choice_values()))
     except ValueError:
         return f"the template's choices {list(choices)} are not all numbers (or yes/no)"
 

@@ -27,8 +27,9 @@ from .runs import RunConfig
 from .status import RunStatus
 from .types import BackendResult, Judgment, ScoringMode
 
-#: 1: runs, judgments, response cache, reviews. 2: run locks.
-SCHEMA_VERSION = 2
+#: 1: runs, judgments, response cache, reviews. 2: run locks. 3: judgments keep their top
+#: log-probabilities (so a run can be rescored with another top-K) and runs their source run.
+SCHEMA_VERSION = 3
 STORE_FILENAME = "runs.sqlite3"
 
 RUN_STATUSES = tuple(status.value for status in RunStatus)
@@ -46,7 +47,11 @@ CREATE TABLE IF NOT EXISTS runs (
     config TEXT NOT NULL,
     fingerprint TEXT NOT NULL,
     total INTEGER NOT NULL DEFAULT 0,
-    error TEXT
+    error TEXT,
+    -- The run this one was rescored from (core.judges.rescore); NULL for a judged run.
+    source_run INTEGER,
+    -- Seconds the engine spent on the run, summed over its sessions (resumes, retries).
+    wall_s REAL NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS runs_by_fingerprint ON runs (fingerprint, id);
 
@@ -75,6 +80,7 @@ CREATE TABLE IF NOT EXISTS judgments (
     cached INTEGER NOT NULL DEFAULT 0,
     sampling TEXT NOT NULL DEFAULT '{}',
     created TEXT NOT NULL,
+    top_logprobs TEXT,
     UNIQUE (run_id, item_id, judge, repeat)
 );
 
@@ -116,7 +122,12 @@ _JUDGMENT_COLUMNS = (
     "run_id", "item_id", "judge", "repeat", "mode", "cache_key", "prompt_hash", "raw_output", "score",
     "normalized", "distribution", "reasoning", "relevancy", "latency", "prompt_tokens",
     "evaluated_tokens", "completion_tokens", "error", "request_failed", "cached", "sampling", "created",
+    "top_logprobs",
 )
+
+#: Columns later schema versions added to existing tables: (table, column, type).
+_ADDED_COLUMNS = (("judgments", "top_logprobs", "TEXT"), ("runs", "source_run", "INTEGER"),
+                  ("runs", "wall_s", "REAL NOT NULL DEFAULT 0"))
 
 #: Columns of :meth:`RunStore.export_rows`, in order (CSV header).
 EXPORT_COLUMNS = (
@@ -177,6 +188,10 @@ class RunRecord:
     error: str | None
     judgments: int
     failures: int
+    #: The run this one was rescored from, without calling the model (None: judged by a model).
+    source_run: int | None = None
+    #: Seconds the engine spent on the run, over all its sessions.
+    wall_s: float = 0.0
 
     @property
     def run_config(self) -> RunConfig:
@@ -254,8 +269,13 @@ class RunStore:
             # every statement is idempotent (IF NOT EXISTS), so it also brings an older
             # store up to date: version 1 lacks only the run_locks table.
             with self._lock:
-                self._db.executescript(
-                    f"BEGIN IMMEDIATE;\n{_SCHEMA}\nPRAGMA user_version = {SCHEMA_VERSION};\nCOMMIT;")
+                self._db.executescript(f"BEGIN IMMEDIATE;\n{_SCHEMA}\nCOMMIT;")
+            # Columns added since: ALTER TABLE has no IF NOT EXISTS, so look first, in one transaction.
+            with self._transaction() as db:
+                for table, column, kind in _ADDED_COLUMNS:
+                    if column not in {row[1] for row in db.execute(f"PRAGMA table_info({table})")}:
+                        db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
+                db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
     @property
     def schema_version(self) -> int:
@@ -297,13 +317,14 @@ class RunStore:
     # -- runs ------------------------------------------------------------------------------
 
     def create_run(self, config: Mapping[str, Any], fingerprint: str, *, name: str = "",
-                   total: int = 0) -> int:
+                   total: int = 0, source_run: int | None = None) -> int:
         now = _now()
         with self._transaction() as db:
             cur = db.execute(
-                "INSERT INTO runs (created, updated, name, status, config, fingerprint, total) "
-                "VALUES (?, ?, ?, 'running', ?, ?, ?)",
-                (now, now, name, json.dumps(config, ensure_ascii=False, sort_keys=True, default=str), fingerprint, total),
+                "INSERT INTO runs (created, updated, name, status, config, fingerprint, total, source_run) "
+                "VALUES (?, ?, ?, 'running', ?, ?, ?, ?)",
+                (now, now, name, json.dumps(config, ensure_ascii=False, sort_keys=True, default=str), fingerprint,
+                 total, source_run),
             )
             assert cur.lastrowid is not None  # an INSERT always sets it
             return int(cur.lastrowid)
@@ -318,6 +339,11 @@ class RunStore:
     def set_total(self, run_id: int, total: int) -> None:
         with self._transaction() as db:
             db.execute("UPDATE runs SET total = ?, updated = ? WHERE id = ?", (total, _now(), run_id))
+
+    def add_wall_time(self, run_id: int, seconds: float) -> None:
+        """Add a session's wall time to the run's (a resumed run adds each session's)."""
+        with self._transaction() as db:
+            db.execute("UPDATE runs SET wall_s = wall_s + ? WHERE id = ?", (max(seconds, 0.0), run_id))
 
     def get_run(self, run_id: int) -> RunRecord:
         rows = self._query(_RUN_SELECT + " WHERE r.id = ? GROUP BY r.id", (run_id,))
@@ -414,6 +440,19 @@ class RunStore:
         if retry_failed:
             sql += " AND request_failed = 0"
         return {JudgmentKey(r["item_id"], r["judge"], r["repeat"]) for r in self._query(sql, (run_id,))}
+
+    def request_failed_keys(self, run_id: int) -> set[JudgmentKey]:
+        """Judgments whose request failed (no answer at all), as opposed to answers without a score."""
+        rows = self._query("SELECT item_id, judge, repeat FROM judgments WHERE run_id = ? AND request_failed = 1",
+                           (run_id,))
+        return {JudgmentKey(r["item_id"], r["judge"], r["repeat"]) for r in rows}
+
+    def mark_failed_for_retry(self, run_id: int) -> int:
+        """Mark every judgment of a run without a score as a failed request, so the next run of its
+        configuration asks again (a retry); returns how many. Scored judgments stay as they are."""
+        with self._transaction() as db:
+            return db.execute("UPDATE judgments SET request_failed = 1 WHERE run_id = ? AND score IS NULL",
+                              (run_id,)).rowcount
 
     def pending(self, run_id: int, wanted: Iterable[JudgmentKey], *,
                 retry_failed: bool = True) -> list[JudgmentKey]:
@@ -547,6 +586,7 @@ def _run_record(row: sqlite3.Row) -> RunRecord:
         id=row["id"], created=row["created"], updated=row["updated"], name=row["name"],
         status=RunStatus(row["status"]), config=json.loads(row["config"]), fingerprint=row["fingerprint"],
         total=row["total"], error=row["error"], judgments=row["n_judgments"], failures=row["n_failures"],
+        source_run=row["source_run"], wall_s=float(row["wall_s"] or 0.0),
     )
 
 
@@ -560,6 +600,7 @@ def _judgment_row(run_id: int, j: Judgment, cache_key: str | None, request_faile
         j.score, j.normalized, _json_or_none(j.distribution), j.reasoning, j.relevancy, j.latency_s,
         j.prompt_tokens, j.evaluated_tokens, j.completion_tokens, j.error, int(request_failed),
         int(j.cached), json.dumps(dict(j.sampling), sort_keys=True), _now(),
+        _json_or_none([list(p) for p in j.top_logprobs] if j.top_logprobs is not None else None),
     )
 
 
@@ -573,7 +614,12 @@ def _judgment_from_row(row: sqlite3.Row) -> Judgment:
         latency_s=row["latency"], prompt_tokens=row["prompt_tokens"],
         evaluated_tokens=row["evaluated_tokens"], completion_tokens=row["completion_tokens"],
         repeat=row["repeat"], cached=bool(row["cached"]), sampling=json.loads(row["sampling"]),
+        top_logprobs=_logprob_pairs(row["top_logprobs"]),
     )
+
+
+def _logprob_pairs(text: str | None) -> list[tuple[str, float]] | None:
+    return [(str(t), float(p)) for t, p in json.loads(text)] if text else None
 
 
 def _put_cache(db: sqlite3.Connection, cache_key: str, model_identity: str, r: BackendResult) -> None:

@@ -57,6 +57,8 @@ VARIABLES: dict[str, str] = {
     "scale_max": "the highest score of the output scale",
     "scale_points": "the allowed answers, e.g. '0, 1 or 2'",
     "next_index": "the number of few-shot examples plus one",
+    "response_a": "pairwise templates: the reply shown first (A)",
+    "response_b": "pairwise templates: the reply shown second (B)",
 }
 
 #: Variables one few-shot example's format may use (on top of the constants).
@@ -429,6 +431,13 @@ class _Parser:
         if t.accepts_examples and t.examples is None:
             raise self.error("a message uses {examples} but there is no [examples] table with a format",
                              self.key_line("messages"))
+        pair_slots = {"response_a", "response_b"}
+        if t.output.kind is OutputKind.PAIRWISE and not pair_slots <= t.variables:
+            raise self.error("messages: a pairwise template must show both replies: use {response_a} and {response_b}",
+                             self.key_line("messages"))
+        if t.output.kind is not OutputKind.PAIRWISE and pair_slots & t.variables:
+            raise self.error("messages: {response_a} and {response_b} are for pairwise templates (output.kind = 'pairwise')",
+                             self.key_line("messages"))
         if t.level == "dialog" and "response" in t.variables:
             raise self.error("a dialog-level template rates whole dialogues and cannot use {response}",
                              self.key_line("level"))
@@ -533,11 +542,13 @@ class _Parser:
             choices = _default_choices(kind, lo, hi)
         if not isinstance(choices, list) or not all(isinstance(c, str) and c.strip() for c in choices):
             raise self.error("output.choices must be a list of non-empty strings", line)
+        if kind is OutputKind.PAIRWISE:
+            _check_pairwise_output(self, raw, choices, lo, hi, line)
         try:
             values = OutputSpec(kind, lo, hi, tuple(choices)).choice_values()
         except ValueError:
             raise self.error("output.choices must be numbers, or 'yes' and 'no'", line) from None
-        if values and (values != sorted(values) or len(set(values)) != len(values)):
+        if kind is not OutputKind.PAIRWISE and values and (values != sorted(values) or len(set(values)) != len(values)):
             raise self.error("output.choices must be distinct and in scale order (lowest first)", line)
         for c, v in zip(choices, values):
             if not lo - 1e-9 <= v <= hi + 1e-9:
@@ -586,6 +597,18 @@ class _Parser:
         return float(value)
 
 
+def _check_pairwise_output(parser: Any, raw: Mapping[str, Any], choices: list[str], lo: float, hi: float,
+                           line: int | None) -> None:
+    """A pairwise verdict: choices first-wins, second-wins[, tie], distinct; scored p(first wins) on 0-1."""
+    if (lo, hi) != (0.0, 1.0):
+        raise parser.error("a pairwise output is scored 0-1 (p(first wins)); drop output.min/max", line)
+    if len(choices) not in (2, 3):
+        raise parser.error("a pairwise output needs output.choices = [first wins, second wins] or "
+                           "[first wins, second wins, tie], e.g. [\"A\", \"B\", \"tie\"]", line)
+    if len({c.strip().lower() for c in choices}) != len(choices):
+        raise parser.error("output.choices of a pairwise output must be distinct", line)
+
+
 def _default_choices(kind: OutputKind, lo: float, hi: float) -> list[str]:
     if kind is OutputKind.LIKERT and float(lo).is_integer() and float(hi).is_integer():
         return [str(v) for v in range(int(lo), int(hi) + 1)]
@@ -593,6 +616,8 @@ def _default_choices(kind: OutputKind, lo: float, hi: float) -> list[str]:
         return ["0", "1"]
     if kind is OutputKind.YESNO:
         return ["no", "yes"]
+    if kind is OutputKind.PAIRWISE:
+        return ["A", "B", "tie"]
     return []
 
 

@@ -37,6 +37,14 @@ class OutputKind(str, enum.Enum):
     JSON = "json"  # a JSON object carrying the score (InCA)
     #: One of a categorical quality's own labels (JUDGE-BENCH); the score is the label's position.
     LABEL = "label"
+    #: A pairwise verdict on two candidates shown as A (first) and B (second). ``choices`` hold
+    #: the verdict strings in a fixed order: first wins, second wins, and optionally a tie.
+    #: The score is p(first wins): 1 for the first, 0 for the second, 0.5 for a tie.
+    PAIRWISE = "pairwise"
+
+
+#: The score of each pairwise verdict, in choice order: first wins, second wins, tie.
+PAIRWISE_VERDICT_VALUES = (1.0, 0.0, 0.5)
 
 
 @dataclass(frozen=True)
@@ -66,6 +74,8 @@ class OutputSpec:
         """The numeric value of each choice; yes=1, no=0; a label's position for label outputs."""
         if self.kind is OutputKind.LABEL:
             return [float(k) for k in range(len(self.choices))]
+        if self.kind is OutputKind.PAIRWISE:
+            return list(PAIRWISE_VERDICT_VALUES[:len(self.choices)])
         out = []
         for c in self.choices:
             low = c.strip().lower()
@@ -176,6 +186,8 @@ class Judgment:
     repeat: int = 0
     cached: bool = False
     sampling: Mapping[str, Any] = field(default_factory=dict)
+    #: The backend's most likely first answer tokens, kept so the run can be rescored with another top-K.
+    top_logprobs: list[tuple[str, float]] | None = None
 
     @property
     def failed(self) -> bool:

@@ -48,8 +48,9 @@ def test_table_on_usr(capsys: pytest.CaptureFixture[str], usr: Path) -> None:
     code, out, err = run(capsys, "metrics", *USR)
     assert code == 0, err
     assert "Reference-based metrics vs humans — usr-topicalchat — turn level" in flat(out)
-    rows = table_rows(out)
-    assert list(rows)[1:] == [*metric_labels(), "human ceiling"]  # after the header row
+    rows = table_rows(out[:out.index("Length bias")])  # the agreement table; the length bias table follows
+    assert list(rows)[1:] == [*metric_labels(), "response length", "human ceiling"]  # after the header row
+    assert rows["response length"][3] == "360"  # the references have a length too
     assert rows["Evaluator"][1:3] == ["Overall r", "Overall ρ"]
     assert rows["BLEU-4"][3:] == ["300", "60", "0"]  # n, excluded (the references), failed
     assert rows["human ceiling"][3] == "360"
@@ -60,7 +61,7 @@ def test_csv_parses_and_matches_json(capsys: pytest.CaptureFixture[str], usr: Pa
     code, out, _ = run(capsys, "metrics", *USR, "--format", "csv")
     assert code == 0
     rows = list(csv.DictReader(io.StringIO(out)))
-    assert [r["evaluator"] for r in rows] == [*metric_labels(), "human ceiling"]
+    assert [r["evaluator"] for r in rows] == [*metric_labels(), "response length", "human ceiling"]
     assert all(r["quality"] == "Overall" and r["level"] == "turn" and r["subset"] == "all" for r in rows)
     assert rows[-1]["is_ceiling"] == "True"
 
@@ -69,7 +70,7 @@ def test_csv_parses_and_matches_json(capsys: pytest.CaptureFixture[str], usr: Pa
     data = json.loads(out)
     assert data["meta"]["dataset"] == "usr-topicalchat"
     assert any("resamples" in note for note in data["meta"]["notes"])
-    assert [r["evaluator"] for r in data["results"]] == [*metric_labels(), "human ceiling"]
+    assert [r["evaluator"] for r in data["results"]] == [*metric_labels(), "response length", "human ceiling"]
     for row, record in zip(rows, data["results"]):
         assert float(row["spearman"]) == record["spearman"]
         assert int(row["n"]) == record["n"]
@@ -99,7 +100,7 @@ def test_output_writes_the_file_and_nothing_to_stdout(capsys: pytest.CaptureFixt
     assert code == 0 and out == ""
     assert f"wrote {target}" in err
     rows = list(csv.DictReader(target.open(encoding="utf-8")))
-    assert len(rows) == 10
+    assert len(rows) == 11  # nine metrics, the length row, the ceiling
 
     # The table format written to a file is Markdown.
     md = tmp_path / "usr.md"
@@ -112,7 +113,7 @@ def test_subset_narrows_the_items_and_shows_in_the_title(capsys: pytest.CaptureF
     assert code == 0
     # The subset is data, not terminal markup: it must be printed as typed.
     assert "usr-topicalchat [system:Original Ground Truth] — turn level" in flat(out)
-    rows = table_rows(out)
+    rows = table_rows(out.split("Length bias")[0])
     assert rows["BLEU-4"][1:4] == ["–", "–", "0"]  # the references themselves are never scored
     assert rows["human ceiling"][3] == "60"
 
@@ -124,7 +125,8 @@ def test_system_level(capsys: pytest.CaptureFixture[str], usr: Path) -> None:
     code, out, _ = run(capsys, "metrics", *USR, "--level", "system", "--format", "csv", "--metrics", "bleu4,meteor")
     assert code == 0
     rows = list(csv.DictReader(io.StringIO(out)))
-    assert [r["evaluator"] for r in rows] == ["BLEU-4", metric_info("meteor").label, "human ceiling"]
+    assert [r["evaluator"] for r in rows] == ["BLEU-4", metric_info("meteor").label, "response length",
+                                             "human ceiling"]
     assert {r["level"] for r in rows} == {"system"}
     assert rows[0]["n"] == "5"  # five systems have scored candidates
 
@@ -138,7 +140,7 @@ def test_sample_runs_without_the_shared_data(capsys: pytest.CaptureFixture[str])
     assert code == 0
     records = list(csv.DictReader(io.StringIO(out)))
     rows = [r for r in records if r["subset"] == "all"]
-    assert [r["evaluator"] for r in rows] == ["BLEU-1", "chrF++", "human ceiling"]
+    assert [r["evaluator"] for r in rows] == ["BLEU-1", "chrF++", "response length", "human ceiling"]
     assert rows[0]["n"] == "48" and rows[0]["excluded"] == "12"
     # The sample holds open- and closed-ended items, so each is also reported on its own.
     assert list(dict.fromkeys(r["subset"] for r in records)) == ["all", "open", "closed"]

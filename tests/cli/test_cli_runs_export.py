@@ -31,7 +31,9 @@ def test_export_to_a_folder_writes_what_the_app_writes(capsys: pytest.CaptureFix
     assert code == 0, err
     assert sorted(p.name for p in out_dir.iterdir()) == sorted(
         f"run-1-{kind}" for kind in ("agreement.csv", "agreement.json", "agreement.md", "agreement.tex",
-                                     "judgments.csv", "judgments.jsonl"))
+                                     "judgments.csv", "judgments.jsonl",
+                                     # an ordinal quality: its confusion matrix and kappas beside the table
+                                     "confusion.csv", "kappa.csv", "diagnostics.json", "diagnostics.md"))
     assert all(str(out_dir / f"run-1-agreement.{ending}") in err for ending in ("csv", "json", "md", "tex"))
     assert len(FORMAT_LABELS) == 6
 
@@ -58,7 +60,8 @@ def test_export_chooses_files_and_may_add_the_metrics(capsys: pytest.CaptureFixt
     code, _, err = run(capsys, "runs", "export", "1", "--to", str(tmp_path / "one"), "--file", "csv",
                        "--with-metrics")
     assert code == 0, err
-    assert [p.name for p in (tmp_path / "one").iterdir()] == ["run-1-agreement.csv"]
+    assert sorted(p.name for p in (tmp_path / "one").iterdir()) == [
+        "run-1-agreement.csv", "run-1-confusion.csv", "run-1-kappa.csv"]
     with (tmp_path / "one" / "run-1-agreement.csv").open(encoding="utf-8") as f:
         evaluators = {r["evaluator"] for r in csv.DictReader(f)}
     assert {"fa", "BLEU-1", "human ceiling"} <= evaluators

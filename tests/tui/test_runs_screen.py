@@ -113,7 +113,8 @@ async def test_export_writes_the_tables_and_the_judgments(services, tmp_path):
         out = tmp_path / "exports"
         names = sorted(p.name for p in out.iterdir())
         assert names == sorted(f"run-{first}-{kind}" for kind in (
-            "agreement.csv", "agreement.json", "agreement.md", "agreement.tex", "judgments.csv", "judgments.jsonl"))
+            "agreement.csv", "agreement.json", "agreement.md", "agreement.tex", "judgments.csv", "judgments.jsonl",
+            "confusion.csv", "kappa.csv", "diagnostics.json", "diagnostics.md"))
 
         with services.open_store() as store:
             scores, failures = run_scores(store, first)

@@ -1,4 +1,5 @@
-"""The run store's runs, for the Runs screen: listing, comparing, exporting, and showing one on the Scores screen.
+"""The run store's runs, for the Runs screen: listing, comparing, exporting, rescoring, retrying, cost and
+latency, and showing one on the Scores screen.
 
 Everything here reads or writes the run store, or opens a dataset, so each
 step is a worker; results go as messages to the screen that asked. Showing a
@@ -23,6 +24,8 @@ from .base import start_thread_work
 
 if TYPE_CHECKING:
     from dialjudge.core.compare import RunComparison
+    from dialjudge.core.judges.cost import RunUsage
+    from dialjudge.core.judges.rescore import RescoreResult
     from dialjudge.core.judges.runs import RunConfig
     from dialjudge.core.judges.store import RunRecord, RunStore
     from dialjudge.core.model import Dataset
@@ -34,6 +37,9 @@ RUNS_GROUP = "runs-list"
 COMPARE_GROUP = "runs-compare"
 EXPORT_GROUP = "export"
 LOAD_RUN_GROUP = "load-run"
+RESCORE_GROUP = "rescore"
+RETRY_GROUP = "retry-prepare"
+USAGE_GROUP = "run-usage"
 
 
 @dataclass
@@ -56,6 +62,44 @@ class RunsCompared(Message):
     """Two runs' correlation deltas and prompt diff."""
 
     comparison: RunComparison
+
+
+@dataclass
+class RunRescored(Message):
+    """A stored run was scored again, without the model, into a new run."""
+
+    result: RescoreResult
+
+
+@dataclass
+class RetryPrepared(Message):
+    """A run's failed judgments were marked to be asked again; the run can start (on the open dataset)."""
+
+    run_id: int
+    config: RunConfig
+    failed: int
+
+
+@dataclass
+class RunUsageRead(Message):
+    """A stored run's tokens, wall time, throughput and estimated cost, per judge."""
+
+    usage: RunUsage
+
+
+@dataclass(frozen=True)
+class RescoreRequest:
+    """What the rescore dialog asks for, as typed (blank: keep the run's setting)."""
+
+    top_k: int | None = None
+    mode: str | None = None
+    template: str | None = None
+    mapping: str | None = None
+    name: str = ""
+
+    @property
+    def empty(self) -> bool:
+        return self.top_k is None and not self.mode and not self.template and not self.mapping
 
 
 @dataclass
@@ -148,6 +192,62 @@ class StoredRunsController:
             reply_to.post_message(FilesExported(f"run {run_id}", result.paths))
 
         return start_thread_work(self.app, export, group=EXPORT_GROUP, description="Exporting the run")
+
+    def rescore(self, run_id: int, request: RescoreRequest, reply_to: MessagePump) -> Worker[None]:
+        """Score run ``run_id``'s stored answers again into a new run (no model); ``reply_to`` receives
+        :class:`RunRescored`."""
+        current = self.datasets.workspace.dataset
+        template_dirs = self.services.config.template_dirs
+
+        def rescore() -> None:
+            from dialjudge.core.judges.rescore import rescore_run, settings_from_options
+
+            settings = settings_from_options(top_k=request.top_k, mode=request.mode, template=request.template,
+                                             mapping=request.mapping, name=request.name,
+                                             template_dirs=template_dirs)
+            with self.services.open_store() as store:
+                dataset = dataset_for(self.services, store.get_run(run_id).run_config, current)
+                result = rescore_run(store, run_id, dataset, settings)
+            reply_to.post_message(RunRescored(result))
+
+        return start_thread_work(self.app, rescore, group=RESCORE_GROUP, description="Rescoring the run")
+
+    def prepare_retry(self, run_id: int, reply_to: MessagePump) -> Worker[None]:
+        """Mark run ``run_id``'s failed judgments to be asked again; ``reply_to`` receives :class:`RetryPrepared`
+        and starts the run through the run controller (its progress, Esc cancels)."""
+        current = self.datasets.workspace.dataset
+
+        def prepare() -> None:
+            from dialjudge.core.errors import ConfigError
+            from dialjudge.core.judges.retry import check_retryable
+
+            with self.services.open_store() as store:
+                record = store.get_run(run_id)
+                check_retryable(store, run_id)
+                config = record.run_config
+                if current is None or current.name != config.dataset:
+                    shown = current.name if current is not None else "no dataset"
+                    raise ConfigError(f"run {run_id} judged {config.dataset}, but {shown} is open; open "
+                                      f"{config.dataset} first (Datasets screen), then retry")
+                failed = store.mark_failed_for_retry(run_id)
+            reply_to.post_message(RetryPrepared(run_id, config, failed))
+
+        return start_thread_work(self.app, prepare, group=RETRY_GROUP, description="Preparing the retry")
+
+    def usage(self, run_id: int, reply_to: MessagePump, *, group: str = USAGE_GROUP) -> Worker[None]:
+        """A run's cost and latency per judge; ``reply_to`` receives :class:`RunUsageRead` (each screen
+        reads in its own ``group``)."""
+        prices = self.services.config.prices
+
+        def read() -> None:
+            from dialjudge.core.judges.cost import run_usage
+
+            with self.services.open_store() as store:
+                usage = run_usage(store, run_id, prices)
+            if not get_current_worker().is_cancelled:
+                reply_to.post_message(RunUsageRead(usage))
+
+        return start_thread_work(self.app, read, group=group, description="Reading the run's cost")
 
     # -- a stored run on the Scores screen -------------------------------------------------
 

@@ -64,6 +64,8 @@ class PreparedPrompt:
     prompt: RenderedPrompt
     quality: str | None
     shots: tuple[str, ...]
+    #: A pairwise template's other order: the same two replies swapped (``prompt`` shows the item first).
+    swapped: RenderedPrompt | None = None
 
 
 @dataclass
@@ -135,6 +137,14 @@ def prepare_prompt(setup: PromptSetup, selectors: dict[Any, Any] | None = None) 
         if selector is None:
             selector = cache[key] = FewShotSelector(setup.dataset.examples, setting, quality)
         shots = list(selector.select(setup.example))
+    from dialjudge.core.judges.types import OutputKind
+
+    if template.output.kind is OutputKind.PAIRWISE:  # both orders of the item and its context's next candidate
+        from dialjudge.core.judges.pairwise import preview_pair
+
+        orders = [render_prompt(template, pair, aspect=setup.aspect, persona=setup.persona, quality=quality,
+                                kpi=setup.kpi) for pair in preview_pair(setup.dataset.examples, setup.example)]
+        return PreparedPrompt(template, orders[0], quality, (), swapped=orders[1])
     prompt = render_prompt(template, setup.example, aspect=setup.aspect, persona=setup.persona, fewshot=shots,
                            quality=quality, kpi=setup.kpi)
     return PreparedPrompt(template, prompt, quality, tuple(ex.id for ex in shots))

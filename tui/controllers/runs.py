@@ -98,6 +98,9 @@ class RunRequest:
     repeats: int = 1
     #: Judges typed in on the screen (a .gguf path), beside those of the config file.
     extra_judges: tuple[JudgeConfig, ...] = ()
+    #: Pairwise templates: "all" or pairs per context (core.judges.pairwise.PairSetting), and the draw's seed.
+    pairs: str | None = None
+    pair_seed: int = 0
 
 
 @dataclass
@@ -136,6 +139,7 @@ class RunController:
         #: Published with the new :class:`JudgeChoices` whenever they were (re)loaded.
         self.judge_choices_changed: Signal[JudgeChoices] = Signal(app, "judge-choices-changed")
         self._engine: RunEngine | None = None
+        self._pairwise = False
 
     @property
     def active(self) -> bool:
@@ -191,10 +195,13 @@ class RunController:
                         raise ConfigError(f"{judge.model_path}: no such model file (judge {judge.name!r})")
                 config = dataclasses.replace(
                     config, judges={**config.judges, **{j.name: j for j in request.extra_judges}})
+            from dialjudge.core.judges.pairwise import PairSetting
+
+            pairs = None if request.pairs is None else PairSetting.parse(request.pairs, seed=request.pair_seed)
             planned = plan_run(dataset, config, template=request.template, judges=list(request.judges),
                                mode=request.mode, aspect=request.aspect, kpi=request.kpi,
                                personas=request.personas, fewshot=request.fewshot, subset=request.subset,
-                               limit=request.limit, repeats=request.repeats)
+                               limit=request.limit, repeats=request.repeats, pairs=pairs)
             if not planned.config.select_items(dataset):  # fail here, with the form still open
                 raise ConfigError(f"subset {planned.subset!r} of {dataset.name} holds no items to judge")
             from dialjudge.core.judges.constraint import AnswerConstraint
@@ -232,6 +239,9 @@ class RunController:
         if dataset is None:
             raise ConfigError("open a dataset before starting a run")
         self.state = RunState(judges=[j.name for j in config.judges])
+        # A pairwise run's judgments are pair orders, not items: its candidate scores join the
+        # workspace from its report when it finishes (controllers.pairwise).
+        self._pairwise = config.pairs is not None
         self._changed()
 
         def run() -> Any:
@@ -268,7 +278,8 @@ class RunController:
         self.state = state
         state.apply(event)
         if isinstance(event, JudgmentScored):
-            self.datasets.add_judgment(event.judgment, state.run_id)
+            if not self._pairwise:
+                self.datasets.add_judgment(event.judgment, state.run_id)
             return  # announced with the next live update, not one redraw per judgment
         if isinstance(event, RunFinished):
             self.datasets.flush_live_updates()

@@ -337,7 +337,7 @@ class PromptLabScreen(WorkspaceScreen):
         prepared = message.prepared
         assert prepared is not None and self.example is not None
         preview.show_prompt(prepared.prompt, item_id=self.example.id, shots=prepared.shots,
-                            quality=prepared.quality)
+                            quality=prepared.quality, swapped=prepared.swapped)
 
     # -- trying a judge --------------------------------------------------------------------
 

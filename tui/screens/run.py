@@ -21,8 +21,10 @@ from textual.widgets import Button, Footer, Header, Input, Label, Select, Select
 from dialjudge.core.judges.constraint import AnswerConstraint
 from dialjudge.core.judging import preferred_mode
 
+from ..controllers.history import RunUsageRead
 from ..controllers.runs import JudgeChoices, RunPlanned, RunRequest, gguf_judge
 from ..state import Change, WorkspaceChange
+from ..widgets.pairwise_report import PairwiseReportView
 from ..widgets.path_suggester import PathSuggester
 from ..widgets.run_progress_bar import RunProgressBar
 from .base import WorkspaceScreen
@@ -31,6 +33,7 @@ from .dialogs import FRESH, RESUME, ResumeDialog
 if TYPE_CHECKING:
     from dialjudge.core.config import JudgeConfig
     from dialjudge.core.judges.templates import Template
+    from dialjudge.core.model import Dataset
 
 FEWSHOT_METHODS = ("none", "random", "bm25-context", "bm25-response", "bm25-both")
 #: The Answers field: free text, or held to the template's answer format (core.judges.grammar).
@@ -53,6 +56,8 @@ class RunScreen(WorkspaceScreen):
         super().__init__()
         self._extra_judges: dict[str, JudgeConfig] = {}
         self._template: Template | None = None
+        #: The run whose cost and latency were last asked for.
+        self._usage_of: int | None = None
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -74,6 +79,12 @@ class RunScreen(WorkspaceScreen):
                 with Horizontal(classes="field-row"):
                     yield Label("Scoring", classes="field-label")
                     yield Select[str]([], prompt="mode", allow_blank=True, id="run-mode", compact=True)
+                with Horizontal(classes="field-row", id="run-pairs-row") as pairs_row:
+                    pairs_row.display = False  # shown for a pairwise template
+                    yield Label("Pairs", classes="field-label")
+                    yield Input("all", placeholder="all, or N per context", id="run-pairs", compact=True)
+                    yield Label("Seed", classes="field-label short")
+                    yield Input("0", type="integer", id="run-pair-seed", compact=True)
                 yield Label("Personas (none ticked: no persona; several: one judge column each)",
                             classes="pane-title")
                 yield SelectionList[str](id="run-personas", compact=True)
@@ -104,6 +115,10 @@ class RunScreen(WorkspaceScreen):
                 yield Static(id="run-plan")
                 yield Label("Progress", classes="pane-title")
                 yield RunProgressBar(id="run-progress")
+                usage = Static(id="run-usage")  # cost and latency, once a run has ended
+                usage.display = False
+                yield usage
+                yield PairwiseReportView(id="run-pairwise-report")
                 yield Label("Template", classes="pane-title")
                 yield Static(id="run-template-info")
         yield Footer()
@@ -123,12 +138,33 @@ class RunScreen(WorkspaceScreen):
             self._fill_subsets()
         if change.kind in (Change.RUN, Change.JUDGES, Change.DATASET):
             self._show_progress()
+            self.query_one(PairwiseReportView).show(self.dj.pairwise.report, self.dj.pairwise.run_id)
         if change.kind in (Change.DATASET, Change.SELECTION):
             self._redraw_plan()
 
     def _show_progress(self) -> None:
         self.query_one(RunProgressBar).show(self.dj.runs.state, show_timings=self.dj.services.show_timings)
         self.query_one("#run-start", Button).disabled = self.dj.runs.active
+        self._show_usage()
+
+    def _show_usage(self) -> None:
+        """Hidden while a run is on; read from the store once it has ended."""
+        state = self.dj.runs.state
+        usage = self.query_one("#run-usage", Static)
+        ended = state is not None and not state.active and state.run_id is not None
+        if not ended:
+            usage.display = False
+            self._usage_of = None  # a retry ends the same run again: read it afresh then
+        elif state is not None and state.run_id is not None and self._usage_of != state.run_id:
+            self._usage_of = state.run_id
+            self.dj.stored_runs.usage(state.run_id, self, group="run-screen-usage")
+
+    def on_run_usage_read(self, message: RunUsageRead) -> None:
+        from .runs import usage_text
+
+        usage = self.query_one("#run-usage", Static)
+        usage.update(Text(usage_text(message.usage, show_timings=self.dj.services.show_timings), style="dim"))
+        usage.display = True
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "start" and self.dj.runs.active:
@@ -235,6 +271,7 @@ class RunScreen(WorkspaceScreen):
                 modes = [m.value for m in template.output.modes]
                 mode.set_options([(m, m) for m in modes])
                 mode.value = preferred_mode(template.output.modes).value
+            self.query_one("#run-pairs-row").display = template is not None and _is_pairwise(template)
             accepts = template is not None and template.accepts_examples
             fewshot = self.query_one("#run-fewshot", Select)
             fewshot.disabled = not accepts
@@ -266,6 +303,7 @@ class RunScreen(WorkspaceScreen):
             raise ValueError("constrained answers need the generate mode")
         subset = self._value("#run-subset")
         limit_text = self.query_one("#run-limit", Input).value.strip()
+        pairs, pair_seed = _pair_fields(self) if _is_pairwise(self._template) else (None, 0)
         return RunRequest(
             template=template, judges=judges, mode=self._value("#run-mode") or "generate",
             aspect=None if is_kpi else target, kpi=target if is_kpi else None,
@@ -275,6 +313,7 @@ class RunScreen(WorkspaceScreen):
             repeats=_integer(self, "#run-repeats", "repeats", 1),
             constrain=constrain,
             extra_judges=tuple(j for name, j in self._extra_judges.items() if name in judges),
+            pairs=pairs, pair_seed=pair_seed,
         )
 
     def _redraw_plan(self) -> None:
@@ -304,7 +343,8 @@ class RunScreen(WorkspaceScreen):
         text.append(f" of {dataset.name} (subset {subset})")
         text.append(f" × {variants} judge column{'s' if variants != 1 else ''}")
         text.append(f" × {request.repeats} repeat{'s' if request.repeats != 1 else ''}")
-        text.append(f" = {total} judgments\n", style="bold")
+        text.append(f" = {total} judgments\n" if request.pairs is None else " (candidates, paired below)\n",
+                    style="bold")
         columns = [f"{j}@{p}" if p else j for j in request.judges for p in (request.personas or (None,))]
         shown = ", ".join(columns[:6]) + (f" and {len(columns) - 6} more" if len(columns) > 6 else "")
         text.append(f"Judge columns: {shown}\n")
@@ -313,6 +353,8 @@ class RunScreen(WorkspaceScreen):
         text.append(f"{request.template} · {request.mode}{constrained} · "
                     f"{'KPI ' + request.kpi if request.kpi else 'aspect ' + (request.aspect or '–')} · "
                     f"few-shot {request.fewshot}\n")
+        if request.pairs is not None:
+            text.append_text(_pair_plan_text(dataset, subset, request))
         text.append(f"Compared with the human ratings of {quality or '–'}", style="dim")
         return text
 
@@ -347,6 +389,45 @@ class RunScreen(WorkspaceScreen):
                 self.dj.runs.start_planned(message.plan)
 
         self.app.push_screen(ResumeDialog(record), answered)
+
+
+def _is_pairwise(template: Template | None) -> bool:
+    from dialjudge.core.judges.types import OutputKind
+
+    return template is not None and template.output.kind is OutputKind.PAIRWISE
+
+
+def _pair_fields(screen: RunScreen) -> tuple[str, int]:
+    """The Pairs and Seed fields; ValueError names the one that is wrong."""
+    from dialjudge.core.errors import ConfigError
+    from dialjudge.core.judges.pairwise import PairSetting
+
+    pairs = screen.query_one("#run-pairs", Input).value.strip() or "all"
+    try:
+        PairSetting.parse(pairs)
+    except ConfigError as exc:
+        raise ValueError(str(exc)) from None
+    return pairs, _integer(screen, "#run-pair-seed", "pair seed", 0)
+
+
+def _pair_plan_text(dataset: Dataset, subset: str, request: RunRequest) -> Text:
+    """How many pairs the run asks, before it starts (the items and judgment counts above are candidates)."""
+    from dialjudge.core.errors import ConfigError
+    from dialjudge.core.judges.pairwise import PairSetting, plan_pairs
+    from dialjudge.core.subsets import parse_subset
+
+    setting = PairSetting.parse(request.pairs, seed=request.pair_seed)
+    items = [ex for ex in dataset.examples if parse_subset(subset)(ex)][: request.limit]
+    try:
+        plan = plan_pairs(items, setting)
+    except ConfigError as exc:
+        return Text(f"Pairwise: {exc}\n", style="yellow")
+    variants = len(request.judges) * max(1, len(request.personas))
+    text = Text("Pairwise: ")
+    text.append(plan.describe(setting))
+    text.append(f" × {variants} judge column{'s' if variants != 1 else ''} × {request.repeats} = "
+                f"{len(plan.asked) * variants * request.repeats} judgments\n", style="bold")
+    return text
 
 
 def _integer(screen: RunScreen, input_id: str, what: str, minimum: int) -> int:

@@ -1,4 +1,5 @@
-"""Every stored run: its settings, a comparison of two runs, and exports of a run's tables and judgments."""
+"""Every stored run: its settings, cost and latency, a comparison of two runs, exports of a run's tables and
+judgments, rescoring a run without the model and retrying its failed judgments."""
 
 from __future__ import annotations
 
@@ -16,14 +17,24 @@ from textual.widgets import Footer, Header, Static, TabbedContent, TabPane
 from dialjudge.core.judges.status import RunStatus
 from dialjudge.core.run_export import FORMAT_LABELS
 
-from ..controllers.history import FilesExported, RunsCompared, RunsListed
+from ..controllers.history import (
+    FilesExported,
+    RescoreRequest,
+    RetryPrepared,
+    RunRescored,
+    RunsCompared,
+    RunsListed,
+    RunUsageRead,
+)
 from ..state import Change, WorkspaceChange
 from ..widgets.comparison_view import render_comparison
 from ..widgets.virtual_table import Column, TableCell, VirtualTable
 from .base import WorkspaceScreen
 from .dialogs import ExportChoice, ExportDialog
+from .rescore_dialog import RescoreDialog
 
 if TYPE_CHECKING:
+    from dialjudge.core.judges.cost import RunUsage
     from dialjudge.core.judges.store import RunRecord
 
 STATUS_STYLES = {RunStatus.FINISHED: "green", RunStatus.RUNNING: "cyan", RunStatus.CANCELLED: "yellow",
@@ -31,8 +42,9 @@ STATUS_STYLES = {RunStatus.FINISHED: "green", RunStatus.RUNNING: "cyan", RunStat
 MARKS = ("A", "B")
 
 
-def run_details(record: RunRecord) -> RenderableType:
-    """A run's settings, as ``dialjudge runs show`` prints them."""
+def run_details(record: RunRecord, usage: RunUsage | None = None, *, show_timings: bool = True) -> RenderableType:
+    """A run's settings, and its cost and latency once read, as ``dialjudge runs show`` prints them
+    (timings can be left out, for snapshots)."""
     from dialjudge.core.judges.types import ScoringMode
 
     config = record.run_config
@@ -54,12 +66,34 @@ def run_details(record: RunRecord) -> RenderableType:
         ("judgments", f"{record.judgments} of {record.total} ({record.failures} not scored)"),
         ("fingerprint", record.fingerprint),
     ]
+    if record.source_run is not None:
+        rows.append(("rescored from", f"run {record.source_run}, without calling the model"))
+    if usage is not None:
+        rows.append(("cost and latency", usage_text(usage, show_timings=show_timings)))
     if record.error:
         rows.append(("error", Text(record.error, style="red")))
     for key, value in rows:
         table.add_row(key, value)
     title = Text(f"Run {record.id}" + (f" — {record.name}" if record.name else ""), style="bold")
     return Group(title, table, Text("\nTemplate", style="bold"), Text(config.template_text))
+
+
+def usage_text(usage: RunUsage, *, show_timings: bool) -> str:
+    """Per judge: tokens, throughput and estimated cost; the run's wall time (timings only when shown)."""
+    from dialjudge.core.judges.cost import money_text, usage_summary
+
+    if show_timings:
+        lines = [usage_summary(usage)]
+    else:
+        lines = [f"{usage.prompt_tokens} prompt + {usage.completion_tokens} completion tokens"]
+    for j in usage.judges:
+        rate = usage.items_per_s(j.judge)
+        cost = "local" if j.local and j.asked else money_text(j.cost)
+        line = f"{j.judge}: {j.asked} asked, {j.reused} reused, {j.prompt_tokens}+{j.completion_tokens} tokens"
+        if show_timings and rate is not None:
+            line += f", {rate:.2f} items/s"
+        lines.append(line + f", est. cost {cost}")
+    return "\n".join(lines)
 
 
 class RunsScreen(WorkspaceScreen):
@@ -70,6 +104,10 @@ class RunsScreen(WorkspaceScreen):
         Binding("c", "compare", "Compare", tooltip="Compare the two marked runs (or the marked and highlighted)"),
         Binding("x", "export", "Export…", tooltip="Write the run's agreement tables and judgments to files"),
         Binding("a", "show_in_scores", "Add to Scores", tooltip="Show the run's judges on the Scores screen"),
+        Binding("r", "rescore", "Rescore…", tooltip="Score the run's stored answers again (another top-K, mode, "
+                                                   "parser or mapping) into a new run, without the model"),
+        Binding("f", "retry_failed", "Retry failed",
+                tooltip="Ask the judges again for the run's judgments without a score; the rest stay"),
         Binding("g", "reload", "Reload runs"),
     ]
 
@@ -77,6 +115,8 @@ class RunsScreen(WorkspaceScreen):
         super().__init__()
         self.runs: dict[int, RunRecord] = {}
         self.marked: list[int] = []
+        #: Cost and latency of the runs read so far (read when a run is highlighted).
+        self.usage: dict[int, RunUsage] = {}
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -111,6 +151,7 @@ class RunsScreen(WorkspaceScreen):
 
     def on_runs_listed(self, message: RunsListed) -> None:
         self.runs = {r.id: r for r in message.runs}
+        self.usage = {}
         self.marked = [m for m in self.marked if m in self.runs]
         table = self.table
         if not table.columns:
@@ -167,13 +208,23 @@ class RunsScreen(WorkspaceScreen):
         if run_id is None or run_id not in self.runs:
             details.update(Text("No run yet.", style="dim"))
             return
-        details.update(run_details(self.runs[run_id]))
+        details.update(run_details(self.runs[run_id], self.usage.get(run_id),
+                                   show_timings=self.dj.services.show_timings))
+        if run_id not in self.usage:
+            self.dj.stored_runs.usage(run_id, self)
+
+    def on_run_usage_read(self, message: RunUsageRead) -> None:
+        self.usage[message.usage.run_id] = message.usage
+        if message.usage.run_id == self.highlighted:
+            self._show_details()
 
     # -- actions ---------------------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in ("mark", "export", "show_in_scores"):
+        if action in ("mark", "export", "show_in_scores", "rescore"):
             return True if self.runs else None
+        if action == "retry_failed":
+            return True if self.runs and not self.dj.runs.active else None
         if action == "compare":
             return True if len(self.runs) >= 2 else None
         return True
@@ -228,3 +279,37 @@ class RunsScreen(WorkspaceScreen):
         run_id = self.highlighted
         if run_id is not None:
             self.dj.stored_runs.show_in_scores(run_id)
+
+    def action_rescore(self) -> None:
+        """Ask for a new top-K, mode, parser or mapping, and score the highlighted run's answers again."""
+        run_id = self.highlighted
+        if run_id is None or run_id not in self.runs:
+            return
+        self.app.push_screen(RescoreDialog(self.runs[run_id]), lambda request: self._rescore_chosen(run_id, request))
+
+    def _rescore_chosen(self, run_id: int, request: RescoreRequest | None) -> None:
+        if request is not None:
+            self.dj.stored_runs.rescore(run_id, request, self)
+
+    def on_run_rescored(self, message: RunRescored) -> None:
+        result = message.result
+        self.notify(f"Run {result.run_id}: run {result.source_run} rescored ({result.settings.describe()}) without "
+                    f"the model; {result.changed} of {result.rescored} judgments changed, {result.failures} without "
+                    f"a score. Mark both and compare (c).", title="Rescored", timeout=8)
+        self.action_reload()
+
+    def action_retry_failed(self) -> None:
+        """Ask the judges again for the highlighted run's judgments without a score."""
+        run_id = self.highlighted
+        if run_id is None or run_id not in self.runs:
+            return
+        if not self.runs[run_id].failures:
+            self.notify(f"Run {run_id} has no failed judgments", severity="information")
+            return
+        self.dj.stored_runs.prepare_retry(run_id, self)
+
+    def on_retry_prepared(self, message: RetryPrepared) -> None:
+        # The run controller runs it: progress on the Run screen, Esc cancels, judgments reach the Scores screen.
+        self.dj.runs.start(message.config, run_id=message.run_id, use_cache=False, retry_failed=True)
+        self.notify(f"Retrying {message.failed} failed judgments of run {message.run_id} (Run screen: j)",
+                    timeout=6)

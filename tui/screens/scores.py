@@ -10,11 +10,13 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.widgets import Footer, Header, Static
 
+from dialjudge.core.errors import DialjudgeError
 from dialjudge.core.workspace import POOL
 
 from ..format import disagreement_style, number_text
 from ..state import Change, WorkspaceChange
 from ..widgets.correlation_panel import CorrelationPanel, panel_rows
+from ..widgets.decision_panel import DecisionPanel
 from ..widgets.label_agreement_panel import LabelAgreementPanel
 from ..widgets.run_progress_bar import progress_text
 from ..widgets.selection_bar import SelectionBar
@@ -41,6 +43,8 @@ class ScoresScreen(WorkspaceScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         *VIEW_BINDINGS,
         Binding("r", "app.refresh_stats", "Refresh statistics", show=False),
+        # Off the footer, which is full (Help and Quit would drop off); listed in Help (?) and the palette.
+        Binding("c", "compare_evaluators", "Compare two evaluators", show=False),
     ]
 
     def __init__(self) -> None:
@@ -56,6 +60,7 @@ class ScoresScreen(WorkspaceScreen):
             yield VirtualTable(id="scores-table", empty_text="Opening the dataset…")
             yield CorrelationPanel(id="correlations")
         yield LabelAgreementPanel(id="label-agreement")  # shown with a label quality's LabelReport
+        yield DecisionPanel(id="decisions")  # two picked columns compared; the judges as labels
         yield Footer()
 
     @property
@@ -79,6 +84,45 @@ class ScoresScreen(WorkspaceScreen):
         if kind in (Change.DATASET, Change.SELECTION, Change.METRICS, Change.JUDGES, Change.STATS):
             self._redraw_panel()
         self._redraw_status()
+
+    # -- two evaluators compared, the judges as labels -------------------------------------
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self.dj.decisions.changed.subscribe(self, self._redraw_decisions)
+        self._redraw_decisions()
+
+    def action_compare_evaluators(self) -> None:
+        """Pick two evaluator columns; the paired verdict shows below the table."""
+        from .compare_dialog import CompareDialog
+
+        decisions = self.dj.decisions
+        choices = decisions.choices()
+        ws = self.dj.workspace
+        if len(choices) < 2 or ws.quality is None:
+            self.notify("Comparing needs a numeric quality and two evaluator columns", severity="warning")
+            return
+        a, b = decisions.pair or (None, None)
+        # By default the newest judge (B) against the one before it, or the first metric.
+        judges = ws.judge_names
+        if a is None and judges:
+            b = judges[-1]
+            a = judges[-2] if len(judges) > 1 else next((c for c in choices if c != b), None)
+
+        def chosen(pair: tuple[str, str] | None) -> None:
+            if pair is None:
+                return
+            try:
+                decisions.compare(*pair)
+            except DialjudgeError as exc:  # the view changed under the dialog (no quality any more)
+                self.notify(str(exc), severity="warning")
+
+        self.app.push_screen(CompareDialog(choices, a=a, b=b, view=f"{ws.quality}, subset {ws.subset.spec}"),
+                             callback=chosen)
+
+    def _redraw_decisions(self, _: None = None) -> None:
+        decisions = self.dj.decisions
+        self.query_one(DecisionPanel).show(decisions.comparison, decisions.diagnostics)
 
     # -- the item table ------------------------------------------------------------------
 

@@ -2,7 +2,7 @@
 
 Renders a :class:`~dialjudge.core.stats.paired.PairedComparison`; the Runs screen
 mounts it beside the correlation deltas and the prompt diff, the Scores screen
-when two evaluator columns are picked.
+when two evaluator columns are picked (there with Williams's test for Δr).
 """
 
 from __future__ import annotations
@@ -21,7 +21,9 @@ if TYPE_CHECKING:
     from dialjudge.core.stats.paired import PairedComparison
 
 
-def render_paired(comparisons: Sequence[PairedComparison], coefficient: str = "spearman") -> RenderableType:
+def render_paired(comparisons: Sequence[PairedComparison], coefficient: str = "spearman", *,
+                  williams: bool = False) -> RenderableType:
+    """The Δ table and each comparison's verdict line; ``williams`` adds Williams's test for Δr."""
     from dialjudge.core.stats.paired import SYMBOLS, verdict_line
 
     if not comparisons:
@@ -37,8 +39,20 @@ def render_paired(comparisons: Sequence[PairedComparison], coefficient: str = "s
             table.add_row(c.quality, c.subset, f"Δ{SYMBOLS[method]}", number_text(d.a), number_text(d.b),
                           Text(number_text(d.delta, signed=True), style=style or ""), f"{number_text(d.ci_low, signed=True)} … {number_text(d.ci_high, signed=True)}", number_text(d.p_value))
         decided = c.defined and c.deltas and c.delta(coefficient).excludes_zero
+        if williams and c.williams is not None:
+            lines.append(Text(williams_line(c), style="dim"))
         lines.append(Text(verdict_line(c, coefficient), style="bold" if decided else ""))
     return Group(*lines)
+
+
+def williams_line(c: PairedComparison) -> str:
+    """Williams's t for Δr, with what it assumes (independent items, unlike the context bootstrap)."""
+    assert c.williams is not None
+    w = c.williams
+    p = "< 0.001" if w.p_value < 0.001 else f"= {number_text(w.p_value)}"
+    return (f"Williams's test for Δr: t = {number_text(w.t, 2, signed=True)}, df = {w.df}, p {p} "
+            f"(r between {c.name_a} and {c.name_b}: {number_text(w.r_between)}; assumes independent items, "
+            "the bootstrap over contexts does not)")
 
 
 class PairedVerdict(Static):
@@ -46,6 +60,7 @@ class PairedVerdict(Static):
 
     DEFAULT_CSS = "PairedVerdict { height: auto; }"
 
-    def show(self, comparisons: Sequence[PairedComparison], coefficient: str = "spearman") -> None:
+    def show(self, comparisons: Sequence[PairedComparison], coefficient: str = "spearman", *,
+             williams: bool = False) -> None:
         self.comparisons = list(comparisons)
-        self.update(render_paired(self.comparisons, coefficient))
+        self.update(render_paired(self.comparisons, coefficient, williams=williams))

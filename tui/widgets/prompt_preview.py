@@ -39,6 +39,15 @@ def render_prompt_text(prompt: RenderedPrompt, *, item_id: str, shots: Sequence[
     return Group(*parts)
 
 
+def render_pair_text(first: RenderedPrompt, swapped: RenderedPrompt, *, item_id: str,
+                     quality: str | None = None) -> RenderableType:
+    """A pairwise template's two prompts for one pair: as asked, then with the replies swapped."""
+    return Group(Text(f"Order 1 of 2: {item_id} shown first (A)", style="bold reverse"),
+                 render_prompt_text(first, item_id=item_id, quality=quality),
+                 Text(f"\nOrder 2 of 2: the same replies swapped ({item_id} shown second, B)", style="bold reverse"),
+                 render_prompt_text(swapped, item_id=item_id, quality=quality))
+
+
 def render_template_error(error: Exception, text: str) -> Text:
     """Where the error is, the offending line with a caret under the column, then what is wrong."""
     line = getattr(error, "line", None)
@@ -67,10 +76,11 @@ class PromptPreview(VerticalScroll):
         yield Static(Text("Rendering…", style="dim"), id="prompt-body")
 
     def show_prompt(self, prompt: RenderedPrompt, *, item_id: str, shots: Sequence[str] = (),
-                    quality: str | None = None) -> None:
+                    quality: str | None = None, swapped: RenderedPrompt | None = None) -> None:
         self.remove_class("stale")
         self.query_one("#prompt-body", Static).update(
-            render_prompt_text(prompt, item_id=item_id, shots=shots, quality=quality))
+            render_prompt_text(prompt, item_id=item_id, shots=shots, quality=quality) if swapped is None
+            else render_pair_text(prompt, swapped, item_id=item_id, quality=quality))
 
     def mark_stale(self) -> None:
         """The text on show no longer matches the template (it has an error)."""

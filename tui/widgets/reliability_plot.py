@@ -8,6 +8,7 @@ marker), and the bin's item count.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from rich.console import Group, RenderableType
@@ -41,7 +42,16 @@ class ReliabilityPlot(Static):
     """Shows one calibration; ``show`` replaces it."""
 
     DEFAULT_CSS = "ReliabilityPlot { height: auto; }"
+    calibration: Calibration | None = None
+    calibrations: Sequence[Calibration] = ()
 
     def show(self, calibration: Calibration, *, title: str = "Reliability") -> None:
         self.calibration = calibration
+        self.calibrations = [calibration]
         self.update(render_reliability(calibration, title=title))
+
+    def show_many(self, plots: Sequence[tuple[Calibration, str]]) -> None:
+        """Several diagrams one under the other (one per probability judge), each with its title."""
+        self.calibrations = [calibration for calibration, _ in plots]
+        self.calibration = self.calibrations[0] if self.calibrations else None
+        self.update(Group(*(render_reliability(c, title=title) for c, title in plots)))

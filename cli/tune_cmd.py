@@ -1,0 +1,113 @@
+"""`dialjudge tune`: a tuning search over judge variants, reported on held-out contexts."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from dialjudge.core.config import load_config
+from dialjudge.core.format import number_text
+from dialjudge.core.judges.store import RunStore
+from dialjudge.core.registry import open_dataset
+from dialjudge.core.tuning.report import FORMATS, TuningReport, render_report
+from dialjudge.core.tuning.search import (
+    JudgingProgressed,
+    RoundStarted,
+    SearchEvent,
+    SearchStarted,
+    TuningSearch,
+    VariantScored,
+    save_search_record,
+)
+from dialjudge.core.tuning.space import load_space
+
+from . import render
+from .signals import sigterm_as_interrupt
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("tune", help="search judge variants on tuning contexts, report the winner on held-out ones")
+    p.add_argument("--dataset", required=True, help="dataset name or path")
+    p.add_argument("--space", required=True, type=Path, help="search space TOML (see prompts/search/README.md)")
+    p.add_argument("--quality", help="the human-rated quality to agree with (default: the space's, else Overall)")
+    p.add_argument("--budget", type=int, help="most judgments the search may make, tuning and held-out together")
+    p.add_argument("--seed", type=int, help="seed of the context split and the sampling order")
+    p.add_argument("--format", choices=FORMATS, default="markdown", help="report format")
+    p.add_argument("--out", type=Path, help="write the report here instead of printing it")
+    p.add_argument("--save-winner", metavar="NAME",
+                   help="save the winning variant's template as NAME in your templates folder")
+    p.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    config = load_config()
+    dataset = open_dataset(args.dataset, config)
+    space = load_space(args.space).with_settings(quality=args.quality, budget=args.budget, seed=args.seed)
+    con = render.console(stderr=True)
+    with RunStore() as store:
+        search = TuningSearch(space, dataset, config, store, on_event=_Printer(con))
+        with sigterm_as_interrupt():
+            report = asyncio.run(search.run())
+        record = save_search_record(report)
+    con.print(f"search stored in {record}", markup=False, highlight=False)
+    if args.save_winner:
+        path = save_winning_template(report, search, args.save_winner)
+        con.print(f"saved the winner {report.winner!r} as template {args.save_winner!r}: {path}",
+                  markup=False, highlight=False)
+    text = render_report(report, args.format)
+    if args.out:
+        render.write_output(args.out, text)
+        con.print(f"wrote the report to {args.out}", markup=False, highlight=False)
+    else:
+        print(text, end="")
+    return 0
+
+
+def save_winning_template(report: TuningReport, search: TuningSearch, name: str) -> Path:
+    from dialjudge.core.tuning.winner import save_winner
+
+    planned = search.planned[report.winner]
+    win = report.heldout_of(report.winner)
+    provenance = {"dataset": report.dataset, "quality": report.quality,
+                  f"tuning {report.coefficient}": number_text(win.tuning if win else None),
+                  f"held-out {report.coefficient}": number_text(win.heldout if win else None),
+                  "split seed": report.split.seed}
+    return save_winner(planned.template_text, planned.variant, name, provenance=provenance)
+
+
+class _Printer:
+    """Live progress on stderr: a line per round and per scored variant, a status line while judging."""
+
+    def __init__(self, con: Console) -> None:
+        self.con = con
+        self.budget = 0
+        self._last_status = ""
+
+    def __call__(self, event: SearchEvent) -> None:
+        if isinstance(event, SearchStarted):
+            self.budget = event.budget
+            self.con.print(f"{event.n_variants} variants; {event.tuning_contexts} tuning and "
+                           f"{event.heldout_contexts} held-out contexts; budget "
+                           f"{event.budget or 'unlimited'} judgments", markup=False)
+        elif isinstance(event, RoundStarted):
+            r = event.round
+            self.con.print(f"round {r.index + 1}: {len(r.variants)} variants on {r.n_contexts} contexts "
+                           f"({r.n_items} items, {r.cost} new judgments)", markup=False)
+        elif isinstance(event, VariantScored):
+            self.con.print(f"  {event.stage:>9}  {number_text(event.score):>7}  {event.variant}  "
+                           f"[{event.n_items} items; judgments {self._spent(event.spent)}; "
+                           f"model calls {event.model_calls}]", markup=False, highlight=False)
+        elif isinstance(event, JudgingProgressed) and self.con.is_terminal:
+            self._status(f"{event.stage}: {event.variant} {event.done}/{event.total}")
+
+    def _spent(self, spent: int) -> str:
+        return f"{spent}/{self.budget}" if self.budget else str(spent)
+
+    def _status(self, text: Any) -> None:
+        if text != self._last_status:
+            self._last_status = text
+            self.con.print(text, end="\r", markup=False, highlight=False)

@@ -1,0 +1,83 @@
+"""A pairwise run's report for the app: position bias, length preference, accuracy, per-candidate scores.
+
+After a pairwise run finishes (or a stored one is loaded), core's
+:func:`~dialjudge.core.judges.pairwise_report.pairwise_report` reads its verdicts
+from the store on a worker; the answer comes back to the app as
+:class:`PairwiseReportComputed`. The per-candidate columns (``judge:winrate``,
+``judge:bt``) then join the workspace, so the Scores screen compares them with
+the humans beside pointwise judges, with the same CIs; the Run screen shows the
+report itself.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from textual.app import App
+from textual.message import Message
+from textual.worker import Worker, get_current_worker
+
+from ..state import Change
+from .base import start_thread_work
+from .history import dataset_for
+
+if TYPE_CHECKING:
+    from dialjudge.core.judges.pairwise_report import PairwiseReport
+
+    from ..services import Services
+    from .datasets import DatasetController
+
+PAIRWISE_GROUP = "pairwise-report"
+
+
+@dataclass
+class PairwiseReportComputed(Message):
+    """Pairwise run ``run_id``'s verdicts were summarised."""
+
+    run_id: int
+    report: PairwiseReport
+
+
+class PairwiseReportController:
+    """Keeps the latest pairwise run's report and puts its candidate scores into the workspace."""
+
+    def __init__(self, app: App[Any], services: Services, datasets: DatasetController) -> None:
+        self.app = app
+        self.services = services
+        self.datasets = datasets
+        self.report: PairwiseReport | None = None
+        self.run_id: int | None = None
+
+    def compute(self, run_id: int) -> Worker[None] | None:
+        """Summarise run ``run_id`` when it is a pairwise run of the open dataset; None otherwise."""
+        dataset = self.datasets.workspace.dataset
+        if dataset is None:
+            return None
+        with self.services.open_store() as store:
+            config = store.get_run(run_id).run_config
+        if config.pairs is None or config.dataset != dataset.name:
+            return None
+
+        def work() -> None:
+            from dialjudge.core.judges.pairwise_report import pairwise_report
+
+            with self.services.open_store() as store:
+                judgments = store.load_judgments(run_id)
+            report = pairwise_report(config, dataset_for(self.services, config, dataset), judgments)
+            if not get_current_worker().is_cancelled:
+                self.app.post_message(PairwiseReportComputed(run_id, report))
+
+        return start_thread_work(self.app, work, group=PAIRWISE_GROUP,
+                                 description=f"Summarising pairwise run {run_id}")
+
+    def computed(self, message: PairwiseReportComputed) -> None:
+        from dialjudge.core.workspace import judge_evaluator
+
+        self.report = message.report
+        self.run_id = message.run_id
+        workspace = self.datasets.workspace
+        for column, scores in message.report.score_columns().items():
+            workspace.add_judge_scores(judge_evaluator(column, message.run_id), scores)
+        self.datasets.publish(Change.JUDGES)
+        self.datasets.refresh_stats()

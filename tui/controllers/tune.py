@@ -1,0 +1,250 @@
+"""The app's tuning search (one at a time): load a search space, run it, follow it, save the winner.
+
+Loading a space file and running the search happen on thread workers started through the app;
+every core search event reaches the app as one :class:`SearchEventReceived` (progress ones
+collapse) and is folded into :attr:`TuneController.state`. The Tune screen follows
+:attr:`TuneController.changed`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from textual.app import App
+from textual.message import Message
+from textual.signal import Signal
+from textual.worker import Worker
+
+from dialjudge.core.errors import ConfigError
+from dialjudge.core.tuning.search import (
+    JudgingProgressed,
+    RoundStarted,
+    SearchCancelled,
+    SearchEvent,
+    SearchFinished,
+    SearchStarted,
+    VariantScored,
+)
+
+from .base import start_thread_work
+
+if TYPE_CHECKING:
+    from dialjudge.core.tuning.report import TuningReport
+    from dialjudge.core.tuning.search import TuningSearch
+    from dialjudge.core.tuning.space import SearchSpace
+
+    from ..services import Services
+    from .datasets import DatasetController
+
+TUNE_GROUP = "tune"
+SPACE_GROUP = "tune-space"
+SAVE_GROUP = "tune-save"
+
+
+@dataclass
+class SearchSpaceLoaded(Message):
+    """A search space file was read and validated."""
+
+    path: Path
+    space: SearchSpace
+
+
+@dataclass
+class SearchEventReceived(Message):
+    """The running search said something (any core search event); progress reports collapse."""
+
+    event: SearchEvent
+
+    def can_replace(self, message: Message) -> bool:
+        return (isinstance(self.event, JudgingProgressed) and isinstance(message, SearchEventReceived)
+                and isinstance(message.event, JudgingProgressed))
+
+
+@dataclass
+class SearchStopped(Message):
+    """The search's worker ended without a report: cancelled (``error`` None) or failed."""
+
+    error: str | None = None
+
+
+@dataclass
+class WinnerSaved(Message):
+    """The winning variant was saved as template ``name`` at ``path``."""
+
+    name: str
+    path: Path
+
+
+@dataclass
+class TuneState:
+    """What the Tune screen shows."""
+
+    #: variant -> (stage, score, items) of its latest score, in the order scores arrived.
+    scores: dict[str, tuple[str, float | None, int]] = field(default_factory=dict)
+    round_text: str = ""
+    progress: JudgingProgressed | None = None
+    spent: int = 0
+    budget: int = 0
+    model_calls: int = 0
+    running: bool = False
+    status: str = "Load a search space (o), then start the search (r)."
+    report: TuningReport | None = None
+
+    def apply(self, event: SearchEvent) -> None:
+        if isinstance(event, SearchStarted):
+            self.budget = event.budget
+            self.status = (f"Searching {event.n_variants} variants: {event.tuning_contexts} tuning and "
+                           f"{event.heldout_contexts} held-out contexts")
+        elif isinstance(event, RoundStarted):
+            r = event.round
+            self.round_text = f"round {r.index + 1}: {len(r.variants)} variants on {r.n_contexts} contexts"
+        elif isinstance(event, JudgingProgressed):
+            self.progress = event
+            self.spent, self.model_calls = event.spent, event.model_calls
+        elif isinstance(event, VariantScored):
+            self.scores[event.variant] = (event.stage, event.score, event.n_items)
+            self.scores = dict(self.scores)
+            self.spent, self.model_calls = event.spent, event.model_calls
+            if event.stage == "held-out":
+                self.round_text = "held-out"
+        elif isinstance(event, SearchFinished):
+            self.report = event.report
+            self.running = False
+            self.progress = None
+            self.round_text = ""
+            self.spent, self.model_calls = event.report.spent, event.report.model_calls
+            self.status = f"Finished: winner {event.report.winner!r} (best on tuning)"
+
+
+class TuneController:
+    """Owns the search space, the running search and its result."""
+
+    def __init__(self, app: App[Any], services: Services, datasets: DatasetController) -> None:
+        self.app = app
+        self.services = services
+        self.datasets = datasets
+        self.space: SearchSpace | None = None
+        self.space_path: Path | None = None
+        self.state = TuneState()
+        #: Published whenever :attr:`state` or the space changed.
+        self.changed: Signal[TuneState] = Signal(app, "tune-changed")
+        self._search: TuningSearch | None = None
+
+    @property
+    def running(self) -> bool:
+        return self.state.running
+
+    def _publish(self) -> None:
+        self.app.refresh_bindings()
+        self.changed.publish(self.state)
+
+    # -- the space --------------------------------------------------------------------------------
+
+    def load_space(self, path: Path) -> Worker[None]:
+        """Read and validate a search space file on a worker; the app receives :class:`SearchSpaceLoaded`."""
+
+        def load() -> None:
+            from dialjudge.core.tuning.space import load_space
+
+            self.app.post_message(SearchSpaceLoaded(path, load_space(path)))
+
+        return start_thread_work(self.app, load, group=SPACE_GROUP, description="Reading the search space")
+
+    def space_loaded(self, message: SearchSpaceLoaded) -> None:
+        self.space, self.space_path = message.space, message.path
+        if not self.running:
+            self.state = TuneState(status=f"{len(message.space.variants)} variants from {message.path.name}; "
+                                          "start the search (r)")
+        self._publish()
+
+    # -- the search -------------------------------------------------------------------------------
+
+    def start(self, **settings: Any) -> Worker[Any]:
+        """Run the loaded space on the open dataset; ``settings`` override the space's [search] ones."""
+        if self.running:
+            raise ConfigError("a tuning search is already running; cancel it first (Esc)")
+        if self.space is None:
+            raise ConfigError("load a search space first")
+        dataset = self.datasets.workspace.dataset
+        if dataset is None:
+            raise ConfigError("open a dataset before starting a tuning search")
+        space = self.space.with_settings(**settings)
+        self.state = TuneState(running=True, status="Starting the search…", budget=space.settings.budget)
+        self._publish()
+
+        def run() -> Any:
+            from dialjudge.core.tuning.search import TuningSearch, save_search_record
+
+            store = self.services.open_store()
+            try:
+                def forward(event: SearchEvent) -> None:  # called on this thread; the app applies it
+                    self.app.post_message(SearchEventReceived(event))
+
+                search = TuningSearch(space, dataset, self.services.config, store,
+                                      make_backend=self.services.make_backend, on_event=forward)
+                self._search = search
+                report = asyncio.run(search.run())
+                save_search_record(report)
+                return report
+            except SearchCancelled:
+                self.app.post_message(SearchStopped())
+                return None
+            except BaseException as exc:
+                self.app.post_message(SearchStopped(str(exc) or type(exc).__name__))
+                raise  # the app's failure handler shows it
+            finally:
+                store.close()
+
+        return start_thread_work(self.app, run, group=TUNE_GROUP, description="Tuning search")
+
+    def cancel(self) -> None:
+        """Stop the search after the judgment in flight; what is stored stays for a rerun."""
+        search = self._search
+        if search is not None and self.running:
+            search.cancel()
+            self.app.notify("Cancelling the tuning search…", timeout=3)
+
+    def event_received(self, message: SearchEventReceived) -> None:
+        self.state.apply(message.event)
+        if isinstance(message.event, SearchFinished):
+            self._search = None
+        self._publish()
+
+    def stopped(self, message: SearchStopped) -> None:
+        self._search = None
+        self.state.running = False
+        self.state.progress = None
+        self.state.status = ("Cancelled; every judgment so far is stored, and a rerun reuses it"
+                             if message.error is None else f"Failed: {message.error}")
+        self._publish()
+
+    # -- the winner -------------------------------------------------------------------------------
+
+    def save_winner(self, name: str, folder: Path | None = None) -> Worker[None]:
+        """Save the winning variant's template as ``name`` (default folder: the user's templates)."""
+        report = self.state.report
+        if report is None or self.space is None:
+            raise ConfigError("no finished search: run one before saving its winner")
+
+        def save() -> None:
+            from dialjudge.core.format import number_text
+            from dialjudge.core.tuning.winner import save_winner, variant_template
+
+            variant = report.variant(report.winner)
+            _template_name, text = variant_template(variant, self.services.config)
+            win = report.heldout_of(report.winner)
+            provenance = {"dataset": report.dataset, "quality": report.quality,
+                          f"held-out {report.coefficient}": number_text(win.heldout if win else None),
+                          "split seed": report.split.seed}
+            path = save_winner(text, variant, name, provenance=provenance, folder=folder)
+            self.app.post_message(WinnerSaved(name, path))
+
+        return start_thread_work(self.app, save, group=SAVE_GROUP, description="Saving the winner")
+
+    def winner_saved(self, message: WinnerSaved) -> None:
+        self.app.notify(f"Saved the winner as template {message.name!r} ({message.path})", timeout=6)
+        self.state.status = f"Winner saved as template {message.name!r}"
+        self._publish()

@@ -1,0 +1,78 @@
+"""Judge label × human label, with Cohen's κ beside its linear and quadratic weighted forms.
+
+Renders :class:`~dialjudge.core.judge_diagnostics.ConfusionView` (one per judge
+column of a binary or ordinal quality; rows the judge's label, columns the
+humans'), and the inter-judge matrix to read before pooling the judges. The
+diagonal (agreement) is bold; the further a cell is from it, the worse a miss on
+an ordinal scale, which is what the weighted κ counts.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+from textual.widgets import Static
+
+from dialjudge.core.format import number_text
+
+if TYPE_CHECKING:
+    from dialjudge.core.judge_diagnostics import ConfusionView
+    from dialjudge.core.stats.interjudge import InterJudgeMatrix
+
+
+def label_text(value: object) -> str:
+    return str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
+
+
+def kappa_line(view: ConfusionView) -> str:
+    agreement = "–" if math.isnan(view.agreement) else f"{100 * view.agreement:.1f}%"
+    left_out = f" ({view.excluded} left out)" if view.excluded else ""
+    return (f"n {view.n}{left_out} · agreement {agreement} · κ {number_text(view.kappa)} · "
+            f"linear κ {number_text(view.kappa_linear)} · quadratic κ {number_text(view.kappa_quadratic)}")
+
+
+def render_confusion(view: ConfusionView) -> RenderableType:
+    labels = [label_text(v) for v in view.matrix.labels]
+    # The titles are lines of their own: a table's title wraps at the (narrow) table's width.
+    title = Text(f"{view.evaluator} on {view.quality}: rows judge, columns human", style="bold")
+    table = Table(box=None, padding=(0, 1), show_edge=False, header_style="bold")
+    table.add_column("judge \\ human")
+    for label in labels:
+        table.add_column(label, justify="right")
+    for i, (label, row) in enumerate(zip(labels, view.matrix.counts, strict=True)):
+        table.add_row(label, *(Text(str(count), style="bold" if i == j else ("dim" if not count else ""))
+                               for j, count in enumerate(row)))
+    return Group(title, table, Text(kappa_line(view)))
+
+
+def render_inter_judge(matrix: InterJudgeMatrix) -> RenderableType:
+    measure = "Spearman ρ" if matrix.measure == "spearman" else f"Cohen's {matrix.measure.replace('kappa', 'κ')}"
+    title = Text(f"Inter-judge agreement ({measure} on items both scored): before pooling the judges", style="bold")
+    table = Table(box=None, padding=(0, 1), show_edge=False, header_style="bold")
+    table.add_column("judge × judge")
+    for name in matrix.judges:
+        table.add_column(name, justify="right")
+    for i, name in enumerate(matrix.judges):
+        table.add_row(name, *(f"{number_text(matrix.values[i][j])} (n {matrix.n[i][j]})" if i != j else "·"
+                              for j in range(len(matrix.judges))))
+    return Group(title, table)
+
+
+class ConfusionMatrix(Static):
+    """One or more judges' confusion matrices; ``show`` replaces them."""
+
+    DEFAULT_CSS = "ConfusionMatrix { height: auto; }"
+    views: Sequence[ConfusionView] = ()
+
+    def show(self, views: Sequence[ConfusionView], *, notes: Sequence[str] = ()) -> None:
+        self.views = list(views)
+        parts: list[RenderableType] = []
+        for view in self.views:
+            parts += [render_confusion(view), Text("")]
+        parts += [Text(note, style="dim") for note in notes]
+        self.update(Group(*parts))
