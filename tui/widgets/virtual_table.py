@@ -302,6 +302,11 @@ class VirtualTable(ScrollView, can_focus=True):
         return len(self._keys)
 
     @property
+    def column_widths(self) -> dict[str, int]:
+        """Each column's width in cells."""
+        return {c.key: w for c, w in zip(self._columns, self._widths, strict=False)}
+
+    @property
     def built_count(self) -> int:
         """How many rows have had cells built (all of them when rows came as cells)."""
         return len(self._cells)
