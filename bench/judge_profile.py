@@ -29,6 +29,10 @@ from typing import Any
 from .common import default_data_dir
 
 
+def say(text: str) -> None:
+    print(text, flush=True)  # as it goes: a run takes minutes
+
+
 class StepTimer:
     """Wraps methods of the backend's session class and sums their seconds (worker thread only)."""
 
@@ -162,21 +166,21 @@ def main(argv: list[str] | None = None) -> int:
     judge = dataclasses.replace(bundled_judge(), n_threads=n_threads)
     dataset = usr_subset(args.data, args.contexts, 5)
     model_path = str(bundled_model_path())
-    print(f"bundled model, {n_threads} threads, {len(dataset)} items ({args.contexts} contexts x 5 candidates)")
+    say(f"bundled model, {n_threads} threads, {len(dataset)} items ({args.contexts} contexts x 5 candidates)")
     for batch_answers in (False, True):
         seconds, done, steps, calls = profile_run(dataset, judge, batch_answers)
         how = "one batch" if batch_answers else "token by token"
-        print(f"\nanswer trie {how}: {done} items in {seconds:.2f} s = {done / seconds:.3f} items/s; per item:")
+        say(f"\nanswer trie {how}: {done} items in {seconds:.2f} s = {done / seconds:.3f} items/s; per item:")
         for name in STEPS:
             if name in steps:
-                print(f"  {name:<20} {1000 * steps[name] / done:8.1f} ms  ({calls[name] / done:.1f} calls)")
+                say(f"  {name:<20} {1000 * steps[name] / done:8.1f} ms  ({calls[name] / done:.1f} calls)")
         inside = steps.get("eval_prompt", 0) + steps.get("first_answer_tokens", 0) + steps.get("answer_logprobs", 0) \
             + steps.get("format", 0)
-        print(f"  {'engine + rest':<20} {1000 * (seconds - inside) / done:8.1f} ms  (the run's time not in the above)")
+        say(f"  {'engine + rest':<20} {1000 * (seconds - inside) / done:8.1f} ms  (the run's time not in the above)")
 
     ids = [ex.id for ex in dataset.examples]
     tokens = prompt_token_lists(dataset, model_path, ids)
-    print(f"\nceiling (whole prompts, batches of 512): "
+    say(f"\nceiling (whole prompts, batches of 512): "
           f"{ceiling_tokens_per_s(tokens[:: max(1, len(tokens) // 4)], n_threads, model_path):.0f} tok/s")
     import llama_cpp
 
@@ -185,10 +189,10 @@ def main(argv: list[str] | None = None) -> int:
     tail = 192
     rates = rate_by_chunk(llm, tokens[:3], [8, 32, 64, 128, 256], tail)
     llm.close()
-    print(f"the last {tail} tokens of a prompt in chunks of N tokens: "
+    say(f"the last {tail} tokens of a prompt in chunks of N tokens: "
           + ", ".join(f"N={n}: {r:.0f} tok/s" for n, r in rates.items()))
     one_by_one, together, total = candidates_batched(model_path, n_threads, tokens[:5])
-    print(f"5 candidates of one context, their {total} unique tokens: one after another {one_by_one:.2f} s "
+    say(f"5 candidates of one context, their {total} unique tokens: one after another {one_by_one:.2f} s "
           f"({total / one_by_one:.0f} tok/s), as 5 sequences of one batch {together:.2f} s ({total / together:.0f} tok/s)")
     return 0
 
