@@ -157,7 +157,9 @@ def run(ctx: Context) -> list[Row]:
 
     # The papers' path takes seconds to tens of seconds per item: a few items measure its rate.
     paper_set = usr_subset(ctx.data_dir, 1 if ctx.quick else 2, 1 if ctx.quick else 2)
-    fast_set = usr_subset(ctx.data_dir, 1 if ctx.quick else 4, 5)
+    # --quick: one context's first 3 candidates (the first prompt is evaluated whole, the next
+    # two reuse its prefix).
+    fast_set = usr_subset(ctx.data_dir, 1 if ctx.quick else 4, 3 if ctx.quick else 5)
     paper_rate = None
     if not ctx.quick:  # up to 512 sampled tokens per item: tens of seconds each on 2 cores
         t_paper, s_paper, _ = engine_run(paper_set, paper_judge, ScoringMode.GENERATE, reuse_prefix=False)
@@ -176,8 +178,8 @@ def run(ctx: Context) -> list[Row]:
     if mismatched:
         ctx.log(f"  note: {mismatched} prompts tokenized here differ in length from the backend's")
     unique = unique_tokens(tokens)
-    # Whole prompts of about 800 tokens, 5 s each on 2 cores: --quick measures the ceiling on two.
-    ceiling = ceiling_tokens_per_s(tokens[:2] if ctx.quick else tokens[:: max(1, len(tokens) // 6)], n_threads,
+    # Whole prompts of about 800 tokens, 5 s each on 2 cores: --quick measures the ceiling on one.
+    ceiling = ceiling_tokens_per_s(tokens[:1] if ctx.quick else tokens[:: max(1, len(tokens) // 6)], n_threads,
                                    model_path)
     eval_rate = (sum(evaluated) + sum(answer)) / t_fast
     ctx.log(f"  prompt tokens {statistics.mean(len(t) for t in tokens):.0f}/item, unique "
