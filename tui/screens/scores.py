@@ -24,6 +24,7 @@ from .score_cells import HUMAN_COLUMN, ID_COLUMN, SYSTEM_COLUMN, ScoreCells
 if TYPE_CHECKING:
     from dialjudge.core.workspace import Workspace
 
+
 def column_order(workspace: Workspace) -> list[str]:
     """Judges (and their pool) first: they are what a run changes; then the metrics."""
     return [*workspace.judge_names, *([POOL] if workspace.has_pool else []), *workspace.metric_names]
