@@ -72,7 +72,7 @@ def run(ctx: Context) -> list[Row]:
     with tempfile.TemporaryDirectory() as tmp, stub_server(DELAY_S) as url:
         for concurrency in CONCURRENCIES:
             # Sequentially every item costs the full delay: a few are enough to measure the rate.
-            items = min(n_items, 10 if ctx.quick else 25) if concurrency == 1 else n_items
+            items = min(n_items, 6 if ctx.quick else 25) if concurrency == 1 else n_items
             seconds, summary = run_once(dataset, url, concurrency, items, Path(tmp))
             rates[concurrency] = summary.done / seconds
             ctx.log(f"  concurrency {concurrency}: {summary.done} items in {seconds:.2f} s = "

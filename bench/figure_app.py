@@ -90,7 +90,7 @@ async def open_and_run(path: Path, n_items: int, home: str) -> tuple[float, floa
             await pilot.pause(0.01)
         meter = StallMeter(app)
         started = time.perf_counter()
-        app.open_dataset(str(path))
+        app.datasets.open(str(path))
         while (app.workspace.dataset is None or app.workspace.dataset.source != str(path)
                or not app.workspace.evaluators or getattr(app.screen, "table", None) is None
                or app.screen.table.row_count != n_items):
@@ -102,7 +102,7 @@ async def open_and_run(path: Path, n_items: int, home: str) -> tuple[float, floa
         dataset = app.workspace.dataset
         meter = StallMeter(app)
         started = time.perf_counter()
-        worker = app.start_run(fake_run_config(dataset), resume=False)
+        worker = app.runs.start(fake_run_config(dataset), resume=False)
         await worker.wait()
         await pilot.pause(0.3)  # the last progress messages and a redraw
         run_s = time.perf_counter() - started

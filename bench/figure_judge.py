@@ -157,7 +157,9 @@ def run(ctx: Context) -> list[Row]:
 
     # The papers' path takes seconds to tens of seconds per item: a few items measure its rate.
     paper_set = usr_subset(ctx.data_dir, 1 if ctx.quick else 2, 1 if ctx.quick else 2)
-    fast_set = usr_subset(ctx.data_dir, 1 if ctx.quick else 4, 5)
+    # --quick: one context's first 3 candidates (the first prompt is evaluated whole, the next
+    # two reuse its prefix).
+    fast_set = usr_subset(ctx.data_dir, 1 if ctx.quick else 4, 3 if ctx.quick else 5)
     paper_rate = None
     if not ctx.quick:  # up to 512 sampled tokens per item: tens of seconds each on 2 cores
         t_paper, s_paper, _ = engine_run(paper_set, paper_judge, ScoringMode.GENERATE, reuse_prefix=False)
@@ -176,7 +178,9 @@ def run(ctx: Context) -> list[Row]:
     if mismatched:
         ctx.log(f"  note: {mismatched} prompts tokenized here differ in length from the backend's")
     unique = unique_tokens(tokens)
-    ceiling = ceiling_tokens_per_s(tokens[:: max(1, len(tokens) // 6)], n_threads, model_path)
+    # Whole prompts of about 800 tokens, 5 s each on 2 cores: --quick measures the ceiling on one.
+    ceiling = ceiling_tokens_per_s(tokens[:1] if ctx.quick else tokens[:: max(1, len(tokens) // 6)], n_threads,
+                                   model_path)
     eval_rate = (sum(evaluated) + sum(answer)) / t_fast
     ctx.log(f"  prompt tokens {statistics.mean(len(t) for t in tokens):.0f}/item, unique "
             f"{statistics.mean(unique):.0f}, evaluated {statistics.mean(evaluated):.0f}, answer "
@@ -190,7 +194,7 @@ def run(ctx: Context) -> list[Row]:
     sample = open_dataset("sample", remember=False)
     quality = "overall"
     plan = plan_run(sample, _default_config(), template="likert-1to5", judges=[base.name], aspect=quality, quality=quality,
-                    limit=5 if ctx.quick else None)
+                    limit=3 if ctx.quick else None)
     t_app, s_app, _ = _plan_run(plan, sample, base)
     ctx.log(f"  app default run on the sample: mode {plan.config.mode.value}, top-{plan.config.top_k}: "
             f"{s_app.done} items in {t_app:.1f} s, {s_app.failures} failures")

@@ -62,7 +62,7 @@ APP_HOLDING = textwrap.dedent(f"""
     async def main():
         app = make_app(services=Services.default(show_timings=False))
         async with app.run_test(size=(160, 45)) as pilot:
-            app.open_dataset(str(path))
+            app.datasets.open(str(path))
             while (app.workspace.dataset is None or app.workspace.dataset.source != str(path)
                    or not app.workspace.evaluators):
                 await pilot.pause(0.05)

@@ -283,7 +283,10 @@ def reference_probs(llm, session, req: JudgeRequest, choices) -> dict[str, float
     (TENTHS, ScoringMode.LOGPROB, "Rate the response from 0.0 to 1.0."),
 ])
 async def test_answer_probabilities_match_the_reference(llama_backend: LlamaBackend, reference, spec, mode,
-                                                        question):
+                                                        question, monkeypatch):
+    # The trie walked token by token, like the reference: the same kernels, so 5e-4 holds. The
+    # default (one batch for the whole trie) is checked against this path below.
+    monkeypatch.setattr(llama_backend, "batch_answers", False)
     req = request("B: The Alps, mostly in summer.", spec, mode, question=question, top_k=4)
     result = await llama_backend.complete(req)
     choices = spec.choices
@@ -313,3 +316,75 @@ async def test_first_tokens_look_past_a_bare_space(llama_backend: LlamaBackend):
     result = await llama_backend.complete(request("B: The Alps.", LIKERT, ScoringMode.LOGPROB))
     assert all(token.strip() for token, _ in result.top_logprobs)
     assert any(token.strip() in LIKERT.choices for token, _ in result.top_logprobs)
+
+
+# -- the answer trie in one multi-sequence batch ---------------------------------------------
+
+#: How far the batched trie's choice probabilities may be from the token-by-token walk's. Not a
+#: logic error but llama.cpp's kernels: a 1-token batch runs another matrix-multiply path than a
+#: many-token batch, which moves single next-token probabilities by up to about 0.03 on AVX2 CPUs
+#: (measured on SmolLM2-135M Q4_1; choice probabilities by up to 0.004). On AMX CPUs the backend
+#: loads without the AMX buffers (see cpu_has_amx), so the same generic kernels run.
+KERNEL_TOLERANCE = 0.02
+
+
+@pytest.mark.parametrize("spec, mode, question", [
+    (LIKERT, ScoringMode.LOGPROB, "Rate the response from 1 to 5."),
+    (TENTHS, ScoringMode.LOGPROB, "Rate the response from 0.0 to 1.0."),
+    (YES_NO, ScoringMode.YESNO, "Is it a good response? Answer Yes or No."),
+])
+async def test_the_batched_trie_gives_the_token_by_token_probabilities(llama_backend: LlamaBackend, spec, mode,
+                                                                     question, monkeypatch):
+    req = request("B: The Alps, mostly in summer.", spec, mode, question=question, top_k=4)
+    assert llama_backend.batch_answers and llama_backend._session.n_seq_max > 1  # the default
+    batched = await llama_backend.complete(req)
+    monkeypatch.setattr(llama_backend, "batch_answers", False)
+    walked = await llama_backend.complete(req)
+    assert batched.choice_probs == pytest.approx(walked.choice_probs, abs=KERNEL_TOLERANCE)
+    assert sum(batched.choice_probs.values()) == pytest.approx(1.0)
+    assert batched.completion_tokens == walked.completion_tokens  # the same trie tokens, in one batch
+    assert batched.top_logprobs == walked.top_logprobs  # read before the trie: untouched
+    monkeypatch.setattr(llama_backend, "batch_answers", True)
+    again = await llama_backend.complete(req)  # the cache was rolled back to the prompt
+    assert again.choice_probs == batched.choice_probs
+
+
+async def test_each_trie_path_in_the_batch_sees_the_prompt_and_its_own_tokens_only(llama_backend: LlamaBackend):
+    """The batch's log-probabilities after a path of 2+ tokens equal those of that path evaluated
+    alone after the prompt in one (many-token) batch: sibling paths do not leak into each other.
+    Single tokens are compared at KERNEL_TOLERANCE (alone they are a 1-token batch)."""
+    import numpy as np
+
+    from dialjudge.core.judges.backends.answers import answer_choices
+    from dialjudge.core.judges.backends.llama import _Trie
+
+    req = request("B: The Alps, mostly in summer.", TENTHS, ScoringMode.LOGPROB,
+                  question="Rate the response from 0.0 to 1.0.")
+    session = llama_backend._session
+
+    def compare() -> tuple[int, int]:
+        text = session.format(req.prompt.messages) + TENTHS.answer_prefix
+        tokens = session.tokenize(text)
+        session.eval_prompt(tokens, reuse_prefix=False)
+        trie = _Trie()
+        for choice in answer_choices(TENTHS, req.mode):
+            for spelling in answer_variants(choice, req.mode):
+                trie.add(session._answer_tokens(text, tokens, spelling), choice)
+        batched = session.trie_logprobs(trie)
+        assert batched is not None and session.llm.n_tokens == len(tokens)
+        long_paths = 0
+        for path, logprobs in batched.items():
+            session.llm.eval(list(path))
+            alone = session.last_logprobs()
+            session._truncate(len(tokens), roll_back=True)
+            top = np.argsort(-alone)[:20]
+            difference = float(np.abs(np.exp(logprobs[top]) - np.exp(alone[top])).max())
+            if len(path) >= 2:
+                long_paths += 1
+                assert difference < 1e-4, (path, difference)
+            else:
+                assert difference < 2 * KERNEL_TOLERANCE, (path, difference)
+        return long_paths, len(batched)
+
+    long_paths, inner = await asyncio.get_running_loop().run_in_executor(llama_backend._executor, compare)
+    assert long_paths >= 2 and inner >= 4  # "0." and "1." (and their spaced variants) at least

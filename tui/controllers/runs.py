@@ -140,6 +140,7 @@ class RunController:
         self.judge_choices_changed: Signal[JudgeChoices] = Signal(app, "judge-choices-changed")
         self._engine: RunEngine | None = None
         self._pairwise = False
+        self._cancel_shown = False
 
     @property
     def active(self) -> bool:
@@ -151,7 +152,11 @@ class RunController:
         return self.active and self._engine is not None
 
     def _changed(self) -> None:
-        self.app.refresh_bindings()  # "Cancel run" shows while one is active
+        # "Cancel run" shows while one is active. Only when that flips: every refresh rebuilds
+        # the footer's widgets, which stalled the UI on each progress event of a long run.
+        if self.active != self._cancel_shown:
+            self._cancel_shown = self.active
+            self.app.refresh_bindings()
         self.datasets.publish(Change.RUN)
 
     # -- judge choices ---------------------------------------------------------------------

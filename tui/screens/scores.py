@@ -13,23 +13,18 @@ from textual.widgets import Footer, Header, Static
 from dialjudge.core.errors import DialjudgeError
 from dialjudge.core.workspace import POOL
 
-from ..format import disagreement_style, number_text
 from ..state import Change, WorkspaceChange
 from ..widgets.correlation_panel import CorrelationPanel, panel_rows
 from ..widgets.decision_panel import DecisionPanel
 from ..widgets.label_agreement_panel import LabelAgreementPanel
 from ..widgets.run_progress_bar import progress_text
 from ..widgets.selection_bar import SelectionBar
-from ..widgets.virtual_table import Column, TableCell, VirtualTable
+from ..widgets.virtual_table import Column, VirtualTable
 from .base import VIEW_BINDINGS, WorkspaceScreen
+from .score_cells import HUMAN_COLUMN, ID_COLUMN, SYSTEM_COLUMN, ScoreCells
 
 if TYPE_CHECKING:
-    from dialjudge.core.model import Example
     from dialjudge.core.workspace import Workspace
-
-ID_COLUMN = "id"
-SYSTEM_COLUMN = "system"
-HUMAN_COLUMN = "human"
 
 
 def column_order(workspace: Workspace) -> list[str]:
@@ -78,7 +73,7 @@ class ScoresScreen(WorkspaceScreen):
             self._rebuild_table()
         elif kind in (Change.METRICS, Change.JUDGES):
             if self._shown_evaluators != column_order(self.dj.workspace):
-                self._rebuild_table()
+                self._rebuild_table(columns_only=True)
             elif kind is Change.JUDGES:
                 self._update_judge_cells(change.item_ids)
         if kind in (Change.DATASET, Change.SELECTION, Change.METRICS, Change.JUDGES, Change.STATS):
@@ -130,7 +125,10 @@ class ScoresScreen(WorkspaceScreen):
         ws = self.dj.workspace
         self.query_one(SelectionBar).sync(ws.qualities(), ws.quality, [s.spec for s in ws.subsets()], ws.subset.spec)
 
-    def _rebuild_table(self) -> None:
+    def _rebuild_table(self, *, columns_only: bool = False) -> None:
+        """Show the workspace's items and evaluators. Cells are built lazily (``ScoreCells``) for
+        the rows drawn; ``columns_only``: the items, the quality and the subset are unchanged, so
+        the rows stay and only the evaluator columns are re-read."""
         ws = self.dj.workspace
         table = self.table
         evaluators = column_order(ws)
@@ -141,48 +139,29 @@ class ScoresScreen(WorkspaceScreen):
             Column(HUMAN_COLUMN, ws.quality or "human", align="right", max_width=12),
             *(Column(name, name, align="right", max_width=14) for name in evaluators),
         ]
-        if table.columns != columns:
-            table.set_columns(columns)
         if ws.dataset is None:
+            if table.columns != columns:
+                table.set_columns(columns)
             table.set_rows([])
             return
-        table.set_rows((ex.id, self._row_cells(ex, evaluators)) for ex in ws.dataset.examples)
+        source = table.source
+        if columns_only and isinstance(source, ScoreCells) and source.dataset is ws.dataset:
+            table.set_columns(columns)  # a lazy table keeps its rows, cursor and sort
+            table.invalidate(None, evaluators)  # scores may have changed with the columns
+            return
+        if table.columns != columns:
+            table.set_columns(columns)
+        table.set_lazy_rows((ex.id for ex in ws.dataset.examples), ScoreCells(ws))
         in_subset = {ex.id for ex in ws.selected_examples()}
         table.set_filter(None if ws.subset.spec == "all" else in_subset.__contains__)
 
-    def _row_cells(self, example: Example, evaluators: list[str]) -> list[TableCell]:
-        ws = self.dj.workspace
-        human = ws.human_label(example)
-        human_unit = ws.human_unit(example)
-        cells = [
-            TableCell.of(example.id),
-            TableCell.of(example.system or ""),
-            TableCell(number_text(human, 2), "bold", human),
-        ]
-        cells += [self._score_cell(name, example.id, human_unit) for name in evaluators]
-        return cells
-
-    def _score_cell(self, evaluator: str, example_id: str, human_unit: float | None) -> TableCell:
-        scores = self.dj.workspace.scores_of(evaluator)
-        if example_id not in scores:
-            return TableCell("·", "dim", None)
-        value = scores[example_id]
-        if value is None:
-            return TableCell("fail", "red", None)
-        difference = None if human_unit is None else abs(value - human_unit)
-        return TableCell(number_text(value), disagreement_style(difference), value)
-
     def _update_judge_cells(self, item_ids: frozenset[str]) -> None:
+        """Judgments arrived for ``item_ids`` (empty: any item): only those cells are rebuilt, when drawn."""
         ws = self.dj.workspace
-        if ws.dataset is None:
+        if ws.dataset is None or not isinstance(self.table.source, ScoreCells):
             return
         names = [n for n in ws.evaluators if ws.kind(n).value != "metric"]
-        examples = [ws.dataset.get(i) for i in item_ids] if item_ids else ws.dataset.examples
-        updates = []
-        for ex in examples:
-            human_unit = ws.human_unit(ex)
-            updates += [(ex.id, name, self._score_cell(name, ex.id, human_unit)) for name in names]
-        self.table.update_cells(updates)
+        self.table.invalidate(item_ids or None, names)
 
     def on_virtual_table_row_selected(self, event: VirtualTable.RowSelected) -> None:
         from .item import ItemScreen

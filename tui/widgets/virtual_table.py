@@ -6,6 +6,13 @@ measurements. This table keeps rows as plain data and renders the visible
 lines on demand (Textual's line API), so setting, filtering, sorting and
 updating 10,000 rows costs milliseconds. Columns have fixed widths (given, or
 fitted to the content once when rows are set); the header line stays on top.
+
+Rows come either as cells (``set_rows``) or as keys and a ``CellSource``
+(``set_lazy_rows``): then a row's cells are built when the row is first drawn
+and kept, sorting asks the source for sort keys instead of building cells,
+adding a column keeps the rows, and ``invalidate`` drops the kept cells that a
+change made stale. Building every cell of 10,000 rows of scores on the UI
+thread stalled the app for seconds when a run added its judge's column.
 """
 
 from __future__ import annotations
@@ -13,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
@@ -55,6 +62,22 @@ class TableCell:
     @classmethod
     def of(cls, text: str, style: str = "") -> TableCell:
         return cls(text, style, text.lower())
+
+
+class CellSource(Protocol):
+    """Builds a lazy table's cells from the data, one at a time, when the table needs them."""
+
+    def cell(self, key: RowKey, column: str) -> TableCell:
+        """The cell of row ``key`` in ``column``."""
+        ...
+
+    def sort_key(self, key: RowKey, column: str) -> Any:
+        """What ``cell(key, column)`` sorts by (its ``sort``), without building the cell."""
+        ...
+
+    def widest_text(self, column: str) -> int:
+        """The width in cells of the column's widest text (fits a column without a width)."""
+        ...
 
 
 @lru_cache(maxsize=512)
@@ -129,7 +152,11 @@ class VirtualTable(ScrollView, can_focus=True):
         self._columns: list[Column] = []
         self._widths: list[int] = []
         self._offsets: list[int] = []
-        self._rows: dict[RowKey, list[TableCell]] = {}
+        #: Every row's key, in the order given (a dict as an ordered set).
+        self._keys: dict[RowKey, None] = {}
+        #: The cells built so far, by row and column key (every cell when rows came as cells).
+        self._cells: dict[RowKey, dict[str, TableCell]] = {}
+        self._source: CellSource | None = None
         self._order: list[RowKey] = []
         self._position: dict[RowKey, int] = {}
         self._filter: Callable[[RowKey], bool] | None = None
@@ -142,36 +169,62 @@ class VirtualTable(ScrollView, can_focus=True):
     def columns(self) -> list[Column]:
         return list(self._columns)
 
+    @property
+    def source(self) -> CellSource | None:
+        """Where a lazy table's cells come from (None when rows were given as cells)."""
+        return self._source
+
     def set_columns(self, columns: Sequence[Column]) -> None:
-        """Replace the columns; rows are dropped (their cells follow the columns)."""
+        """Replace the columns. Rows given as cells are dropped (their cells follow the columns);
+        rows from a source stay, with the cursor on its row, and a new column's cells are built
+        when their rows are drawn."""
+        removed = {c.key for c in self._columns} - {c.key for c in columns}
         self._columns = list(columns)
         if self.sort_column not in {c.key for c in self._columns}:
             self.sort_column = None
-        self._rows = {}
+        lazy = self._source is not None
+        if not lazy:
+            self._keys, self._cells = {}, {}
+        elif removed:  # a column added back later must not show cells kept from before
+            for built in self._cells.values():
+                for column in removed:
+                    built.pop(column, None)
         self._fit_widths()
-        self._rebuild_order(keep_cursor=False)
+        self._rebuild_order(keep_cursor=lazy)
 
     def set_rows(self, rows: Iterable[tuple[RowKey, Sequence[TableCell]]]) -> None:
         """Replace every row; the filter and sort order stay, the cursor stays on its row."""
-        width = len(self._columns)
-        self._rows = {}
+        keys = [c.key for c in self._columns]
+        self._source = None
+        self._keys, self._cells = {}, {}
         for key, cells in rows:
-            if len(cells) != width:
-                raise ValueError(f"row {key!r} has {len(cells)} cells for {width} columns")
-            self._rows[key] = list(cells)
+            if len(cells) != len(keys):
+                raise ValueError(f"row {key!r} has {len(cells)} cells for {len(keys)} columns")
+            self._keys[key] = None
+            self._cells[key] = dict(zip(keys, cells, strict=True))
+        self._fit_widths()
+        self._rebuild_order()
+
+    def set_lazy_rows(self, keys: Iterable[RowKey], source: CellSource) -> None:
+        """Replace every row by ``keys`` whose cells ``source`` builds when a row is drawn; the
+        filter and sort order stay, the cursor stays on its row."""
+        self._source = source
+        self._keys = dict.fromkeys(keys)
+        self._cells = {}
         self._fit_widths()
         self._rebuild_order()
 
     def update_cells(self, updates: Iterable[tuple[RowKey, str, TableCell]]) -> None:
         """Change cells in place; re-sorts once when the sort column changed."""
-        index = {c.key: i for i, c in enumerate(self._columns)}
+        columns = {c.key for c in self._columns}
         resort = False
         top, bottom = self._visible_rows()
         for key, column, cell in updates:
-            cells = self._rows.get(key)
-            if cells is None:
+            if key not in self._keys:
                 continue
-            cells[index[column]] = cell
+            if column not in columns:
+                raise KeyError(f"no column {column!r}")
+            self._cells.setdefault(key, {})[column] = cell
             if column == self.sort_column:
                 resort = True
             else:
@@ -181,12 +234,59 @@ class VirtualTable(ScrollView, can_focus=True):
         if resort:
             self._rebuild_order()
 
+    def invalidate(self, keys: Iterable[RowKey] | None, columns: Iterable[str]) -> None:
+        """The source's data changed for ``keys`` (None: every row) in ``columns``: forget those
+        built cells, redraw the rows on screen among them, re-sort once if the sort column is one."""
+        if self._source is None:
+            raise RuntimeError("invalidate needs rows from a CellSource (set_lazy_rows)")
+        stale = list(columns)
+        if keys is None:
+            for built in self._cells.values():
+                for column in stale:
+                    built.pop(column, None)
+        else:
+            top, bottom = self._visible_rows()
+            for key in keys:
+                kept = self._cells.get(key)
+                if kept is None:
+                    continue  # never drawn: nothing kept, nothing on screen
+                for column in stale:
+                    kept.pop(column, None)
+                position = self._position.get(key)
+                if position is not None and top <= position < bottom:
+                    self.refresh_line(position + 1)
+        if self.sort_column in stale:
+            self._rebuild_order()
+        elif keys is None:
+            self.refresh()
+
     def cell(self, key: RowKey, column: str) -> TableCell:
-        index = next(i for i, c in enumerate(self._columns) if c.key == column)
-        return self._rows[key][index]
+        if key not in self._keys:
+            raise KeyError(key)
+        built = self._cells.setdefault(key, {})
+        found = built.get(column)
+        if found is None:
+            if self._source is None or column not in {c.key for c in self._columns}:
+                raise KeyError(column)
+            found = built[column] = self._source.cell(key, column)
+        return found
 
     def row(self, key: RowKey) -> dict[str, TableCell]:
-        return {c.key: cell for c, cell in zip(self._columns, self._rows[key], strict=False)}
+        return {c.key: self.cell(key, c.key) for c in self._columns}
+
+    def _row_cells(self, key: RowKey) -> list[TableCell]:
+        """The row's cells in column order, built (and kept) where not built yet."""
+        built = self._cells.get(key)
+        if built is None:
+            built = self._cells[key] = {}
+        cells = []
+        for column in self._columns:
+            found = built.get(column.key)
+            if found is None:
+                assert self._source is not None, "rows given as cells hold every cell"
+                found = built[column.key] = self._source.cell(key, column.key)
+            cells.append(found)
+        return cells
 
     @property
     def row_keys(self) -> list[RowKey]:
@@ -199,7 +299,17 @@ class VirtualTable(ScrollView, can_focus=True):
 
     @property
     def total_count(self) -> int:
-        return len(self._rows)
+        return len(self._keys)
+
+    @property
+    def column_widths(self) -> dict[str, int]:
+        """Each column's width in cells."""
+        return {c.key: w for c, w in zip(self._columns, self._widths, strict=False)}
+
+    @property
+    def built_count(self) -> int:
+        """How many rows have had cells built (all of them when rows came as cells)."""
+        return len(self._cells)
 
     @property
     def cursor_key(self) -> RowKey | None:
@@ -229,7 +339,7 @@ class VirtualTable(ScrollView, can_focus=True):
 
     def _rebuild_order(self, keep_cursor: bool = True) -> None:
         current = self.cursor_key if keep_cursor and self._order else None
-        keys = [k for k in self._rows if self._filter is None or self._filter(k)]
+        keys = list(self._keys) if self._filter is None else [k for k in self._keys if self._filter(k)]
         if self.sort_column is not None:
             keys = self._sorted(keys)
         self._order = keys
@@ -244,25 +354,39 @@ class VirtualTable(ScrollView, can_focus=True):
         self.refresh()
 
     def _sorted(self, keys: list[RowKey]) -> list[RowKey]:
-        index = next(i for i, c in enumerate(self._columns) if c.key == self.sort_column)
-        present = [k for k in keys if self._rows[k][index].sort is not None]
-        missing = [k for k in keys if self._rows[k][index].sort is None]
-        present.sort(key=lambda k: self._rows[k][index].sort, reverse=self.sort_reverse)
-        return present + missing
+        column = self.sort_column
+        assert column is not None
+        values = [(k, self._sort_value(k, column)) for k in keys]
+        present = [kv for kv in values if kv[1] is not None]
+        missing = [k for k, value in values if value is None]
+        present.sort(key=lambda kv: kv[1], reverse=self.sort_reverse)
+        return [k for k, _ in present] + missing
+
+    def _sort_value(self, key: RowKey, column: str) -> Any:
+        """A built cell's sort value, else the source's sort key (never builds a cell)."""
+        built = self._cells.get(key)
+        found = built.get(column) if built is not None else None
+        if found is not None:
+            return found.sort
+        assert self._source is not None, "rows given as cells hold every cell"
+        return self._source.sort_key(key, column)
 
     # -- geometry ----------------------------------------------------------------------
 
     def _fit_widths(self) -> None:
         widths = []
-        for i, column in enumerate(self._columns):
+        for column in self._columns:
             if column.width is not None:
                 widths.append(column.width)
                 continue
             widest = cell_len(column.label) + 2  # room for the sort arrow
-            for cells in self._rows.values():
-                text = cells[i].text
-                if len(text) > widest:
-                    widest = max(widest, cell_len(text))
+            if self._source is not None:
+                widest = max(widest, self._source.widest_text(column.key))
+            else:
+                for cells in self._cells.values():
+                    text = cells[column.key].text
+                    if len(text) > widest:
+                        widest = max(widest, cell_len(text))
             widths.append(min(widest, column.max_width))
         self._widths = widths
         offsets, x = [], 0
@@ -314,7 +438,7 @@ class VirtualTable(ScrollView, can_focus=True):
         return Strip(segments)
 
     def _row_strip(self, index: int, base: Style) -> Strip:
-        cells = self._rows[self._order[index]]
+        cells = self._row_cells(self._order[index])
         row_style = base
         if index == self.cursor_row:
             row_style = base + self.get_component_rich_style("virtual-table--cursor")

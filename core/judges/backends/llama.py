@@ -20,7 +20,11 @@ Probability modes make one forward pass over the prompt (plus the template's
 answer prefix) and read the distribution at the answer position. Answers that
 span several tokens ("0.7" = "0" "." "7") are followed through a token trie:
 each shared prefix is evaluated once (a couple of tokens, not generation) and
-the cache is rolled back afterwards.
+the cache is rolled back afterwards. By default the trie's tokens are evaluated
+together, as one multi-sequence batch (each root-to-node path its own sequence
+over the shared prompt): one pass of the model instead of one per token, which is
+most of the answer's cost on a CPU (see bench/README.md). The batch depends on
+the prompt and the answers only, so a score still does not depend on the cache.
 
 ``llama_cpp`` is imported on the worker thread only, so importing this module
 stays cheap.
@@ -172,6 +176,36 @@ def _without_extra_buffers(enabled: bool) -> Iterator[None]:
             low.llama_model_default_params = original
 
 
+@contextlib.contextmanager
+def _with_answer_sequences(n_seq_max: int) -> Iterator[None]:
+    """Create the context with room for ``n_seq_max`` sequences in one unified KV cache, so
+    the answer trie's paths can be evaluated as sequences of one batch over the prompt
+    (``Llama`` has no argument for either; same wrapping as :func:`_without_extra_buffers`).
+    Unified: every sequence sees the whole context (split, each would get n_ctx / n_seq_max)."""
+    if n_seq_max <= 1:
+        yield
+        return
+    import llama_cpp.llama_cpp as low
+
+    with _PARAMS_LOCK:
+        original = low.llama_context_default_params
+
+        def params_with_sequences() -> Any:
+            params = original()
+            params.n_seq_max = n_seq_max
+            params.kv_unified = True
+            return params
+
+        low.llama_context_default_params = params_with_sequences
+        try:
+            yield
+        finally:
+            low.llama_context_default_params = original
+
+
+#: Sequences the context holds: the prompt's (0) and up to this many - 1 answer-trie paths.
+ANSWER_SEQUENCES = 32
+
 #: A chunk ends after a newline once it holds this many tokens: short enough that
 #: little of a shared prefix is evaluated again, long enough for efficient batches.
 MIN_CHUNK = 32
@@ -218,12 +252,25 @@ class _Trie:
         if choice not in node.ends:
             node.ends.append(choice)
 
+    def inner_paths(self) -> list[tuple[int, ...]]:
+        """The token paths of the nodes below the root that have children (the tokens that must
+        be evaluated to read what follows them), parents before children."""
+        out: list[tuple[int, ...]] = []
+        stack: list[tuple[tuple[int, ...], _Trie]] = [((), self)]
+        while stack:
+            path, node = stack.pop(0)
+            for token, child in node.children.items():
+                if child.children:
+                    out.append((*path, token))
+                    stack.append(((*path, token), child))
+        return out
+
 
 class _Session:
     """The loaded model; lives on, and is only touched from, the worker thread."""
 
     def __init__(self, path: Path, label: str, n_ctx: int, n_threads: int, n_threads_batch: int,
-                 n_gpu_layers: int | None, extra_buffers: bool) -> None:
+                 n_gpu_layers: int | None, extra_buffers: bool, batch_answers: bool = True) -> None:
         import llama_cpp
 
         self._lib = llama_cpp
@@ -232,7 +279,8 @@ class _Session:
         if n_gpu_layers is None:
             n_gpu_layers = -1 if gpu_offload else 0
         try:
-            with _without_extra_buffers(not extra_buffers):
+            n_seq_max = ANSWER_SEQUENCES if batch_answers else 1
+            with _without_extra_buffers(not extra_buffers), _with_answer_sequences(n_seq_max):
                 self.llm = llama_cpp.Llama(
                     model_path=str(path), n_ctx=n_ctx, n_batch=min(512, n_ctx), n_threads=n_threads,
                     n_threads_batch=n_threads_batch, n_gpu_layers=n_gpu_layers, logits_all=False,
@@ -244,6 +292,10 @@ class _Session:
                                    int(llama_cpp.llama_model_n_layer(self.llm.model)))
         self.n_ctx = self.llm.n_ctx()
         self.n_batch = self.llm.n_batch
+        #: Sequences the context was created with (1: the answer trie is walked token by token).
+        self.n_seq_max = int(llama_cpp.llama_n_seq_max(self.llm.ctx))
+        #: Evaluate the answer trie in one batch (where the context has the sequences for it).
+        self.batch_answers = batch_answers and self.n_seq_max > 1
         #: Where the chunks held in the KV cache end (see :func:`chunk_ends`).
         self._chunk_ends: list[int] = []
         self._newline_tokens: dict[int, bool] = {}
@@ -368,9 +420,13 @@ class _Session:
         return length
 
     def last_logprobs(self) -> Any:
+        return self._logprobs_at(-1)
+
+    def _logprobs_at(self, index: int) -> Any:
+        """Log-softmax of the logits of the last batch's output ``index`` (-1: the last)."""
         import numpy as np
 
-        pointer = self._lib.llama_get_logits_ith(self.llm.ctx, -1)
+        pointer = self._lib.llama_get_logits_ith(self.llm.ctx, index)
         logits = np.ctypeslib.as_array(pointer, shape=(self.n_vocab,)).astype(np.float64)
         top = logits.max()
         return logits - (top + np.log(np.exp(logits - top).sum()))
@@ -467,28 +523,78 @@ class _Session:
         base = self.llm.n_tokens
         totals: dict[str, list[float]] = {c: [] for c in choices}
         extension = 0
+        #: The log-probabilities after each inner path, when evaluated in one batch.
+        batched = self.trie_logprobs(trie) if self.batch_answers else None
 
-        def walk(node: _Trie, logprobs: Any, path_logprob: float) -> None:
+        def walk(node: _Trie, logprobs: Any, path_logprob: float, path: tuple[int, ...]) -> None:
             nonlocal extension
             for token, child in node.children.items():
                 logprob = path_logprob + float(logprobs[token])
                 ending = logprob
                 if child.children:
-                    self.llm.eval([token])
-                    extension += 1
-                    following = self.last_logprobs()
+                    if batched is not None:
+                        following = batched[path + (token,)]
+                    else:
+                        self.llm.eval([token])
+                        extension += 1
+                        following = self.last_logprobs()
                     # An answer that is also the start of a longer one ("1" of "10")
                     # only counts when the model does not go on to the longer one.
                     going_on = sum(math.exp(float(following[t])) for t in child.children)
                     ending = logprob + math.log1p(-min(going_on, 1.0 - 1e-12))
-                    walk(child, following, logprob)
-                    self._truncate(self.llm.n_tokens - 1, roll_back=True)
+                    walk(child, following, logprob, (*path, token))
+                    if batched is None:
+                        self._truncate(self.llm.n_tokens - 1, roll_back=True)
                 for choice in child.ends:
                     totals[choice].append(ending)
 
-        walk(trie, first, 0.0)
+        walk(trie, first, 0.0, ())
+        if batched is not None:
+            extension = len(batched)
         self._truncate(base, roll_back=True)
         return {c: logsumexp(v) for c, v in totals.items()}, extension
+
+    def trie_logprobs(self, trie: _Trie) -> dict[tuple[int, ...], Any] | None:
+        """The log-probabilities after each inner path of ``trie``, every path evaluated at once:
+        one llama.cpp batch whose tokens are the trie's inner nodes, each in the sequences of the
+        paths through it (sequence 0, the prompt's, is shared with them all), so a node sees the
+        prompt and its own ancestors only. None when the trie needs more sequences or tokens than
+        the context has (the caller walks it token by token). Leaves the cache holding the prompt.
+        """
+        paths = trie.inner_paths()
+        if not paths:
+            return {}
+        # A sequence per deepest path; a node belongs to the sequences of the deepest paths under it.
+        deepest = [p for p in paths if not any(len(q) == len(p) + 1 and q[:len(p)] == p for q in paths)]
+        if len(deepest) + 1 > self.n_seq_max or len(paths) > self.n_batch:
+            return None
+        llm, low = self.llm, self._lib
+        base = llm.n_tokens
+        if base + max(len(p) for p in paths) + 1 > self.n_ctx:
+            return None
+        sequences = {p: [1 + i for i, d in enumerate(deepest) if d[:len(p)] == p] for p in paths}
+        memory = low.llama_get_memory(llm.ctx)
+        for seq in range(1, len(deepest) + 1):
+            low.llama_memory_seq_cp(memory, 0, seq, 0, base)  # shares the prompt's cells, copies nothing
+        batch = low.llama_batch_init(len(paths), 0, len(deepest))
+        try:
+            batch.n_tokens = len(paths)
+            for i, path in enumerate(paths):
+                batch.token[i] = path[-1]
+                batch.pos[i] = base + len(path) - 1
+                batch.n_seq_id[i] = len(sequences[path])
+                for j, seq in enumerate(sequences[path]):
+                    batch.seq_id[i][j] = seq
+                batch.logits[i] = True
+            status = low.llama_decode(llm.ctx, batch)
+            if status != 0:
+                raise BackendError(f"{self.label}: llama_decode failed ({status}) on the answer tokens")
+            return {path: self._logprobs_at(i) for i, path in enumerate(paths)}
+        finally:
+            low.llama_batch_free(batch)
+            for seq in range(1, len(deepest) + 1):
+                low.llama_memory_seq_rm(memory, seq, -1, -1)
+            low.llama_memory_seq_rm(memory, 0, base, -1)
 
     def _answer_tokens(self, prompt_text: str, prompt_tokens: list[int], spelling: str) -> list[int]:
         """The tokens of ``spelling`` as they would follow this prompt.
@@ -512,7 +618,7 @@ class LlamaBackend:
     def __init__(self, model_path: str | Path | None = None, *, name: str = "llama", label: str | None = None,
                  n_ctx: int = 4096, n_threads: int | None = None, n_threads_batch: int | None = None,
                  n_gpu_layers: int | None = None, reuse_prefix: bool = True,
-                 extra_buffers: bool | None = None) -> None:
+                 extra_buffers: bool | None = None, batch_answers: bool = True) -> None:
         self.path = Path(model_path).expanduser() if model_path else bundled_model_path()
         if not self.path.is_file():
             raise BackendError(f"{self.path}: model file not found (judge {name!r}, model_path)")
@@ -529,6 +635,9 @@ class LlamaBackend:
         self.reuse_prefix = reuse_prefix
         #: None: use llama.cpp's repacked/AMX weight buffers unless the CPU advertises AMX.
         self.extra_buffers = (not cpu_has_amx()) if extra_buffers is None else extra_buffers
+        #: Evaluate the answer trie as one multi-sequence batch (False: token by token; for
+        #: benchmarks and the test that both give the same probabilities).
+        self.batch_answers = batch_answers
         self._executor: ThreadPoolExecutor | None = None
         self._session: _Session | None = None
 
@@ -551,7 +660,7 @@ class LlamaBackend:
         try:
             self._session = await self._on_worker(
                 _Session, self.path, self.label, self.n_ctx, self.n_threads, self.n_threads_batch,
-                self.n_gpu_layers, self.extra_buffers)
+                self.n_gpu_layers, self.extra_buffers, self.batch_answers)
         except BaseException:
             self._executor.shutdown(wait=False)
             self._executor = None
@@ -621,6 +730,7 @@ class LlamaBackend:
         # Read once: the extra evaluations below overwrite llama.cpp's logits buffer.
         first = session.last_logprobs()
         top, looked_past_space = session.first_answer_tokens(first, top_logprobs_count(request.top_k))
+        session.batch_answers = self.batch_answers and session.n_seq_max > 1
         logprobs, extension = session.answer_logprobs(text, tokens, first, choices, request.mode)
         return BackendResult(
             raw_output=top[0][0],

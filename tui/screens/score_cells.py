@@ -1,0 +1,101 @@
+"""The Scores table's cells, built from the workspace one at a time when the table draws a row.
+
+The Scores screen shows every item (10,000 and more) with a column per evaluator. Building
+every cell up front cost seconds on the UI thread each time a run added its judge's column;
+this source lets the virtual table build only the rows on screen, sort from the scores
+themselves, and fit column widths from the values' range.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from rich.cells import cell_len
+
+from ..format import disagreement_style, number_text
+from ..widgets.virtual_table import RowKey, TableCell
+
+if TYPE_CHECKING:
+    from dialjudge.core.workspace import Workspace
+
+ID_COLUMN = "id"
+SYSTEM_COLUMN = "system"
+HUMAN_COLUMN = "human"
+#: What a score cell shows for an item the evaluator has not scored (yet), and for a failure.
+NOT_SCORED = "·"
+FAILED = "fail"
+
+
+class ScoreCells:
+    """A ``CellSource`` for the Scores table: item id, system, the human label, then one column
+    per evaluator (any other column key is an evaluator's name). It reads the workspace when
+    asked, so a cell built after a change shows the change."""
+
+    def __init__(self, workspace: Workspace) -> None:
+        if workspace.dataset is None:
+            raise ValueError("the Scores table needs a dataset")
+        self.workspace = workspace
+        self.dataset = workspace.dataset
+
+    def cell(self, key: RowKey, column: str) -> TableCell:
+        example = self.dataset.get(str(key))
+        if column == ID_COLUMN:
+            return TableCell.of(example.id)
+        if column == SYSTEM_COLUMN:
+            return TableCell.of(example.system or "")
+        ws = self.workspace
+        if column == HUMAN_COLUMN:
+            human = ws.human_label(example)
+            return TableCell(number_text(human, 2), "bold", human)
+        scores = ws.scores_of(column)
+        if example.id not in scores:
+            return TableCell(NOT_SCORED, "dim", None)
+        value = scores[example.id]
+        if value is None:
+            return TableCell(FAILED, "red", None)
+        human_unit = ws.human_unit(example)
+        difference = None if human_unit is None else abs(value - human_unit)
+        return TableCell(number_text(value), disagreement_style(difference), value)
+
+    def sort_key(self, key: RowKey, column: str) -> Any:
+        example_id = str(key)
+        if column == ID_COLUMN:
+            return example_id.lower()
+        if column == SYSTEM_COLUMN:
+            return (self.dataset.get(example_id).system or "").lower()
+        if column == HUMAN_COLUMN:
+            return self.workspace.human_label(self.dataset.get(example_id))
+        return self.workspace.scores_of(column).get(example_id)  # None: not scored or failed
+
+    def widest_text(self, column: str) -> int:
+        examples = self.dataset.examples
+        if column == ID_COLUMN:
+            return max((cell_len(ex.id) for ex in examples), default=0)
+        if column == SYSTEM_COLUMN:
+            return max((cell_len(ex.system or "") for ex in examples), default=0)
+        ws = self.workspace
+        if column == HUMAN_COLUMN:
+            return widest_number((ws.human_label(ex) for ex in examples), 2)
+        scores = ws.scores_of(column)
+        widest = widest_number(scores.values(), 3)
+        if any(value is None for value in scores.values()):
+            widest = max(widest, cell_len(FAILED))
+        if len(scores) < len(examples):
+            widest = max(widest, cell_len(NOT_SCORED))
+        return widest
+
+
+def widest_number(values: Iterable[float | None], digits: int) -> int:
+    """The widest ``number_text(value, digits)`` of ``values`` without formatting each one: with a
+    fixed number of decimals the widest finite text is that of the smallest or the largest value."""
+    finite: list[float] = []
+    other: set[str] = set()
+    for value in values:
+        if value is not None and math.isfinite(value):
+            finite.append(value)
+        else:
+            other.add(number_text(value, digits))
+    texts = [number_text(min(finite), digits), number_text(max(finite), digits)] if finite else []
+    return max((cell_len(text) for text in [*texts, *other]), default=0)
