@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
@@ -22,6 +23,9 @@ from ..widgets.selection_bar import SelectionBar
 from ..widgets.virtual_table import Column, VirtualTable
 from .base import VIEW_BINDINGS, WorkspaceScreen
 from .score_cells import HUMAN_COLUMN, ID_COLUMN, SYSTEM_COLUMN, ScoreCells
+
+#: Seconds between two draws of the correlation panel while judgments stream in.
+PANEL_REDRAW_INTERVAL = 0.5
 
 if TYPE_CHECKING:
     from dialjudge.core.workspace import Workspace
@@ -46,6 +50,9 @@ class ScoresScreen(WorkspaceScreen):
         super().__init__()
         #: The evaluator columns the table shows, in order.
         self._shown_evaluators: list[str] = []
+        #: When the correlation panel was last drawn (monotonic s), and whether a redraw waits.
+        self._panel_drawn_at = -1.0
+        self._panel_redraw_pending = False
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -76,8 +83,10 @@ class ScoresScreen(WorkspaceScreen):
                 self._rebuild_table(columns_only=True)
             elif kind is Change.JUDGES:
                 self._update_judge_cells(change.item_ids)
-        if kind in (Change.DATASET, Change.SELECTION, Change.METRICS, Change.JUDGES, Change.STATS):
+        if kind in (Change.DATASET, Change.SELECTION, Change.METRICS, Change.STATS):
             self._redraw_panel()
+        elif kind is Change.JUDGES:
+            self._redraw_panel_soon()
         self._redraw_status()
 
     # -- two evaluators compared, the judges as labels -------------------------------------
@@ -172,7 +181,28 @@ class ScoresScreen(WorkspaceScreen):
 
     # -- the correlation panel and the status line ---------------------------------------
 
+    def _redraw_panel_soon(self) -> None:
+        """Redraw now, or once at the end of the current interval when the last draw was recent.
+
+        A streaming run changes the judges' scores many times a second; each draw computes the
+        running correlations and renders the panel's tables on the UI thread, so draws are
+        spaced PANEL_REDRAW_INTERVAL apart, and the last change is always drawn.
+        """
+        if self._panel_redraw_pending:
+            return
+        wait = self._panel_drawn_at + PANEL_REDRAW_INTERVAL - time.monotonic()
+        if wait <= 0:
+            self._redraw_panel()
+            return
+        self._panel_redraw_pending = True
+        self.set_timer(wait, self._pending_panel_redraw)
+
+    def _pending_panel_redraw(self) -> None:
+        self._panel_redraw_pending = False
+        self._redraw_panel()
+
     def _redraw_panel(self) -> None:
+        self._panel_drawn_at = time.monotonic()
         ws = self.dj.workspace
         rows = panel_rows(ws, self.dj.datasets.stats)
         how = ws.aggregation.value
@@ -187,7 +217,8 @@ class ScoresScreen(WorkspaceScreen):
         self.query_one(LabelAgreementPanel).show(self.dj.labels.report_for(ws.quality, ws.qualities()))
 
     def _redraw_status(self) -> None:
-        self.query_one("#scores-status", Static).update(self.status_text())
+        # One line high in the stylesheet, so a new status never needs a layout pass.
+        self.query_one("#scores-status", Static).update(self.status_text(), layout=False)
 
     def status_text(self) -> Text:
         dj = self.dj

@@ -120,6 +120,7 @@ class CorrelationPanel(VerticalScroll):
         self._rows: dict[str, PanelRow] = {}
         self._title = ""
         self._note = ""
+        self._shape: tuple[object, ...] | None = None
 
     def compose(self):
         yield Static(id="correlation-body")
@@ -130,10 +131,18 @@ class CorrelationPanel(VerticalScroll):
         return dict(self._rows)
 
     def show(self, rows: list[PanelRow], *, title: str, note: str = "") -> None:
+        shape = _shape(rows, title, note)
+        if rows == list(self._rows.values()) and shape == self._shape:
+            return  # nothing changed: no render, no layout
+        # While a run streams in, the numbers change every refresh but the table keeps its
+        # lines; a layout pass re-measures every auto-height widget on the screen (hundreds of
+        # Rich tables), so it is only asked for when the panel's height may change.
+        same_height = shape == self._shape
         self._rows = {row.evaluator: row for row in rows}
         self._title = title
         self._note = note
-        self.query_one("#correlation-body", Static).update(self._render_rows(rows))
+        self._shape = shape
+        self.query_one("#correlation-body", Static).update(self._render_rows(rows), layout=not same_height)
 
     def _render_rows(self, rows: list[PanelRow]) -> Group:
         table = Table(box=None, padding=(0, 1), show_edge=False, expand=False, header_style="bold")
@@ -163,6 +172,11 @@ class CorrelationPanel(VerticalScroll):
         if self._note:
             parts.append(Text(self._note, style="dim"))
         return Group(*parts)
+
+
+def _shape(rows: list[PanelRow], title: str, note: str) -> tuple[object, ...]:
+    """What decides the panel's height: its text lines, and which rows take a second line."""
+    return (title, note, tuple((row.kind == "ceiling", bool(row.reason) or bool(row.intervals)) for row in rows))
 
 
 def short_reason(reason: str | None) -> str:

@@ -41,6 +41,8 @@ class LabelAgreementPanel(VerticalScroll):
 
     def show(self, report: LabelReport | None) -> None:
         """Display ``report``; None hides the panel (a numeric quality has no label comparison)."""
+        if report is self._report and (report is None or self.display):
+            return  # the same report is on show already: no render, no layout
         self._report = report
         self.display = report is not None
         if report is not None:
