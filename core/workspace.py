@@ -118,6 +118,7 @@ class Workspace:
         # the view asks for scales and labels item by item: both are kept per view.
         self._scales: dict[str, Scale] = {}
         self._pooled: dict[str, float | None] | None = None
+        self._human_labels: dict[str, float | None] | None = None
         self._selected: list[Example] | None = None
 
     # -- the dataset and the view ------------------------------------------------------
@@ -188,8 +189,11 @@ class Workspace:
 
     def human_labels(self) -> dict[str, float | None]:
         """Pooled labels of the chosen quality for the subset's examples rated on it."""
-        pooled = self._pooled_labels()
-        return {ex.id: pooled[ex.id] for ex in self.selected_examples() if ex.id in pooled}
+        # Kept until the view changes: the live panel asks for them at every redraw of a run.
+        if self._human_labels is None:
+            pooled = self._pooled_labels()
+            self._human_labels = {ex.id: pooled[ex.id] for ex in self.selected_examples() if ex.id in pooled}
+        return dict(self._human_labels)
 
     def human_unit(self, example: Example) -> float | None:
         """The pooled human label mapped to 0-1 by the quality's scale."""
@@ -378,6 +382,7 @@ class Workspace:
     def _selection_changed(self) -> None:
         self.selection_version += 1
         self._pooled = None
+        self._human_labels = None
         self._selected = None
         self._rebuild_running()
 
