@@ -7,7 +7,7 @@ import asyncio
 from pathlib import Path
 
 from textual.widgets import DataTable, Input, Static
-from tui_helpers import SIZE, make_services, settle, static_text, wait_until
+from tui_helpers import FAKE_JUDGE_SEARCH_SPACE, SIZE, make_services, settle, static_text, wait_until
 
 from dialjudge.core.judges.backends.fake import FakeBackend
 from dialjudge.core.judges.templates import load_template_file, user_template_dir
@@ -16,25 +16,7 @@ from dialjudge.tui.app import make_app
 from dialjudge.tui.controllers.tune import SearchEventReceived
 from dialjudge.tui.screens.tune import TuneScreen
 
-SPACE = """
-[search]
-quality = "overall"
-first_sample = 2
-finalists = 1
-n_boot = 100
-[defaults]
-template = "likert-1to5"
-aspect = "overall"
-judge = "fake"
-mode = "logprob"
-[[variant]]
-name = "plain"
-[[variant]]
-name = "calibrated"
-persona = "calibrated-annotator"
-[[variant]]
-name = "strict"
-persona = "strict-fact-checker"
+SPACE = FAKE_JUDGE_SEARCH_SPACE + """
 [[variant]]
 name = "own words"
 aspect_definition = "whether you would be glad to read this reply next."

@@ -9,29 +9,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tui_helpers import SIZE, make_services, settle, wait_until
+from tui_helpers import FAKE_JUDGE_SEARCH_SPACE, SIZE, make_services, settle, wait_until
 
 from dialjudge.tui.app import make_app
 
-SPACE = """
-[search]
-quality = "overall"
-first_sample = 2
-finalists = 1
-n_boot = 100
-[defaults]
-template = "likert-1to5"
-aspect = "overall"
-judge = "fake"
-mode = "logprob"
-[[variant]]
-name = "plain"
-[[variant]]
-name = "calibrated"
-persona = "calibrated-annotator"
-[[variant]]
-name = "strict"
-persona = "strict-fact-checker"
+SPACE = FAKE_JUDGE_SEARCH_SPACE + """
 [[variant]]
 name = "bm25"
 fewshot = "bm25-both:2"

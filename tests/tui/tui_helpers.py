@@ -82,3 +82,26 @@ async def wait_until(pilot: Pilot[Any], condition: Callable[[], bool], what: str
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out after {limit_s:.0f} s waiting until {what}")
         await pilot.pause(0.01)
+
+
+#: A search space over the fake judge for the Tune screen's tests; each test adds its own last variant.
+FAKE_JUDGE_SEARCH_SPACE = """
+[search]
+quality = "overall"
+first_sample = 2
+finalists = 1
+n_boot = 100
+[defaults]
+template = "likert-1to5"
+aspect = "overall"
+judge = "fake"
+mode = "logprob"
+[[variant]]
+name = "plain"
+[[variant]]
+name = "calibrated"
+persona = "calibrated-annotator"
+[[variant]]
+name = "strict"
+persona = "strict-fact-checker"
+"""
