@@ -43,6 +43,12 @@ class HeldoutResult:
         c = self.correlation.coefficient(self.coefficient)
         return (None if c.ci_low != c.ci_low else c.ci_low, None if c.ci_high != c.ci_high else c.ci_high)
 
+    def heldout_text(self) -> str:
+        """The held-out coefficient with its CI and sample, as the report and the app print it."""
+        low, high = self.ci
+        ci = f" [{number_text(low)}, {number_text(high)}]" if low is not None and high is not None else ""
+        return f"{number_text(self.heldout)}{ci} (n = {self.correlation.n_items} items in {self.correlation.n_groups} contexts)"
+
     @property
     def gap(self) -> float | None:
         """Tuning minus held-out: how much the search's choice overfit the tuning sample."""
@@ -113,7 +119,7 @@ class TuningReport:
         ]
         win = self.heldout_of(self.winner)
         if win is not None:
-            lines.append(f"Held-out {self.coefficient} of the winner: {_ci_text(win)}; tuning {number_text(win.tuning)}, "
+            lines.append(f"Held-out {self.coefficient} of the winner: {win.heldout_text()}; tuning {number_text(win.tuning)}, "
                          f"gap (tuning − held-out) {number_text(win.gap, signed=True)}.")
         if self.paired is not None:
             lines.append("Winner vs starting prompt on held-out: " + verdict_line(self.paired, self.coefficient))
@@ -161,9 +167,3 @@ def render_report(report: TuningReport, fmt: str) -> str:
 def _texts(records: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     return [{k: number_text(v, signed=k == "gap") if isinstance(v, float) else v for k, v in r.items()}
             for r in records]
-
-
-def _ci_text(h: HeldoutResult) -> str:
-    low, high = h.ci
-    ci = f" [{number_text(low)}, {number_text(high)}]" if low is not None and high is not None else ""
-    return f"{number_text(h.heldout)}{ci} (n = {h.correlation.n_items} items in {h.correlation.n_groups} contexts)"

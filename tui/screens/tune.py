@@ -32,10 +32,8 @@ def heldout_text(state: TuneState) -> RenderableType:
     lines = [Text(line) for line in report.summary_lines()]
     table = Text()
     for h in report.heldout:
-        low, high = h.ci
         mark = " (winner)" if h.variant == report.winner else " (baseline)" if h.variant == report.baseline else ""
-        table.append(f"\n{h.variant}{mark}: held-out {number_text(h.heldout)} "
-                     f"[{number_text(low)}, {number_text(high)}], tuning {number_text(h.tuning)}, "
+        table.append(f"\n{h.variant}{mark}: held-out {h.heldout_text()}, tuning {number_text(h.tuning)}, "
                      f"gap {number_text(h.gap, signed=True)}")
     return Group(Text("Held-out result", style="bold"), *lines, table)
 
