@@ -150,7 +150,7 @@ class TuningSearch:
                         top_k=v.top_k, item_ids=tuple(item_ids), name=name)
         config = plan.config
         if planned.template_name != config.template:
-            from ..judges.templates import parse_template
+            from ..judges.prompts.templates import parse_template
 
             tpl = parse_template(planned.template_text, planned.template_name)
             if config.mode not in tpl.output.modes:
@@ -231,8 +231,8 @@ class TuningSearch:
                      ) -> tuple[dict[str, float | None], int]:
         """Run one variant on ``item_ids`` through the engine; its scores by item, and the run id.
         ``new_items`` of them count against the budget (the rest were judged in an earlier round)."""
-        from ..judges.engine import RunEngine
-        from ..judges.events import RunProgress
+        from ..judges.run.engine import RunEngine
+        from ..judges.run.events import RunProgress
 
         if self._cancelled:
             raise SearchCancelled("the tuning search was cancelled")

@@ -7,11 +7,11 @@ from pathlib import Path
 
 from dialjudge.core.config import JudgeConfig
 from dialjudge.core.judges.backends.fake import FakeBackend
-from dialjudge.core.judges.events import JudgmentScored, RunFailed, RunFinished, RunProgress, RunStarted, RunSummary
-from dialjudge.core.judges.runs import RunConfig
-from dialjudge.core.judges.status import Part, RunState, RunStatus, problem_lines, status_line, status_text
-from dialjudge.core.judges.store import RUN_STATUSES, RunStore
-from dialjudge.core.judges.templates import get_template
+from dialjudge.core.judges.prompts.templates import get_template
+from dialjudge.core.judges.run.config import RunConfig
+from dialjudge.core.judges.run.events import JudgmentScored, RunFailed, RunFinished, RunProgress, RunStarted, RunSummary
+from dialjudge.core.judges.store.run_store import RUN_STATUSES, RunStore
+from dialjudge.core.judges.store.status import Part, RunState, RunStatus, problem_lines, status_line, status_text
 from dialjudge.core.judges.types import Judgment, ScoringMode
 from dialjudge.core.judging import execute_run
 from dialjudge.core.registry import open_dataset

@@ -14,9 +14,9 @@ import pytest
 
 from dialjudge.core.config import JudgeConfig, Sampling, user_data_dir
 from dialjudge.core.judges.backends.fake import FakeBackend
-from dialjudge.core.judges.engine import RunEngine
-from dialjudge.core.judges.runs import JudgeSpec, JudgeVariant, PersonaSpec, RunConfig
-from dialjudge.core.judges.store import (
+from dialjudge.core.judges.run.config import JudgeSpec, JudgeVariant, PersonaSpec, RunConfig
+from dialjudge.core.judges.run.engine import RunEngine
+from dialjudge.core.judges.store.run_store import (
     EXPORT_COLUMNS,
     SCHEMA_VERSION,
     JudgmentKey,

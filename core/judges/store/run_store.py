@@ -21,11 +21,11 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from ..config import user_data_dir
-from ..errors import DialjudgeError
-from .runs import RunConfig
+from ...config import user_data_dir
+from ...errors import DialjudgeError
+from ..run.config import RunConfig
+from ..types import BackendResult, Judgment, ScoringMode
 from .status import RunStatus
-from .types import BackendResult, Judgment, ScoringMode
 
 #: 1: runs, judgments, response cache, reviews. 2: run locks. 3: judgments keep their top
 #: log-probabilities (so a run can be rescored with another top-K) and runs their source run.
@@ -48,7 +48,7 @@ CREATE TABLE IF NOT EXISTS runs (
     fingerprint TEXT NOT NULL,
     total INTEGER NOT NULL DEFAULT 0,
     error TEXT,
-    -- The run this one was rescored from (core.judges.rescore); NULL for a judged run.
+    -- The run this one was rescored from (core.judges.post_run.rescore); NULL for a judged run.
     source_run INTEGER,
     -- Seconds the engine spent on the run, summed over its sessions (resumes, retries).
     wall_s REAL NOT NULL DEFAULT 0

@@ -22,9 +22,13 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from ..errors import ConfigError, DialjudgeError
-from ..model import Dataset, Example
-from .constraint import AnswerConstraint
+from ...errors import ConfigError, DialjudgeError
+from ...model import Dataset, Example
+from ..prompts.constraint import AnswerConstraint
+from ..prompts.truncation import PromptTooLong
+from ..store.run_store import JudgmentKey, RunStore
+from ..types import BackendResult, JudgeBackend, JudgeRequest, Judgment, RenderedPrompt
+from .config import JudgeVariant, RunConfig
 from .events import (
     JudgmentScored,
     RunEvent,
@@ -37,11 +41,7 @@ from .events import (
     Subscriber,
 )
 from .failures import BreakerSettings, CircuitBreaker, failure_kind
-from .runs import JudgeVariant, RunConfig
 from .stopping import DEFAULT_ORDER_SEED, StopRule, StopState, seeded_context_order
-from .store import JudgmentKey, RunStore
-from .truncation import PromptTooLong
-from .types import BackendResult, JudgeBackend, JudgeRequest, Judgment, RenderedPrompt
 
 Scorer = Callable[[JudgeRequest, BackendResult, str], Judgment]
 
@@ -54,9 +54,9 @@ class TemplateRenderer:
     """Renders with the run's own template snapshot, persona texts and few-shot setting."""
 
     def __init__(self, config: RunConfig, fewshot_pool: Sequence[Example]) -> None:
-        from .personas import Persona
-        from .render import render_prompt
-        from .templates import parse_template
+        from ..prompts.personas import Persona
+        from ..prompts.render import render_prompt
+        from ..prompts.templates import parse_template
 
         self._render = render_prompt
         self.config = config
@@ -74,7 +74,7 @@ class TemplateRenderer:
         if config.fewshot.enabled:
             if not config.quality:
                 raise ConfigError("few-shot examples need the run's quality (which human rating to show)")
-            from .fewshot import FewShotSelector
+            from ..prompts.fewshot import FewShotSelector
 
             self._selector = FewShotSelector(fewshot_pool, config.fewshot, config.quality)
         self._shots: dict[str, list[Example]] = {}
@@ -89,7 +89,7 @@ class TemplateRenderer:
         return self._shots[example.id]
 
     def __call__(self, variant: JudgeVariant, example: Example) -> RenderedPrompt:
-        from .truncation import fit_to_window
+        from ..prompts.truncation import fit_to_window
 
         persona = self._personas.get(variant.persona.name) if variant.persona else None
         fewshot = self.fewshot_for(example)
@@ -109,8 +109,8 @@ class TemplateRenderer:
 
 def _window_budget(variant: JudgeVariant, mode: Any) -> Any:
     """The judge's prompt budget (truncation.WindowBudget), or None where its window is unknown."""
-    from .truncation import WindowBudget
-    from .types import ScoringMode
+    from ..prompts.truncation import WindowBudget
+    from ..types import ScoringMode
 
     config = variant.judge.config
     window = config.n_ctx if config.backend == "llama" else config.extra.get("context_window")
@@ -351,7 +351,7 @@ class RunEngine:
         timeouts = {name: self._timeout_for(name) for name in queues}
 
         if record is None:
-            from .provenance import run_environment
+            from ..store.provenance import run_environment
 
             opened = {name: self.backends[name] for name in queues}
             snapshot = {**config.to_dict(), "environment": run_environment(opened)}

@@ -1,4 +1,4 @@
-"""What a running :class:`~dialjudge.core.judges.engine.RunEngine` tells its subscribers.
+"""What a running :class:`~dialjudge.core.judges.run.engine.RunEngine` tells its subscribers.
 
 Plain dataclasses with no UI in them: the TUI posts them as Textual messages,
 the headless CLI drives a progress bar from them.
@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from .types import Judgment
+from ..types import Judgment
 
 if TYPE_CHECKING:
     from .stopping import StopState
