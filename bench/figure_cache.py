@@ -24,6 +24,7 @@ def judge_run(dataset: Any, store: Any, *, limit: int, persona: Any = None) -> i
     from dialjudge.core.judges.prompts.templates import get_template
     from dialjudge.core.judges.run.config import RunConfig
     from dialjudge.core.judges.run.engine import RunEngine
+    from dialjudge.core.judges.run.events import RunStatus
     from dialjudge.core.judges.types import ScoringMode
 
     judge = JudgeConfig(name="fake", backend="fake", model="bench")
@@ -31,7 +32,7 @@ def judge_run(dataset: Any, store: Any, *, limit: int, persona: Any = None) -> i
                              mode=ScoringMode.LOGPROB, top_k=0, limit=limit, personas=[persona])
     backend = FakeBackend.from_config(judge)
     summary = asyncio.run(RunEngine(config, dataset, {"fake": backend}, store).run())
-    assert summary.status == "finished", summary
+    assert summary.status is RunStatus.FINISHED, summary
     return len(backend.requests)
 
 

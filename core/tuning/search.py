@@ -19,6 +19,7 @@ from typing import Any
 
 from ..config import Config
 from ..errors import ConfigError, DialjudgeError
+from ..judges.run.events import RunStatus
 from ..model import Aggregation, Dataset, Example
 from ..stats.correlation import CorrelationResult, correlate
 from ..stats.human import human_labels
@@ -261,7 +262,7 @@ class TuningSearch:
         self.model_calls += summary.backend_calls
         self.spent += new_items
         self.run_ids.setdefault(name, []).append(summary.run_id)
-        if self._cancelled or summary.status != "finished":
+        if self._cancelled or summary.status is not RunStatus.FINISHED:
             raise SearchCancelled(f"the tuning search stopped while judging {name!r} ({summary.status})")
         table = self.store.load_judgments(summary.run_id)
         judgments: Mapping[str, Any] = next(iter(table.values()), {})

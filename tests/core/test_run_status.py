@@ -64,9 +64,9 @@ def test_the_status_line_by_hand():
     state.apply(RunProgress(done=4, total=10, failures=1, cached=2, tokens_per_s=10.0, items_per_s=2.5, eta_s=125))
     assert status_text(state) == "Run 4 running · 4/10 judged · 1 failed · 2 from cache · 2.5 items/s · ETA 2:05"
     assert status_text(state, show_timings=False) == "Run 4 running · 4/10 judged · 1 failed · 2 from cache"
-    summary = RunSummary(run_id=4, status="cancelled", total=10, done=4, failures=1, cached=2, backend_calls=2,
+    summary = RunSummary(run_id=4, status=RunStatus.CANCELLED, total=10, done=4, failures=1, cached=2, backend_calls=2,
                          resumed=True, elapsed_s=1.0)
-    state.apply(RunFinished(4, "cancelled", summary))
+    state.apply(RunFinished(4, RunStatus.CANCELLED, summary))
     assert state.status is RunStatus.CANCELLED and not state.active
     assert status_text(state) == "Run 4 cancelled · 4/10 judged · 1 failed · 2 from cache"  # no rate once stopped
     state.apply(RunFailed("backend exploded", 4))
@@ -75,7 +75,7 @@ def test_the_status_line_by_hand():
 
 
 def test_problem_lines_by_hand():
-    summary = RunSummary(run_id=3, status="failed", total=10, done=4, failures=4, cached=0, backend_calls=4,
+    summary = RunSummary(run_id=3, status=RunStatus.FAILED, total=10, done=4, failures=4, cached=0, backend_calls=4,
                          resumed=False, elapsed_s=1.0,
                          failure_reasons=[("timeout", 1), ("the server refused the key (401)", 3)],
                          paused={"gpt": "judge gpt paused: the server refused the key (401)"},
@@ -87,5 +87,5 @@ def test_problem_lines_by_hand():
         ("3 × the server refused the key (401)", Part.FAILURES),
         ("1 × timeout", Part.FAILURES),
     ]
-    assert problem_lines(RunSummary(run_id=1, status="finished", total=1, done=1, failures=0, cached=0,
+    assert problem_lines(RunSummary(run_id=1, status=RunStatus.FINISHED, total=1, done=1, failures=0, cached=0,
                                     backend_calls=1, resumed=False, elapsed_s=0.1)) == []

@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 from ...errors import ConfigError
 from ...model import Dataset
 from ..run.config import RunConfig
+from ..run.events import RunStatus
 from ..store.run_store import JudgmentKey, RunStore
 from ..types import BackendResult, JudgeRequest, Judgment, OutputKind, OutputSpec, RenderedPrompt, ScoringMode
 
@@ -277,7 +278,7 @@ def rescore_run(store: RunStore, run_id: int, dataset: Dataset, settings: Rescor
     new_id = store.create_run(snapshot, fingerprint, name=target.name, total=record.total, source_run=run_id)
     for _, judgment, request_failed in rescored:
         store.add_judgment(new_id, judgment, request_failed=request_failed)
-    store.set_status(new_id, "finished")
+    store.set_status(new_id, RunStatus.FINISHED)
     changed = sum(1 for old, new, _ in rescored if not _same(old.normalized, new.normalized))
     return RescoreResult(run_id=new_id, source_run=run_id, rescored=len(rescored),
                          failures=sum(1 for _, new, _ in rescored if new.failed), changed=changed, settings=settings)

@@ -36,6 +36,7 @@ from .events import (
     RunFinished,
     RunProgress,
     RunStarted,
+    RunStatus,
     RunSummary,
     StopRuleChecked,
     Subscriber,
@@ -271,27 +272,27 @@ class RunEngine:
             self._emit(RunFailed(_describe(exc), self.run_id))
             raise
         if self._cancel_requested:
-            return self._stop("cancelled")
+            return self._stop(RunStatus.CANCELLED)
         self._main = asyncio.ensure_future(self._process(cached_work, queues, timeouts))
         try:
             await self._main
         except asyncio.CancelledError:
-            summary = self._stop("cancelled")
+            summary = self._stop(RunStatus.CANCELLED)
             if self._cancel_requested:
                 return summary
             raise
         except BaseException as exc:
             assert self.run_id is not None
-            self.store.set_status(self.run_id, "failed", error=_describe(exc))
+            self.store.set_status(self.run_id, RunStatus.FAILED, error=_describe(exc))
             self._emit(RunFailed(_describe(exc), self.run_id))
             raise
         finally:
             if self.close_backends:
                 await self._close_backends(queues)
         if self.paused:
-            return self._stop("failed", error="; ".join(self.paused.values()))
+            return self._stop(RunStatus.FAILED, error="; ".join(self.paused.values()))
         cut_short = self._cancel_requested and self.done < self.total
-        return self._stop("cancelled" if cut_short else "finished")
+        return self._stop(RunStatus.CANCELLED if cut_short else RunStatus.FINISHED)
 
     async def _prepare(self) -> tuple[list[tuple[_Work, BackendResult]], dict[str, deque[_Work]], dict[str, float]]:
         config = self.config
@@ -360,7 +361,7 @@ class RunEngine:
         else:
             self.run_id = record.id
             self.resumed = True
-            self.store.set_status(record.id, "running")
+            self.store.set_status(record.id, RunStatus.RUNNING)
             self.store.set_total(record.id, self.total)
         self.store.set_lock_run(self._lock_owner, self.run_id)
         self.truncated = dict(getattr(renderer, "truncated", {}))
@@ -528,7 +529,7 @@ class RunEngine:
             self._last_progress_done = self.done
             self._emit(self.progress())
 
-    def _stop(self, status: str, *, error: str | None = None) -> RunSummary:
+    def _stop(self, status: RunStatus, *, error: str | None = None) -> RunSummary:
         if self.run_id is None:  # cancelled before anything was recorded
             summary = self._summary(status, 0)
             self._emit(RunFinished(0, status, summary))
@@ -540,7 +541,7 @@ class RunEngine:
         self._emit(RunFinished(self.run_id, status, summary))
         return summary
 
-    def _summary(self, status: str, run_id: int) -> RunSummary:
+    def _summary(self, status: RunStatus, run_id: int) -> RunSummary:
         return RunSummary(
             run_id=run_id, status=status, total=self.total, done=self.done, failures=self.failures,
             cached=self.cached, backend_calls=self.backend_calls, resumed=self.resumed,

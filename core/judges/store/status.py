@@ -11,23 +11,16 @@ import enum
 from dataclasses import dataclass, field
 
 from ...format import duration_text
-from ..run.events import JudgmentScored, RunEvent, RunFailed, RunFinished, RunProgress, RunStarted, RunSummary
-
-
-class RunStatus(str, enum.Enum):
-    """A stored run's status (the run store's ``status`` column holds these values)."""
-
-    RUNNING = "running"
-    FINISHED = "finished"
-    CANCELLED = "cancelled"
-    FAILED = "failed"
-
-    def __str__(self) -> str:  # "finished", not "RunStatus.FINISHED", in text and f-strings
-        return self.value
-
-    @property
-    def stopped(self) -> bool:
-        return self is not RunStatus.RUNNING
+from ..run.events import (
+    JudgmentScored,
+    RunEvent,
+    RunFailed,
+    RunFinished,
+    RunProgress,
+    RunStarted,
+    RunStatus,
+    RunSummary,
+)
 
 
 @dataclass
