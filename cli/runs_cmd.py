@@ -1,4 +1,4 @@
-"""`dialjudge runs list|show|compare|export|rescore|retry|delete`: the run store from the command line."""
+"""`dialjudge runs list|show|compare|export|rescore|retry|delete|import`: the run store from the command line."""
 
 from __future__ import annotations
 
@@ -81,6 +81,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     delete = rsub.add_parser("delete", help="remove a run and its judgments")
     delete.add_argument("run", type=int)
     delete.set_defaults(handler=run_delete)
+    from . import runs_import
+
+    runs_import.register(rsub)
 
 
 def run_list(args: argparse.Namespace) -> int:

@@ -134,6 +134,9 @@ EXPORT_COLUMNS = (
     "run_id", "item_id", "judge", "repeat", "mode", "score", "normalized", "error", "raw_output",
     "reasoning", "relevancy", "distribution", "latency", "prompt_tokens", "evaluated_tokens",
     "completion_tokens", "cached", "prompt_hash", "cache_key", "sampling", "created",
+    # Last, so that readers of older exports find every column where it was; with these two a
+    # run exported and imported again (core.imports) can be rescored with another top-K.
+    "top_logprobs", "request_failed",
 )
 
 
@@ -192,6 +195,14 @@ class RunRecord:
     source_run: int | None = None
     #: Seconds the engine spent on the run, over all its sessions.
     wall_s: float = 0.0
+
+    @property
+    def kind(self) -> str:
+        """How the run's judgments were made: "judged" (by a model here), "rescored" (from another
+        run's stored answers) or "imported" (read from a file, core.imports)."""
+        if self.config.get("imported"):
+            return "imported"
+        return "rescored" if self.source_run is not None else "judged"
 
     @property
     def run_config(self) -> RunConfig:
@@ -513,6 +524,7 @@ class RunStore:
         for row in rows:
             record = {c: row[c] for c in EXPORT_COLUMNS}
             record["cached"] = bool(record["cached"])
+            record["request_failed"] = bool(record["request_failed"])
             out.append(record)
         return out
 
