@@ -92,7 +92,8 @@ def run_list(args: argparse.Namespace) -> int:
         records = store.list_runs()
     for r in records:
         cfg = r.run_config
-        name = (r.name or "–") + (f" (from run {r.source_run})" if r.source_run is not None else "")
+        name = (r.name or "–") + (f" (from run {r.source_run})" if r.source_run is not None else
+                                  " (imported)" if r.kind == "imported" else "")
         rows.append((r.id, r.created[:19], name, r.status.value, cfg.dataset, cfg.template, cfg.mode.value,
                      ", ".join(j.name for j in cfg.judges), f"{r.judgments}/{r.total}", r.failures))
     render.console().print(render.plain_table(
@@ -132,7 +133,12 @@ def run_show(args: argparse.Namespace) -> int:
 
 
 def _source_lines(record: Any) -> dict[str, str]:
-    """Where a rescored run's answers came from, and what the rescoring changed."""
+    """Where a rescored run's answers came from, and what the rescoring changed; an imported run's file."""
+    imported = record.config.get("imported")
+    if record.source_run is None and imported:
+        return {"imported from": f"{imported.get('file')} ({imported.get('format')} format, sha256 "
+                                 f"{str(imported.get('sha256'))[:12]}…, importer {imported.get('importer_version')})",
+                "import scale": str(imported.get("scale") or "the template's")}
     if record.source_run is None:
         return {}
     changed = dict(record.config.get("rescore") or {})

@@ -5,8 +5,10 @@
 problem by name: rows matching no item (or several), duplicate rows, rows and items without a score,
 values outside the scale. Nothing is dropped silently: a row that cannot be used is named in the
 report, and a matched item without a usable score is stored as a failed judgment, as a native run
-stores an unreadable answer. ``strict`` refuses the import on any problem; scores that look like
-another scale are refused unless a :class:`ScaleRule` maps them. ``write_import`` stores the plan.
+stores an unreadable answer. ``strict`` refuses the import on any problem. A score outside the
+template's scale refuses the import unless a :class:`ScaleRule` states the file's scale (then a value
+outside the stated scale is a named problem): scores on another scale are mapped by a stated rule,
+never guessed. ``write_import`` stores the plan.
 """
 
 from __future__ import annotations
@@ -90,8 +92,9 @@ class ImportReport:
         return [(label, names) for label, names in kinds if names]
 
     def summary_lines(self) -> list[str]:
-        lines = [f"{self.file}: {self.format} format, {self.rows} rows, judges: {', '.join(self.judges)}",
-                 f"matched {self.matched_rows} of {self.rows} rows to {self.items} of {self.dataset_items} items",
+        lines = [f"{self.file}: {self.format} format, {self.rows} scores, judges: {', '.join(self.judges)}",
+                 f"matched {self.matched_rows} of {self.rows} scores to {self.items} of {self.dataset_items} items "
+                 "of the dataset",
                  f"scale: {self.scale_rule}"]
         for label, names in self.problems():
             lines.append(f"{label}: {len(names)} — {shown(names)}")
@@ -238,11 +241,12 @@ def prepare_import(path: Path, dataset: Dataset, options: ImportOptions = Import
         report.scale_rule = "the exported 0-1 scores, kept as they are"
     judgments += _missing(matched, judges, repeats, mode, report)
 
-    if rule is None and report.out_of_scale and len(report.out_of_scale) * 2 > scored:
+    if rule is None and report.out_of_scale and parsed.format != "dialjudge":
         raise ImportRefused(
             f"{len(report.out_of_scale)} of {scored} scores lie outside the template's scale "
-            f"({report.scale_rule.removeprefix('the template' + chr(39) + 's: ')}): they look like another scale; "
-            "map them with --scale LOW-HIGH (e.g. --scale 1-10) or choose a --template on their scale", report)
+            f"({shown(report.out_of_scale)}): scores on another scale are mapped by a stated rule, never "
+            "guessed; give their scale with --scale LOW-HIGH (e.g. --scale 1-10), choose a --template on their "
+            "scale, or correct the values", report)
     if options.strict and report.problems():
         label, names = report.problems()[0]
         raise ImportRefused(f"--strict: the import has problems ({label}: {len(names)} — {shown(names)})", report)
@@ -284,13 +288,17 @@ def _match(rows: Sequence[ImportedRow], dataset: Dataset, report: ImportReport) 
         if row.item_id is not None:
             example = by_id.get(row.item_id)
             if example is None:
-                report.unmatched.append(f"{row.where} ({row.item_id})")
+                name = f"{row.where} ({row.item_id})"
+                if name not in report.unmatched:  # a wide file's row holds several judges' scores
+                    report.unmatched.append(name)
                 continue
         else:
             candidates = _by_text(row, by_response)
             if len(candidates) != 1:
                 target = report.unmatched if not candidates else report.ambiguous
-                target.append(f"{row.where} ({_clip(row.response or '')})")
+                name = f"{row.where} ({_clip(row.response or '')})"
+                if name not in target:
+                    target.append(name)
                 continue
             example = candidates[0]
         key = (example.id, row.judge, row.repeat)
@@ -331,17 +339,17 @@ def _judgment(row: ImportedRow, item_id: str, spec: OutputSpec, prompt_hash: str
             report.out_of_scale.append(f"{name}: {row.score:g} is {row.normalized:g} on 0-1 in the file but "
                                        f"{spec.normalize(row.score):g} on the template's {spec.min:g}-{spec.max:g}")
         elif row.score is None:
-            report.rows_without_score.append(f"{name}: {row.error or 'no score'}")
+            report.rows_without_score.append(f"{name}: {row.error or 'no score in the file'}")
         return Judgment(**common | {"item_id": item_id}, prompt_hash=row.prompt_hash, score=row.score,
                         normalized=row.normalized, error=row.error)
     # An answer or probabilities make the judgment rescorable with the template's parser: it records
     # the prompt the template renders (what the import declares the judge was asked).
     answer_hash = prompt_hash if (row.raw_output or row.distribution) else ""
     value = row.score
-    if value is None and row.raw_output and mode is ScoringMode.GENERATE and rule is None:
+    if value is None and row.error is None and row.raw_output and mode is ScoringMode.GENERATE and rule is None:
         return _parsed_answer(row, item_id, spec, answer_hash, report, common)
     if value is None:
-        report.rows_without_score.append(f"{name}: {row.error or 'no score'}")
+        report.rows_without_score.append(f"{name}: {row.error or 'no score in the file'}")
         return Judgment(**common | {"item_id": item_id}, prompt_hash=answer_hash, score=None, normalized=None,
                         error=row.error or "no score in the imported file")
     if rule is not None:

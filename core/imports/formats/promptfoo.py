@@ -61,8 +61,6 @@ def read(path: Path, text: str) -> ParsedFile:
         except (TypeError, ValueError):
             score, error = None, f"the score {raw!r} is not a number"
         error = result.get("error") or response.get("error") or error
-        if score is None and error is None:
-            error = "no score in the file"
         item = variables.get("item_id", variables.get("id"))
         output = response.get("output")
         rows.append(ImportedRow(

@@ -5,7 +5,9 @@ Recognised columns, in any case: ``item_id``/``id``; ``context``, ``response``/`
 ``judge``, ``score``; ``raw_output``/``answer``/``output``; ``reasoning``/``explanation``;
 ``distribution``/``probabilities`` (a JSON object answer -> probability); ``latency``/``latency_s``;
 ``prompt_tokens``, ``completion_tokens``; ``repeat``. In a wide file every other column whose
-non-empty cells are all numbers is a judge's score column, named by its header.
+non-empty cells are all numbers is a judge's score column, named by its header; a lone ``score``
+column without a ``judge`` column is one judge, named after the file. A row without a score but
+with a raw answer is read with the template's parser, as a generate run reads its answers.
 """
 
 from __future__ import annotations
@@ -58,6 +60,8 @@ def read(path: Path, text: str) -> ParsedFile:
         if found["score"] is None:
             raise DataError(f"{path}: a judge column ({found['judge']}) needs a score column")
         score_columns = None
+    elif found["score"] is not None:  # one judge, named after the file (--judge-name renames it)
+        score_columns = [found["score"]]
     else:
         known = {c for c in found.values() if c is not None}
         score_columns = [h for h in headers if h not in known and _all_numbers(r.get(h) for r in records)]
@@ -74,7 +78,8 @@ def read(path: Path, text: str) -> ParsedFile:
                 raise DataError(f"{path}: {place}: the judge column {found['judge']!r} is empty")
             rows.append(_row(record, found["score"] or "", judge, place, common))
         else:
-            rows.extend(_row(record, column, column, place, common) for column in score_columns)
+            rows.extend(_row(record, column, path.stem if column == found["score"] else column, place, common)
+                        for column in score_columns)
     return ParsedFile(NAME, tuple(rows), fields)
 
 
@@ -160,8 +165,6 @@ def _row(record: Mapping[str, Any], column: str, judge: str, place: str, common:
         score, error = number_or_none(value), None
     except (TypeError, ValueError):
         score, error = None, f"the score {value!r} is not a number"
-    if score is None and error is None:
-        error = "no score in the file"
     return ImportedRow(where=place, judge=judge, score=score, error=error, **common)
 
 

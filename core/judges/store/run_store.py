@@ -200,9 +200,9 @@ class RunRecord:
     def kind(self) -> str:
         """How the run's judgments were made: "judged" (by a model here), "rescored" (from another
         run's stored answers) or "imported" (read from a file, core.imports)."""
-        if self.config.get("imported"):
-            return "imported"
-        return "rescored" if self.source_run is not None else "judged"
+        if self.source_run is not None:
+            return "rescored"
+        return "imported" if self.config.get("imported") else "judged"
 
     @property
     def run_config(self) -> RunConfig:
