@@ -73,8 +73,14 @@ def alignment(value: RatingValue, others: Sequence[RatingValue], measure: Measur
         raise ValueError("alignment needs at least one other annotation")
     if measure == "accuracy":
         return sum(1.0 for h in others if _same_label(value, h)) / len(others)
-    x = float(value)  # type: ignore[arg-type]
-    return -math.sqrt(sum((x - float(h)) ** 2 for h in others) / len(others))  # type: ignore[arg-type]
+    x = _number(value)
+    return -math.sqrt(sum((x - _number(h)) ** 2 for h in others) / len(others))
+
+
+def _number(value: RatingValue) -> float:
+    if value is None or isinstance(value, str):
+        raise ValueError(f"a graded alignment needs numbers, got {value!r}")
+    return float(value)
 
 
 def _same_label(a: RatingValue, b: RatingValue) -> bool:
