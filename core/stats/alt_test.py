@@ -39,7 +39,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Hashable, Literal
+from typing import Any, Literal
 
 import numpy as np
 from scipy import stats
@@ -156,7 +156,7 @@ class AltTestResult:
                 "skipped": [{"annotator": a, "reason": r} for a, r in self.skipped], "reasons": list(self.reasons)}
 
 
-def alt_test(judge: Mapping[Hashable, RatingValue], annotations: Mapping[str, Mapping[Hashable, RatingValue]],
+def alt_test(judge: Mapping[Any, RatingValue], annotations: Mapping[str, Mapping[Any, RatingValue]],
              *, measure: Measure = "accuracy", epsilon: float = EPSILON_BY_ANNOTATORS[DEFAULT_ANNOTATORS],
              q: float = DEFAULT_Q, fdr: FdrMethod = "by", min_items: int = MIN_ITEMS) -> AltTestResult:
     """Run the alternative annotator test.

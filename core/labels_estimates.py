@@ -1,0 +1,370 @@
+"""Use cases of "label a few, trust the rest", for a stored run and its dataset.
+
+* :func:`alt_test_for_run` — can the run's judge replace an annotator? (the
+  alternative annotator test, beside the human ceiling);
+* :func:`estimate_for_run` — the mean human label of the run's items (or its
+  pass rate) from a few labels: PPI++ with the judge beside the labels alone,
+  Rogan–Gladen for pass/fail qualities, and the selective-evaluation threshold
+  where the judge gave answer probabilities.
+
+The labelled items come from a labels file, from the Review screen's own
+ratings, or are drawn at random from a dataset that has labels everywhere
+(``labelled=N, seed=S``): then the mean of every label is known and shown for
+reference, so a user can see how many labels they would need.
+
+Judge scores are stored on 0-1; here they are put back on the humans' scale
+(a label scale's judge verdict is its score rounded to the nearer end).
+Both front ends call these functions and show the records they return.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .errors import DataError, DialjudgeError
+from .judges.store import RunStore
+from .judges.types import Judgment
+from .model import Aggregation, Dataset, RatingValue, Scale, ScaleKind
+from .stats.alt_test import DEFAULT_ANNOTATORS, EPSILON_BY_ANNOTATORS, AltTestResult, FdrMethod, alt_test, measure_for
+from .stats.ceiling import HumanCeiling, human_ceiling
+from .stats.human import annotator_matrix
+from .stats.ppi import Estimate, difference, labels_only_mean, ppi_mean
+from .stats.rogan_gladen import DEFAULT_RESAMPLES, RoganGladen, rogan_gladen
+from .stats.selective import DEFAULT_ALPHA, DEFAULT_DELTA, SelectiveThreshold, answer_confidence, selective_threshold
+from .subsets import parse_subset
+
+
+def is_pass_fail(scale: Scale | None) -> bool:
+    return scale is not None and scale.kind is ScaleKind.BINARY
+
+
+def judge_value(normalized: float, scale: Scale | None) -> RatingValue:
+    """A 0-1 judge score on the humans' scale: graded scales linearly, binary ones by the nearer end,
+    categorical ones by the nearer label position."""
+    if scale is None:
+        return normalized
+    if scale.kind is ScaleKind.BINARY:
+        assert scale.min is not None and scale.max is not None
+        return scale.max if normalized >= 0.5 else scale.min
+    if scale.kind is ScaleKind.CATEGORICAL:
+        if not scale.labels:
+            raise DialjudgeError("a categorical quality without named labels cannot be compared with a 0-1 score")
+        return scale.labels[int(round(normalized * (len(scale.labels) - 1)))]
+    return scale.denormalize(normalized)
+
+
+@dataclass(frozen=True)
+class RunJudgments:
+    """What the use cases need from a run: its dataset, quality and each judge's judgments."""
+
+    run_id: int
+    dataset: Dataset
+    quality: str
+    scale: Scale | None
+    judgments: Mapping[str, Mapping[str, Judgment]]
+
+
+def load_run(store: RunStore, run_id: int, *, quality: str | None = None, dataset: Dataset | None = None
+             ) -> RunJudgments:
+    from .evaluation import resolve_quality
+    from .registry import open_dataset
+
+    config = store.get_run(run_id).run_config
+    if dataset is None:
+        dataset = open_dataset(config.dataset_path or config.dataset, remember=False)
+    chosen = resolve_quality(dataset, quality) if quality else config.quality
+    if not chosen or chosen not in dataset.qualities:
+        raise DialjudgeError(f"run {run_id}: say which quality to compare with (--quality); "
+                             f"{dataset.name} has {', '.join(dataset.qualities)}")
+    judgments = store.load_judgments(run_id)
+    if not judgments:
+        raise DialjudgeError(f"run {run_id} has no judgments")
+    return RunJudgments(run_id, dataset, chosen, dataset.qualities[chosen], judgments)
+
+
+def _chosen_judges(run: RunJudgments, judges: Sequence[str] | None) -> list[str]:
+    if not judges:
+        return list(run.judgments)
+    unknown = [j for j in judges if j not in run.judgments]
+    if unknown:
+        raise DialjudgeError(f"run {run.run_id} has no judge {unknown[0]!r} (judges: {', '.join(run.judgments)})")
+    return list(judges)
+
+
+# -- the alternative annotator test ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AltTestReport:
+    run_id: int
+    dataset: str
+    quality: str
+    judge: str
+    #: The annotator preset the margin came from, or None when it was set by hand.
+    annotators: str | None
+    result: AltTestResult
+    ceiling: HumanCeiling
+
+    def records(self) -> list[dict[str, Any]]:
+        """One row per annotator, for tables and files."""
+        base = {"run": self.run_id, "judge": self.judge, "quality": self.quality}
+        return [{**base, **t.to_dict()} for t in self.result.tested]
+
+    def summary(self) -> dict[str, Any]:
+        return {"run": self.run_id, "dataset": self.dataset, "judge": self.judge, "quality": self.quality,
+                "annotators": self.annotators, **self.result.to_dict(),
+                "ceiling_spearman": None if math.isnan(self.ceiling.spearman) else self.ceiling.spearman,
+                "ceiling_alpha": self.ceiling.alpha}
+
+
+def alt_test_for_run(store: RunStore, run_id: int, *, quality: str | None = None, judges: Sequence[str] | None = None,
+                     epsilon: float | None = None, annotators: str = DEFAULT_ANNOTATORS, q: float = 0.05,
+                     fdr: FdrMethod = "by", dataset: Dataset | None = None) -> list[AltTestReport]:
+    """The alternative annotator test of each judge of a run (``epsilon`` overrides the preset's margin)."""
+    if annotators not in EPSILON_BY_ANNOTATORS:
+        raise DialjudgeError(f"annotators must be one of {', '.join(EPSILON_BY_ANNOTATORS)}, not {annotators!r}")
+    run = load_run(store, run_id, quality=quality, dataset=dataset)
+    margin = EPSILON_BY_ANNOTATORS[annotators] if epsilon is None else epsilon
+    matrix = annotator_matrix(run.dataset.examples, run.quality)
+    humans = {a: {item: v for item, v in zip(matrix.example_ids, row) if v is not None}
+              for a, row in zip(matrix.annotators, matrix.values)}
+    ceiling = human_ceiling(run.dataset.examples, run.quality)
+    reports = []
+    for judge in _chosen_judges(run, judges):
+        values = {item: judge_value(j.normalized, run.scale) for item, j in run.judgments[judge].items()
+                  if j.normalized is not None}
+        try:
+            result = alt_test(values, humans, measure=measure_for(run.scale), epsilon=margin, q=q, fdr=fdr)
+        except ValueError as exc:
+            raise DialjudgeError(str(exc)) from None
+        reports.append(AltTestReport(run_id, run.dataset.name, run.quality, judge,
+                                     annotators if epsilon is None else None, result, ceiling))
+    return reports
+
+
+# -- estimates from a few labels -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class EstimateReport:
+    run_id: int
+    dataset: str
+    quality: str
+    judge: str
+    subset: str
+    #: Where the labels came from, in words.
+    source: str
+    labels_only: Estimate
+    judge_assisted: Estimate
+    rogan_gladen: RoganGladen | None = None
+    selective: SelectiveThreshold | None = None
+    #: The mean of every human label of these items, when the dataset has them all (a drawn sample).
+    reference: float | None = None
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def estimates(self) -> list[Estimate]:
+        out = [self.labels_only, self.judge_assisted]
+        if self.rogan_gladen is not None and self.rogan_gladen.estimate is not None:
+            out.append(self.rogan_gladen.estimate)
+        return out
+
+    def records(self) -> list[dict[str, Any]]:
+        base = {"run": self.run_id, "judge": self.judge, "quality": self.quality, "subset": self.subset,
+                "labels": self.source}
+        rows = [{**base, **e.to_dict(), "reference": self.reference} for e in self.estimates]
+        return rows
+
+
+def read_labels_file(path: Path) -> dict[str, float]:
+    """Human labels from a CSV (columns ``item_id`` and ``label``) or a JSON Lines file (the same keys)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise DataError(f"{path}: {exc.strerror or exc}") from None
+    rows: list[dict[str, Any]]
+    if path.suffix.lower() in (".jsonl", ".json"):
+        rows = []
+        for number, line in enumerate(text.splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise DataError(f"{path}, line {number}: not JSON ({exc.msg})") from None
+            if not isinstance(row, dict):
+                raise DataError(f"{path}, line {number}: expected an object with item_id and label")
+            rows.append(row)
+    else:
+        rows = list(csv.DictReader(text.splitlines()))
+    labels: dict[str, float] = {}
+    for number, row in enumerate(rows, start=1):
+        item, value = row.get("item_id"), row.get("label")
+        if item in (None, "") or value in (None, ""):
+            raise DataError(f"{path}, record {number}: needs item_id and label")
+        try:
+            number_value = float(value)
+        except (TypeError, ValueError):
+            raise DataError(f"{path}, record {number}, field label: {value!r} is not a number") from None
+        if not math.isfinite(number_value):
+            raise DataError(f"{path}, record {number}, field label: {value!r} is not a number")
+        labels[str(item)] = number_value
+    if not labels:
+        raise DataError(f"{path}: no labels")
+    return labels
+
+
+def _human_label(example: Any, quality: str, scale: Scale | None) -> float | None:
+    how = Aggregation.MAJORITY if is_pass_fail(scale) else Aggregation.MEAN
+    value = example.human(quality, how)
+    if value is None or isinstance(value, str):
+        return None
+    value = float(value)
+    return None if math.isnan(value) else value
+
+
+def estimate_for_run(store: RunStore, run_id: int, *, quality: str | None = None, judges: Sequence[str] | None = None,
+                     subset: str = "all", labelled: int | None = None, seed: int = 0,
+                     labels: Mapping[str, float] | None = None, from_reviews: bool = False,
+                     n_boot: int = DEFAULT_RESAMPLES, alpha: float = DEFAULT_ALPHA, delta: float = DEFAULT_DELTA,
+                     dataset: Dataset | None = None) -> list[EstimateReport]:
+    """Judge-assisted and labels-only estimates of the mean human label of a run's items, per judge.
+
+    Exactly one label source: ``labelled`` (draw that many items with ``seed``
+    among those the dataset labels), ``labels`` (item id -> label, on the
+    quality's scale) or ``from_reviews`` (the reviewers' own ratings of this run).
+    """
+    if sum((labelled is not None, labels is not None, from_reviews)) != 1:
+        raise DialjudgeError("give one source of labels: --labelled N, --labels FILE or --reviews")
+    run = load_run(store, run_id, quality=quality, dataset=dataset)
+    in_subset = {ex.id for ex in run.dataset.examples if parse_subset(subset)(ex)}
+    if labels is None and from_reviews:
+        labels = {item: r.own_rating for item, r in store.reviews(run_id).items() if r.own_rating is not None}
+        if not labels:
+            raise DialjudgeError(f"run {run_id} has no reviews with an own rating")
+        source = f"{len(labels)} own ratings from the Review screen"
+    elif labels is not None:
+        source = f"{len(labels)} labels from a file"
+    else:
+        source = ""
+    if labels is not None and run.scale is not None and is_pass_fail(run.scale):
+        ends = (run.scale.min, run.scale.max)
+        bad = [v for v in labels.values() if v not in ends]
+        if bad:
+            raise DialjudgeError(f"{run.quality} is pass/fail: every label must be {ends[0]:g} or {ends[1]:g}, "
+                                 f"not {bad[0]:g}")
+    reports = []
+    for judge in _chosen_judges(run, judges):
+        scored = {item: j for item, j in run.judgments[judge].items() if j.normalized is not None and item in in_subset}
+        if labels is None:
+            assert labelled is not None
+            report = _drawn(run, judge, scored, subset, labelled, seed, n_boot, alpha, delta)
+        else:
+            report = _given(run, judge, scored, subset, labels, source, n_boot, seed, alpha, delta)
+        reports.append(report)
+    return reports
+
+
+def _drawn(run: RunJudgments, judge: str, scored: Mapping[str, Judgment], subset: str, labelled: int, seed: int,
+           n_boot: int, alpha: float, delta: float) -> EstimateReport:
+    truth = {ex.id: _human_label(ex, run.quality, run.scale) for ex in run.dataset.examples if ex.id in scored}
+    pool = sorted(item for item, v in truth.items() if v is not None)
+    if not 2 <= labelled < len(pool) - 1:
+        raise DialjudgeError(f"--labelled must be between 2 and {len(pool) - 2}: judge {judge!r} scored {len(pool)} "
+                             f"items of {run.quality!r} that carry a human label in subset {subset!r}")
+    rng = np.random.default_rng(seed)
+    chosen = set(rng.choice(len(pool), size=labelled, replace=False).tolist())
+    picked = {pool[k]: float(truth[pool[k]]) for k in chosen}  # type: ignore[arg-type]
+    reference = float(np.mean([truth[i] for i in pool]))
+    source = f"{labelled} of {len(pool)} items drawn at random (seed {seed})"
+    return _report(run, judge, scored, subset, picked, source, n_boot, seed, alpha, delta, reference=reference)
+
+
+def _given(run: RunJudgments, judge: str, scored: Mapping[str, Judgment], subset: str, labels: Mapping[str, float],
+           source: str, n_boot: int, seed: int, alpha: float, delta: float) -> EstimateReport:
+    usable = {item: v for item, v in labels.items() if item in scored}
+    notes = []
+    if len(usable) < len(labels):
+        notes.append(f"{len(labels) - len(usable)} labelled items were not scored by {judge} in subset {subset!r} "
+                     "and are left out")
+    if len(usable) < 2:
+        raise DialjudgeError(f"only {len(usable)} labelled items were scored by judge {judge!r}")
+    return _report(run, judge, scored, subset, usable, source, n_boot, seed, alpha, delta, notes=tuple(notes))
+
+
+def _report(run: RunJudgments, judge: str, scored: Mapping[str, Judgment], subset: str, labels: Mapping[str, float],
+            source: str, n_boot: int, seed: int, alpha: float, delta: float, *, reference: float | None = None,
+            notes: tuple[str, ...] = ()) -> EstimateReport:
+    scale = run.scale
+
+    def on_scale(j: Judgment) -> float:
+        value = judge_value(j.normalized, scale)  # type: ignore[arg-type]
+        return float(value)  # type: ignore[arg-type]
+
+    items = sorted(labels)
+    rest = sorted(i for i in scored if i not in labels)
+    if len(rest) < 2:
+        raise DialjudgeError("every scored item is labelled: there is nothing for the judge to add")
+    y = np.array([labels[i] for i in items])
+    # PPI works with the judge's graded score even on a pass/fail quality (more information than the verdict).
+    graded = [scale.denormalize(scored[i].normalized) if scale is not None and scale.is_numeric  # type: ignore[arg-type]
+              else on_scale(scored[i]) for i in items]
+    graded_rest = [scale.denormalize(scored[i].normalized) if scale is not None and scale.is_numeric  # type: ignore[arg-type]
+                   else on_scale(scored[i]) for i in rest]
+    notes_list = list(notes)
+    only = labels_only_mean(y)
+    assisted = ppi_mean(y, graded, graded_rest)
+    corrected = None
+    selective = None
+    if is_pass_fail(scale):
+        assert scale is not None and scale.min is not None
+        low = scale.min
+        verdict = [1.0 if on_scale(scored[i]) != low else 0.0 for i in items]
+        verdict_rest = [1.0 if on_scale(scored[i]) != low else 0.0 for i in rest]
+        passes = [1.0 if v != low else 0.0 for v in y]
+        corrected = rogan_gladen(passes, verdict, verdict_rest, n_boot=n_boot, seed=seed)
+        if corrected.reason:
+            notes_list.append(f"Rogan–Gladen: {corrected.reason}")
+    maybe = [_confidence(scored[i]) for i in items]
+    confidences = [c for c in maybe if c is not None]
+    if len(confidences) == len(maybe):
+        agrees = [_agrees(on_scale(scored[i]), labels[i], scale) for i in items]
+        everything = [_confidence(scored[i]) for i in scored]
+        selective = selective_threshold(confidences, agrees, alpha=alpha, delta=delta,
+                                        all_confidence=[c for c in everything if c is not None])
+    else:
+        notes_list.append("no selective-evaluation threshold: the judge gave no answer probabilities "
+                          "(use logprob or yesno mode)")
+    if reference is not None:
+        notes_list.append("reference: the mean of every human label of these items, known here because the dataset "
+                          "labels them all")
+    return EstimateReport(run.run_id, run.dataset.name, run.quality, judge, subset, source, only, assisted,
+                          corrected, selective, reference, tuple(notes_list))
+
+
+def _confidence(judgment: Judgment) -> float | None:
+    if judgment.distribution:
+        return answer_confidence(judgment.distribution)
+    return None
+
+
+def _agrees(judged: float, label: float, scale: Scale | None) -> bool:
+    """The judge agrees with the humans when both fall on the same point of the scale."""
+    if scale is not None and scale.kind in (ScaleKind.ORDINAL, ScaleKind.CONTINUOUS):
+        return round(judged) == round(label)
+    return judged == label
+
+
+def estimate_difference(a: EstimateReport, b: EstimateReport) -> dict[str, Estimate]:
+    """``a - b`` for each estimator both reports hold (independent labelled samples)."""
+    out = {"labels only": difference(a.labels_only, b.labels_only),
+           "PPI++": difference(a.judge_assisted, b.judge_assisted)}
+    return out
