@@ -28,6 +28,7 @@ from ..compare import RunComparison
 from ..config import Config, JudgeConfig, load_config
 from ..errors import TemplateError
 from ..evaluation import EvaluationReport, compared_items
+from ..judges.backends import make_backend
 from ..judges.constraint import AnswerConstraint
 from ..judges.cost import USAGE_COLUMNS, RunUsage, usage_rows, usage_summary
 from ..judges.engine import RunEngine
@@ -42,7 +43,7 @@ from ..judges.status import Part, RunState, RunStatus, problem_lines, status_tex
 from ..judges.stopping import StopRule
 from ..judges.store import RunRecord, RunStore
 from ..judges.templates import Template
-from ..judges.types import Judgment, ScoringMode
+from ..judges.types import JudgeBackend, Judgment, ScoringMode
 from ..label_rows import HEADER as LABEL_HEADER
 from ..label_rows import confusion_rows, tie_lines
 from ..label_rows import summary_rows as label_summary_rows
@@ -62,6 +63,7 @@ from ..report import (
 )
 from ..run_columns import POOL
 from ..run_export import FORMAT_LABELS, ExportResult
+from ..stats import AgreementCell, AgreementTable, HumanCeiling
 from ..stats.interjudge import InterJudgeMatrix
 from ..stats.label_agreement import TieRule
 from ..stats.paired import SYMBOLS, PairedComparison, verdict_line
@@ -176,7 +178,7 @@ __all__ = [
     "JudgmentScored", "RunEvent", "RunFinished", "RunProgress", "RunSummary", "StopRuleChecked", "LabelReport", "BT_SUFFIX",
     "SUMMARY_COLUMNS", "PairwiseReport", "summary_notes", "summary_rows", "RescoreResult", "RescoreSettings",
     "RunConfig", "Part", "RunState", "RunStatus", "problem_lines", "status_text", "RunRecord", "RunStore",
-    "Judgment", "ScoringMode", "LABEL_HEADER", "confusion_rows", "tie_lines", "label_summary_rows", "FORMATS",
+    "Judgment", "ScoringMode", "JudgeBackend", "make_backend", "AgreementCell", "AgreementTable", "HumanCeiling", "LABEL_HEADER", "confusion_rows", "tie_lines", "label_summary_rows", "FORMATS",
     "WideRow", "WideTable", "records_to_latex", "records_to_markdown", "render", "sparkline", "to_csv", "to_json",
     "to_jsonl", "wide_table", "POOL", "FORMAT_LABELS", "ExportResult", "SYMBOLS", "PairedComparison",
     "verdict_line", "TieRule", "RunEngine", "Workspace", "judge_evaluator", "Persona", "Template", "TemplateError", "PoolReport", "Stability", "StopRule", "InterJudgeMatrix",

@@ -18,8 +18,8 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import Button, Footer, Header, Input, Label, Select, SelectionList, Static
 
-from dialjudge.core.judges.constraint import AnswerConstraint
 from dialjudge.core.api import preferred_mode
+from dialjudge.core.judges.constraint import AnswerConstraint
 
 from ..controllers.history import RunUsageRead
 from ..controllers.runs import JudgeChoices, RunPlanned, RunRequest, gguf_judge

@@ -1,8 +1,10 @@
 """How far each front end reaches into core, and how many own-module imports hide inside functions.
 
-    PYTHONPATH=src python -m bench.import_counts            # a table
-    PYTHONPATH=src python -m bench.import_counts --list     # and the core modules each front end imports
-    PYTHONPATH=src python -m bench.import_counts --json     # the counts as JSON
+    PYTHONPATH=src python tests/import_counts.py            # a table
+    PYTHONPATH=src python tests/import_counts.py --list     # and the core modules each front end imports
+    PYTHONPATH=src python tests/import_counts.py --json     # the counts as JSON
+
+tests/test_front_end_imports.py holds the command line to its limit with the same functions.
 
 "Core modules imported by a front end": the distinct ``dialjudge.core.*`` modules that some
 module of ``dialjudge.cli`` (or ``dialjudge.tui``) imports directly, wherever the import
@@ -89,7 +91,7 @@ def count(front_ends: Sequence[str] = FRONT_ENDS) -> list[FrontEndCount]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench.import_counts", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python tests/import_counts.py", description=__doc__.splitlines()[0])
     parser.add_argument("--list", action="store_true", help="list the core modules and the files")
     parser.add_argument("--json", action="store_true", help="print the counts as JSON")
     args = parser.parse_args(argv)
