@@ -42,7 +42,7 @@ from dialjudge.core.api import (
 from dialjudge.core.errors import DialjudgeError
 from dialjudge.core.format import number_text
 
-from . import render
+from . import labels_cmd, render
 from .progress import ProgressDisplay
 from .signals import sigterm_as_interrupt
 
@@ -50,6 +50,7 @@ from .signals import sigterm_as_interrupt
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("runs", help="list, compare and export judge runs")
     rsub = p.add_subparsers(dest="runs_command", metavar="ACTION", required=True)
+    labels_cmd.register(rsub)
     rsub.add_parser("list", help="every run in the store").set_defaults(handler=run_list)
     show = rsub.add_parser("show", help="a run's configuration and counts")
     show.add_argument("run", type=int)

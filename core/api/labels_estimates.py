@@ -29,17 +29,20 @@ from typing import Any
 
 import numpy as np
 
-from .errors import DataError, DialjudgeError
-from .judges.store import RunStore
-from .judges.types import Judgment
-from .model import Aggregation, Dataset, RatingValue, Scale, ScaleKind
-from .stats.alt_test import DEFAULT_ANNOTATORS, EPSILON_BY_ANNOTATORS, AltTestResult, FdrMethod, alt_test, measure_for
-from .stats.ceiling import HumanCeiling, human_ceiling
-from .stats.human import annotator_matrix
-from .stats.ppi import Estimate, difference, labels_only_mean, ppi_mean
-from .stats.rogan_gladen import DEFAULT_RESAMPLES, RoganGladen, rogan_gladen
-from .stats.selective import DEFAULT_ALPHA, DEFAULT_DELTA, SelectiveThreshold, answer_confidence, selective_threshold
-from .subsets import parse_subset
+from ..config import Config
+from ..errors import DataError, DialjudgeError
+from ..evaluation import resolve_quality
+from ..judges.store import RunStore
+from ..judges.types import Judgment
+from ..model import Aggregation, Dataset, RatingValue, Scale, ScaleKind
+from ..stats.alt_test import DEFAULT_ANNOTATORS, EPSILON_BY_ANNOTATORS, AltTestResult, FdrMethod, alt_test, measure_for
+from ..stats.ceiling import HumanCeiling, human_ceiling
+from ..stats.human import annotator_matrix
+from ..stats.ppi import Estimate, difference, labels_only_mean, ppi_mean
+from ..stats.rogan_gladen import DEFAULT_RESAMPLES, RoganGladen, rogan_gladen
+from ..stats.selective import DEFAULT_ALPHA, DEFAULT_DELTA, SelectiveThreshold, answer_confidence, selective_threshold
+from ..subsets import parse_subset
+from .stored import dataset_of_run
 
 
 def is_pass_fail(scale: Scale | None) -> bool:
@@ -72,14 +75,11 @@ class RunJudgments:
     judgments: Mapping[str, Mapping[str, Judgment]]
 
 
-def load_run(store: RunStore, run_id: int, *, quality: str | None = None, dataset: Dataset | None = None
-             ) -> RunJudgments:
-    from .evaluation import resolve_quality
-    from .registry import open_dataset
-
+def load_run(store: RunStore, run_id: int, *, quality: str | None = None, dataset: Dataset | None = None,
+             app_config: Config | None = None) -> RunJudgments:
+    """A run's judgments with its dataset (``dataset`` when it is the run's, else opened again)."""
     config = store.get_run(run_id).run_config
-    if dataset is None:
-        dataset = open_dataset(config.dataset_path or config.dataset, remember=False)
+    dataset = dataset_of_run(config, app_config, current=dataset)
     chosen = resolve_quality(dataset, quality) if quality else config.quality
     if not chosen or chosen not in dataset.qualities:
         raise DialjudgeError(f"run {run_id}: say which quality to compare with (--quality); "
@@ -127,11 +127,12 @@ class AltTestReport:
 
 def alt_test_for_run(store: RunStore, run_id: int, *, quality: str | None = None, judges: Sequence[str] | None = None,
                      epsilon: float | None = None, annotators: str = DEFAULT_ANNOTATORS, q: float = 0.05,
-                     fdr: FdrMethod = "by", dataset: Dataset | None = None) -> list[AltTestReport]:
+                     fdr: FdrMethod = "by", dataset: Dataset | None = None,
+                     app_config: Config | None = None) -> list[AltTestReport]:
     """The alternative annotator test of each judge of a run (``epsilon`` overrides the preset's margin)."""
     if annotators not in EPSILON_BY_ANNOTATORS:
         raise DialjudgeError(f"annotators must be one of {', '.join(EPSILON_BY_ANNOTATORS)}, not {annotators!r}")
-    run = load_run(store, run_id, quality=quality, dataset=dataset)
+    run = load_run(store, run_id, quality=quality, dataset=dataset, app_config=app_config)
     margin = EPSILON_BY_ANNOTATORS[annotators] if epsilon is None else epsilon
     matrix = annotator_matrix(run.dataset.examples, run.quality)
     humans = {a: {item: v for item, v in zip(matrix.example_ids, row) if v is not None}
@@ -235,7 +236,7 @@ def estimate_for_run(store: RunStore, run_id: int, *, quality: str | None = None
                      subset: str = "all", labelled: int | None = None, seed: int = 0,
                      labels: Mapping[str, float] | None = None, from_reviews: bool = False,
                      n_boot: int = DEFAULT_RESAMPLES, alpha: float = DEFAULT_ALPHA, delta: float = DEFAULT_DELTA,
-                     dataset: Dataset | None = None) -> list[EstimateReport]:
+                     dataset: Dataset | None = None, app_config: Config | None = None) -> list[EstimateReport]:
     """Judge-assisted and labels-only estimates of the mean human label of a run's items, per judge.
 
     Exactly one label source: ``labelled`` (draw that many items with ``seed``
@@ -244,7 +245,7 @@ def estimate_for_run(store: RunStore, run_id: int, *, quality: str | None = None
     """
     if sum((labelled is not None, labels is not None, from_reviews)) != 1:
         raise DialjudgeError("give one source of labels: --labelled N, --labels FILE or --reviews")
-    run = load_run(store, run_id, quality=quality, dataset=dataset)
+    run = load_run(store, run_id, quality=quality, dataset=dataset, app_config=app_config)
     in_subset = {ex.id for ex in run.dataset.examples if parse_subset(subset)(ex)}
     if labels is None and from_reviews:
         labels = {item: r.own_rating for item, r in store.reviews(run_id).items() if r.own_rating is not None}
@@ -368,3 +369,119 @@ def estimate_difference(a: EstimateReport, b: EstimateReport) -> dict[str, Estim
     out = {"labels only": difference(a.labels_only, b.labels_only),
            "PPI++": difference(a.judge_assisted, b.judge_assisted)}
     return out
+
+
+# -- layouts both front ends show -----------------------------------------------------------------------------
+
+ALT_TEST_COLUMNS = ("annotator", "items", "judge aligns", "annotator aligns", "ρ judge", "ρ annotator", "t", "p",
+                    "judge wins")
+ESTIMATE_COLUMNS = ("estimator", "estimate", "95% CI", "width", "labelled", "judge only", "λ")
+_MEASURE_NAMES = {"accuracy": "accuracy with the others (label scale)", "neg_rmse": "−RMSE to the others (graded scale)"}
+_FDR_NAMES = {"by": "Benjamini–Yekutieli", "bh": "Benjamini–Hochberg"}
+
+
+def _n(x: float | None, digits: int = 3) -> str:
+    if x is None or (isinstance(x, float) and (math.isnan(x) or math.isinf(x))):
+        return "–"
+    return f"{x:.{digits}f}"
+
+
+def alt_test_title(report: AltTestReport) -> str:
+    return f"Alternative annotator test — run {report.run_id}, judge {report.judge}, {report.quality}"
+
+
+def alt_test_rows(report: AltTestReport) -> list[tuple[str, ...]]:
+    return [(t.annotator, str(t.n), _n(t.judge_alignment), _n(t.human_alignment), _n(t.judge_advantage),
+             _n(t.human_advantage), _n(t.t, 2), f"{t.p_value:.3g}", "yes" if t.judge_wins else "no")
+            for t in report.result.tested]
+
+
+def alt_test_lines(report: AltTestReport) -> list[str]:
+    """The verdict, the margin and the human ceiling, as sentences."""
+    r = report.result
+    margin = (f"ε = {r.epsilon:g} ({report.annotators} annotators, the paper's rule of thumb)"
+              if report.annotators else f"ε = {r.epsilon:g} (set by hand)")
+    lines = []
+    if r.tested:
+        wins = sum(t.judge_wins for t in r.tested)
+        lines.append(f"winning rate ω = {wins}/{len(r.tested)} = {r.winning_rate:.2f}: the judge "
+                     f"{'PASSES' if r.passed else 'FAILS'} (it passes when it wins against at least half of the "
+                     "annotators)")
+        lines.append(f"average advantage probability ρ = {r.advantage_probability:.3f} (compare judges by it; "
+                     "it does not depend on ε)")
+    else:
+        lines.append("the judge was not tested")
+    lines.append(f"{margin}; alignment: {_MEASURE_NAMES[r.measure]}; one-sided paired t-test per annotator, "
+                 f"{_FDR_NAMES[r.fdr]} at q = {r.q:g} over annotators")
+    c = report.ceiling
+    ceiling = [f"leave-one-out Spearman {_n(c.spearman)}"]
+    if c.alpha is not None:
+        ceiling.append(f"Krippendorff's α {_n(c.alpha)}")
+    if c.kappa is not None:
+        ceiling.append(f"mean Cohen's κ {_n(c.kappa)}")
+    lines.append(f"human ceiling ({c.n_annotators} annotators, {c.n_items} items): " + ", ".join(ceiling))
+    lines.extend(f"annotator {a} not tested: {why}" for a, why in r.skipped)
+    lines.extend(r.reasons)
+    return lines
+
+
+def estimate_title(report: EstimateReport) -> str:
+    what = "pass rate" if report.rogan_gladen is not None else "mean human label"
+    return (f"{what.capitalize()} of {report.quality} — run {report.run_id}, judge {report.judge}, "
+            f"subset {report.subset}")
+
+
+def estimate_rows(report: EstimateReport) -> list[tuple[str, ...]]:
+    rows: list[tuple[str, ...]] = []
+    for e in report.estimates:
+        name = {"labels only": "labels only", "PPI++": "judge-assisted (PPI++)"}.get(e.method, e.method)
+        rows.append((name, _n(e.value), f"[{_n(e.low)}, {_n(e.high)}]", _n(e.width), str(e.n_labelled),
+                     str(e.n_unlabelled) if e.n_unlabelled else "–", "–" if e.lam is None else _n(e.lam, 2)))
+    return rows
+
+
+def estimate_lines(report: EstimateReport) -> list[str]:
+    only, assisted = report.labels_only, report.judge_assisted
+    lines = [f"labels: {report.source}"]
+    if report.reference is not None:
+        lines.append(f"reference (every label): {report.reference:.3f}")
+    if only.width > 0:
+        change = assisted.width / only.width - 1.0
+        if change <= -0.005:
+            lines.append(f"the judge narrows the 95% interval by {-change:.0%} (width {only.width:.3f} → "
+                         f"{assisted.width:.3f}): like about {only.width ** 2 / assisted.width ** 2:.1f}× as many "
+                         "labels alone")
+        else:
+            lines.append(f"the judge does not narrow the interval (width {only.width:.3f} → {assisted.width:.3f}): "
+                         "its scores track the human labels too little to help")
+    rg = report.rogan_gladen
+    if rg is not None:
+        lines.append(f"Rogan–Gladen: judge sensitivity {_n(rg.sensitivity)}, specificity {_n(rg.specificity)} on "
+                     f"the labelled items; judged pass rate {_n(rg.judged_pass_rate)} on the others; percentile "
+                     "bootstrap over both sets")
+    s = report.selective
+    if s is not None:
+        if s.threshold is None:
+            lines.append(f"selective evaluation: {s.reason}")
+        else:
+            lines.append(f"selective evaluation: trust the judge alone where its answer probability ≥ "
+                         f"{s.threshold:.2f}: {s.coverage:.0%} of the items; there it agrees with the humans with "
+                         f"probability ≥ {1 - s.alpha:.0%} (confidence {1 - s.delta:.0%}; {s.n_covered_labelled} "
+                         f"labelled items, {s.errors} disagreements); the rest go to the Review queue")
+    lines.append("intervals: labels only, the t interval of the labelled mean; PPI++ (Angelopoulos et al. 2023), "
+                 "power-tuned λ, t quantile")
+    lines.extend(report.notes)
+    return lines
+
+
+def difference_rows(name_a: str, name_b: str, differences: Mapping[str, Estimate]) -> list[tuple[str, ...]]:
+    return [(f"{label}: {name_a} − {name_b}", _n(e.value), f"[{_n(e.low)}, {_n(e.high)}]", _n(e.width),
+             str(e.n_labelled), str(e.n_unlabelled) if e.n_unlabelled else "–", "–")
+            for label, e in differences.items()]
+
+
+#: The record keys the Markdown and LaTeX tables show (CSV and JSON carry every key).
+ALT_TEST_COLUMNS_KEYS = ("judge", "annotator", "n", "judge_alignment", "human_alignment", "judge_advantage",
+                         "human_advantage", "t", "p_value", "judge_wins")
+ESTIMATE_COLUMNS_KEYS = ("judge", "subset", "method", "estimate", "low", "high", "width", "n_labelled",
+                         "n_unlabelled", "lambda")
