@@ -59,6 +59,9 @@ def register(rsub: argparse._SubParsersAction) -> None:
                         help="human labels: CSV or JSON Lines with item_id and label (on the quality's scale)")
     source.add_argument("--reviews", action="store_true", help="the own ratings entered in the Review screen")
     est.add_argument("--seed", type=int, default=0, help="seed of the --labelled draw and of the bootstrap")
+    est.add_argument("--active", action="store_true",
+                     help="with --labelled N: also draw N expected labels by the judge's uncertainty (active "
+                          "inference, Zrnic and Candès 2024) and show their inverse-probability-weighted estimate")
     est.add_argument("--versus-subset", metavar="SUBSET",
                      help="also estimate the difference from this subset (e.g. system:A vs system:B), with its own "
                           "labelled draw")
@@ -99,7 +102,8 @@ def run_estimate(args: argparse.Namespace) -> int:
     app_config = load_config()
     with RunStore() as store:
         options: dict[str, Any] = dict(quality=args.quality, judges=args.judges, labelled=args.labelled,
-                                       seed=args.seed, labels=labels, from_reviews=args.reviews,
+                                       seed=args.seed, active=args.active, labels=labels,
+                                       from_reviews=args.reviews,
                                        n_boot=args.bootstrap, alpha=args.alpha, delta=args.delta,
                                        app_config=app_config)
         reports = le.estimate_for_run(store, args.run, subset=args.subset, **options)

@@ -20,6 +20,7 @@ Both front ends call these functions and show the records they return.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import json
 import math
 from collections.abc import Mapping, Sequence
@@ -35,6 +36,7 @@ from ..evaluation import resolve_quality
 from ..judges.store import RunStore
 from ..judges.types import Judgment
 from ..model import Aggregation, Dataset, RatingValue, Scale, ScaleKind
+from ..stats.active import active_mean, distribution_spread, draw_labels, label_probabilities
 from ..stats.alt_test import DEFAULT_ANNOTATORS, EPSILON_BY_ANNOTATORS, AltTestResult, FdrMethod, alt_test, measure_for
 from ..stats.ceiling import HumanCeiling, human_ceiling
 from ..stats.human import annotator_matrix
@@ -169,6 +171,8 @@ class EstimateReport:
     selective: SelectiveThreshold | None = None
     #: The mean of every human label of these items, when the dataset has them all (a drawn sample).
     reference: float | None = None
+    #: Active inference: labels drawn by the judge's uncertainty, inverse-probability weighted.
+    active: Estimate | None = None
     notes: tuple[str, ...] = field(default=())
 
     @property
@@ -176,6 +180,8 @@ class EstimateReport:
         out = [self.labels_only, self.judge_assisted]
         if self.rogan_gladen is not None and self.rogan_gladen.estimate is not None:
             out.append(self.rogan_gladen.estimate)
+        if self.active is not None:
+            out.append(self.active)
         return out
 
     def records(self) -> list[dict[str, Any]]:
@@ -233,7 +239,7 @@ def _human_label(example: Any, quality: str, scale: Scale | None) -> float | Non
 
 
 def estimate_for_run(store: RunStore, run_id: int, *, quality: str | None = None, judges: Sequence[str] | None = None,
-                     subset: str = "all", labelled: int | None = None, seed: int = 0,
+                     subset: str = "all", labelled: int | None = None, seed: int = 0, active: bool = False,
                      labels: Mapping[str, float] | None = None, from_reviews: bool = False,
                      n_boot: int = DEFAULT_RESAMPLES, alpha: float = DEFAULT_ALPHA, delta: float = DEFAULT_DELTA,
                      dataset: Dataset | None = None, app_config: Config | None = None) -> list[EstimateReport]:
@@ -245,6 +251,8 @@ def estimate_for_run(store: RunStore, run_id: int, *, quality: str | None = None
     """
     if sum((labelled is not None, labels is not None, from_reviews)) != 1:
         raise DialjudgeError("give one source of labels: --labelled N, --labels FILE or --reviews")
+    if active and labelled is None:
+        raise DialjudgeError("active sampling draws its labels from a fully labelled dataset: give --labelled N")
     run = load_run(store, run_id, quality=quality, dataset=dataset, app_config=app_config)
     in_subset = {ex.id for ex in run.dataset.examples if parse_subset(subset)(ex)}
     if labels is None and from_reviews:
@@ -267,7 +275,7 @@ def estimate_for_run(store: RunStore, run_id: int, *, quality: str | None = None
         scored = {item: j for item, j in run.judgments[judge].items() if j.normalized is not None and item in in_subset}
         if labels is None:
             assert labelled is not None
-            report = _drawn(run, judge, scored, subset, labelled, seed, n_boot, alpha, delta)
+            report = _drawn(run, judge, scored, subset, labelled, seed, n_boot, alpha, delta, active=active)
         else:
             report = _given(run, judge, scored, subset, labels, source, n_boot, seed, alpha, delta)
         reports.append(report)
@@ -275,7 +283,7 @@ def estimate_for_run(store: RunStore, run_id: int, *, quality: str | None = None
 
 
 def _drawn(run: RunJudgments, judge: str, scored: Mapping[str, Judgment], subset: str, labelled: int, seed: int,
-           n_boot: int, alpha: float, delta: float) -> EstimateReport:
+           n_boot: int, alpha: float, delta: float, *, active: bool = False) -> EstimateReport:
     truth = {ex.id: _human_label(ex, run.quality, run.scale) for ex in run.dataset.examples if ex.id in scored}
     pool = sorted(item for item, v in truth.items() if v is not None)
     if not 2 <= labelled < len(pool) - 1:
@@ -286,7 +294,48 @@ def _drawn(run: RunJudgments, judge: str, scored: Mapping[str, Judgment], subset
     picked = {pool[k]: float(truth[pool[k]]) for k in chosen}  # type: ignore[arg-type]
     reference = float(np.mean([truth[i] for i in pool]))
     source = f"{labelled} of {len(pool)} items drawn at random (seed {seed})"
-    return _report(run, judge, scored, subset, picked, source, n_boot, seed, alpha, delta, reference=reference)
+    report = _report(run, judge, scored, subset, picked, source, n_boot, seed, alpha, delta, reference=reference)
+    if not active:
+        return report
+    estimate, note = _active_draw(run, [scored[i] for i in pool], [float(truth[i]) for i in pool],  # type: ignore[arg-type]
+                                  labelled, seed)
+    return dataclasses.replace(report, active=estimate, notes=report.notes + (note,))
+
+
+def _active_draw(run: RunJudgments, judgments: Sequence[Judgment], truth: Sequence[float], budget: int, seed: int
+                 ) -> tuple[Estimate, str]:
+    """Active inference on a fully labelled pool: each item drawn with a probability proportional to the
+    spread of the judge's answer distribution (the expected number drawn is ``budget``), the drawn items'
+    labels looked up, and the inverse-probability-weighted mean."""
+    scale = run.scale
+    values = [scale.denormalize(j.normalized) if scale is not None and scale.is_numeric  # type: ignore[arg-type]
+              else float(judge_value(j.normalized, scale)) for j in judgments]  # type: ignore[arg-type]
+    spreads = [_spread(j) for j in judgments]
+    known = [s for s in spreads if s is not None]
+    fallback = float(np.mean(known)) if known else 1.0
+    uncertainty = [fallback if s is None else s for s in spreads]
+    probabilities = label_probabilities(uncertainty, budget)
+    drawn = draw_labels(probabilities, seed)
+    labels = {k: truth[k] for k in np.flatnonzero(drawn).tolist()}
+    estimate = active_mean(values, probabilities, drawn, labels)
+    note = (f"active: {int(drawn.sum())} items drawn (expected {budget}) with probabilities from "
+            f"{probabilities.min():.2f} to {probabilities.max():.2f}, by the spread of the judge's answer "
+            "distribution (Zrnic and Candès 2024); inverse-probability weighted, so unbiased whatever the judge")
+    if len(known) < len(spreads):
+        note += f"; {len(spreads) - len(known)} items without answer probabilities got the mean spread"
+    return dataclasses.replace(estimate, method="active (IPW)"), note
+
+
+def _spread(judgment: Judgment) -> float | None:
+    if not judgment.distribution:
+        return None
+    values = {}
+    for answer in judgment.distribution:
+        try:
+            values[answer] = float(answer)
+        except ValueError:
+            return None
+    return distribution_spread(judgment.distribution, values)
 
 
 def _given(run: RunJudgments, judge: str, scored: Mapping[str, Judgment], subset: str, labels: Mapping[str, float],
@@ -348,7 +397,7 @@ def _report(run: RunJudgments, judge: str, scored: Mapping[str, Judgment], subse
         notes_list.append("reference: the mean of every human label of these items, known here because the dataset "
                           "labels them all")
     return EstimateReport(run.run_id, run.dataset.name, run.quality, judge, subset, source, only, assisted,
-                          corrected, selective, reference, tuple(notes_list))
+                          corrected, selective, reference, notes=tuple(notes_list))
 
 
 def _confidence(judgment: Judgment) -> float | None:
@@ -434,7 +483,8 @@ def estimate_title(report: EstimateReport) -> str:
 def estimate_rows(report: EstimateReport) -> list[tuple[str, ...]]:
     rows: list[tuple[str, ...]] = []
     for e in report.estimates:
-        name = {"labels only": "labels only", "PPI++": "judge-assisted (PPI++)"}.get(e.method, e.method)
+        name = {"labels only": "labels only", "PPI++": "judge-assisted (PPI++)",
+                "active (IPW)": "active sampling (IPW)"}.get(e.method, e.method)
         rows.append((name, _n(e.value), f"[{_n(e.low)}, {_n(e.high)}]", _n(e.width), str(e.n_labelled),
                      str(e.n_unlabelled) if e.n_unlabelled else "–", "–" if e.lam is None else _n(e.lam, 2)))
     return rows

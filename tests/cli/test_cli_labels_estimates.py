@@ -121,6 +121,13 @@ def test_estimate_with_50_drawn_labels(capsys: pytest.CaptureFixture[str]) -> No
     assert ppi["width"] < 0.7 * only["width"]  # a good judge narrows the interval
     assert ppi["low"] <= ppi["reference"] <= ppi["high"]
     assert only["n_labelled"] == ppi["n_labelled"] == 50 and ppi["n_unlabelled"] == 310
+    code, out, err = run(capsys, "runs", "estimate", str(good), "--labelled", "50", "--active", "--format", "json")
+    assert code == 0, err
+    active = {r["method"]: r for r in json.loads(out)["results"]}["active (IPW)"]
+    assert active["n_labelled"] + active["n_unlabelled"] == 360
+    assert active["low"] <= active["reference"] <= active["high"]
+    code, _, err = run(capsys, "runs", "estimate", str(good), "--reviews", "--active")
+    assert code != 0 and "give --labelled N" in err
 
 
 def test_estimate_from_a_labels_file(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
