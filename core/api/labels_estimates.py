@@ -139,7 +139,9 @@ def alt_test_for_run(store: RunStore, run_id: int, *, quality: str | None = None
     matrix = annotator_matrix(run.dataset.examples, run.quality)
     humans = {a: {item: v for item, v in zip(matrix.example_ids, row) if v is not None}
               for a, row in zip(matrix.annotators, matrix.values)}
-    ceiling = human_ceiling(run.dataset.examples, run.quality)
+    judged = {item for by_item in run.judgments.values() for item, j in by_item.items() if j.normalized is not None}
+    # The ceiling on the items the judges are tested on, as the alt-test's annotators are.
+    ceiling = human_ceiling([ex for ex in run.dataset.examples if ex.id in judged], run.quality)
     reports = []
     for judge in _chosen_judges(run, judges):
         values = {item: judge_value(j.normalized, run.scale) for item, j in run.judgments[judge].items()
@@ -497,13 +499,13 @@ def estimate_lines(report: EstimateReport) -> list[str]:
         lines.append(f"reference (every label): {report.reference:.3f}")
     if only.width > 0:
         change = assisted.width / only.width - 1.0
-        if change <= -0.005:
+        if change <= -0.05:
             lines.append(f"the judge narrows the 95% interval by {-change:.0%} (width {only.width:.3f} → "
                          f"{assisted.width:.3f}): like about {only.width ** 2 / assisted.width ** 2:.1f}× as many "
                          "labels alone")
         else:
-            lines.append(f"the judge does not narrow the interval (width {only.width:.3f} → {assisted.width:.3f}): "
-                         "its scores track the human labels too little to help")
+            lines.append(f"the judge does not narrow the interval noticeably (width {only.width:.3f} → "
+                         f"{assisted.width:.3f}): its scores track these human labels too little to help")
     rg = report.rogan_gladen
     if rg is not None:
         lines.append(f"Rogan–Gladen: judge sensitivity {_n(rg.sensitivity)}, specificity {_n(rg.specificity)} on "
