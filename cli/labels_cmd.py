@@ -70,8 +70,26 @@ def register(rsub: argparse._SubParsersAction) -> None:
                      help="selective evaluation: the disagreement the judge may have on the items it keeps")
     est.add_argument("--delta", type=float, default=0.1,
                      help="selective evaluation: the chance that this guarantee fails")
+    est.add_argument("--active-budget", type=int, metavar="B",
+                     help="with --labels or --reviews: the labels followed `runs label-next --budget B --seed S`; "
+                          "adds that plan's inverse-probability-weighted estimate")
     _output_options(est)
     est.set_defaults(handler=run_estimate)
+
+    nxt = rsub.add_parser(
+        "label-next", help="which items to label next: drawn by the judge's uncertainty, with known probabilities",
+        description="Active statistical inference (Zrnic and Candès 2024): each item is drawn with a probability "
+                    "proportional to the spread of the judge's answer distribution, B items expected. Label the "
+                    "drawn items (own ratings in the Review screen, or a labels file), then `runs estimate N "
+                    "--reviews --active-budget B --seed S` gives the inverse-probability-weighted estimate.")
+    nxt.add_argument("run", type=int)
+    nxt.add_argument("--budget", type=int, required=True, metavar="B", help="the expected number of labels")
+    nxt.add_argument("--seed", type=int, default=0)
+    nxt.add_argument("--quality", help="the human-rated quality (default: the run's)")
+    nxt.add_argument("--judge", action="append", dest="judges", metavar="NAME")
+    nxt.add_argument("--subset", default="all")
+    _output_options(nxt)
+    nxt.set_defaults(handler=run_label_next)
 
 
 def _output_options(parser: argparse.ArgumentParser) -> None:
@@ -103,11 +121,12 @@ def run_estimate(args: argparse.Namespace) -> int:
     with RunStore() as store:
         options: dict[str, Any] = dict(quality=args.quality, judges=args.judges, labelled=args.labelled,
                                        seed=args.seed, active=args.active, labels=labels,
-                                       from_reviews=args.reviews,
+                                       from_reviews=args.reviews, active_budget=args.active_budget,
                                        n_boot=args.bootstrap, alpha=args.alpha, delta=args.delta,
                                        app_config=app_config)
         reports = le.estimate_for_run(store, args.run, subset=args.subset, **options)
-        versus = (le.estimate_for_run(store, args.run, subset=args.versus_subset, **options)
+        versus = (le.estimate_for_run(store, args.run, subset=args.versus_subset,
+                                      **{**options, "active_budget": None})
                   if args.versus_subset else [])
     differences = [(a, b, le.estimate_difference(a, b)) for a, b in zip(reports, versus)]
     if args.format == "table":
@@ -127,6 +146,25 @@ def run_estimate(args: argparse.Namespace) -> int:
                         **e.to_dict(), "reference": None} for e in diff.values())
     _write(args, records, le.ESTIMATE_COLUMNS_KEYS, title=f"Estimates from a few labels — run {args.run}",
            meta={"run": args.run, "notes": [line for r in [*reports, *versus] for line in le.estimate_lines(r)]})
+    return 0
+
+
+def run_label_next(args: argparse.Namespace) -> int:
+    with RunStore() as store:
+        plans = le.label_next(store, args.run, budget=args.budget, seed=args.seed, quality=args.quality,
+                              judges=args.judges, subset=args.subset, app_config=load_config())
+    if args.format == "table":
+        con = render.console()
+        for plan in plans:
+            con.print(render.plain_table(f"Label next — run {plan.run_id}, judge {plan.judge}, {plan.quality}",
+                                         le.LABEL_NEXT_COLUMNS, le.label_next_rows(plan),
+                                         right=le.LABEL_NEXT_COLUMNS[2:]))
+            render.print_notes(con, [plan.note, f"then: dialjudge runs estimate {plan.run_id} --reviews "
+                                                f"--active-budget {plan.budget} --seed {plan.seed}"])
+        return 0
+    records = [row for plan in plans for row in le.label_next_records(plan)]
+    _write(args, records, ("judge", "order", "item_id", "probability", "judge_score"),
+           title=f"Label next — run {args.run}", meta={"run": args.run, "notes": [p.note for p in plans]})
     return 0
 
 

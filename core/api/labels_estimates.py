@@ -243,18 +243,22 @@ def _human_label(example: Any, quality: str, scale: Scale | None) -> float | Non
 def estimate_for_run(store: RunStore, run_id: int, *, quality: str | None = None, judges: Sequence[str] | None = None,
                      subset: str = "all", labelled: int | None = None, seed: int = 0, active: bool = False,
                      labels: Mapping[str, float] | None = None, from_reviews: bool = False,
-                     n_boot: int = DEFAULT_RESAMPLES, alpha: float = DEFAULT_ALPHA, delta: float = DEFAULT_DELTA,
+                     active_budget: int | None = None, n_boot: int = DEFAULT_RESAMPLES, alpha: float = DEFAULT_ALPHA, delta: float = DEFAULT_DELTA,
                      dataset: Dataset | None = None, app_config: Config | None = None) -> list[EstimateReport]:
     """Judge-assisted and labels-only estimates of the mean human label of a run's items, per judge.
 
     Exactly one label source: ``labelled`` (draw that many items with ``seed``
     among those the dataset labels), ``labels`` (item id -> label, on the
     quality's scale) or ``from_reviews`` (the reviewers' own ratings of this run).
+    With given labels, ``active_budget`` (and ``seed``) name the :func:`label_next`
+    plan the labels followed: its inverse-probability-weighted estimate is added.
     """
     if sum((labelled is not None, labels is not None, from_reviews)) != 1:
         raise DialjudgeError("give one source of labels: --labelled N, --labels FILE or --reviews")
     if active and labelled is None:
         raise DialjudgeError("active sampling draws its labels from a fully labelled dataset: give --labelled N")
+    if active_budget is not None and labelled is not None:
+        raise DialjudgeError("--active-budget names the plan given labels followed; with --labelled use --active")
     run = load_run(store, run_id, quality=quality, dataset=dataset, app_config=app_config)
     in_subset = {ex.id for ex in run.dataset.examples if parse_subset(subset)(ex)}
     if labels is None and from_reviews:
@@ -280,6 +284,8 @@ def estimate_for_run(store: RunStore, run_id: int, *, quality: str | None = None
             report = _drawn(run, judge, scored, subset, labelled, seed, n_boot, alpha, delta, active=active)
         else:
             report = _given(run, judge, scored, subset, labels, source, n_boot, seed, alpha, delta)
+            if active_budget is not None:
+                report = _with_plan(report, _plan(run, judge, scored, subset, active_budget, seed), labels)
         reports.append(report)
     return reports
 
@@ -299,17 +305,62 @@ def _drawn(run: RunJudgments, judge: str, scored: Mapping[str, Judgment], subset
     report = _report(run, judge, scored, subset, picked, source, n_boot, seed, alpha, delta, reference=reference)
     if not active:
         return report
-    estimate, note = _active_draw(run, [scored[i] for i in pool], [float(truth[i]) for i in pool],  # type: ignore[arg-type]
-                                  labelled, seed)
-    return dataclasses.replace(report, active=estimate, notes=report.notes + (note,))
+    plan = _plan(run, judge, {i: scored[i] for i in pool}, subset, labelled, seed)
+    estimate = plan.estimate({i: float(truth[i]) for i in plan.to_label()})  # type: ignore[arg-type]
+    return dataclasses.replace(report, active=estimate, notes=report.notes + (plan.note,))
 
 
-def _active_draw(run: RunJudgments, judgments: Sequence[Judgment], truth: Sequence[float], budget: int, seed: int
-                 ) -> tuple[Estimate, str]:
-    """Active inference on a fully labelled pool: each item drawn with a probability proportional to the
-    spread of the judge's answer distribution (the expected number drawn is ``budget``), the drawn items'
-    labels looked up, and the inverse-probability-weighted mean."""
+@dataclass(frozen=True)
+class LabelPlan:
+    """Which items to label next (active statistical inference, Zrnic and Candès 2024).
+
+    Every item of the pool is drawn independently with a probability proportional
+    to the spread of the judge's answer distribution (its uncertainty), the
+    expected number drawn being the budget. The draw is fixed by the seed, so the
+    same plan comes back when the labels are in, and the inverse-probability-
+    weighted estimate uses the very probabilities the items were drawn with.
+    """
+
+    run_id: int
+    judge: str
+    quality: str
+    subset: str
+    budget: int
+    seed: int
+    item_ids: tuple[str, ...]
+    probabilities: tuple[float, ...]
+    drawn: tuple[bool, ...]
+    #: The judge's score of every item, on the humans' scale.
+    judged: tuple[float, ...]
+    note: str
+
+    def to_label(self) -> list[str]:
+        """The drawn items, the most uncertain first."""
+        order = sorted((k for k, d in enumerate(self.drawn) if d), key=lambda k: (-self.probabilities[k], k))
+        return [self.item_ids[k] for k in order]
+
+    def missing(self, labels: Mapping[str, float]) -> list[str]:
+        return [i for i in self.to_label() if i not in labels]
+
+    def estimate(self, labels: Mapping[str, float]) -> Estimate:
+        """The inverse-probability-weighted mean; every drawn item needs its label (else it would be biased)."""
+        left = self.missing(labels)
+        if left:
+            raise DialjudgeError(f"{len(left)} of the {sum(self.drawn)} proposed items have no label yet "
+                                 f"(next: {left[0]}); the active estimate needs them all")
+        index = {item: k for k, item in enumerate(self.item_ids)}
+        by_index = {index[i]: labels[i] for i in self.to_label()}
+        estimate = active_mean(self.judged, self.probabilities, self.drawn, by_index)
+        return dataclasses.replace(estimate, method="active (IPW)")
+
+
+def _plan(run: RunJudgments, judge: str, scored: Mapping[str, Judgment], subset: str, budget: int, seed: int
+          ) -> LabelPlan:
     scale = run.scale
+    items = sorted(scored)
+    if not 0 < budget <= len(items):
+        raise DialjudgeError(f"the label budget must be between 1 and {len(items)}, the items judge {judge!r} scored")
+    judgments = [scored[i] for i in items]
     values = [scale.denormalize(j.normalized) if scale is not None and scale.is_numeric  # type: ignore[arg-type]
               else float(judge_value(j.normalized, scale)) for j in judgments]  # type: ignore[arg-type]
     spreads = [_spread(j) for j in judgments]
@@ -318,14 +369,26 @@ def _active_draw(run: RunJudgments, judgments: Sequence[Judgment], truth: Sequen
     uncertainty = [fallback if s is None else s for s in spreads]
     probabilities = label_probabilities(uncertainty, budget)
     drawn = draw_labels(probabilities, seed)
-    labels = {k: truth[k] for k in np.flatnonzero(drawn).tolist()}
-    estimate = active_mean(values, probabilities, drawn, labels)
-    note = (f"active: {int(drawn.sum())} items drawn (expected {budget}) with probabilities from "
+    note = (f"active: {int(drawn.sum())} items drawn (expected {budget}, seed {seed}) with probabilities from "
             f"{probabilities.min():.2f} to {probabilities.max():.2f}, by the spread of the judge's answer "
             "distribution (Zrnic and Candès 2024); inverse-probability weighted, so unbiased whatever the judge")
     if len(known) < len(spreads):
         note += f"; {len(spreads) - len(known)} items without answer probabilities got the mean spread"
-    return dataclasses.replace(estimate, method="active (IPW)"), note
+    return LabelPlan(run.run_id, judge, run.quality, subset, budget, seed, tuple(items),
+                     tuple(float(p) for p in probabilities), tuple(bool(d) for d in drawn), tuple(values), note)
+
+
+def label_next(store: RunStore, run_id: int, *, budget: int, seed: int = 0, quality: str | None = None,
+               judges: Sequence[str] | None = None, subset: str = "all", dataset: Dataset | None = None,
+               app_config: Config | None = None) -> list[LabelPlan]:
+    """Per judge of the run: the items to label next, most uncertain first, with their known probabilities."""
+    run = load_run(store, run_id, quality=quality, dataset=dataset, app_config=app_config)
+    in_subset = {ex.id for ex in run.dataset.examples if parse_subset(subset)(ex)}
+    plans = []
+    for judge in _chosen_judges(run, judges):
+        scored = {item: j for item, j in run.judgments[judge].items() if j.normalized is not None and item in in_subset}
+        plans.append(_plan(run, judge, scored, subset, budget, seed))
+    return plans
 
 
 def _spread(judgment: Judgment) -> float | None:
@@ -338,6 +401,17 @@ def _spread(judgment: Judgment) -> float | None:
         except ValueError:
             return None
     return distribution_spread(judgment.distribution, values)
+
+
+def _with_plan(report: EstimateReport, plan: LabelPlan, labels: Mapping[str, float]) -> EstimateReport:
+    notes = [plan.note, "the labels followed an uncertainty-driven plan, not a uniform draw: the labels-only and "
+                        "PPI++ intervals assume a uniform one and may be off; the active line is the one to read"]
+    left = plan.missing(labels)
+    if left:
+        notes[0] = (f"active: {len(left)} of the {sum(plan.drawn)} proposed items have no label yet (next: "
+                    f"{left[0]}): the active estimate waits for them")
+        return dataclasses.replace(report, notes=report.notes + tuple(notes))
+    return dataclasses.replace(report, active=plan.estimate(labels), notes=report.notes + tuple(notes))
 
 
 def _given(run: RunJudgments, judge: str, scored: Mapping[str, Judgment], subset: str, labels: Mapping[str, float],
@@ -537,3 +611,20 @@ ALT_TEST_COLUMNS_KEYS = ("judge", "annotator", "n", "judge_alignment", "human_al
                          "human_advantage", "t", "p_value", "judge_wins")
 ESTIMATE_COLUMNS_KEYS = ("judge", "subset", "method", "estimate", "low", "high", "width", "n_labelled",
                          "n_unlabelled", "lambda")
+
+
+LABEL_NEXT_COLUMNS = ("order", "item", "probability", "judge score")
+
+
+def label_next_rows(plan: LabelPlan) -> list[tuple[str, ...]]:
+    index = {item: k for k, item in enumerate(plan.item_ids)}
+    return [(str(rank), item, f"{plan.probabilities[index[item]]:.3f}", _n(plan.judged[index[item]], 2))
+            for rank, item in enumerate(plan.to_label(), start=1)]
+
+
+def label_next_records(plan: LabelPlan) -> list[dict[str, Any]]:
+    index = {item: k for k, item in enumerate(plan.item_ids)}
+    return [{"run": plan.run_id, "judge": plan.judge, "quality": plan.quality, "order": rank, "item_id": item,
+             "probability": plan.probabilities[index[item]], "judge_score": plan.judged[index[item]],
+             "budget": plan.budget, "seed": plan.seed}
+            for rank, item in enumerate(plan.to_label(), start=1)]

@@ -181,3 +181,35 @@ def test_reviews_are_labels(capsys: pytest.CaptureFixture[str]) -> None:
     records = {r["method"]: r for r in json.loads(out)["results"]}
     assert records["labels only"]["estimate"] == pytest.approx(np.mean([1 + k % 5 for k in range(12)]))
     assert not math.isnan(records["PPI++"]["estimate"])
+
+
+def test_label_next_then_reviews_then_the_active_estimate(capsys: pytest.CaptureFixture[str]) -> None:
+    good = simulated_run("Overall", noise=0.1)
+    code, out, err = run(capsys, "runs", "label-next", str(good), "--budget", "30", "--seed", "4", "--format", "json")
+    assert code == 0, err
+    proposed = json.loads(out)["results"]
+    assert [r["order"] for r in proposed] == list(range(1, len(proposed) + 1))
+    assert all(0.0 < r["probability"] <= 1.0 for r in proposed)
+    probabilities = [r["probability"] for r in proposed]
+    assert probabilities == sorted(probabilities, reverse=True)  # most uncertain first
+    dataset = open_dataset("usr-topicalchat", load_config())
+    truth = {ex.id: float(ex.human("Overall", Aggregation.MEAN)) for ex in dataset.examples}  # type: ignore[arg-type]
+    with RunStore() as store:
+        for r in proposed[:-1]:
+            store.set_review(good, r["item_id"], "fine", own_rating=truth[r["item_id"]])
+    args = ("runs", "estimate", str(good), "--reviews", "--active-budget", "30", "--seed", "4")
+    code, out, err = run(capsys, *args)
+    assert code == 0, err
+    assert "1 of the" in " ".join(out.split()) and "the active estimate waits for them" in " ".join(out.split())
+    with RunStore() as store:
+        last = proposed[-1]["item_id"]
+        store.set_review(good, last, "fine", own_rating=truth[last])
+    code, out, err = run(capsys, *args, "--format", "json")
+    assert code == 0, err
+    records = {r["method"]: r for r in json.loads(out)["results"]}
+    active = records["active (IPW)"]
+    # Every item is in the estimate: the proposed ones with their labels, the others through the judge alone.
+    assert active["n_labelled"] == len(proposed) and active["n_unlabelled"] == 360 - len(proposed)
+    assert active["low"] <= np.mean(list(truth.values())) <= active["high"]
+    notes = " ".join(json.loads(out)["meta"]["notes"])
+    assert "not a uniform draw" in notes
