@@ -29,20 +29,20 @@ from ..config import Config, JudgeConfig, load_config
 from ..errors import TemplateError
 from ..evaluation import EvaluationReport, compared_items
 from ..judges.backends import make_backend
-from ..judges.constraint import AnswerConstraint
-from ..judges.cost import USAGE_COLUMNS, RunUsage, usage_rows, usage_summary
-from ..judges.engine import RunEngine
-from ..judges.events import JudgmentScored, RunEvent, RunFinished, RunProgress, RunSummary, StopRuleChecked
-from ..judges.labels import LabelReport
-from ..judges.pairwise_report import BT_SUFFIX, SUMMARY_COLUMNS, PairwiseReport, summary_notes, summary_rows
-from ..judges.personas import Persona
-from ..judges.pool import PoolReport, Stability
-from ..judges.rescore import RescoreResult, RescoreSettings
-from ..judges.runs import RunConfig
-from ..judges.status import Part, RunState, RunStatus, problem_lines, status_text
-from ..judges.stopping import StopRule
-from ..judges.store import RunRecord, RunStore
-from ..judges.templates import Template
+from ..judges.post_run.cost import USAGE_COLUMNS, RunUsage, usage_rows, usage_summary
+from ..judges.post_run.labels import LabelReport
+from ..judges.post_run.pairwise_report import BT_SUFFIX, SUMMARY_COLUMNS, PairwiseReport, summary_notes, summary_rows
+from ..judges.post_run.pool import PoolReport, Stability
+from ..judges.post_run.rescore import RescoreResult, RescoreSettings
+from ..judges.prompts.constraint import AnswerConstraint
+from ..judges.prompts.personas import Persona
+from ..judges.prompts.templates import Template
+from ..judges.run.config import RunConfig
+from ..judges.run.engine import RunEngine
+from ..judges.run.events import JudgmentScored, RunEvent, RunFinished, RunProgress, RunSummary, StopRuleChecked
+from ..judges.run.stopping import StopRule
+from ..judges.store.run_store import RunRecord, RunStore
+from ..judges.store.status import Part, RunState, RunStatus, problem_lines, status_text
 from ..judges.types import JudgeBackend, Judgment, ScoringMode
 from ..label_rows import HEADER as LABEL_HEADER
 from ..label_rows import confusion_rows, tie_lines
