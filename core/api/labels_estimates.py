@@ -33,7 +33,7 @@ import numpy as np
 from ..config import Config
 from ..errors import DataError, DialjudgeError
 from ..evaluation import resolve_quality
-from ..judges.store import RunStore
+from ..judges.store.run_store import RunStore
 from ..judges.types import Judgment
 from ..model import Aggregation, Dataset, RatingValue, Scale, ScaleKind
 from ..stats.active import active_mean, distribution_spread, draw_labels, label_probabilities
