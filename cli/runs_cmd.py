@@ -50,7 +50,6 @@ from .signals import sigterm_as_interrupt
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("runs", help="list, compare and export judge runs")
     rsub = p.add_subparsers(dest="runs_command", metavar="ACTION", required=True)
-    labels_cmd.register(rsub)
     rsub.add_parser("list", help="every run in the store").set_defaults(handler=run_list)
     show = rsub.add_parser("show", help="a run's configuration and counts")
     show.add_argument("run", type=int)
@@ -110,6 +109,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     delete = rsub.add_parser("delete", help="remove a run and its judgments")
     delete.add_argument("run", type=int)
     delete.set_defaults(handler=run_delete)
+    labels_cmd.register(rsub)
 
 
 def run_list(args: argparse.Namespace) -> int:
