@@ -5,13 +5,13 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from dialjudge.core.imports import FORMATS, ImportOptions, ImportRefused, ImportReport, ScaleRule, import_run
+from dialjudge.core.api import IMPORT_FORMATS, ImportRefused, ImportReport, ImportRequest, RunStore, import_scores
 
 from . import render
 
 
 def register(rsub: argparse._SubParsersAction) -> None:
-    formats = "; ".join(f"{name}: {module.DESCRIPTION}" for name, module in FORMATS.items())
+    formats = "; ".join(f"{name}: {description}" for name, description in IMPORT_FORMATS.items())
     p = rsub.add_parser(
         "import", help="store judge scores made elsewhere (CSV/JSONL, a dialjudge export, Inspect AI, promptfoo) "
                        "as a run of kind imported",
@@ -26,10 +26,10 @@ def register(rsub: argparse._SubParsersAction) -> None:
     p.add_argument("--quality", help="the human-rated quality the scores are compared with (default: Overall)")
     p.add_argument("--judge-name", help="the judge's name in the run (a file holding one judge)")
     p.add_argument("--name", default="", help="the run's name")
-    p.add_argument("--format", choices=tuple(FORMATS), help="the file's format (default: detected)")
+    p.add_argument("--format", choices=tuple(IMPORT_FORMATS), help="the file's format (default: detected)")
     p.add_argument("--scale", metavar="LOW-HIGH",
-                   help="the scores' own scale, mapped linearly onto the template's (e.g. 1-10); without it, "
-                        "scores mostly outside the template's scale are refused")
+                   help="the scores' own scale, mapped linearly onto the template's (e.g. 1-10); without it, a "
+                        "score outside the template's scale refuses the import")
     p.add_argument("--strict", action="store_true",
                    help="refuse the import on any unmatched or duplicate row, missing score or value outside the "
                         "scale")
@@ -37,24 +37,17 @@ def register(rsub: argparse._SubParsersAction) -> None:
 
 
 def run_import(args: argparse.Namespace) -> int:
-    from dialjudge.core.config import load_config
-    from dialjudge.core.judges.store.run_store import RunStore
-    from dialjudge.core.registry import open_dataset
-
-    config = load_config()
-    dataset = open_dataset(args.dataset, config, remember=False)
-    options = ImportOptions(template=args.template, quality=args.quality, judge_name=args.judge_name,
-                            name=args.name, strict=args.strict, format=args.format,
-                            scale=ScaleRule.parse(args.scale) if args.scale else None,
-                            template_dirs=config.template_dirs)
-    con = render.console()
+    request = ImportRequest(file=args.file, dataset=args.dataset, template=args.template, quality=args.quality,
+                            judge_name=args.judge_name, name=args.name, strict=args.strict, scale=args.scale,
+                            format=args.format)
     with RunStore() as store:
         try:
-            result = import_run(store, args.file, dataset, options)
+            result = import_scores(store, request)
         except ImportRefused as refused:
             _print_report(refused.report)
             raise
     _print_report(result.report)
+    con = render.console()
     con.print(f"run {result.run_id}: imported from {args.file.name} ({result.report.format}), kind imported",
               markup=False, highlight=False)
     con.print(f"see it: dialjudge runs show {result.run_id}; compare: dialjudge runs compare RUN {result.run_id}",
