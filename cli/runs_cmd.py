@@ -42,7 +42,7 @@ from dialjudge.core.api import (
 from dialjudge.core.errors import DialjudgeError
 from dialjudge.core.format import number_text
 
-from . import labels_cmd, render
+from . import labels_cmd, render, runs_import
 from .progress import ProgressDisplay
 from .signals import sigterm_as_interrupt
 
@@ -110,8 +110,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     delete.add_argument("run", type=int)
     delete.set_defaults(handler=run_delete)
     labels_cmd.register(rsub)
-    from . import runs_import
-
     runs_import.register(rsub)
 
 

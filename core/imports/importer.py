@@ -166,7 +166,7 @@ def prepare_import(path: Path, dataset: Dataset, options: ImportOptions = Import
     from ..evaluation import resolve_quality
     from ..judges.prompts.templates import get_template
     from ..judges.run.engine import TemplateRenderer
-    from ..judging import infer_quality
+    from ..planning import infer_quality
 
     path = Path(path)
     parsed, digest = read_file(path, options.format)

@@ -42,7 +42,7 @@ def read(path: Path, text: str) -> ParsedFile:
     model = str(spec.get("model") or "inspect")
     rows: list[ImportedRow] = []
     scorers: list[str] = []
-    for index, sample in samples:
+    for _, sample in samples:
         scores = sample.get("scores") or {}
         for name in scores:
             if name not in scorers:

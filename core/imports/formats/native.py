@@ -26,7 +26,7 @@ def sniff(path: Path, text: str) -> bool:
         value = json.loads(first)
     except json.JSONDecodeError:
         return False
-    return isinstance(value, dict) and _SIGNATURE <= set(value)
+    return isinstance(value, dict) and set(value) >= _SIGNATURE
 
 
 def _json(value: Any, place: str, path: Path, column: str) -> Any:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -85,7 +85,8 @@ def read(path: Path, text: str) -> ParsedFile:
 
 def _records(path: Path, text: str) -> tuple[list[Mapping[str, Any]], list[str]]:
     if path.suffix.lower() in (".jsonl", ".ndjson"):
-        records, where = [], []
+        records: list[Mapping[str, Any]] = []
+        where: list[str] = []
         for number, line in enumerate(text.splitlines(), 1):
             if not line.strip():
                 continue
@@ -100,7 +101,7 @@ def _records(path: Path, text: str) -> tuple[list[Mapping[str, Any]], list[str]]
         return records, where
     dialect = "excel-tab" if path.suffix.lower() == ".tsv" else "excel"
     reader = csv.DictReader(io.StringIO(text), dialect=dialect)
-    rows = list(reader)
+    rows: list[Mapping[str, Any]] = list(reader)
     # The header is line 1; a row's line is its index + 2 (no multi-line cells counted).
     return rows, [f"line {i + 2}" for i in range(len(rows))]
 
