@@ -164,3 +164,11 @@ def test_an_imported_run_feeds_the_statistics_and_the_review_queue(sample: Datas
     queue = build_queue(sample, judgments, "overall")
     rows = review_rows(sample, result.run_id, "overall", judgments, store.reviews(result.run_id), queue)
     assert [r["item_id"] for r in rows] == ["sample-c02-ref", "sample-c02-hum", "sample-c02-ret"]
+
+
+def test_an_imported_run_cannot_be_retried_here(sample: Dataset, store: RunStore) -> None:
+    from dialjudge.core.judges.post_run.retry import check_retryable
+
+    result = import_run(store, FILES / "wide.csv", sample)
+    with pytest.raises(ConfigError, match="imported from wide.csv.*ran elsewhere"):
+        check_retryable(store, result.run_id)
