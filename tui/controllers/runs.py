@@ -26,6 +26,7 @@ from textual.worker import Worker, WorkerState, get_current_worker
 
 from dialjudge.core.config import JudgeConfig
 from dialjudge.core.errors import ConfigError
+from dialjudge.core.judges.backends import model_file_backend
 from dialjudge.core.judges.run.events import JudgmentScored, RunEvent, RunFinished, RunProgress
 from dialjudge.core.judges.store.status import RunState, RunStatus
 
@@ -123,7 +124,7 @@ def gguf_judge(path: str, taken: set[str]) -> JudgeConfig:
     name, n = base, 2
     while name in taken:
         name, n = f"{base}-{n}", n + 1
-    return JudgeConfig(name=name, backend="llama", model=file.stem, model_path=str(file))
+    return JudgeConfig(name=name, backend=model_file_backend(), model=file.stem, model_path=str(file))
 
 
 class RunController:
