@@ -16,19 +16,22 @@ from sacrebleu.metrics import BLEU, CHRF
 
 from dialjudge.core.errors import ConfigError
 from dialjudge.core.metrics import (
-    METRIC_IDS,
     SkipReason,
     available_metrics,
+    metric_ids,
     metric_info,
     score_examples,
     score_pair,
 )
 from dialjudge.core.metrics import wordnet as wn
-from dialjudge.core.metrics.engine import MetricEngine, lcs_length
+from dialjudge.core.metrics.engine import MetricEngine
 from dialjudge.core.metrics.language import han_ratio, is_chinese, is_chinese_code
+from dialjudge.core.metrics.rouge import lcs_length
 from dialjudge.core.metrics.tokenize import ChineseCharTokenizer, meteor_tokens
 from dialjudge.core.model import Example, Level
 from shared_data import require_file
+
+METRIC_IDS = metric_ids()
 
 TOLERANCE = 1e-9
 GROUND_TRUTH = "Original Ground Truth"
