@@ -44,7 +44,13 @@ from dialjudge.core.api import (
     plan_run,
 )
 from dialjudge.core.errors import ConfigError
+<<<<<<< HEAD
 from dialjudge.core.model import Dataset
+=======
+from dialjudge.core.judges.backends import model_file_backend
+from dialjudge.core.judges.run.events import JudgmentScored, RunEvent, RunFinished, RunProgress
+from dialjudge.core.judges.store.status import RunState, RunStatus
+>>>>>>> a-core
 
 from ..state import Change
 from .base import start_thread_work
@@ -100,7 +106,7 @@ def gguf_judge(path: str, taken: set[str]) -> JudgeConfig:
     name, n = base, 2
     while name in taken:
         name, n = f"{base}-{n}", n + 1
-    return JudgeConfig(name=name, backend="llama", model=file.stem, model_path=str(file))
+    return JudgeConfig(name=name, backend=model_file_backend(), model=file.stem, model_path=str(file))
 
 
 class RunController:
