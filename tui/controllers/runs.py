@@ -40,17 +40,12 @@ from dialjudge.core.api import (
     build_backends,
     find_resumable,
     judge_choices,
+    model_file_backend,
     open_run,
     plan_run,
 )
 from dialjudge.core.errors import ConfigError
-<<<<<<< HEAD
 from dialjudge.core.model import Dataset
-=======
-from dialjudge.core.judges.backends import model_file_backend
-from dialjudge.core.judges.run.events import JudgmentScored, RunEvent, RunFinished, RunProgress
-from dialjudge.core.judges.store.status import RunState, RunStatus
->>>>>>> a-core
 
 from ..state import Change
 from .base import start_thread_work
