@@ -37,6 +37,12 @@ async def test_importing_a_file_from_the_runs_screen_lists_an_imported_run(servi
         assert f"Run {run_id} from wide.csv (table): matched 8 of 12 scores to 4 items" in toasts
         assert "rows matching no item: 1 (first: line 6 (no-such-item))" in toasts
 
+        # The Scores screen takes its judges as it takes a native run's.
+        await pilot.press("a")
+        await settle(pilot)
+        assert f"Scores now show judge-a#{run_id}, judge-b#{run_id}" in " ".join(toast_texts(app))
+        assert dict(app.workspace.scores_of(f"judge-a#{run_id}"))["sample-c01-llm"] == 0.75
+
 
 async def test_a_strict_import_with_problems_is_refused_and_stores_nothing(services, worker_failures) -> None:
     app = make_app(services=services)
