@@ -172,3 +172,14 @@ def test_an_imported_run_cannot_be_retried_here(sample: Dataset, store: RunStore
     result = import_run(store, FILES / "wide.csv", sample)
     with pytest.raises(ConfigError, match="imported from wide.csv.*ran elsewhere"):
         check_retryable(store, result.run_id)
+
+
+def test_an_imported_judge_is_not_called_local_and_its_tokens_count(sample: Dataset, store: RunStore) -> None:
+    from dialjudge.core.judges.post_run.cost import run_usage
+
+    result = import_run(store, FILES / "inspect_log.json", sample)
+    usage = run_usage(store, store.get_run(result.run_id), {})
+    (judge,) = usage.judges
+    assert not judge.local and judge.cost is None
+    # Samples 1, 2, 3 and 5 matched: 200 + 201 + 202 + 204 prompt tokens, 5 completion tokens each.
+    assert (judge.prompt_tokens, judge.completion_tokens) == (807, 20)
