@@ -183,3 +183,16 @@ def test_an_imported_judge_is_not_called_local_and_its_tokens_count(sample: Data
     assert not judge.local and judge.cost is None
     # Samples 1, 2, 3 and 5 matched: 200 + 201 + 202 + 204 prompt tokens, 5 completion tokens each.
     assert (judge.prompt_tokens, judge.completion_tokens) == (807, 20)
+
+
+def test_imported_answers_are_rescored_with_another_mapping(sample: Dataset, store: RunStore) -> None:
+    from dialjudge.core.judges.post_run.rescore import RescoreSettings, rescore_run
+
+    result = import_run(store, FILES / "long.jsonl", sample)
+    mapping = {"1": 0.0, "2": 0.0, "3": 0.0, "4": 1.0, "5": 1.0}
+    rescored = rescore_run(store, result.run_id, sample, RescoreSettings(mapping=mapping))
+    after = _scores(store, rescored.run_id)
+    # The answers "Score: 5/3/1" (x) and "Score: 4/2", "I think it is a 2" (y), read again and mapped.
+    assert after == {"x": {"sample-c02-ref": 1.0, "sample-c02-hum": 0.0, "sample-c02-ret": 0.0},
+                     "y": {"sample-c02-ref": 1.0, "sample-c02-hum": 0.0, "sample-c02-ret": 0.0}}
+    assert store.get_run(rescored.run_id).kind == "rescored"
