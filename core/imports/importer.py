@@ -13,6 +13,7 @@ never guessed. ``write_import`` stores the plan.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import re
 from collections.abc import Sequence
@@ -241,30 +242,30 @@ def prepare_import(path: Path, dataset: Dataset, options: ImportOptions = Import
         report.scale_rule = "the exported 0-1 scores, kept as they are"
     judgments += _missing(matched, judges, repeats, mode, report)
 
-    if rule is None and report.out_of_scale and parsed.format != "dialjudge":
+    if rule is None and report.out_of_scale:
+        remedy = ("import it with the exported run's own --template and --quality" if parsed.format == "dialjudge"
+                  else "give their scale with --scale LOW-HIGH (e.g. --scale 1-10), choose a --template on their "
+                       "scale, or correct the values")
         raise ImportRefused(
             f"{len(report.out_of_scale)} of {scored} scores lie outside the template's scale "
             f"({shown(report.out_of_scale)}): scores on another scale are mapped by a stated rule, never "
-            "guessed; give their scale with --scale LOW-HIGH (e.g. --scale 1-10), choose a --template on their "
-            "scale, or correct the values", report)
+            f"guessed; {remedy}", report)
     if options.strict and report.problems():
         label, names = report.problems()[0]
         raise ImportRefused(f"--strict: the import has problems ({label}: {len(names)} — {shown(names)})", report)
     provenance["counts"] = report.counts()
+    # The same bytes imported with the same settings: the same fingerprint, wherever the file lies.
+    fingerprint = "import-" + hashlib.sha256(f"{digest}:{_with_provenance(config, {}).fingerprint}".encode()
+                                             ).hexdigest()[:24]
     config = _with_provenance(config, provenance)
-    fingerprint = "import-" + hashlib.sha256(f"{digest}:{config.fingerprint}".encode()).hexdigest()[:24]
     return ImportPlan(config, judgments, report, fingerprint)
 
 
 def _with_provenance(config: RunConfig, provenance: dict[str, Any]) -> RunConfig:
-    import dataclasses
-
     return dataclasses.replace(config, imported=provenance)
 
 
 def _renamed(row: ImportedRow, judge: str) -> ImportedRow:
-    import dataclasses
-
     return dataclasses.replace(row, judge=judge)
 
 

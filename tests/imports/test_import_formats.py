@@ -196,3 +196,21 @@ def test_imported_answers_are_rescored_with_another_mapping(sample: Dataset, sto
     assert after == {"x": {"sample-c02-ref": 1.0, "sample-c02-hum": 0.0, "sample-c02-ret": 0.0},
                      "y": {"sample-c02-ref": 1.0, "sample-c02-hum": 0.0, "sample-c02-ret": 0.0}}
     assert store.get_run(rescored.run_id).kind == "rescored"
+
+
+def test_an_export_read_with_another_template_is_refused(sample: Dataset, store: RunStore, tmp_path: Path) -> None:
+    # One judgment of a 1-5 run: 4 is 0.75 on 0-1; read with the 0-1 template it would be 4 on 0-1.
+    row = {"run_id": 7, "item_id": "sample-c01-ref", "judge": "j", "repeat": 0, "mode": "generate", "score": 4.0,
+           "normalized": 0.75, "prompt_hash": "h", "raw_output": "4", "sampling": "{}"}
+    path = tmp_path / "run-7-judgments.jsonl"
+    path.write_text(json.dumps(row) + "\n", encoding="utf-8")
+    with pytest.raises(ImportRefused, match="run's own --template"):
+        import_run(store, path, sample, ImportOptions(template="adv-0to1", quality="consistency"))
+    result = import_run(store, path, sample)
+    assert _scores(store, result.run_id) == {"j": {"sample-c01-ref": 4.0}}
+    # The same bytes from another folder: the same fingerprint.
+    copy = tmp_path / "elsewhere" / path.name
+    copy.parent.mkdir()
+    copy.write_bytes(path.read_bytes())
+    again = import_run(store, copy, sample)
+    assert store.get_run(again.run_id).fingerprint == store.get_run(result.run_id).fingerprint
