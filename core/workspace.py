@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Iterable, Mapping
 
 from .model import Aggregation, Dataset, Example, Scale
+from .stats import RunningCorrelations, agreement_table, human_ceiling
 from .subsets import ALL, Subset, default_subsets, parse_subset
 
 if TYPE_CHECKING:
@@ -83,7 +84,6 @@ class AgreementInputs:
     selection_version: int
 
     def table(self, *, n_boot: int = 1000, seed: int = 0, confidence: float = 0.95) -> "AgreementTable":
-        from .stats import agreement_table
 
         return agreement_table(
             self.examples, self.scores, [self.quality], subset=self.subset, levels=(ITEM_LEVEL,),
@@ -363,7 +363,6 @@ class Workspace:
         """The human-human ceiling of the chosen quality over the subset."""
         if self.quality is None:
             return None
-        from .stats import human_ceiling
 
         return human_ceiling(self.selected_examples(), self.quality)
 
@@ -392,7 +391,6 @@ class Workspace:
         self._in_scope = frozenset()
         if self.dataset is None or self.quality is None:
             return
-        from .stats import RunningCorrelations
 
         human = self.human_labels()
         groups = {ex.id: ex.group_id for ex in self.selected_examples() if ex.id in human}
