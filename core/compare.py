@@ -16,9 +16,9 @@ from typing import Any
 from .evaluation import evaluate
 from .judges.run.config import RunConfig
 from .judges.store.run_store import RunStore
-from .judging import run_scores
 from .model import Aggregation, Dataset
 from .registry import open_dataset
+from .run_columns import run_scores
 from .stats.human import human_labels
 from .stats.paired import PairedComparison, paired_comparison
 from .subsets import Subset

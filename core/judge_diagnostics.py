@@ -34,8 +34,8 @@ from typing import TYPE_CHECKING, Any
 from .judges.post_run.labels import LabelMappingError, label_mapping
 from .judges.prompts.render import resolve_output
 from .judges.prompts.templates import parse_template
-from .judging import run_scores
 from .model import Aggregation, Dataset, Example, Scale, ScaleKind
+from .run_columns import run_scores
 from .stats.calibration import Calibration, reliability
 from .stats.categorical import cohen_kappa
 from .stats.interjudge import (

@@ -19,9 +19,6 @@ CYCLE_FREE_PACKAGES: tuple[str, ...] = ("core",)
 #: Packages whose imports of dialjudge modules inside functions must each say why (a comment on the line).
 REASONED_LAZY_IMPORT_PACKAGES: tuple[str, ...] = ("core",)
 
-#: Modules being replaced on another branch (core/judging.py -> core/api): drop each entry once it is gone.
-BEING_REPLACED: tuple[str, ...] = ("dialjudge.core.judging",)
-
 SCANNED_PACKAGES = ("core", "tui", "cli")
 
 
@@ -56,8 +53,6 @@ def test_imports_of_dialjudge_modules_inside_functions_say_why() -> None:
     unexplained = []
     for edge in graph.edges:
         if not edge.in_function or not _within(edge.importer, REASONED_LAZY_IMPORT_PACKAGES):
-            continue
-        if edge.importer in BEING_REPLACED:
             continue
         path = CHECKOUT.joinpath(*edge.importer.split(".")[1:])
         source = (path / "__init__.py") if path.is_dir() else path.with_suffix(".py")

@@ -19,13 +19,14 @@ from typing import Any
 
 from ..config import Config, user_data_dir
 from ..errors import ConfigError, DialjudgeError
-from ..evaluation import resolve_quality
+from ..evaluation import compared_items, resolve_quality
 from ..judges.backends import make_backend
 from ..judges.prompts.templates import parse_template
 from ..judges.run.engine import RunEngine
 from ..judges.run.events import RunProgress, RunStatus
-from ..judging import is_label_quality, plan_run
-from ..model import Aggregation, Dataset, Example
+from ..model import Aggregation, Dataset, Example, is_label_quality
+from ..planning import plan_run
+from ..stats.ceiling import HumanCeiling, human_ceiling
 from ..stats.correlation import CorrelationResult, correlate
 from ..stats.human import human_labels
 from ..stats.paired import paired_comparison
@@ -227,7 +228,7 @@ class TuningSearch:
             round_scores=tuple(halving.scores), leaderboard=tuple(leaderboard), heldout=tuple(heldout),
             winner=winner, baseline=baseline, paired=paired, spent=self.spent, budget=s.budget,
             model_calls=self.model_calls, stop_reason=halving.stop_reason, heldout_items=len(heldout_ids),
-            run_ids=dict(self.run_ids))
+            run_ids=dict(self.run_ids), ceiling=self._ceiling(heldout_items, columns))
         self._emit(SearchFinished(report))
         return report
 
@@ -277,6 +278,13 @@ class TuningSearch:
             else:
                 self._backends[spec.name] = self._make_backend(spec.config)
         return self._backends[spec.name]
+
+    def _ceiling(self, items: Sequence[Example], columns: Mapping[str, Mapping[str, float | None]]
+                 ) -> HumanCeiling:
+        """The humans' agreement on the held-out items the finalists are compared on (the one
+        ceiling rule: core.evaluation.compared_items)."""
+        compared = compared_items(items, columns)
+        return human_ceiling([ex for ex in items if compared is None or ex.id in compared], self.quality)
 
     def _agreement(self, column: Mapping[str, float | None], item_ids: Sequence[str], *,
                    n_boot: int) -> CorrelationResult:
