@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import platformdirs
+
 from .errors import ConfigError
 from .judges.backends import backend_kind, backend_names, model_file_backend
 
@@ -33,9 +35,7 @@ ENDPOINTS = ("chat", "completions")
 
 
 def user_config_dir() -> Path:
-    from platformdirs import user_config_dir as _dir
-
-    return Path(_dir(APP_NAME))
+    return Path(platformdirs.user_config_dir(APP_NAME))
 
 
 def user_data_dir() -> Path:
@@ -43,9 +43,7 @@ def user_data_dir() -> Path:
     env = os.environ.get(DATA_DIR_ENV)
     if env:
         return Path(env).expanduser()
-    from platformdirs import user_data_dir as _dir
-
-    return Path(_dir(APP_NAME))
+    return Path(platformdirs.user_data_dir(APP_NAME))
 
 
 def config_path() -> Path:

@@ -23,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from dialjudge.core.adversarial.discernment import caught_list
 from dialjudge.core.judges.store.run_store import Review
 from dialjudge.core.judges.types import Judgment
 from dialjudge.core.model import Aggregation, Dataset, Example
@@ -157,7 +158,6 @@ def build_queue(dataset: Dataset, judgments: Mapping[str, Mapping[str, Judgment]
 def _caught(dataset: Dataset, scores: Mapping[str, Mapping[str, float]]) -> list[tuple[str, Flag]]:
     if not any(ex.is_adversarial for ex in dataset.examples):
         return []
-    from dialjudge.core.adversarial.discernment import caught_list
 
     out = []
     for judge in scores:

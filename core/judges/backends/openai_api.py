@@ -46,6 +46,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from ...config import JudgeConfig
 from ...errors import BackendError
 from ..prompts.constraint import AnswerConstraint
+from ..prompts.grammar import GrammarError, build_grammar, json_schema
 from ..run.config import scrub_url
 from ..run.failures import FailureKind, RequestFailed
 from ..types import BackendResult, JudgeRequest, Message, ScoringMode
@@ -61,7 +62,7 @@ from .answers import (
 )
 
 if TYPE_CHECKING:
-    import httpx
+    import httpx  # heavy to import: only when an API judge is used
 
 # httpx is imported where it is used: importing it also loads its command-line
 # helpers (rich, click), which dialjudge.core must not pull in on import.
@@ -124,7 +125,7 @@ class OpenAIBackend:
     async def open(self) -> None:
         if self._client is not None:
             return
-        import httpx
+        import httpx  # heavy to import: only when an API judge is used
 
         env = self.config.api_key_env
         auth = None
@@ -182,7 +183,6 @@ class OpenAIBackend:
         """The request fields that hold the answer to the template's format (none when unconstrained)."""
         if request.constrain is AnswerConstraint.OFF:
             return {}
-        from ..prompts.grammar import GrammarError, build_grammar, json_schema
 
         spec = request.prompt.output
         how = self.config.extra.get("constrain_with", "json_schema")
@@ -270,7 +270,7 @@ class OpenAIBackend:
         """Send until ``read`` accepts an answer. Timeouts, resets, 429, 5xx and unreadable
         200 answers are retried with backoff; an answer without log-probabilities once;
         401/403/404 and other client errors never."""
-        import httpx
+        import httpx  # heavy to import: only when an API judge is used
 
         assert self._client is not None
         url = self.public_url + self._path()  # for messages only
@@ -599,7 +599,7 @@ def _error_detail(response: httpx.Response) -> str:
 def _key_from_environment(config: JudgeConfig, judge: str) -> httpx.Auth:
     """Adds the bearer key to each request, read from the environment just then,
     so that neither the backend nor its HTTP client keeps a copy."""
-    import httpx
+    import httpx  # heavy to import: only when an API judge is used
 
     class KeyFromEnvironment(httpx.Auth):
         def auth_flow(self, request: httpx.Request) -> Any:

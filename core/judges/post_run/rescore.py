@@ -35,8 +35,11 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import ConfigError
 from ...model import Dataset
+from ..prompts.templates import get_template, load_template_file, parse_template
 from ..run.config import RunConfig
+from ..run.engine import TemplateRenderer
 from ..run.events import RunStatus
+from ..run.scoring import score_result
 from ..store.run_store import JudgmentKey, RunStore
 from ..types import BackendResult, JudgeRequest, Judgment, OutputKind, OutputSpec, RenderedPrompt, ScoringMode
 
@@ -110,7 +113,6 @@ def parse_mapping(text: str) -> dict[str, float]:
 
 def rescored_config(source: RunConfig, settings: RescoreSettings) -> RunConfig:
     """The source run's configuration with the new settings (checked before anything is written)."""
-    from ..prompts.templates import parse_template
 
     changes: dict[str, Any] = {}
     if settings.top_k is not None:
@@ -174,8 +176,6 @@ class _Rescorer:
 
     def __init__(self, source: RunConfig, target: RunConfig, dataset: Dataset,
                  mapping: Mapping[str, float] | None) -> None:
-        from ..run.engine import TemplateRenderer
-        from ..run.scoring import score_result
 
         self._score = score_result
         self.source, self.target = source, target
@@ -303,7 +303,6 @@ def _num(x: float) -> str:
 
 def resolve_template(name_or_path: str, template_dirs: Sequence[Path] = ()) -> Template:
     """A template by name (shipped, user or config folders), or from a .toml file."""
-    from ..prompts.templates import get_template, load_template_file
 
     path = Path(name_or_path).expanduser()
     if path.suffix == ".toml" and path.is_file():

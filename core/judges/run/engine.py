@@ -26,9 +26,14 @@ from ...errors import ConfigError, DialjudgeError
 from ...model import Dataset, Example
 from ..backends import backend_kind
 from ..prompts.constraint import AnswerConstraint
-from ..prompts.truncation import PromptTooLong
+from ..prompts.fewshot import FewShotSelector
+from ..prompts.personas import Persona
+from ..prompts.render import render_prompt
+from ..prompts.templates import parse_template
+from ..prompts.truncation import PromptTooLong, WindowBudget, fit_to_window
+from ..store.provenance import run_environment
 from ..store.run_store import JudgmentKey, RunStore
-from ..types import BackendResult, JudgeBackend, JudgeRequest, Judgment, RenderedPrompt
+from ..types import BackendResult, JudgeBackend, JudgeRequest, Judgment, RenderedPrompt, ScoringMode
 from .config import JudgeVariant, RunConfig
 from .events import (
     JudgmentScored,
@@ -43,6 +48,7 @@ from .events import (
     Subscriber,
 )
 from .failures import BreakerSettings, CircuitBreaker, failure_kind
+from .scoring import score_result
 from .stopping import DEFAULT_ORDER_SEED, StopRule, StopState, seeded_context_order
 
 Scorer = Callable[[JudgeRequest, BackendResult, str], Judgment]
@@ -56,9 +62,6 @@ class TemplateRenderer:
     """Renders with the run's own template snapshot, persona texts and few-shot setting."""
 
     def __init__(self, config: RunConfig, fewshot_pool: Sequence[Example]) -> None:
-        from ..prompts.personas import Persona
-        from ..prompts.render import render_prompt
-        from ..prompts.templates import parse_template
 
         self._render = render_prompt
         self.config = config
@@ -76,7 +79,6 @@ class TemplateRenderer:
         if config.fewshot.enabled:
             if not config.quality:
                 raise ConfigError("few-shot examples need the run's quality (which human rating to show)")
-            from ..prompts.fewshot import FewShotSelector
 
             self._selector = FewShotSelector(fewshot_pool, config.fewshot, config.quality)
         self._shots: dict[str, list[Example]] = {}
@@ -91,7 +93,6 @@ class TemplateRenderer:
         return self._shots[example.id]
 
     def __call__(self, variant: JudgeVariant, example: Example) -> RenderedPrompt:
-        from ..prompts.truncation import fit_to_window
 
         persona = self._personas.get(variant.persona.name) if variant.persona else None
         fewshot = self.fewshot_for(example)
@@ -111,8 +112,6 @@ class TemplateRenderer:
 
 def _window_budget(variant: JudgeVariant, mode: Any) -> Any:
     """The judge's prompt budget (truncation.WindowBudget), or None where its window is unknown."""
-    from ..prompts.truncation import WindowBudget
-    from ..types import ScoringMode
 
     config = variant.judge.config
     try:
@@ -357,7 +356,6 @@ class RunEngine:
         timeouts = {name: self._timeout_for(name) for name in queues}
 
         if record is None:
-            from ..store.provenance import run_environment
 
             opened = {name: self.backends[name] for name in queues}
             snapshot = {**config.to_dict(), "environment": run_environment(opened)}
@@ -571,7 +569,6 @@ async def _cancel_all(tasks: Iterable[asyncio.Future[Any]]) -> None:
 
 
 def _default_scorer() -> Scorer:
-    from .scoring import score_result
 
     return score_result
 

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from ..backends.answers import answer_choices, is_partial_answer, match_choice, normalize_answer
 from ..prompts.constraint import AnswerConstraint
 from ..types import BackendResult, JudgeRequest, Judgment, OutputKind, OutputSpec, ScoringMode
+from .parsing import parse_output
 
 
 @dataclass(frozen=True)
@@ -94,7 +95,6 @@ def _on_scale(score: float, spec: OutputSpec) -> tuple[float | None, float | Non
 
 def _from_generated(raw: str, spec: OutputSpec, request: JudgeRequest, completion_tokens: int = 0) -> _Outcome:
     # Imported here: parsing belongs to the templates side and is only needed in this mode.
-    from .parsing import parse_output
 
     max_tokens = request.sampling.max_tokens
     hit_limit = completion_tokens >= max_tokens > 0
