@@ -21,13 +21,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..config import JudgeConfig
+from ..config import JudgeConfig, Sampling
 from ..errors import ConfigError, DataError
+from ..evaluation import resolve_quality
+from ..judges.prompts.templates import get_template
 from ..judges.run.config import RunConfig
+from ..judges.run.engine import TemplateRenderer
 from ..judges.run.events import RunStatus
+from ..judges.run.scoring import score_result
 from ..judges.store.run_store import RunStore
-from ..judges.types import BackendResult, JudgeRequest, Judgment, OutputSpec, ScoringMode
+from ..judges.types import BackendResult, JudgeRequest, Judgment, Message, OutputSpec, RenderedPrompt, ScoringMode
 from ..model import Dataset, Example
+from ..planning import infer_quality
 from .formats import detect, get_format
 from .records import ImportedRow, ParsedFile
 from .scale import ScaleRule
@@ -164,11 +169,6 @@ def read_file(path: Path, format_name: str | None = None) -> tuple[ParsedFile, s
 
 
 def prepare_import(path: Path, dataset: Dataset, options: ImportOptions = ImportOptions()) -> ImportPlan:
-    from ..evaluation import resolve_quality
-    from ..judges.prompts.templates import get_template
-    from ..judges.run.engine import TemplateRenderer
-    from ..planning import infer_quality
-
     path = Path(path)
     parsed, digest = read_file(path, options.format)
     rows = list(parsed.rows)
@@ -371,10 +371,6 @@ def _judgment(row: ImportedRow, item_id: str, spec: OutputSpec, prompt_hash: str
 def _parsed_answer(row: ImportedRow, item_id: str, spec: OutputSpec, prompt_hash: str, report: ImportReport,
                    common: dict[str, Any]) -> Judgment:
     """No score but a raw answer: read it with the template's parser, as a generate run reads its answers."""
-    from ..config import Sampling
-    from ..judges.run.scoring import score_result
-    from ..judges.types import Message, RenderedPrompt
-
     request = JudgeRequest(item_id=item_id, prompt=RenderedPrompt((Message("user", ""),), spec),
                            mode=ScoringMode.GENERATE, sampling=Sampling(), repeat=row.repeat)
     parsed = score_result(request, BackendResult(raw_output=row.raw_output), row.judge)
