@@ -101,12 +101,14 @@ def run_list(args: argparse.Namespace) -> int:
 def run_show(args: argparse.Namespace) -> int:
     from dialjudge.core.config import load_config
     from dialjudge.core.judges.cost import USAGE_COLUMNS, run_usage, usage_rows, usage_summary
+    from dialjudge.core.judges.mass import run_mass_lines
 
     prices = load_config().prices
     with RunStore() as store:
         record = store.get_run(args.run)
         usage = run_usage(store, record, prices)
-    config = record.run_config
+        config = record.run_config
+        masses = run_mass_lines(store.iter_judgments(record.id), config.template_text, config.template)
     con = render.console()
     con.print(render.key_values(f"Run {record.id} — {record.status.value}", {
         "created": record.created, "dataset": f"{config.dataset} ({config.subset})",
@@ -120,6 +122,7 @@ def run_show(args: argparse.Namespace) -> int:
         **_source_lines(record),
         "cost and latency": usage_summary(usage),
         **_environment_lines(config.environment),
+        **masses,
         "error": record.error or "–"}))
     con.print(render.plain_table(f"Cost and latency of run {record.id}", USAGE_COLUMNS, usage_rows(usage),
                                  right=USAGE_COLUMNS[2:]))
@@ -207,6 +210,9 @@ def _environment_lines(environment: Mapping[str, Any]) -> dict[str, str]:
     """Where each local model ran, and the library versions, as recorded when the run started."""
     lines = {f"{name} runs on": str(info.get("where", "–"))
              for name, info in dict(environment.get("judges") or {}).items()}
+    for name, info in dict(environment.get("judges") or {}).items():
+        if info.get("scoring"):  # an API judge in a probability mode: how it was asked
+            lines[f"{name} scored by"] = str(info["scoring"])
     versions = environment.get("versions") or {}
     if versions:
         lines["versions"] = ", ".join(f"{name} {version}" for name, version in versions.items())
@@ -242,7 +248,7 @@ def run_compare(args: argparse.Namespace) -> int:
 #: What `runs export` writes: every file format of `judge --format` (not its terminal table), and jsonl.
 EXPORT_FORMATS = tuple(f for f in FORMATS if f != "table") + ("jsonl",)
 #: Markdown and LaTeX are for reading: the columns that fit a page.
-TABLE_COLUMNS = ("item_id", "judge", "repeat", "score", "normalized", "error")
+TABLE_COLUMNS = ("item_id", "judge", "repeat", "score", "normalized", "valid_mass", "error")
 
 
 def run_export(args: argparse.Namespace) -> int:

@@ -34,7 +34,10 @@ YES_NO = OutputSpec(OutputKind.YESNO, 0, 1, choices=("No", "Yes"), answer_prefix
 
 def config(**changes) -> JudgeConfig:
     values = dict(name="api", backend="openai", model="judge-model", base_url="http://judge.test/v1",
-                  api_key_env="DIALJUDGE_TEST_KEY", concurrency=2, max_retries=3, timeout=5.0)
+                  api_key_env="DIALJUDGE_TEST_KEY", concurrency=2, max_retries=3, timeout=5.0,
+                  # The reading of chat answers is tested here; how a server is made to continue
+                  # after the answer prefix has its own tests (test_probability_api.py).
+                  extra={"continuation": "unprefixed"})
     values.update(changes)
     return JudgeConfig(**values)
 
