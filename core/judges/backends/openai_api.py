@@ -137,6 +137,10 @@ class OpenAIBackend:
         # the identity is stored with cached answers, messages reach the screen.
         self.public_url = scrub_url(self.base_url) or ""
         self.identity = f"openai:{self.public_url}#{self.model}"
+        # How probability answers are asked changes them: cached ones are reused only for the same way.
+        asked = [f"{key}={config.extra[key]}" for key in ("continuation", "chat_template") if config.extra.get(key)]
+        if asked:
+            self.identity += ";" + ";".join(asked)
         self.max_concurrency = config.concurrency
         self._transport = transport
         self._sleep = sleep
@@ -209,7 +213,9 @@ class OpenAIBackend:
         messages = (Message("user", "Is water wet? Answer yes or no."),)
         payload = self._probability_payload(messages, "Answer:", n_top=5, max_tokens=1, seed=0)
         try:
-            await self._post(payload, lambda body: self._read(body, probability=True), path=self._probability_path())
+            path = self._probability_path()
+            await self._post(payload, lambda body: self._read(body, probability=True,
+                                                              completions=path == "/completions"), path=path)
         except RequestFailed as exc:
             if not isinstance(exc, _NoLogprobs):
                 raise
