@@ -41,7 +41,8 @@ def rating_for(prompt: str) -> int:
 def top_tokens(rating: int) -> list[tuple[str, float]]:
     """The answer position's top tokens: the rating likeliest, its neighbours next, yes/no beside them."""
     out = [(str(d), -0.2 if d == rating else -2.0 if abs(d - rating) == 1 else -4.0) for d in range(1, 6)]
-    out += [("yes", -1.0 if rating >= 3 else -3.0), ("no", -3.0 if rating >= 3 else -1.0)]
+    # yes/no hold most of a yes/no question's probability (a model answering it), as the digits do a rating's.
+    out += [("yes", -0.4 if rating >= 3 else -2.4), ("no", -2.4 if rating >= 3 else -0.4)]
     return sorted(out, key=lambda e: -e[1])
 
 
