@@ -45,6 +45,14 @@ async def _judge(store: RunStore, dataset: Any, config: Config, judge: str, back
     return store.load_judgments(summary.run_id)[judge]
 
 
+def _row(item_id: str, here: Judgment, there: Judgment) -> str:
+    def cell(j: Judgment) -> str:
+        score = "failed" if j.score is None else f"{j.score:.3f}"
+        mass = "?" if j.valid_mass is None else f"{'>=' if j.mass_is_lower_bound else ''}{100 * j.valid_mass:.1f}%"
+        return f"{score:>7} {mass:>8}"
+    return f"{item_id:<10} local {cell(here)}  server {cell(there)}"
+
+
 def _api_judge(base_url: str, **options: Any) -> JudgeConfig:
     # The same window as the local judge's n_ctx, so both cut the same dialogues the same way.
     return JudgeConfig(name="server", backend="openai", model="smollm2", base_url=base_url, concurrency=1,
@@ -73,6 +81,9 @@ async def test_the_server_scores_as_the_local_backend_or_fails_with_the_mass(
         remote = await _judge(store, dataset, config, "server", api)
         assert api.scoring_way == "template"
     assert len(local) == len(remote) == ITEMS
+    # The numbers, for a reader of `pytest -s`: item, local score and mass, server score and mass.
+    for item_id in sorted(remote):
+        print(_row(item_id, local[item_id], remote[item_id]))
     for item_id, there in remote.items():
         here = local[item_id]
         assert there.prompt_hash == here.prompt_hash  # the same question
