@@ -37,8 +37,8 @@ from .events import (
     Subscriber,
 )
 from .failures import BreakerSettings, CircuitBreaker, failure_kind
-from .runs import JudgeVariant, RunConfig
 from .probability import min_valid_mass
+from .runs import JudgeVariant, RunConfig
 from .stopping import DEFAULT_ORDER_SEED, StopRule, StopState, seeded_context_order
 from .store import JudgmentKey, RunStore
 from .truncation import PromptTooLong

@@ -35,9 +35,9 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError
 from ..model import Dataset
+from .probability import min_valid_mass
 from .runs import RunConfig
 from .store import JudgmentKey, RunStore
-from .probability import min_valid_mass
 from .types import BackendResult, JudgeRequest, Judgment, OutputKind, OutputSpec, RenderedPrompt, ScoringMode
 
 if TYPE_CHECKING:

@@ -36,8 +36,8 @@ class ChatTemplate:
         """The prompt text up to the assistant turn's start (as the local backend writes it)."""
         from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
-        formatter = Jinja2ChatFormatter(template=self.template, eos_token=self.eos_token,
-                                        bos_token=self.bos_token, add_generation_prompt=True)
+        formatter: Any = Jinja2ChatFormatter(template=self.template, eos_token=self.eos_token,
+                                             bos_token=self.bos_token, add_generation_prompt=True)
         dicts = [m.to_dict() for m in messages]
         try:
             return str(formatter(messages=dicts).prompt)

@@ -62,8 +62,8 @@ from ...config import JudgeConfig
 from ...errors import BackendError
 from ..constraint import AnswerConstraint
 from ..failures import FailureKind, RequestFailed
-from ..runs import scrub_url
 from ..probability import continuation
+from ..runs import scrub_url
 from ..types import BackendResult, JudgeRequest, Message, ScoringMode
 from .answers import (
     answer_choices,
