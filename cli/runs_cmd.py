@@ -108,7 +108,8 @@ def run_show(args: argparse.Namespace) -> int:
         record = store.get_run(args.run)
         usage = run_usage(store, record, prices)
         config = record.run_config
-        masses = run_mass_lines(store.iter_judgments(record.id), config.template_text, config.template)
+        masses = run_mass_lines(store.iter_judgments(record.id), config.template_text, config.template,
+                                top_k=config.top_k if config.mode is ScoringMode.LOGPROB else 0)
     con = render.console()
     con.print(render.key_values(f"Run {record.id} — {record.status.value}", {
         "created": record.created, "dataset": f"{config.dataset} ({config.subset})",

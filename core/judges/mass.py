@@ -73,10 +73,13 @@ def summarize_masses(judgments: Iterable[Judgment], n_choices: int | None = None
                        bounds, incomplete, unmeasured)
 
 
-def run_mass_lines(judgments: Iterable[Judgment], template_text: str = "", template_name: str = "") -> dict[str, str]:
-    """``{"valid mass (JUDGE)": text}`` for each judge of a run that scored from probabilities."""
+def run_mass_lines(judgments: Iterable[Judgment], template_text: str = "", template_name: str = "",
+                   top_k: int = 0) -> dict[str, str]:
+    """``{"valid mass (JUDGE)": text}`` for each judge of a run that scored from probabilities.
+    With top-K weighting (``top_k`` > 0) it also counts the judgments whose top-K list left
+    valid answers out (the weighting renormalises over those it saw)."""
     n_choices = None
-    if template_text:
+    if template_text and top_k > 0:
         from .templates import parse_template
 
         try:

@@ -21,12 +21,15 @@ from dialjudge.core.judges.types import DEFAULT_MIN_VALID_MASS, Judgment, Scorin
 from shared_data import require_file
 
 ITEMS = 12
-#: How far the server's expected rating may sit from the local one. Both read the same model on the
-#: same prompt tokens, but llama.cpp evaluates a prompt in other batches in the server (its own
-#: n_batch, no chunking at fixed places) than the local backend (see llama.py, chunk_ends): the
-#: kernels then round differently, which moves log-probabilities of a Q4 model by a few thousandths,
-#: and an expected rating by about as much. 0.05 of a 1-5 scale is ten times that.
-KERNEL_TOLERANCE = 0.05
+#: How far the server may sit from the local backend. Both read the same model on the same prompt
+#: text, but llama.cpp evaluates the prompt in other batches in the server (one token at a time
+#: with --n_ubatch 1 on AMX machines, its own n_batch elsewhere) than in the local backend (chunks
+#: at fixed places, see llama.py, chunk_ends); the kernels then round differently, which moves
+#: single next-token probabilities of this Q4 model by up to a few hundredths (test_backend_llama.py).
+#: Measured on these 12 items: the valid mass differs by up to 6 points, the expected rating by up
+#: to 0.054 (the distribution is renormalised over about 45% of the mass, which doubles a change).
+KERNEL_TOLERANCE = 0.15
+MASS_TOLERANCE = 0.10
 
 
 def _plan(dataset: Any, config: Config, judge: str) -> Any:
@@ -87,15 +90,22 @@ async def test_the_server_scores_as_the_local_backend_or_fails_with_the_mass(
     for item_id, there in remote.items():
         here = local[item_id]
         assert there.prompt_hash == here.prompt_hash  # the same question
-        assert there.valid_mass is not None
+        assert here.valid_mass is not None and there.valid_mass is not None
         if there.score is None:
             assert is_low_mass_failure(there), there.error
-        else:
-            assert there.valid_mass >= DEFAULT_MIN_VALID_MASS
-            assert here.score is not None, here.error
-            assert there.score == pytest.approx(here.score, abs=KERNEL_TOLERANCE)
-        for judgment in (here, there):
-            assert judgment.score is None or judgment.valid_mass >= DEFAULT_MIN_VALID_MASS
+            continue
+        # The local reading, whether or not its own mass passed: near the threshold the two sides
+        # may fall either way of it, within the kernels' difference.
+        assert there.score == pytest.approx(_expected_rating(here), abs=KERNEL_TOLERANCE)
+        if here.score is None:
+            assert is_low_mass_failure(here) and here.valid_mass >= DEFAULT_MIN_VALID_MASS - MASS_TOLERANCE
+    for judgment in [*local.values(), *remote.values()]:  # none is scored from too little mass
+        assert judgment.score is None or judgment.valid_mass >= DEFAULT_MIN_VALID_MASS
+
+
+def _expected_rating(judgment: Judgment) -> float:
+    assert judgment.distribution is not None
+    return sum(int(answer) * p for answer, p in judgment.distribution.items()) / sum(judgment.distribution.values())
 
 
 @pytest.mark.server
