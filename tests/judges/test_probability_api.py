@@ -16,13 +16,13 @@ import pytest
 from dialjudge.core.config import JudgeConfig, parse_config
 from dialjudge.core.errors import BackendError, ConfigError
 from dialjudge.core.judges.backends.openai_api import OpenAIBackend
-from dialjudge.core.judges.engine import RunEngine
-from dialjudge.core.judges.events import RunEvent, RunStarted
-from dialjudge.core.judges.mass import run_mass_lines
-from dialjudge.core.judges.runs import JudgeSpec, JudgeVariant, RunConfig
-from dialjudge.core.judges.scoring import is_low_mass_failure, score_result
-from dialjudge.core.judges.status import RunState, status_text
-from dialjudge.core.judges.store import SCHEMA_VERSION, RunStore
+from dialjudge.core.judges.post_run.mass import run_mass_lines
+from dialjudge.core.judges.run.config import JudgeSpec, JudgeVariant, RunConfig
+from dialjudge.core.judges.run.engine import RunEngine
+from dialjudge.core.judges.run.events import RunEvent, RunStarted
+from dialjudge.core.judges.run.scoring import is_low_mass_failure, score_result
+from dialjudge.core.judges.store.run_store import SCHEMA_VERSION, RunStore
+from dialjudge.core.judges.store.status import RunState, status_text
 from dialjudge.core.judges.types import (
     BackendResult,
     JudgeRequest,

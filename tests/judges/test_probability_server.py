@@ -14,9 +14,9 @@ import pytest
 from dialjudge.core.config import Config, JudgeConfig
 from dialjudge.core.errors import BackendError
 from dialjudge.core.judges.backends.openai_api import OpenAIBackend
-from dialjudge.core.judges.engine import RunEngine
-from dialjudge.core.judges.scoring import is_low_mass_failure
-from dialjudge.core.judges.store import RunStore
+from dialjudge.core.judges.run.engine import RunEngine
+from dialjudge.core.judges.run.scoring import is_low_mass_failure
+from dialjudge.core.judges.store.run_store import RunStore
 from dialjudge.core.judges.types import DEFAULT_MIN_VALID_MASS, Judgment, ScoringMode
 from shared_data import require_file
 
@@ -33,10 +33,8 @@ MASS_TOLERANCE = 0.10
 
 
 def _plan(dataset: Any, config: Config, judge: str) -> Any:
-    try:  # the application layer's home moves (core.judging -> core.api)
-        from dialjudge.core.api import plan_run  # type: ignore[attr-defined]
-    except ImportError:
-        from dialjudge.core.judging import plan_run
+    from dialjudge.core.api import plan_run
+
     return plan_run(dataset, config, template="likert-1to5", judges=[judge], mode=ScoringMode.LOGPROB,
                     aspect="overall", limit=ITEMS, top_k=0).config
 

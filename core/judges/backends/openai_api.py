@@ -40,7 +40,7 @@ probability its valid answers hold at the answer position (a lower bound when
 the top list does not cover the position), and scoring fails the answers with
 too little of it. :meth:`OpenAIBackend.runtime_info` names the way chosen.
 
-Constrained generate runs (core.judges.grammar) send ``response_format`` with
+Constrained generate runs (core.judges.prompts.grammar) send ``response_format`` with
 a JSON schema for JSON answers, or with ``options.constrain_with = "grammar"``
 the GBNF grammar in llama.cpp's ``grammar`` field; other answers cannot be
 constrained over this API, and :meth:`OpenAIBackend.check_constraint` refuses
@@ -60,10 +60,10 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from ...config import JudgeConfig
 from ...errors import BackendError
-from ..constraint import AnswerConstraint
-from ..failures import FailureKind, RequestFailed
-from ..probability import continuation
-from ..runs import scrub_url
+from ..prompts.constraint import AnswerConstraint
+from ..run.config import scrub_url
+from ..run.failures import FailureKind, RequestFailed
+from ..run.probability import continuation
 from ..types import BackendResult, JudgeRequest, Message, ScoringMode
 from .answers import (
     answer_choices,
@@ -297,7 +297,7 @@ class OpenAIBackend:
         """The request fields that hold the answer to the template's format (none when unconstrained)."""
         if request.constrain is AnswerConstraint.OFF:
             return {}
-        from ..grammar import GrammarError, build_grammar, json_schema
+        from ..prompts.grammar import GrammarError, build_grammar, json_schema
 
         spec = request.prompt.output
         how = self.config.extra.get("constrain_with", "json_schema")
