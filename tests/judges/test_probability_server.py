@@ -122,6 +122,8 @@ async def test_the_chat_endpoint_is_refused_up_front_or_fails_every_answer_that_
         config = Config(data_dirs=data_config.data_dirs, judges={"server": insisting})
         judged = await _judge(store, dataset, config, "server", OpenAIBackend(insisting))
     assert len(judged) == ITEMS
+    for item_id in sorted(judged):  # for a reader of `pytest -s`
+        print(f"{item_id:<10} chat, unprefixed {_row(item_id, judged[item_id], judged[item_id]).split('local ')[1][:16]}")
     for judgment in judged.values():
         assert judgment.valid_mass is not None
         if judgment.score is None:
