@@ -33,7 +33,7 @@ MASS_TOLERANCE = 0.10
 
 
 def _plan(dataset: Any, config: Config, judge: str) -> Any:
-    from dialjudge.core.api import plan_run
+    from dialjudge.core.planning import plan_run
 
     return plan_run(dataset, config, template="likert-1to5", judges=[judge], mode=ScoringMode.LOGPROB,
                     aspect="overall", limit=ITEMS, top_k=0).config
