@@ -30,7 +30,7 @@ A chat endpoint answers a new assistant turn, so a template's answer prefix
 valid rating that happens to sit in the top list is not its answer. So before a
 probability run :meth:`OpenAIBackend.check_mode` settles, once, how the server is
 made to continue after the prefix (``options.continuation``, see
-core.judges.probability): the completions endpoint with the model's chat template
+core.judges.run.probability): the completions endpoint with the model's chat template
 applied by dialjudge (from ``options.chat_template`` or llama.cpp's ``/props``),
 vLLM's ``continue_final_message`` (checked: the server must count fewer prompt
 tokens with it than without), or an assistant prefill the user vouches for.

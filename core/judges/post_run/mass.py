@@ -1,7 +1,7 @@
 """How much probability a run's answers put on valid answers: one line per judge for `runs show`.
 
 A probability-mode judgment records the mass its valid answers hold at the answer position
-(core.judges.scoring); this sums a run's up so that a judge answering something else most of
+(core.judges.run.scoring); this sums a run's up so that a judge answering something else most of
 the time is seen at once, and says where the masses are only lower bounds (read from a
 truncated top list) or where valid answers were missing from the top-K list.
 """

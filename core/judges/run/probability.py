@@ -1,7 +1,7 @@
 """Per-judge settings of probability scoring, read from a judge's ``options`` table.
 
 * ``min_valid_mass`` (0-1, default 0.5): the least probability the valid answers must hold at
-  the answer position for a judgment to be scored (see core.judges.scoring).
+  the answer position for a judgment to be scored (see core.judges.run.scoring).
 * ``continuation`` (API judges): how the server is made to continue after the answer prefix
   (see core.judges.backends.openai_api): ``auto`` (detect), ``template`` (the completions
   endpoint with the model's chat template applied by dialjudge), ``continue`` (vLLM's
