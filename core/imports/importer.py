@@ -332,7 +332,8 @@ def _judgment(row: ImportedRow, item_id: str, spec: OutputSpec, prompt_hash: str
         distribution=dict(row.distribution) if row.distribution else None, latency_s=row.latency_s,
         prompt_tokens=row.prompt_tokens, evaluated_tokens=row.evaluated_tokens,
         completion_tokens=row.completion_tokens, repeat=row.repeat, cached=row.cached, sampling=dict(row.sampling),
-        top_logprobs=list(row.top_logprobs) if row.top_logprobs else None)
+        top_logprobs=list(row.top_logprobs) if row.top_logprobs else None, valid_mass=row.valid_mass,
+        valid_in_top=row.valid_in_top, mass_is_lower_bound=row.mass_is_lower_bound)
     name = f"{row.where} ({row.judge})"
     if row.mode is not None:  # dialjudge's own export: every stored value as it was
         if row.score is not None and row.normalized is not None \

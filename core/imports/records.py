@@ -43,6 +43,11 @@ class ImportedRow:
     cached: bool = False
     request_failed: bool = False
     sampling: Mapping[str, Any] = field(default_factory=dict)
+    #: Probability modes: the mass the valid answers held, how many the top-K list showed, and
+    #: whether the mass is only a lower bound (core.judges.types.Judgment).
+    valid_mass: float | None = None
+    valid_in_top: int | None = None
+    mass_is_lower_bound: bool = False
 
 
 @dataclass(frozen=True)

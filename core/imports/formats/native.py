@@ -70,10 +70,14 @@ def read(path: Path, text: str) -> ParsedFile:
             completion_tokens=int(r.get("completion_tokens") or 0), error=r.get("error"),
             cached=bool(r.get("cached")), request_failed=bool(r.get("request_failed")),
             sampling=_json(r.get("sampling"), place, path, "sampling") or {},
+            valid_mass=None if r.get("valid_mass") is None else float(r["valid_mass"]),
+            valid_in_top=None if r.get("valid_in_top") is None else int(r["valid_in_top"]),
+            mass_is_lower_bound=bool(r.get("mass_lower_bound")),
         ))
     if not rows:
         raise DataError(f"{path}: no judgments")
     fields = {"item id": "item_id", "judge": "judge", "score": "score, normalized", "raw answer": "raw_output",
               "probabilities": "distribution, top_logprobs", "reasoning": "reasoning",
-              "latency": "latency", "tokens": "prompt_tokens, evaluated_tokens, completion_tokens"}
+              "latency": "latency", "tokens": "prompt_tokens, evaluated_tokens, completion_tokens",
+              "valid mass": "valid_mass, valid_in_top, mass_lower_bound"}
     return ParsedFile(NAME, tuple(rows), fields, source={"runs": sorted(runs, key=str)})

@@ -736,6 +736,8 @@ class LlamaBackend:
         return BackendResult(
             raw_output=top[0][0],
             choice_probs=normalize_logprobs(logprobs),
+            # Over the whole vocabulary, every spelling followed to its end: exact, not a bound.
+            valid_mass=min(1.0, math.exp(logsumexp(logprobs.values()))),
             top_logprobs=top,
             prompt_tokens=len(tokens),
             evaluated_tokens=evaluated,

@@ -48,6 +48,7 @@ from .events import (
     Subscriber,
 )
 from .failures import BreakerSettings, CircuitBreaker, failure_kind
+from .probability import min_valid_mass
 from .scoring import score_result
 from .stopping import DEFAULT_ORDER_SEED, StopRule, StopState, seeded_context_order
 
@@ -338,9 +339,11 @@ class RunEngine:
             backend = self.backends[variant.judge.name]
             request = JudgeRequest(item_id=example.id, prompt=prompt, mode=config.mode,
                                    sampling=variant.judge.sampling, top_k=config.top_k, repeat=key.repeat,
-                                   constrain=config.constrain)
+                                   constrain=config.constrain, min_valid_mass=min_valid_mass(variant.judge.config))
             work = _Work(variant, example, request, request.cache_key(backend.identity), backend)
             hit = self.store.cached_response(work.cache_key) if self.use_cache else None
+            if hit is not None and request.mode is not ScoringMode.GENERATE and hit.valid_mass is None:
+                hit = None  # cached before the valid mass was measured: ask again rather than guess it
             if hit is not None:
                 cached_work.append((work, hit))
             else:
@@ -379,7 +382,9 @@ class RunEngine:
         self.failures = (self.store.count_judgments(self.run_id, failed_only=True,
                                                     include_request_failures=not self.retry_failed)
                          if record else len(too_long))
-        self._emit(RunStarted(self.run_id, self.total, self.done, self.resumed))
+        ways = {name: str(way) for name, backend in self.backends.items() if name in queues
+                and (way := getattr(backend, "scoring_way", None)) is not None}
+        self._emit(RunStarted(self.run_id, self.total, self.done, self.resumed, scoring=ways))
         return cached_work, queues, timeouts
 
     def _find_run(self) -> Any:
