@@ -32,6 +32,7 @@ from dialjudge.core.errors import ConfigError
 from dialjudge.core.stats.baselines import LENGTH_EVALUATOR
 from dialjudge.core.workspace import RUN_SEPARATOR
 
+from ..state import column_order
 from .base import start_thread_work
 
 if TYPE_CHECKING:
@@ -85,8 +86,6 @@ class DecisionController:
 
     def choices(self) -> list[str]:
         """The evaluator columns that can be compared: judges, their pool, metrics, the length baseline."""
-        from ..screens.scores import column_order
-
         ws = self.datasets.workspace
         names = column_order(ws)
         if ws.dataset is not None and any(ex.candidate is not None for ex in ws.dataset.examples):

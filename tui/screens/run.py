@@ -29,6 +29,7 @@ from ..widgets.path_suggester import PathSuggester
 from ..widgets.run_progress_bar import RunProgressBar
 from .base import WorkspaceScreen
 from .dialogs import FRESH, RESUME, ResumeDialog
+from .runs import usage_text
 
 if TYPE_CHECKING:
     from dialjudge.core.config import JudgeConfig
@@ -160,8 +161,6 @@ class RunScreen(WorkspaceScreen):
             self.dj.stored_runs.usage(state.run_id, self, group="run-screen-usage")
 
     def on_run_usage_read(self, message: RunUsageRead) -> None:
-        from .runs import usage_text
-
         usage = self.query_one("#run-usage", Static)
         usage.update(Text(usage_text(message.usage, show_timings=self.dj.services.show_timings), style="dim"))
         usage.display = True
