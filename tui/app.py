@@ -19,9 +19,8 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.worker import Worker, WorkerState
 
+from dialjudge.core.api import DEFAULT_DATASET, RunFinished, Workspace
 from dialjudge.core.errors import DialjudgeError
-from dialjudge.core.judges.events import RunFinished
-from dialjudge.core.workspace import Workspace
 
 from .commands import DialjudgeCommands
 from .controllers.adversarial import AdversarialController, AdversarialSetBuilt
@@ -207,6 +206,4 @@ class DialjudgeApp(App[int]):
 
 def make_app(dataset: str | None = None, *, services: Services | None = None) -> DialjudgeApp:
     """The app on ``dataset`` (name or path; default: the bundled sample)."""
-    from dialjudge.core.registry import DEFAULT_DATASET
-
     return DialjudgeApp(services if services is not None else Services.default(), dataset or DEFAULT_DATASET)

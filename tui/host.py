@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 if TYPE_CHECKING:
     from textual.dom import DOMNode
 
-    from dialjudge.core.workspace import Workspace
+    from dialjudge.core.api import Workspace
 
     from .controllers.adversarial import AdversarialController
     from .controllers.datasets import DatasetController

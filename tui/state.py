@@ -7,11 +7,10 @@ import enum
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from dialjudge.core.workspace import POOL
+from dialjudge.core.api import POOL
 
 if TYPE_CHECKING:
-    from dialjudge.core.stats import AgreementCell, AgreementTable, HumanCeiling
-    from dialjudge.core.workspace import Workspace
+    from dialjudge.core.api import AgreementCell, AgreementTable, HumanCeiling, Workspace
 
 
 class Change(str, enum.Enum):

@@ -28,17 +28,22 @@ from textual.message import Message
 from textual.signal import Signal
 from textual.worker import Worker, get_current_worker
 
+from dialjudge.core.api import (
+    LENGTH_EVALUATOR,
+    RUN_SEPARATOR,
+    StoreError,
+    compare_evaluators,
+    judge_diagnostics,
+    length_scores,
+    top_point_probabilities,
+)
 from dialjudge.core.errors import ConfigError
-from dialjudge.core.stats.baselines import LENGTH_EVALUATOR
-from dialjudge.core.workspace import RUN_SEPARATOR
 
 from ..state import column_order
 from .base import start_thread_work
 
 if TYPE_CHECKING:
-    from dialjudge.core.judge_diagnostics import JudgeDiagnostics
-    from dialjudge.core.judges.runs import RunConfig
-    from dialjudge.core.stats.paired import PairedComparison
+    from dialjudge.core.api import JudgeDiagnostics, PairedComparison, RunConfig
 
     from ..services import Services
     from .datasets import DatasetController
@@ -127,9 +132,6 @@ class DecisionController:
         self._compared = self._versions(name_a, name_b)
 
         def work() -> None:
-            from dialjudge.core.compare import compare_evaluators
-            from dialjudge.core.stats.baselines import length_scores
-
             scores = {name: (length_scores(dataset.examples) if column is None else column)
                       for name, column in columns.items()}
             result = compare_evaluators(dataset, scores[name_a], scores[name_b], quality, subset=subset,
@@ -168,8 +170,6 @@ class DecisionController:
         aggregation, version, dataset = ws.aggregation, ws.selection_version, ws.dataset
 
         def work() -> None:
-            from dialjudge.core.judge_diagnostics import judge_diagnostics, top_point_probabilities
-
             probability: set[str] = set()
             for name, column in list(columns.items()):
                 config = self._run_config(name)
@@ -199,8 +199,6 @@ class DecisionController:
             return None
         run_id = int(run)
         if run_id not in self._run_configs:
-            from dialjudge.core.judges.store import StoreError
-
             try:
                 with self.services.open_store() as store:
                     config: RunConfig | None = store.get_run(run_id).run_config

@@ -17,12 +17,14 @@ from textual.app import App
 from textual.message import Message
 from textual.worker import Worker, get_current_worker
 
+from dialjudge.core.api import is_label_scale, run_label_report
+
 from ..state import Change
 from .base import start_thread_work
 from .history import dataset_for
 
 if TYPE_CHECKING:
-    from dialjudge.core.judges.labels import LabelReport
+    from dialjudge.core.api import LabelReport
 
     from ..services import Services
     from .datasets import DatasetController
@@ -62,8 +64,6 @@ class LabelReportController:
     def compute(self, run_id: int) -> Worker[None] | None:
         """Compare run ``run_id`` with the human labels, if its quality is a label quality of the
         open dataset; None when there is nothing to compare."""
-        from dialjudge.core.stats.label_agreement import is_label_scale
-
         dataset = self.datasets.workspace.dataset
         if dataset is None:
             return None
@@ -73,8 +73,6 @@ class LabelReportController:
             return None
 
         def work() -> None:
-            from dialjudge.core.judges.labels import run_label_report
-
             with self.services.open_store() as store:
                 judgments = store.load_judgments(run_id)
             data = dataset_for(self.services, config, dataset)

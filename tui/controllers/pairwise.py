@@ -18,12 +18,14 @@ from textual.app import App
 from textual.message import Message
 from textual.worker import Worker, get_current_worker
 
+from dialjudge.core.api import judge_evaluator, pairwise_report
+
 from ..state import Change
 from .base import start_thread_work
 from .history import dataset_for
 
 if TYPE_CHECKING:
-    from dialjudge.core.judges.pairwise_report import PairwiseReport
+    from dialjudge.core.api import PairwiseReport
 
     from ..services import Services
     from .datasets import DatasetController
@@ -60,8 +62,6 @@ class PairwiseReportController:
             return None
 
         def work() -> None:
-            from dialjudge.core.judges.pairwise_report import pairwise_report
-
             with self.services.open_store() as store:
                 judgments = store.load_judgments(run_id)
             report = pairwise_report(config, dataset_for(self.services, config, dataset), judgments)
@@ -72,8 +72,6 @@ class PairwiseReportController:
                                  description=f"Summarising pairwise run {run_id}")
 
     def computed(self, message: PairwiseReportComputed) -> None:
-        from dialjudge.core.workspace import judge_evaluator
-
         self.report = message.report
         self.run_id = message.run_id
         workspace = self.datasets.workspace

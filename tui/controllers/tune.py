@@ -18,23 +18,27 @@ from textual.message import Message
 from textual.signal import Signal
 from textual.worker import Worker
 
-from dialjudge.core.errors import ConfigError
-from dialjudge.core.tuning.search import (
+from dialjudge.core.api import (
     JudgingProgressed,
     RoundStarted,
     SearchCancelled,
     SearchEvent,
     SearchFinished,
     SearchStarted,
+    TuningSearch,
     VariantScored,
+    load_space,
+    save_search_record,
+    save_winner_file,
+    variant_template,
 )
+from dialjudge.core.errors import ConfigError
+from dialjudge.core.format import number_text
 
 from .base import start_thread_work
 
 if TYPE_CHECKING:
-    from dialjudge.core.tuning.report import TuningReport
-    from dialjudge.core.tuning.search import TuningSearch
-    from dialjudge.core.tuning.space import SearchSpace
+    from dialjudge.core.api import SearchSpace, TuningReport, TuningSearch
 
     from ..services import Services
     from .datasets import DatasetController
@@ -147,8 +151,6 @@ class TuneController:
         """Read and validate a search space file on a worker; the app receives :class:`SearchSpaceLoaded`."""
 
         def load() -> None:
-            from dialjudge.core.tuning.space import load_space
-
             self.app.post_message(SearchSpaceLoaded(path, load_space(path)))
 
         return start_thread_work(self.app, load, group=SPACE_GROUP, description="Reading the search space")
@@ -176,8 +178,6 @@ class TuneController:
         self._publish()
 
         def run() -> Any:
-            from dialjudge.core.tuning.search import TuningSearch, save_search_record
-
             store = self.services.open_store()
             try:
                 def forward(event: SearchEvent) -> None:  # called on this thread; the app applies it
@@ -230,16 +230,13 @@ class TuneController:
             raise ConfigError("no finished search: run one before saving its winner")
 
         def save() -> None:
-            from dialjudge.core.format import number_text
-            from dialjudge.core.tuning.winner import save_winner, variant_template
-
             variant = report.variant(report.winner)
             _template_name, text = variant_template(variant, self.services.config)
             win = report.heldout_of(report.winner)
             provenance = {"dataset": report.dataset, "quality": report.quality,
                           f"held-out {report.coefficient}": number_text(win.heldout if win else None),
                           "split seed": report.split.seed}
-            path = save_winner(text, variant, name, provenance=provenance, folder=folder)
+            path = save_winner_file(text, variant, name, provenance=provenance, folder=folder)
             self.app.post_message(WinnerSaved(name, path))
 
         return start_thread_work(self.app, save, group=SAVE_GROUP, description="Saving the winner")

@@ -12,7 +12,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, Label, Select
 
-from dialjudge.core.adversarial.builder import KINDS
+from dialjudge.core.api import KINDS
 
 from ..controllers.adversarial import CURRENT_SOURCE, AdversarialRequest, default_output
 from ..widgets.path_suggester import PathSuggester

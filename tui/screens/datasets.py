@@ -24,8 +24,8 @@ from .adversarial_dialog import AdversarialDialog
 from .base import WorkspaceScreen
 
 if TYPE_CHECKING:
+    from dialjudge.core.api import DatasetEntry
     from dialjudge.core.model import Dataset, Example
-    from dialjudge.core.registry import DatasetEntry
 
 ORIGIN_TITLES = {"bundled": "Bundled", "data-folder": "In your data folders", "recent": "Recently opened"}
 _RANGE = re.compile(r"^\s*(?:(?P<op>>=|<=|>|<)\s*(?P<bound>-?\d+(?:\.\d+)?)|"

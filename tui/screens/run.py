@@ -18,8 +18,17 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import Button, Footer, Header, Input, Label, Select, SelectionList, Static
 
-from dialjudge.core.judges.constraint import AnswerConstraint
-from dialjudge.core.judging import preferred_mode
+from dialjudge.core.api import (
+    AnswerConstraint,
+    OutputKind,
+    PairSetting,
+    available_cores,
+    infer_quality,
+    parse_subset,
+    plan_pairs,
+    preferred_mode,
+)
+from dialjudge.core.errors import ConfigError, DialjudgeError
 
 from ..controllers.history import RunUsageRead
 from ..controllers.runs import JudgeChoices, RunPlanned, RunRequest, gguf_judge
@@ -32,8 +41,7 @@ from .dialogs import FRESH, RESUME, ResumeDialog
 from .runs import usage_text
 
 if TYPE_CHECKING:
-    from dialjudge.core.config import JudgeConfig
-    from dialjudge.core.judges.templates import Template
+    from dialjudge.core.api import JudgeConfig, Template
     from dialjudge.core.model import Dataset
 
 FEWSHOT_METHODS = ("none", "random", "bm25-context", "bm25-response", "bm25-both")
@@ -230,8 +238,6 @@ class RunScreen(WorkspaceScreen):
             self.action_start()
 
     def _add_gguf(self, path: str) -> None:
-        from dialjudge.core.errors import DialjudgeError
-
         if not path.strip():
             return
         taken = {j.name for j in self.dj.services.judges()} | set(self._extra_judges)
@@ -319,9 +325,6 @@ class RunScreen(WorkspaceScreen):
         self.query_one("#run-plan", Static).update(self._plan_text())
 
     def _plan_text(self) -> Text:
-        from dialjudge.core.judging import infer_quality
-        from dialjudge.core.subsets import parse_subset
-
         dataset = self.dj.workspace.dataset
         if dataset is None:
             return Text("Opening the dataset…", style="dim")
@@ -391,16 +394,11 @@ class RunScreen(WorkspaceScreen):
 
 
 def _is_pairwise(template: Template | None) -> bool:
-    from dialjudge.core.judges.types import OutputKind
-
     return template is not None and template.output.kind is OutputKind.PAIRWISE
 
 
 def _pair_fields(screen: RunScreen) -> tuple[str, int]:
     """The Pairs and Seed fields; ValueError names the one that is wrong."""
-    from dialjudge.core.errors import ConfigError
-    from dialjudge.core.judges.pairwise import PairSetting
-
     pairs = screen.query_one("#run-pairs", Input).value.strip() or "all"
     try:
         PairSetting.parse(pairs)
@@ -411,10 +409,6 @@ def _pair_fields(screen: RunScreen) -> tuple[str, int]:
 
 def _pair_plan_text(dataset: Dataset, subset: str, request: RunRequest) -> Text:
     """How many pairs the run asks, before it starts (the items and judgment counts above are candidates)."""
-    from dialjudge.core.errors import ConfigError
-    from dialjudge.core.judges.pairwise import PairSetting, plan_pairs
-    from dialjudge.core.subsets import parse_subset
-
     setting = PairSetting.parse(request.pairs, seed=request.pair_seed)
     items = [ex for ex in dataset.examples if parse_subset(subset)(ex)][: request.limit]
     try:
@@ -445,8 +439,6 @@ def _judge_label(judge: JudgeConfig) -> Content:
     where = judge.model_path or judge.base_url or judge.model or ""
     detail = f"  {judge.backend}{' · ' + where if where else ''}"
     if judge.backend == "llama":  # how fast a local judge can go depends on it
-        from dialjudge.core.judges.backends.llama import available_cores
-
         threads = judge.n_threads or available_cores()
         detail += f" · {threads} thread{'s' if threads != 1 else ''}"
     return Content.assemble(judge.name, (detail, "dim"))

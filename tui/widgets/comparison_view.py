@@ -13,7 +13,7 @@ from ..format import number_text
 from .paired_verdict import render_paired
 
 if TYPE_CHECKING:
-    from dialjudge.core.compare import RunComparison
+    from dialjudge.core.api import RunComparison
 
 SYMBOLS = {"pearson": "r", "spearman": "ρ", "kendall": "τ"}
 #: A change smaller than this is shown without colour (noise at these sample sizes).
