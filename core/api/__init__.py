@@ -11,11 +11,11 @@ from __future__ import annotations
 from ..adversarial.builder import KINDS, make_adversarial_set
 from ..adversarial.discernment import DiscernmentRow, DiscernmentTable, discernment_table
 from ..adversarial.heldout import with_held_out_reference
-from ..compare import RunComparison, compare_evaluators
+from ..compare import RunComparison
 from ..config import Config, JudgeConfig, load_config, user_data_dir
 from ..describe import DatasetSummary
 from ..describe import describe as describe_dataset
-from ..judge_diagnostics import ConfusionView, JudgeDiagnostics, judge_diagnostics, top_point_probabilities
+from ..judge_diagnostics import ConfusionView, JudgeDiagnostics
 from ..judges.backends import make_backend
 from ..judges.backends.llama import available_cores
 from ..judges.constraint import AnswerConstraint
@@ -39,13 +39,13 @@ from ..label_rows import confusion_rows as label_confusion_rows
 from ..label_rows import summary_rows as label_summary_rows
 from ..label_rows import tie_lines as label_tie_lines
 from ..loaders import save_dataset
-from ..metrics import MetricScores, metric_info, resolve_metric_ids, score_examples, score_pair
+from ..metrics import MetricScores, score_examples
 from ..registry import DEFAULT_DATASET, DatasetEntry, bundled_path, list_datasets, open_dataset
 from ..report import sparkline
 from ..review_queue import FlagKind, ReviewCase, human_unit
 from ..run_export import FORMAT_LABELS
 from ..stats import AgreementCell, AgreementTable, CeilingRow, HumanCeiling, Snapshot, ceiling_table
-from ..stats.baselines import LENGTH_EVALUATOR, length_scores
+from ..stats.baselines import LENGTH_EVALUATOR
 from ..stats.calibration import Calibration
 from ..stats.interjudge import InterJudgeMatrix
 from ..stats.label_agreement import is_label_scale
@@ -66,7 +66,7 @@ from ..tuning.search import (
 from ..tuning.space import SearchSpace, load_space
 from ..tuning.winner import save_winner as save_winner_file
 from ..tuning.winner import variant_template
-from ..workspace import POOL, RUN_SEPARATOR, AgreementInputs, Workspace, judge_evaluator
+from ..workspace import POOL, AgreementInputs, Workspace, judge_evaluator
 from .prompt_lab import (
     LAB_SOURCE,
     FewShotCache,
@@ -82,8 +82,14 @@ from .prompt_lab import (
     trial_request,
 )
 from .review import REVIEW_FORMAT_LABELS, REVIEW_FORMATS, ReviewData, check_review_formats, export_reviews, review_data
+from .view import compare_columns, is_length_baseline, item_metric_scores, judges_as_labels, stored_run_of
 
 __all__ = [
+    "compare_columns",
+    "is_length_baseline",
+    "item_metric_scores",
+    "judges_as_labels",
+    "stored_run_of",
     "AgreementCell",
     "AgreementInputs",
     "AgreementTable",
@@ -126,7 +132,6 @@ __all__ = [
     "PromptSetup",
     "REVIEW_FORMATS",
     "REVIEW_FORMAT_LABELS",
-    "RUN_SEPARATOR",
     "RenderedPrompt",
     "Review",
     "ReviewCase",
@@ -161,26 +166,22 @@ __all__ = [
     "ceiling_table",
     "check_persona_name",
     "check_review_formats",
-    "compare_evaluators",
     "describe_dataset",
     "discernment_table",
     "export_reviews",
     "human_unit",
     "infer_quality",
     "is_label_scale",
-    "judge_diagnostics",
     "judge_evaluator",
     "judge_key",
     "label_confusion_rows",
     "label_summary_rows",
     "label_tie_lines",
-    "length_scores",
     "list_datasets",
     "load_config",
     "load_space",
     "make_adversarial_set",
     "make_backend",
-    "metric_info",
     "money_text",
     "open_dataset",
     "pairwise_report",
@@ -191,7 +192,6 @@ __all__ = [
     "preferred_mode",
     "prepare_prompt",
     "problem_lines",
-    "resolve_metric_ids",
     "review_data",
     "run_label_report",
     "save_dataset",
@@ -200,10 +200,8 @@ __all__ = [
     "save_search_record",
     "save_winner_file",
     "score_examples",
-    "score_pair",
     "sparkline",
     "status_line",
-    "top_point_probabilities",
     "trial_judgment",
     "trial_request",
     "usage_summary",

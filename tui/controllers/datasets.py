@@ -20,15 +20,7 @@ from textual.signal import Signal
 from textual.timer import Timer
 from textual.worker import Worker, get_current_worker
 
-from dialjudge.core.api import (
-    Workspace,
-    ceiling_table,
-    describe_dataset,
-    metric_info,
-    resolve_metric_ids,
-    score_examples,
-    score_pair,
-)
+from dialjudge.core.api import Workspace, ceiling_table, describe_dataset, item_metric_scores, score_examples
 
 from ..state import Change, StatsState, WorkspaceChange
 from .base import start_thread_work
@@ -178,9 +170,7 @@ class DatasetController:
             return
 
         def score() -> None:
-            ids = resolve_metric_ids(self.services.metric_ids)
-            raw = score_pair(example.candidate or "", example.references, example.language, ids)
-            scores = {metric_info(m).label: raw[m] for m in ids if m in raw}
+            scores = item_metric_scores(example, self.services.metric_ids)
             if not get_current_worker().is_cancelled:
                 self.app.post_message(ItemScored(example.id, scores))
 

@@ -30,12 +30,11 @@ from textual.worker import Worker, get_current_worker
 
 from dialjudge.core.api import (
     LENGTH_EVALUATOR,
-    RUN_SEPARATOR,
     StoreError,
-    compare_evaluators,
-    judge_diagnostics,
-    length_scores,
-    top_point_probabilities,
+    compare_columns,
+    is_length_baseline,
+    judges_as_labels,
+    stored_run_of,
 )
 from dialjudge.core.errors import ConfigError
 
@@ -132,10 +131,7 @@ class DecisionController:
         self._compared = self._versions(name_a, name_b)
 
         def work() -> None:
-            scores = {name: (length_scores(dataset.examples) if column is None else column)
-                      for name, column in columns.items()}
-            result = compare_evaluators(dataset, scores[name_a], scores[name_b], quality, subset=subset,
-                                        name_a=name_a, name_b=name_b, n_boot=n_boot, seed=seed)
+            result = compare_columns(dataset, quality, subset, columns, name_a, name_b, n_boot=n_boot, seed=seed)
             if not get_current_worker().is_cancelled:
                 self.app.post_message(EvaluatorsCompared(result, version))
 
@@ -150,7 +146,7 @@ class DecisionController:
 
     def _column(self, name: str) -> dict[str, float | None] | None:
         """A copy of a workspace column (safe on a worker); None for the length baseline, computed there."""
-        if name == LENGTH_EVALUATOR:
+        if is_length_baseline(name):
             return None
         return dict(self.datasets.workspace.scores_of(name))
 
@@ -170,18 +166,10 @@ class DecisionController:
         aggregation, version, dataset = ws.aggregation, ws.selection_version, ws.dataset
 
         def work() -> None:
-            probability: set[str] = set()
-            for name, column in list(columns.items()):
-                config = self._run_config(name)
-                if config is not None and config.quality == quality:
-                    p = top_point_probabilities(config, dataset, column)
-                    if p is not None:
-                        columns[name] = p
-                        probability.add(name)
-            result = judge_diagnostics(examples, quality, scale, columns, probability_judges=probability,
-                                       aggregation=aggregation)
+            result = judges_as_labels(dataset, examples, quality, scale, columns, self._run_config,
+                                      aggregation=aggregation)
             if not get_current_worker().is_cancelled:
-                self.app.post_message(DiagnosticsComputed(None if result.empty else result, version))
+                self.app.post_message(DiagnosticsComputed(result, version))
 
         return start_thread_work(self.app, work, group=DIAGNOSTICS_GROUP, description="Reading the judges as labels")
 
@@ -194,10 +182,9 @@ class DecisionController:
     def _run_config(self, column: str) -> RunConfig | None:
         """The stored run a judge column ("judge#run") came from; None for a column of no stored run.
         Called on the worker; each run is read once."""
-        _, separator, run = column.rpartition(RUN_SEPARATOR)
-        if not separator or not run.isdigit():
+        run_id = stored_run_of(column)
+        if run_id is None:
             return None
-        run_id = int(run)
         if run_id not in self._run_configs:
             try:
                 with self.services.open_store() as store:
