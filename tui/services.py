@@ -12,13 +12,20 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from dialjudge.core.api import Config, JudgeConfig, RunStore, list_datasets, load_config, make_backend, open_dataset
-
-if TYPE_CHECKING:
-    from dialjudge.core.api import DatasetEntry, JudgeBackend, RunStore
-    from dialjudge.core.model import Dataset
+from dialjudge.core.api import (
+    Config,
+    DatasetEntry,
+    JudgeBackend,
+    JudgeConfig,
+    RunStore,
+    list_datasets,
+    load_config,
+    make_backend,
+    open_dataset,
+)
+from dialjudge.core.model import Dataset
 
 
 @dataclass
@@ -86,4 +93,5 @@ def _store_at(path: Path) -> RunStore:
 
 
 def _make_backend(config: JudgeConfig) -> JudgeBackend:
+    # The llama backend's heavy import waits inside its own module until a local judge is opened.
     return make_backend(config)

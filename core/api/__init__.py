@@ -1,57 +1,93 @@
-"""The application layer: what the terminal app and the command line ask of the engine.
+"""The application layer: what the command line and the app ask core to do, and what they get back.
 
-Front ends import from here (and the plain data modules :mod:`~dialjudge.core.model`,
-:mod:`~dialjudge.core.errors` and :mod:`~dialjudge.core.format`), never from the engine's
-modules: this package names every use case they share and every type those use cases hand
-out, so the engine can be rearranged without touching them.
+Both front ends import core through this package only (plus the plain types of
+``core.model``, ``core.errors`` and ``core.format``); an import-linter contract in
+pyproject.toml keeps it so. A front end turns its arguments or its forms into a
+request (:mod:`core.api.requests`) and calls one function per use case:
+
+- runs: :func:`plan_run` / :func:`plan_runs`, :func:`open_run` / :func:`execute_run` with a
+  :class:`RunDisplay`, :func:`stop_rule_for`, :func:`prepare_retry`, :func:`find_resumable`;
+- the reports that follow a run: :func:`reports_after_run` decides, :func:`run_reports` computes;
+- stored runs: :func:`list_runs`, :func:`run_details`, :func:`judge_columns`, :func:`rescore`,
+  :func:`export`, :func:`judgment_rows`, :func:`delete`; :func:`compare` two of them;
+- tuning: :func:`read_space`, :func:`open_search`, :func:`save_winner`;
+- datasets: :func:`list_datasets`, :func:`open_dataset`, :func:`describe`, :func:`dataset_statistics`,
+  :func:`metrics_report`, :func:`make_adversarial`;
+- the app's live view of an open dataset (:mod:`core.api.view`): :func:`item_metric_scores`,
+  :func:`compare_columns`, :func:`judges_as_labels`, :func:`stored_run_of`;
+- the prompt lab (:mod:`core.api.prompt_lab`): :func:`prepare_prompt`, :func:`trial_request`,
+  :func:`ask_judge`, :func:`trial_judgment`, :func:`save_edited_template`, :func:`check_persona_name`;
+- reviewing a run (:mod:`core.api.review`): :func:`review_data`, :func:`export_reviews`.
+
+The names below the use cases are the types those functions hand out (results,
+events, enums) and the functions that lay them out as rows and text, so that
+every front end shows them the same way.
 """
 
 from __future__ import annotations
 
-from ..adversarial.builder import KINDS, make_adversarial_set
+# The types and layouts the use cases hand out, re-exported so that a front end needs no deeper import.
+from ..adversarial.builder import CONTRADICTS
 from ..adversarial.discernment import DiscernmentRow, DiscernmentTable, discernment_table
-from ..adversarial.heldout import with_held_out_reference
 from ..compare import RunComparison
 from ..config import Config, JudgeConfig, load_config, user_data_dir
-from ..describe import DatasetSummary
-from ..describe import describe as describe_dataset
+from ..errors import TemplateError
+from ..evaluation import EvaluationReport, compared_items
 from ..judge_diagnostics import ConfusionView, JudgeDiagnostics
 from ..judges.backends import make_backend
 from ..judges.backends.llama import available_cores
 from ..judges.constraint import AnswerConstraint
-from ..judges.cost import RunUsage, money_text, usage_summary
-from ..judges.events import RunFinished
+from ..judges.cost import USAGE_COLUMNS, RunUsage, money_text, usage_rows, usage_summary
+from ..judges.engine import RunEngine
+from ..judges.events import JudgmentScored, RunEvent, RunFinished, RunProgress, RunSummary, StopRuleChecked
 from ..judges.labels import LabelReport, run_label_report
 from ..judges.pairwise import PairSetting, plan_pairs
-from ..judges.pairwise_report import SUMMARY_COLUMNS as PAIRWISE_SUMMARY_COLUMNS
-from ..judges.pairwise_report import PairwiseReport, pairwise_report
-from ..judges.pairwise_report import summary_notes as pairwise_summary_notes
-from ..judges.pairwise_report import summary_rows as pairwise_summary_rows
+from ..judges.pairwise_report import (
+    BT_SUFFIX,
+    SUMMARY_COLUMNS,
+    PairwiseReport,
+    pairwise_report,
+    summary_notes,
+    summary_rows,
+)
 from ..judges.personas import Persona, save_persona
+from ..judges.pool import PoolReport, Stability
+from ..judges.rescore import RescoreResult, RescoreSettings
 from ..judges.runs import RunConfig
-from ..judges.status import Part, RunState, RunStatus, problem_lines, status_line
+from ..judges.status import Part, RunState, RunStatus, problem_lines, status_line, status_text
+from ..judges.stopping import StopRule
 from ..judges.store import Review, RunRecord, RunStore, StoreError
 from ..judges.templates import Template
 from ..judges.types import JudgeBackend, Judgment, OutputKind, RenderedPrompt, ScoringMode
-from ..judging import NO_PERSONA, infer_quality, preferred_mode
-from ..label_rows import HEADER as LABEL_ROWS_HEADER
-from ..label_rows import confusion_rows as label_confusion_rows
+from ..label_rows import HEADER as LABEL_HEADER
+from ..label_rows import confusion_rows, tie_lines
 from ..label_rows import summary_rows as label_summary_rows
-from ..label_rows import tie_lines as label_tie_lines
-from ..loaders import save_dataset
 from ..metrics import MetricScores, score_examples
-from ..registry import DEFAULT_DATASET, DatasetEntry, bundled_path, list_datasets, open_dataset
-from ..report import sparkline
+from ..planning import NO_PERSONA, RunPlan, infer_quality, preferred_mode
+from ..registry import bundled_path
+from ..report import (
+    FORMATS,
+    WideRow,
+    WideTable,
+    records_to_latex,
+    records_to_markdown,
+    render,
+    sparkline,
+    to_csv,
+    to_json,
+    to_jsonl,
+    wide_table,
+)
 from ..review_queue import FlagKind, ReviewCase, human_unit
-from ..run_export import FORMAT_LABELS
+from ..run_columns import POOL
+from ..run_export import FORMAT_LABELS, ExportResult
 from ..stats import AgreementCell, AgreementTable, CeilingRow, HumanCeiling, Snapshot, ceiling_table
 from ..stats.baselines import LENGTH_EVALUATOR
 from ..stats.calibration import Calibration
 from ..stats.interjudge import InterJudgeMatrix
-from ..stats.label_agreement import is_label_scale
+from ..stats.label_agreement import TieRule
 from ..stats.paired import SYMBOLS, PairedComparison, verdict_line
 from ..subsets import parse_subset
-from ..tuning.report import TuningReport
 from ..tuning.search import (
     JudgingProgressed,
     RoundStarted,
@@ -59,14 +95,29 @@ from ..tuning.search import (
     SearchEvent,
     SearchFinished,
     SearchStarted,
-    TuningSearch,
     VariantScored,
-    save_search_record,
 )
-from ..tuning.space import SearchSpace, load_space
-from ..tuning.winner import save_winner as save_winner_file
-from ..tuning.winner import variant_template
-from ..workspace import POOL, AgreementInputs, Workspace, judge_evaluator
+from ..workspace import AgreementInputs, Workspace, judge_evaluator
+from .choices import JudgeChoices, judge_choices
+from .comparison import compare
+from .datasets import (
+    ADVERSARIAL_KINDS,
+    DEFAULT_DATASET,
+    AdversarialSet,
+    DatasetEntry,
+    DatasetStatistics,
+    DatasetSummary,
+    LabelCeilingRow,
+    dataset_statistics,
+    describe,
+    list_datasets,
+    make_adversarial,
+    metric_scores,
+    metrics_report,
+    open_dataset,
+    quality_annotators,
+)
+from .display import RunDisplay
 from .prompt_lab import (
     LAB_SOURCE,
     FewShotCache,
@@ -81,132 +132,119 @@ from .prompt_lab import (
     trial_judgment,
     trial_request,
 )
-from .review import REVIEW_FORMAT_LABELS, REVIEW_FORMATS, ReviewData, check_review_formats, export_reviews, review_data
+from .reports import (
+    FILE_REPORTS,
+    DrawSpread,
+    LengthAndCertainty,
+    Report,
+    RunReports,
+    agreement_levels,
+    discernment,
+    label_run_note,
+    metric_length_bias,
+    only_dialogs,
+    reports_after_run,
+    run_finished,
+    run_reports,
+)
+from .requests import (
+    DEFAULT_JUDGE,
+    AgreementRequest,
+    CompareRequest,
+    ExportRequest,
+    RescoreRequest,
+    RunRequest,
+    StopRequest,
+)
+from .review import (
+    REVIEW_FORMAT_LABELS,
+    REVIEW_FORMATS,
+    ReviewData,
+    check_review_formats,
+    export_reviews,
+    review_data,
+)
+from .runs import (
+    RetryPlan,
+    build_backends,
+    execute_run,
+    find_resumable,
+    open_run,
+    pair_plan_text,
+    plan_run,
+    plan_runs,
+    prepare_retry,
+    stop_rule_for,
+)
+from .stored import (
+    RunDetails,
+    dataset_of_run,
+    delete,
+    environment_lines,
+    export,
+    judge_columns,
+    judgment_rows,
+    list_runs,
+    rescore,
+    run_details,
+    usage_of_run,
+)
+from .tune import REPORT_FORMATS as TUNING_FORMATS
+from .tune import (
+    SearchSpace,
+    TuningReport,
+    TuningSearch,
+    open_search,
+    read_space,
+    render_report,
+    save_search_record,
+    save_winner,
+)
 from .view import compare_columns, is_length_baseline, item_metric_scores, judges_as_labels, stored_run_of
 
 __all__ = [
-    "compare_columns",
-    "is_length_baseline",
-    "item_metric_scores",
-    "judges_as_labels",
-    "stored_run_of",
-    "AgreementCell",
-    "AgreementInputs",
-    "AgreementTable",
-    "AnswerConstraint",
-    "Calibration",
-    "CeilingRow",
-    "Config",
-    "ConfusionView",
-    "DEFAULT_DATASET",
-    "DatasetEntry",
-    "DatasetSummary",
-    "DiscernmentRow",
-    "DiscernmentTable",
-    "FORMAT_LABELS",
-    "FewShotCache",
-    "FlagKind",
-    "HumanCeiling",
-    "InterJudgeMatrix",
-    "JudgeBackend",
-    "JudgeConfig",
-    "JudgeDiagnostics",
-    "JudgingProgressed",
-    "Judgment",
-    "KINDS",
-    "LABEL_ROWS_HEADER",
-    "LAB_SOURCE",
-    "LENGTH_EVALUATOR",
-    "LabelReport",
-    "MetricScores",
-    "NO_PERSONA",
-    "OutputKind",
-    "PAIRWISE_SUMMARY_COLUMNS",
-    "POOL",
-    "PairSetting",
-    "PairedComparison",
-    "PairwiseReport",
-    "Part",
-    "Persona",
-    "PreparedPrompt",
-    "PromptSetup",
-    "REVIEW_FORMATS",
-    "REVIEW_FORMAT_LABELS",
-    "RenderedPrompt",
-    "Review",
-    "ReviewCase",
-    "ReviewData",
-    "RoundStarted",
-    "RunComparison",
-    "RunConfig",
-    "RunFinished",
-    "RunRecord",
-    "RunState",
-    "RunStatus",
-    "RunStore",
-    "RunUsage",
-    "SYMBOLS",
-    "SavedTemplate",
-    "ScoringMode",
-    "SearchCancelled",
-    "SearchEvent",
-    "SearchFinished",
-    "SearchSpace",
-    "SearchStarted",
-    "Snapshot",
-    "StoreError",
-    "Template",
-    "TuningReport",
-    "TuningSearch",
-    "VariantScored",
-    "Workspace",
-    "ask_judge",
-    "available_cores",
-    "bundled_path",
-    "ceiling_table",
-    "check_persona_name",
-    "check_review_formats",
-    "describe_dataset",
-    "discernment_table",
+    # requests
+    "RunRequest", "StopRequest", "AgreementRequest", "RescoreRequest", "CompareRequest", "ExportRequest",
+    "DEFAULT_JUDGE",
+    # runs
+    "RunPlan", "plan_run", "plan_runs", "find_resumable", "build_backends", "open_run", "execute_run",
+    "stop_rule_for", "RetryPlan", "prepare_retry", "pair_plan_text", "RunDisplay", "infer_quality",
+    "preferred_mode", "NO_PERSONA", "JudgeChoices", "judge_choices",
+    # reports
+    "Report", "FILE_REPORTS", "reports_after_run", "run_reports", "RunReports", "DrawSpread", "LengthAndCertainty",
+    "agreement_levels", "only_dialogs", "label_run_note", "metric_length_bias", "run_finished", "compared_items",
+    # stored runs
+    "list_runs", "run_details", "RunDetails", "usage_of_run", "judge_columns", "rescore", "export", "judgment_rows",
+    "delete", "dataset_of_run", "environment_lines", "compare",
+    # tuning
+    "read_space", "open_search", "save_winner", "render_report", "save_search_record", "TUNING_FORMATS",
+    "SearchSpace", "TuningReport", "TuningSearch", "SearchEvent", "SearchStarted", "RoundStarted",
+    "VariantScored", "JudgingProgressed",
+    # datasets
+    "DEFAULT_DATASET", "ADVERSARIAL_KINDS", "DatasetEntry", "DatasetSummary", "DatasetStatistics",
+    "LabelCeilingRow", "AdversarialSet", "list_datasets", "open_dataset", "describe", "quality_annotators",
+    "dataset_statistics", "metrics_report", "metric_scores", "make_adversarial",
+    # handed-out types and their layouts
+    "CONTRADICTS", "DiscernmentRow", "discernment", "RunComparison", "Config", "JudgeConfig", "load_config",
+    "EvaluationReport", "AnswerConstraint", "USAGE_COLUMNS", "RunUsage", "usage_rows", "usage_summary",
+    "JudgmentScored", "RunEvent", "RunFinished", "RunProgress", "RunSummary", "StopRuleChecked", "LabelReport", "BT_SUFFIX",
+    "SUMMARY_COLUMNS", "PairwiseReport", "summary_notes", "summary_rows", "RescoreResult", "RescoreSettings",
+    "RunConfig", "Part", "RunState", "RunStatus", "problem_lines", "status_text", "RunRecord", "RunStore",
+    "Judgment", "ScoringMode", "JudgeBackend", "make_backend", "AgreementCell", "AgreementTable", "HumanCeiling", "LABEL_HEADER", "confusion_rows", "tie_lines", "label_summary_rows", "FORMATS",
+    "WideRow", "WideTable", "records_to_latex", "records_to_markdown", "render", "sparkline", "to_csv", "to_json",
+    "to_jsonl", "wide_table", "POOL", "FORMAT_LABELS", "ExportResult", "SYMBOLS", "PairedComparison",
+    "verdict_line", "TieRule", "RunEngine", "Workspace", "judge_evaluator", "Persona", "Template", "TemplateError", "PoolReport", "Stability", "StopRule", "InterJudgeMatrix",
+    # the app's live view, prompt lab and review
+    "item_metric_scores", "compare_columns", "is_length_baseline", "judges_as_labels", "stored_run_of",
+    "LAB_SOURCE", "FewShotCache", "PromptSetup", "PreparedPrompt", "SavedTemplate", "prepare_prompt",
+    "trial_request", "ask_judge", "trial_judgment", "judge_key", "save_edited_template", "check_persona_name",
+    "save_persona", "REVIEW_FORMATS", "REVIEW_FORMAT_LABELS", "ReviewData", "review_data", "check_review_formats",
     "export_reviews",
-    "human_unit",
-    "infer_quality",
-    "is_label_scale",
-    "judge_evaluator",
-    "judge_key",
-    "label_confusion_rows",
-    "label_summary_rows",
-    "label_tie_lines",
-    "list_datasets",
-    "load_config",
-    "load_space",
-    "make_adversarial_set",
-    "make_backend",
-    "money_text",
-    "open_dataset",
-    "pairwise_report",
-    "pairwise_summary_notes",
-    "pairwise_summary_rows",
-    "parse_subset",
-    "plan_pairs",
-    "preferred_mode",
-    "prepare_prompt",
-    "problem_lines",
-    "review_data",
-    "run_label_report",
-    "save_dataset",
-    "save_edited_template",
-    "save_persona",
-    "save_search_record",
-    "save_winner_file",
-    "score_examples",
-    "sparkline",
-    "status_line",
-    "trial_judgment",
-    "trial_request",
-    "usage_summary",
-    "user_data_dir",
-    "variant_template",
-    "verdict_line",
-    "with_held_out_reference",
+    # what they hand out or lay out
+    "DiscernmentTable", "discernment_table",
+    "user_data_dir", "ConfusionView", "JudgeDiagnostics", "available_cores", "money_text", "run_label_report",
+    "PairSetting", "plan_pairs", "pairwise_report", "Review", "StoreError", "OutputKind", "RenderedPrompt",
+    "MetricScores", "score_examples", "bundled_path", "FlagKind", "ReviewCase", "human_unit",
+    "CeilingRow", "Snapshot", "ceiling_table", "LENGTH_EVALUATOR", "Calibration", "status_line", "parse_subset",
+    "SearchCancelled", "SearchFinished", "AgreementInputs",
 ]

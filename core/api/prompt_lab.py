@@ -22,8 +22,8 @@ from ..judges.runs import judge_config_to_dict
 from ..judges.scoring import score_result
 from ..judges.templates import Template, parse_template, shipped_template_dir
 from ..judges.types import BackendResult, JudgeBackend, JudgeRequest, Judgment, OutputKind, RenderedPrompt, ScoringMode
-from ..judging import infer_quality
 from ..model import Dataset, Example
+from ..planning import infer_quality
 
 #: Where an edited template's errors point (the text is not a file yet).
 LAB_SOURCE = "prompt lab"

@@ -141,7 +141,7 @@ class TuningSearch:
             raise ConfigError(f"variant {variant.name!r}: {exc}") from None
 
     def _run_config(self, planned: PlannedVariant, item_ids: Sequence[str], name: str = "") -> Any:
-        from ..judging import plan_run
+        from ..planning import plan_run
 
         v = planned.variant
         plan = plan_run(self.dataset, self.config, template=v.template, judges=[v.judge], mode=v.mode,
@@ -311,7 +311,7 @@ def stored_split(path: Path) -> ContextSplit:
 
 def _quality(dataset: Dataset, wanted: str | None) -> str:
     from ..evaluation import resolve_quality
-    from ..judging import is_label_quality
+    from ..model import is_label_quality
 
     if wanted is None:
         if "overall" in {q.lower() for q in dataset.qualities}:

@@ -20,13 +20,7 @@ from textual.message import Message
 from textual.message_pump import MessagePump
 from textual.worker import Worker, get_current_worker
 
-from dialjudge.core.api import (
-    discernment_table,
-    make_adversarial_set,
-    save_dataset,
-    user_data_dir,
-    with_held_out_reference,
-)
+from dialjudge.core.api import discernment_table, make_adversarial, user_data_dir
 from dialjudge.core.errors import ConfigError, DataError
 
 from .base import start_thread_work
@@ -130,14 +124,11 @@ class AdversarialController:
         def build() -> None:
             if request.out.suffix != ".jsonl":
                 raise DataError(f"{request.out}: the adversarial set is written as native JSONL; use a .jsonl name")
-            source = self._source(request.source, current)
-            if request.held_out_system:
-                source, _ = with_held_out_reference(source, request.held_out_system)
-            dataset, report = make_adversarial_set(source, kinds=request.kinds, per_item=request.per_item,
-                                                   n=request.n, seed=request.seed)
-            path = save_dataset(dataset, request.out.expanduser())
+            made = make_adversarial(self._source(request.source, current), request.out.expanduser(),
+                                    kinds=request.kinds, per_item=request.per_item, n=request.n, seed=request.seed,
+                                    held_out_reference=request.held_out_system)
             if not get_current_worker().is_cancelled:
-                self.app.post_message(AdversarialSetBuilt(str(path), report.summary(), len(dataset)))
+                self.app.post_message(AdversarialSetBuilt(str(made.path), made.report.summary(), len(made.dataset)))
 
         return start_thread_work(self.app, build, group=ADVERSARIAL_GROUP, description="Making the adversarial set")
 

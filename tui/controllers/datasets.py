@@ -20,7 +20,7 @@ from textual.signal import Signal
 from textual.timer import Timer
 from textual.worker import Worker, get_current_worker
 
-from dialjudge.core.api import Workspace, ceiling_table, describe_dataset, item_metric_scores, score_examples
+from dialjudge.core.api import Workspace, ceiling_table, describe, item_metric_scores, score_examples
 
 from ..state import Change, StatsState, WorkspaceChange
 from .base import start_thread_work
@@ -113,7 +113,7 @@ class DatasetController:
 
         def load() -> None:
             dataset = self.services.open_dataset(name_or_path)
-            summary = describe_dataset(dataset)
+            summary = describe(dataset)
             ceilings = ceiling_table(dataset.examples)
             if not get_current_worker().is_cancelled:
                 self.app.post_message(DatasetLoaded(name_or_path, dataset, summary, ceilings))

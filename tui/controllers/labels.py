@@ -17,7 +17,8 @@ from textual.app import App
 from textual.message import Message
 from textual.worker import Worker, get_current_worker
 
-from dialjudge.core.api import is_label_scale, run_label_report
+from dialjudge.core.api import run_label_report
+from dialjudge.core.model import is_label_quality
 
 from ..state import Change
 from .base import start_thread_work
@@ -69,7 +70,7 @@ class LabelReportController:
             return None
         with self.services.open_store() as store:
             config = store.get_run(run_id).run_config
-        if config.dataset != dataset.name or not is_label_scale(dataset.qualities.get(config.quality or "")):
+        if config.dataset != dataset.name or not is_label_quality(dataset.qualities.get(config.quality or "")):
             return None
 
         def work() -> None:

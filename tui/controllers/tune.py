@@ -25,15 +25,13 @@ from dialjudge.core.api import (
     SearchEvent,
     SearchFinished,
     SearchStarted,
-    TuningSearch,
     VariantScored,
-    load_space,
+    open_search,
+    read_space,
     save_search_record,
-    save_winner_file,
-    variant_template,
+    save_winner,
 )
 from dialjudge.core.errors import ConfigError
-from dialjudge.core.format import number_text
 
 from .base import start_thread_work
 
@@ -151,7 +149,7 @@ class TuneController:
         """Read and validate a search space file on a worker; the app receives :class:`SearchSpaceLoaded`."""
 
         def load() -> None:
-            self.app.post_message(SearchSpaceLoaded(path, load_space(path)))
+            self.app.post_message(SearchSpaceLoaded(path, read_space(path)))
 
         return start_thread_work(self.app, load, group=SPACE_GROUP, description="Reading the search space")
 
@@ -183,8 +181,8 @@ class TuneController:
                 def forward(event: SearchEvent) -> None:  # called on this thread; the app applies it
                     self.app.post_message(SearchEventReceived(event))
 
-                search = TuningSearch(space, dataset, self.services.config, store,
-                                      make_backend=self.services.make_backend, on_event=forward)
+                search = open_search(space, dataset, self.services.config, store,
+                                     make_backend=self.services.make_backend, on_event=forward)
                 self._search = search
                 report = asyncio.run(search.run())
                 save_search_record(report)
@@ -230,13 +228,7 @@ class TuneController:
             raise ConfigError("no finished search: run one before saving its winner")
 
         def save() -> None:
-            variant = report.variant(report.winner)
-            _template_name, text = variant_template(variant, self.services.config)
-            win = report.heldout_of(report.winner)
-            provenance = {"dataset": report.dataset, "quality": report.quality,
-                          f"held-out {report.coefficient}": number_text(win.heldout if win else None),
-                          "split seed": report.split.seed}
-            path = save_winner_file(text, variant, name, provenance=provenance, folder=folder)
+            path = save_winner(report, self.services.config, name, folder=folder)
             self.app.post_message(WinnerSaved(name, path))
 
         return start_thread_work(self.app, save, group=SAVE_GROUP, description="Saving the winner")

@@ -18,7 +18,7 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from dialjudge.core.api import LABEL_ROWS_HEADER, label_confusion_rows, label_summary_rows, label_tie_lines
+from dialjudge.core.api import LABEL_HEADER, confusion_rows, label_summary_rows, tie_lines
 
 if TYPE_CHECKING:
     from dialjudge.core.api import LabelReport
@@ -54,7 +54,7 @@ def render_report(report: LabelReport) -> Group:
     if report.reason:
         parts.append(Text(f"No comparison: {report.reason}", style="yellow"))
     summary = Table(box=None, padding=(0, 1), show_edge=False, header_style="bold")
-    for k, name in enumerate(LABEL_ROWS_HEADER):
+    for k, name in enumerate(LABEL_HEADER):
         summary.add_column(name, justify="left" if k == 0 else "right", no_wrap=k == 0)
     rows = label_summary_rows(report)
     for k, row in enumerate(rows):
@@ -71,9 +71,9 @@ def render_report(report: LabelReport) -> Group:
         for label in comparison.labels:
             matrix.add_column(f"judge {label}", justify="right")
         matrix.add_column("recall", justify="right")
-        for row in label_confusion_rows(comparison):
+        for row in confusion_rows(comparison):
             matrix.add_row(*row)
         parts.append(matrix)
-    for note in [*report.notes, *label_tie_lines(report), *report.ceiling.reasons]:
+    for note in [*report.notes, *tie_lines(report), *report.ceiling.reasons]:
         parts.append(Text(note, style="dim"))
     return Group(*parts)

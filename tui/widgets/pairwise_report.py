@@ -10,7 +10,7 @@ from rich.table import Table
 from rich.text import Text
 from textual.widgets import Static
 
-from dialjudge.core.api import PAIRWISE_SUMMARY_COLUMNS, pairwise_summary_notes, pairwise_summary_rows
+from dialjudge.core.api import SUMMARY_COLUMNS, summary_notes, summary_rows
 
 if TYPE_CHECKING:
     from dialjudge.core.api import PairwiseReport
@@ -31,9 +31,9 @@ class PairwiseReportView(Static):
             return
         table = Table(title=f"Pairwise verdicts{'' if run_id is None else f' — run {run_id}'}",
                       title_justify="left", pad_edge=False, expand=False)
-        for index, name in enumerate(PAIRWISE_SUMMARY_COLUMNS):
+        for index, name in enumerate(SUMMARY_COLUMNS):
             table.add_column(name, justify="left" if index == 0 else "right")
-        for row in pairwise_summary_rows(report):
+        for row in summary_rows(report):
             table.add_row(*row)
-        notes = Text("\n".join(f"• {note}" for note in pairwise_summary_notes(report)), style="dim")
+        notes = Text("\n".join(f"• {note}" for note in summary_notes(report)), style="dim")
         self.update(Group(table, notes))
