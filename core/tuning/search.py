@@ -19,7 +19,9 @@ from typing import Any
 
 from ..config import Config
 from ..errors import ConfigError, DialjudgeError
+from ..evaluation import compared_items
 from ..model import Aggregation, Dataset, Example
+from ..stats.ceiling import HumanCeiling, human_ceiling
 from ..stats.correlation import CorrelationResult, correlate
 from ..stats.human import human_labels
 from .halving import Round, SuccessiveHalving
@@ -223,7 +225,7 @@ class TuningSearch:
             round_scores=tuple(halving.scores), leaderboard=tuple(leaderboard), heldout=tuple(heldout),
             winner=winner, baseline=baseline, paired=paired, spent=self.spent, budget=s.budget,
             model_calls=self.model_calls, stop_reason=halving.stop_reason, heldout_items=len(heldout_ids),
-            run_ids=dict(self.run_ids))
+            run_ids=dict(self.run_ids), ceiling=self._ceiling(heldout_items, columns))
         self._emit(SearchFinished(report))
         return report
 
@@ -276,6 +278,13 @@ class TuningSearch:
             else:
                 self._backends[spec.name] = self._make_backend(spec.config)
         return self._backends[spec.name]
+
+    def _ceiling(self, items: Sequence[Example], columns: Mapping[str, Mapping[str, float | None]]
+                 ) -> HumanCeiling:
+        """The humans' agreement on the held-out items the finalists are compared on (the one
+        ceiling rule: core.evaluation.compared_items)."""
+        compared = compared_items(items, columns)
+        return human_ceiling([ex for ex in items if compared is None or ex.id in compared], self.quality)
 
     def _agreement(self, column: Mapping[str, float | None], item_ids: Sequence[str], *,
                    n_boot: int) -> CorrelationResult:
