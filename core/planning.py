@@ -14,13 +14,13 @@ from dataclasses import dataclass
 from .config import Config
 from .errors import ConfigError
 from .evaluation import resolve_quality
-from .judges.constraint import AnswerConstraint
-from .judges.fewshot import FewShotSetting
-from .judges.pairwise import PairSetting, check_pairwise_plan
-from .judges.personas import Persona, load_personas
-from .judges.render import pairwise_refusal
-from .judges.runs import RunConfig
-from .judges.templates import get_template
+from .judges.prompts.constraint import AnswerConstraint
+from .judges.prompts.fewshot import FewShotSetting
+from .judges.prompts.personas import Persona, load_personas
+from .judges.prompts.render import pairwise_refusal
+from .judges.prompts.templates import get_template
+from .judges.run.config import RunConfig
+from .judges.run.pairwise import PairSetting, check_pairwise_plan
 from .judges.types import ScoringMode
 from .model import Dataset
 

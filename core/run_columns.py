@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from .judges.pool import PoolMethod, pool_scores
-from .judges.store import RunStore
+from .judges.post_run.pool import PoolMethod, pool_scores
+from .judges.store.run_store import RunStore
 from .judges.types import Judgment
 
 #: The column of the judges' mean score, when a run has more than one judge.

@@ -36,13 +36,9 @@ from ..evaluation import EvaluationReport, compared_items
 from ..judge_diagnostics import ConfusionView, JudgeDiagnostics
 from ..judges.backends import make_backend
 from ..judges.backends.llama import available_cores
-from ..judges.constraint import AnswerConstraint
-from ..judges.cost import USAGE_COLUMNS, RunUsage, money_text, usage_rows, usage_summary
-from ..judges.engine import RunEngine
-from ..judges.events import JudgmentScored, RunEvent, RunFinished, RunProgress, RunSummary, StopRuleChecked
-from ..judges.labels import LabelReport, run_label_report
-from ..judges.pairwise import PairSetting, plan_pairs
-from ..judges.pairwise_report import (
+from ..judges.post_run.cost import USAGE_COLUMNS, RunUsage, money_text, usage_rows, usage_summary
+from ..judges.post_run.labels import LabelReport, run_label_report
+from ..judges.post_run.pairwise_report import (
     BT_SUFFIX,
     SUMMARY_COLUMNS,
     PairwiseReport,
@@ -50,14 +46,18 @@ from ..judges.pairwise_report import (
     summary_notes,
     summary_rows,
 )
-from ..judges.personas import Persona, save_persona
-from ..judges.pool import PoolReport, Stability
-from ..judges.rescore import RescoreResult, RescoreSettings
-from ..judges.runs import RunConfig
-from ..judges.status import Part, RunState, RunStatus, problem_lines, status_line, status_text
-from ..judges.stopping import StopRule
-from ..judges.store import Review, RunRecord, RunStore, StoreError
-from ..judges.templates import Template
+from ..judges.post_run.pool import PoolReport, Stability
+from ..judges.post_run.rescore import RescoreResult, RescoreSettings
+from ..judges.prompts.constraint import AnswerConstraint
+from ..judges.prompts.personas import Persona, save_persona
+from ..judges.prompts.templates import Template
+from ..judges.run.config import RunConfig
+from ..judges.run.engine import RunEngine
+from ..judges.run.events import JudgmentScored, RunEvent, RunFinished, RunProgress, RunSummary, StopRuleChecked
+from ..judges.run.pairwise import PairSetting, plan_pairs
+from ..judges.run.stopping import StopRule
+from ..judges.store.run_store import Review, RunRecord, RunStore, StoreError
+from ..judges.store.status import Part, RunState, RunStatus, problem_lines, status_line, status_text
 from ..judges.types import JudgeBackend, Judgment, OutputKind, RenderedPrompt, ScoringMode
 from ..label_rows import HEADER as LABEL_HEADER
 from ..label_rows import confusion_rows, tie_lines

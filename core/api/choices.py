@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import TemplateError
-from ..judges.personas import Persona, load_personas
-from ..judges.templates import Template, load_templates, shipped_template_dir
+from ..judges.prompts.personas import Persona, load_personas
+from ..judges.prompts.templates import Template, load_templates, shipped_template_dir
 
 
 @dataclass(frozen=True)

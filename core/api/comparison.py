@@ -10,7 +10,7 @@ from __future__ import annotations
 from ..compare import RunComparison, compare_runs
 from ..config import Config
 from ..evaluation import split_subsets
-from ..judges.store import RunStore
+from ..judges.store.run_store import RunStore
 from ..model import Dataset
 from .requests import CompareRequest
 from .stored import dataset_of_run, same_dataset

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Protocol, runtime_checkable
 
-from ..judges.events import RunEvent
+from ..judges.run.events import RunEvent
 
 
 @runtime_checkable

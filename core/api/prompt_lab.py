@@ -13,14 +13,14 @@ from pathlib import Path
 
 from ..config import JudgeConfig
 from ..errors import ConfigError
-from ..judges.fewshot import FewShotSelector, FewShotSetting
-from ..judges.pairwise import preview_pair
-from ..judges.personas import Persona, save_template
-from ..judges.personas import _check_name as check_name
-from ..judges.render import render_prompt
-from ..judges.runs import judge_config_to_dict
-from ..judges.scoring import score_result
-from ..judges.templates import Template, parse_template, shipped_template_dir
+from ..judges.prompts.fewshot import FewShotSelector, FewShotSetting
+from ..judges.prompts.personas import Persona, save_template
+from ..judges.prompts.personas import _check_name as check_name
+from ..judges.prompts.render import render_prompt
+from ..judges.prompts.templates import Template, parse_template, shipped_template_dir
+from ..judges.run.config import judge_config_to_dict
+from ..judges.run.pairwise import preview_pair
+from ..judges.run.scoring import score_result
 from ..judges.types import BackendResult, JudgeBackend, JudgeRequest, Judgment, OutputKind, RenderedPrompt, ScoringMode
 from ..model import Dataset, Example
 from ..planning import infer_quality

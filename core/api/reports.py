@@ -18,14 +18,14 @@ from dataclasses import dataclass, field
 from ..adversarial.builder import CONTRADICTS
 from ..adversarial.discernment import DiscernmentRow, discernment_table
 from ..evaluation import EvaluationReport, evaluate, split_subsets
-from ..judges.constraint import AnswerConstraint
-from ..judges.events import RunSummary
-from ..judges.labels import LabelReport, run_label_report
-from ..judges.pairwise_report import PairwiseReport, pairwise_report
-from ..judges.pool import PoolReport, Stability, pool_report, stability
-from ..judges.runs import RunConfig
-from ..judges.status import RunStatus
-from ..judges.store import RunStore
+from ..judges.post_run.labels import LabelReport, run_label_report
+from ..judges.post_run.pairwise_report import PairwiseReport, pairwise_report
+from ..judges.post_run.pool import PoolReport, Stability, pool_report, stability
+from ..judges.prompts.constraint import AnswerConstraint
+from ..judges.run.config import RunConfig
+from ..judges.run.events import RunSummary
+from ..judges.store.run_store import RunStore
+from ..judges.store.status import RunStatus
 from ..judges.types import Judgment, ScoringMode
 from ..model import Aggregation, Dataset, Example, ScaleKind, is_label_quality
 from ..planning import RunPlan

@@ -10,8 +10,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..judges.runs import RunConfig
-from ..judges.store import Review, RunRecord, RunStore
+from ..judges.run.config import RunConfig
+from ..judges.store.run_store import Review, RunRecord, RunStore
 from ..judges.types import Judgment
 from ..model import Dataset
 from ..report import to_csv, to_jsonl

@@ -20,19 +20,19 @@ from typing import Any
 from ..config import Config, JudgeConfig
 from ..errors import ConfigError
 from ..judges.backends import make_backend
-from ..judges.constraint import AnswerConstraint
-from ..judges.engine import RunEngine
-from ..judges.events import RunSummary
-from ..judges.fewshot import FewShotSetting, random_settings
-from ..judges.labels import LabelMappingError, label_mapping
-from ..judges.pairwise import PairSetting, plan_pairs
-from ..judges.pairwise_report import candidate_items
-from ..judges.render import resolve_output
-from ..judges.retry import check_retryable
-from ..judges.runs import RunConfig
-from ..judges.stopping import DEFAULT_ORDER_SEED, StopRule
-from ..judges.store import RunRecord, RunStore
-from ..judges.templates import parse_template
+from ..judges.post_run.labels import LabelMappingError, label_mapping
+from ..judges.post_run.pairwise_report import candidate_items
+from ..judges.post_run.retry import check_retryable
+from ..judges.prompts.constraint import AnswerConstraint
+from ..judges.prompts.fewshot import FewShotSetting, random_settings
+from ..judges.prompts.render import resolve_output
+from ..judges.prompts.templates import parse_template
+from ..judges.run.config import RunConfig
+from ..judges.run.engine import RunEngine
+from ..judges.run.events import RunSummary
+from ..judges.run.pairwise import PairSetting, plan_pairs
+from ..judges.run.stopping import DEFAULT_ORDER_SEED, StopRule
+from ..judges.store.run_store import RunRecord, RunStore
 from ..judges.types import JudgeBackend
 from ..model import Aggregation, Dataset, is_label_quality
 from ..planning import RunPlan

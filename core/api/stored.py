@@ -13,10 +13,10 @@ from typing import Any
 
 from ..config import Config
 from ..errors import ConfigError, DialjudgeError
-from ..judges.cost import RunUsage, run_usage
-from ..judges.rescore import RescoreResult, RescoreSettings, rescore_run, settings_from_options
-from ..judges.runs import RunConfig
-from ..judges.store import RunRecord, RunStore
+from ..judges.post_run.cost import RunUsage, run_usage
+from ..judges.post_run.rescore import RescoreResult, RescoreSettings, rescore_run, settings_from_options
+from ..judges.run.config import RunConfig
+from ..judges.store.run_store import RunRecord, RunStore
 from ..model import Dataset
 from ..registry import open_dataset
 from ..run_columns import run_scores

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from ..config import Config
 from ..format import number_text
-from ..judges.store import RunStore
+from ..judges.store.run_store import RunStore
 from ..model import Dataset
 from ..tuning.report import FORMATS as REPORT_FORMATS
 from ..tuning.report import TuningReport, render_report

@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 from ..compare import compare_evaluators
 from ..judge_diagnostics import JudgeDiagnostics, judge_diagnostics, top_point_probabilities
-from ..judges.runs import RunConfig
+from ..judges.run.config import RunConfig
 from ..metrics import metric_info, resolve_metric_ids, score_pair
 from ..model import Aggregation, Dataset, Example, Scale
 from ..stats.baselines import LENGTH_EVALUATOR, length_scores

@@ -24,8 +24,8 @@ from dialjudge.core.compare import compare_evaluators
 from dialjudge.core.config import Config, bundled_judge
 from dialjudge.core.errors import ConfigError, DialjudgeError, TemplateError
 from dialjudge.core.judges.backends.fake import FakeBackend
-from dialjudge.core.judges.render import render_prompt
-from dialjudge.core.judges.templates import shipped_template_dir
+from dialjudge.core.judges.prompts.render import render_prompt
+from dialjudge.core.judges.prompts.templates import shipped_template_dir
 from dialjudge.core.metrics import metric_info
 from dialjudge.core.model import Dataset
 from dialjudge.core.registry import open_dataset

@@ -2,7 +2,7 @@
 
 Numeric qualities get running correlations; categorical and binary ones also need
 % agreement, κ, α, the confusion matrix and AUC, which core computes from a stored
-run (:func:`~dialjudge.core.judges.labels.run_label_report`, the same numbers
+run (:func:`~dialjudge.core.judges.post_run.labels.run_label_report`, the same numbers
 ``dialjudge judge`` prints). That reads the store and bootstraps, so it runs on a
 worker; the answer comes back to the app as :class:`LabelReportComputed`.
 """

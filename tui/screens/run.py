@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     from dialjudge.core.model import Dataset
 
 FEWSHOT_METHODS = ("none", "random", "bm25-context", "bm25-response", "bm25-both")
-#: The Answers field: free text, or held to the template's answer format (core.judges.grammar).
+#: The Answers field: free text, or held to the template's answer format (core.judges.prompts.grammar).
 ANSWER_CONSTRAINTS = [("free text, parsed", AnswerConstraint.OFF.value),
                       ("constrained to the answer format", AnswerConstraint.ANSWER.value),
                       ("a reasoning line, then constrained", AnswerConstraint.REASONING.value)]

@@ -1,6 +1,6 @@
 """A label quality's comparison: judges against the human majority label, and the human ceiling.
 
-Shows a :class:`~dialjudge.core.judges.labels.LabelReport` (computed in core, the same
+Shows a :class:`~dialjudge.core.judges.post_run.labels.LabelReport` (computed in core, the same
 numbers the CLI prints): % agreement, Cohen's κ, Krippendorff's α with the judge as one
 more rater and ROC-AUC, each with its bootstrap CI; the ceiling rows; each judge's
 confusion matrix with per-label recall and precision; the tie count and the notes.

@@ -1,5 +1,5 @@
 """The summary of a pairwise run: per judge and for the humans, position flips, first-position
-wins, ties, length preference and accuracy (core.judges.pairwise_report's rows and notes)."""
+wins, ties, length preference and accuracy (core.judges.post_run.pairwise_report's rows and notes)."""
 
 from __future__ import annotations
 
