@@ -7,7 +7,7 @@ without an import cycle.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, cast, runtime_checkable
 
 if TYPE_CHECKING:
     from textual.dom import DOMNode
@@ -49,9 +49,16 @@ class DialjudgeHost(Protocol):
         ...
 
 
+#: App classes already found to be hosts: a protocol check costs tens of microseconds, and screens
+#: ask for their app at every redraw.
+_HOST_CLASSES: set[type] = set()
+
+
 def dialjudge_app(node: DOMNode) -> DialjudgeHost:
     """The app ``node`` belongs to, typed (screens reach the controllers through it)."""
     app = node.app
-    if not isinstance(app, DialjudgeHost):
-        raise TypeError(f"{type(node).__name__} runs outside the dialjudge app")
-    return app
+    if type(app) not in _HOST_CLASSES:
+        if not isinstance(app, DialjudgeHost):
+            raise TypeError(f"{type(node).__name__} runs outside the dialjudge app")
+        _HOST_CLASSES.add(type(app))
+    return cast(DialjudgeHost, app)

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import ast
 from pathlib import Path
+from types import SimpleNamespace
 
 import grimp
 import pytest
+
+from dialjudge.tui.host import dialjudge_app
 
 TUI = "dialjudge.tui"
 CORE = "dialjudge.core"
@@ -103,3 +106,8 @@ def test_controllers_never_import_screens_or_the_app_and_screens_never_import_th
         assert not upward, (controller, upward)
     for module in screens_and_widgets:
         assert f"{TUI}.app" not in graph.find_modules_directly_imported_by(module), module
+
+
+def test_a_screen_outside_the_dialjudge_app_is_told_so():
+    with pytest.raises(TypeError, match="outside the dialjudge app"):
+        dialjudge_app(SimpleNamespace(app=SimpleNamespace(services=None)))  # type: ignore[arg-type]
