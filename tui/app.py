@@ -84,7 +84,7 @@ class DialjudgeApp(App[int]):
         self.decisions = DecisionController(self, services, self.datasets, run_active=lambda: self.runs.active)
         self.pairwise = PairwiseReportController(self, services, self.datasets)
         self.tune = TuneController(self, services, self.datasets)
-        self._routes = message_routes(self._routes_to_owners(), self._routes_across_controllers())
+        self._routes = message_routes(type(self), self._routes_to_owners(), self._routes_across_controllers())
         for d in DESTINATIONS:
             self.add_mode(d.mode, d.make_screen)
 

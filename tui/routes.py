@@ -19,11 +19,15 @@ class Route(Generic[MessageType]):
     handler: Callable[[MessageType], None]
 
 
-def message_routes(*groups: Iterable[Route[Any]]) -> dict[type[Message], Route[Any]]:
-    """The routes by message type; a type routed twice is a mistake (one of them would never run)."""
+def message_routes(receiver: type, *groups: Iterable[Route[Any]]) -> dict[type[Message], Route[Any]]:
+    """The routes by message type. A type routed twice, or routed and also handled by an ``on_...``
+    method of ``receiver`` (Textual would call both), is a mistake that fails here, at once."""
     table: dict[type[Message], Route[Any]] = {}
     for route in (r for group in groups for r in group):
         if route.message in table:
             raise ValueError(f"{route.message.__name__} is routed twice")
+        if hasattr(receiver, route.message.handler_name):
+            raise ValueError(f"{route.message.__name__} is routed and also handled by "
+                             f"{receiver.__name__}.{route.message.handler_name}: keep the route")
         table[route.message] = route
     return table

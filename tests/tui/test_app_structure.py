@@ -10,7 +10,9 @@ from types import SimpleNamespace
 import grimp
 import pytest
 
+from dialjudge.tui.controllers.datasets import DatasetLoaded
 from dialjudge.tui.host import dialjudge_app
+from dialjudge.tui.routes import Route, message_routes
 
 TUI = "dialjudge.tui"
 CORE = "dialjudge.core"
@@ -111,3 +113,16 @@ def test_controllers_never_import_screens_or_the_app_and_screens_never_import_th
 def test_a_screen_outside_the_dialjudge_app_is_told_so():
     with pytest.raises(TypeError, match="outside the dialjudge app"):
         dialjudge_app(SimpleNamespace(app=SimpleNamespace(services=None)))  # type: ignore[arg-type]
+
+
+class _DatasetLoadedHandler:
+    def on_dataset_loaded(self, message: DatasetLoaded) -> None: ...
+
+
+def test_a_message_is_handled_once_routed_or_by_a_handler_never_both():
+    route = Route(DatasetLoaded, lambda message: None)
+    assert message_routes(object, [route]) == {DatasetLoaded: route}
+    with pytest.raises(ValueError, match="routed twice"):
+        message_routes(object, [route], [route])
+    with pytest.raises(ValueError, match="also handled by _DatasetLoadedHandler.on_dataset_loaded"):
+        message_routes(_DatasetLoadedHandler, [route])
