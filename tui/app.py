@@ -173,8 +173,8 @@ class DialjudgeApp(App[int]):
         self.decisions.view_refreshed()
 
     def _run_event_received(self, message: RunEventReceived) -> None:
-        """A run's progress; when it finishes, its label agreement and pairwise reports are computed
-        (each controller decides whether the run is one it reports on)."""
+        """A run's progress; when it finishes, its labels and pairwise reports are computed where
+        core's ``reports_after_run`` says they follow the run (the same reports ``dialjudge judge`` prints)."""
         self.runs.event_received(message)
         if isinstance(message.event, RunFinished):
             self._report_on_run(message.event.run_id)

@@ -18,7 +18,7 @@ from textual.app import App
 from textual.message import Message
 from textual.worker import Worker, get_current_worker
 
-from dialjudge.core.api import judge_evaluator, pairwise_report
+from dialjudge.core.api import Report, judge_evaluator, pairwise_report, reports_after_run
 
 from ..state import Change
 from .base import start_thread_work
@@ -58,7 +58,7 @@ class PairwiseReportController:
             return None
         with self.services.open_store() as store:
             config = store.get_run(run_id).run_config
-        if config.pairs is None or config.dataset != dataset.name:
+        if config.dataset != dataset.name or Report.PAIRWISE not in reports_after_run(config, dataset):
             return None
 
         def work() -> None:
