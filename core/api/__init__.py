@@ -34,8 +34,7 @@ from ..config import Config, JudgeConfig, load_config, user_data_dir
 from ..errors import TemplateError
 from ..evaluation import EvaluationReport, compared_items
 from ..judge_diagnostics import ConfusionView, JudgeDiagnostics
-from ..judges.backends import make_backend
-from ..judges.backends.llama import available_cores
+from ..judges.backends import local_threads, make_backend, model_file_backend
 from ..judges.post_run.cost import USAGE_COLUMNS, RunUsage, money_text, usage_rows, usage_summary
 from ..judges.post_run.labels import LabelReport, run_label_report
 from ..judges.post_run.pairwise_report import (
@@ -230,7 +229,7 @@ __all__ = [
     "JudgmentScored", "RunEvent", "RunFinished", "RunProgress", "RunSummary", "StopRuleChecked", "LabelReport", "BT_SUFFIX",
     "SUMMARY_COLUMNS", "PairwiseReport", "summary_notes", "summary_rows", "RescoreResult", "RescoreSettings",
     "RunConfig", "Part", "RunState", "RunStatus", "problem_lines", "status_text", "RunRecord", "RunStore",
-    "Judgment", "ScoringMode", "JudgeBackend", "make_backend", "AgreementCell", "AgreementTable", "HumanCeiling", "LABEL_HEADER", "confusion_rows", "tie_lines", "label_summary_rows", "FORMATS",
+    "Judgment", "ScoringMode", "JudgeBackend", "make_backend", "local_threads", "model_file_backend", "AgreementCell", "AgreementTable", "HumanCeiling", "LABEL_HEADER", "confusion_rows", "tie_lines", "label_summary_rows", "FORMATS",
     "WideRow", "WideTable", "records_to_latex", "records_to_markdown", "render", "sparkline", "to_csv", "to_json",
     "to_jsonl", "wide_table", "POOL", "FORMAT_LABELS", "ExportResult", "SYMBOLS", "PairedComparison",
     "verdict_line", "TieRule", "RunEngine", "Workspace", "judge_evaluator", "Persona", "Template", "TemplateError", "PoolReport", "Stability", "StopRule", "InterJudgeMatrix",
@@ -242,7 +241,7 @@ __all__ = [
     "export_reviews",
     # what they hand out or lay out
     "DiscernmentTable", "discernment_table",
-    "user_data_dir", "ConfusionView", "JudgeDiagnostics", "available_cores", "money_text", "run_label_report",
+    "user_data_dir", "ConfusionView", "JudgeDiagnostics", "money_text", "run_label_report",
     "PairSetting", "plan_pairs", "pairwise_report", "Review", "StoreError", "OutputKind", "RenderedPrompt",
     "MetricScores", "score_examples", "bundled_path", "FlagKind", "ReviewCase", "human_unit",
     "CeilingRow", "Snapshot", "ceiling_table", "LENGTH_EVALUATOR", "Calibration", "status_line", "parse_subset",

@@ -22,8 +22,8 @@ from dialjudge.core.api import (
     AnswerConstraint,
     OutputKind,
     PairSetting,
-    available_cores,
     infer_quality,
+    local_threads,
     parse_subset,
     plan_pairs,
     preferred_mode,
@@ -438,8 +438,8 @@ def _judge_label(judge: JudgeConfig) -> Content:
     # Content, not markup: a path or a model name may hold brackets.
     where = judge.model_path or judge.base_url or judge.model or ""
     detail = f"  {judge.backend}{' · ' + where if where else ''}"
-    if judge.backend == "llama":  # how fast a local judge can go depends on it
-        threads = judge.n_threads or available_cores()
+    threads = local_threads(judge)
+    if threads is not None:  # how fast a local judge can go depends on it
         detail += f" · {threads} thread{'s' if threads != 1 else ''}"
     return Content.assemble(judge.name, (detail, "dim"))
 
