@@ -14,8 +14,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.widgets import Footer, Header, Static, TabbedContent, TabPane
 
-from dialjudge.core.judges.store.status import RunStatus
-from dialjudge.core.run_export import FORMAT_LABELS
+from dialjudge.core.api import FORMAT_LABELS, RunStatus, ScoringMode, money_text, usage_summary
 
 from ..controllers.history import (
     FilesExported,
@@ -36,9 +35,7 @@ from .import_dialog import ImportDialog
 from .rescore_dialog import RescoreDialog
 
 if TYPE_CHECKING:
-    from dialjudge.core.api import ImportRequest
-    from dialjudge.core.judges.post_run.cost import RunUsage
-    from dialjudge.core.judges.store.run_store import RunRecord
+    from dialjudge.core.api import ImportRequest, RunRecord, RunUsage
 
 STATUS_STYLES = {RunStatus.FINISHED: "green", RunStatus.RUNNING: "cyan", RunStatus.CANCELLED: "yellow",
                  RunStatus.FAILED: "red"}
@@ -48,8 +45,6 @@ MARKS = ("A", "B")
 def run_details(record: RunRecord, usage: RunUsage | None = None, *, show_timings: bool = True) -> RenderableType:
     """A run's settings, and its cost and latency once read, as ``dialjudge runs show`` prints them
     (timings can be left out, for snapshots)."""
-    from dialjudge.core.judges.types import ScoringMode
-
     config = record.run_config
     table = Table(box=None, padding=(0, 1), show_header=False, show_edge=False)
     table.add_column(style="bold", no_wrap=True)
@@ -83,8 +78,6 @@ def run_details(record: RunRecord, usage: RunUsage | None = None, *, show_timing
 
 def usage_text(usage: RunUsage, *, show_timings: bool) -> str:
     """Per judge: tokens, throughput and estimated cost; the run's wall time (timings only when shown)."""
-    from dialjudge.core.judges.post_run.cost import money_text, usage_summary
-
     if show_timings:
         lines = [usage_summary(usage)]
     else:
