@@ -35,6 +35,7 @@ from .controllers.datasets import (
 from .controllers.decisions import DecisionController, DiagnosticsComputed, EvaluatorsCompared
 from .controllers.history import RunScoresLoaded, StoredRunsController
 from .controllers.lab import LabController
+from .controllers.label_estimates import LabelEstimatesController
 from .controllers.labels import LabelReportComputed, LabelReportController
 from .controllers.pairwise import PairwiseReportComputed, PairwiseReportController
 from .controllers.review import ReviewController
@@ -81,6 +82,7 @@ class DialjudgeApp(App[int]):
         self.stored_runs = StoredRunsController(self, services, self.datasets)
         self.adversarial = AdversarialController(self, services, self.datasets)
         self.labels = LabelReportController(self, services, self.datasets)
+        self.label_estimates = LabelEstimatesController(self, services, self.datasets)
         self.decisions = DecisionController(self, services, self.datasets, run_active=lambda: self.runs.active)
         self.pairwise = PairwiseReportController(self, services, self.datasets)
         self.tune = TuneController(self, services, self.datasets)

@@ -11,6 +11,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.widgets import Footer, Header, Static
 
+from dialjudge.core.api import stored_run_of
 from dialjudge.core.errors import DialjudgeError
 
 from ..state import Change, WorkspaceChange, column_order
@@ -23,6 +24,7 @@ from ..widgets.virtual_table import Column, VirtualTable
 from .base import VIEW_BINDINGS, WorkspaceScreen
 from .compare_dialog import CompareDialog
 from .item import ItemScreen
+from .label_estimates_dialog import LabelEstimatesDialog
 from .score_cells import HUMAN_COLUMN, ID_COLUMN, SYSTEM_COLUMN, ScoreCells
 
 #: Seconds between two draws of the correlation panel while judgments stream in.
@@ -37,6 +39,7 @@ class ScoresScreen(WorkspaceScreen):
         Binding("r", "app.refresh_stats", "Refresh statistics", show=False),
         # Off the footer, which is full (Help and Quit would drop off); listed in Help (?) and the palette.
         Binding("c", "compare_evaluators", "Compare two evaluators", show=False),
+        Binding("a", "label_estimates", "Alternative annotator test and few-label estimates", show=False),
     ]
 
     def __init__(self) -> None:
@@ -114,6 +117,15 @@ class ScoresScreen(WorkspaceScreen):
 
         self.app.push_screen(CompareDialog(choices, a=a, b=b, view=f"{ws.quality}, subset {ws.subset.spec}"),
                              callback=chosen)
+
+    def action_label_estimates(self) -> None:
+        """Can the newest stored run's judge replace an annotator, and what do 50 labels buy with it?"""
+        runs = [run for run in map(stored_run_of, self.dj.workspace.judge_names) if run is not None]
+        if not runs:
+            self.notify("Show a stored run first (a finished run, or one opened from the Runs screen)",
+                        severity="warning")
+            return
+        self.app.push_screen(LabelEstimatesDialog(max(runs)))
 
     def _redraw_decisions(self, _: None = None) -> None:
         decisions = self.dj.decisions

@@ -1,0 +1,86 @@
+"""Can the judge replace an annotator, and what do a few labels buy: a stored run's answers for the app.
+
+Both come from core (:func:`~dialjudge.core.api.labels_estimates.alt_test_for_run` and
+:func:`~dialjudge.core.api.labels_estimates.estimate_for_run`, the functions behind
+``dialjudge runs alt-test`` and ``runs estimate``). They read the store, resample and
+test, so they run on a worker; the screen that asked receives
+:class:`LabelEstimatesComputed`. Either part may not apply to a run (the alternative
+annotator test needs three annotators): its reason travels in the message, so the
+other part still shows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from textual.app import App
+from textual.message import Message
+from textual.message_pump import MessagePump
+from textual.worker import Worker, get_current_worker
+
+from dialjudge.core.api import labels_estimates as le
+from dialjudge.core.errors import DialjudgeError
+
+from .base import start_thread_work
+from .history import dataset_for
+
+if TYPE_CHECKING:
+    from ..services import Services
+    from .datasets import DatasetController
+
+LABEL_ESTIMATES_GROUP = "label-estimates"
+#: What ``runs estimate N --labelled 50 --seed 0`` asks: 50 labels drawn with seed 0.
+DEFAULT_LABELLED = 50
+DEFAULT_SEED = 0
+
+
+@dataclass
+class LabelEstimatesComputed(Message):
+    """Run ``run_id``'s judges were put to the alternative annotator test and estimated from a few labels.
+
+    A part that does not apply to the run is empty, and its ``*_problem`` says why."""
+
+    run_id: int
+    alt_tests: list[le.AltTestReport]
+    alt_test_problem: str | None
+    estimates: list[le.EstimateReport]
+    estimate_problem: str | None
+
+
+class LabelEstimatesController:
+    """Computes a run's alternative annotator test and few-label estimates on a worker."""
+
+    def __init__(self, app: App[Any], services: Services, datasets: DatasetController) -> None:
+        self.app = app
+        self.services = services
+        self.datasets = datasets
+
+    def compute(self, run_id: int, reply_to: MessagePump, *, labelled: int = DEFAULT_LABELLED,
+                seed: int = DEFAULT_SEED) -> Worker[None]:
+        """Test and estimate run ``run_id`` as the CLI does by default (``--labelled`` and ``--seed`` as given);
+        ``reply_to`` receives :class:`LabelEstimatesComputed`."""
+        current = self.datasets.workspace.dataset
+        services = self.services
+
+        def work() -> None:
+            with services.open_store() as store:
+                dataset = dataset_for(services, store.get_run(run_id).run_config, current)
+                alt_tests: list[le.AltTestReport] = []
+                estimates: list[le.EstimateReport] = []
+                alt_problem = estimate_problem = None
+                try:
+                    alt_tests = le.alt_test_for_run(store, run_id, dataset=dataset, app_config=services.config)
+                except DialjudgeError as exc:
+                    alt_problem = str(exc)
+                try:
+                    estimates = le.estimate_for_run(store, run_id, labelled=labelled, seed=seed, dataset=dataset,
+                                                    app_config=services.config)
+                except DialjudgeError as exc:
+                    estimate_problem = str(exc)
+            if not get_current_worker().is_cancelled:
+                reply_to.post_message(LabelEstimatesComputed(run_id, alt_tests, alt_problem, estimates,
+                                                             estimate_problem))
+
+        return start_thread_work(self.app, work, group=LABEL_ESTIMATES_GROUP,
+                                 description=f"Testing run {run_id}'s judge against the annotators")

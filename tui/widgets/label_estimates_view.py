@@ -1,0 +1,54 @@
+"""The alternative annotator test and the few-label estimates as Rich tables and sentences.
+
+The rows, titles and sentences are core's (:mod:`dialjudge.core.api.labels_estimates`),
+the ones ``dialjudge runs alt-test`` and ``runs estimate`` print, so the app and the
+CLI show the same numbers in the same order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from dialjudge.core.api import labels_estimates as le
+
+
+def _table(title: str, columns: Sequence[str], rows: Sequence[Sequence[str]], right: Sequence[str]) -> Table:
+    table = Table(title=title, title_justify="left", expand=False)
+    for column in columns:
+        table.add_column(column, justify="right" if column in right else "left")
+    for row in rows:
+        # Text, not markup: annotator names and judge names come from data.
+        table.add_row(*(Text(cell) for cell in row))
+    return table
+
+
+def _notes(lines: Sequence[str]) -> list[RenderableType]:
+    return [Text(f"• {line}", style="dim") for line in lines]
+
+
+def alt_test_renderable(reports: Sequence[le.AltTestReport], problem: str | None) -> RenderableType:
+    """Each judge's per-annotator rows, then its winning rate, verdict, margin and the human ceiling."""
+    if problem is not None:
+        return Text(f"Alternative annotator test: {problem}", style="italic")
+    parts: list[RenderableType] = []
+    for report in reports:
+        parts.append(_table(le.alt_test_title(report), le.ALT_TEST_COLUMNS, le.alt_test_rows(report),
+                            le.ALT_TEST_COLUMNS[1:-1]))
+        parts.extend(_notes(le.alt_test_lines(report)))
+    return Group(*parts)
+
+
+def estimate_renderable(reports: Sequence[le.EstimateReport], problem: str | None) -> RenderableType:
+    """Each judge's labels-only and judge-assisted estimates (and Rogan–Gladen for pass/fail), then notes."""
+    if problem is not None:
+        return Text(f"Estimates from a few labels: {problem}", style="italic")
+    parts: list[RenderableType] = []
+    for report in reports:
+        parts.append(_table(le.estimate_title(report), le.ESTIMATE_COLUMNS, le.estimate_rows(report),
+                            le.ESTIMATE_COLUMNS[1:]))
+        parts.extend(_notes(le.estimate_lines(report)))
+    return Group(*parts)
