@@ -252,4 +252,25 @@ __all__ = [
 # i-import: `runs import` and the Runs screen's import action (core.api.imports).
 from .imports import IMPORT_FORMATS, ImportRefused, ImportReport, ImportRequest, ImportResult, import_scores
 
+# k-labels-app: the app's alternative annotator test and few-label estimates (core.api.labels_estimates).
+from .labels_estimates import (
+    ALT_TEST_COLUMNS,
+    ESTIMATE_COLUMNS,
+    AltTestReport,
+    EstimateReport,
+    alt_test_for_run,
+    alt_test_lines,
+    alt_test_rows,
+    alt_test_title,
+    estimate_for_run,
+    estimate_lines,
+    estimate_rows,
+    estimate_title,
+)
+
 __all__ += ["IMPORT_FORMATS", "ImportRefused", "ImportReport", "ImportRequest", "ImportResult", "import_scores"]
+
+# k-labels-app
+__all__ += ["ALT_TEST_COLUMNS", "ESTIMATE_COLUMNS", "AltTestReport", "EstimateReport", "alt_test_for_run",
+            "alt_test_lines", "alt_test_rows", "alt_test_title", "estimate_for_run", "estimate_lines",
+            "estimate_rows", "estimate_title"]

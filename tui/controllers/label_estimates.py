@@ -19,7 +19,12 @@ from textual.message import Message
 from textual.message_pump import MessagePump
 from textual.worker import Worker, get_current_worker
 
-from dialjudge.core.api import labels_estimates as le
+from dialjudge.core.api import (
+    AltTestReport,
+    EstimateReport,
+    alt_test_for_run,
+    estimate_for_run,
+)
 from dialjudge.core.errors import DialjudgeError
 
 from .base import start_thread_work
@@ -42,9 +47,9 @@ class LabelEstimatesComputed(Message):
     A part that does not apply to the run is empty, and its ``*_problem`` says why."""
 
     run_id: int
-    alt_tests: list[le.AltTestReport]
+    alt_tests: list[AltTestReport]
     alt_test_problem: str | None
-    estimates: list[le.EstimateReport]
+    estimates: list[EstimateReport]
     estimate_problem: str | None
 
 
@@ -66,15 +71,15 @@ class LabelEstimatesController:
         def work() -> None:
             with services.open_store() as store:
                 dataset = dataset_for(services, store.get_run(run_id).run_config, current)
-                alt_tests: list[le.AltTestReport] = []
-                estimates: list[le.EstimateReport] = []
+                alt_tests: list[AltTestReport] = []
+                estimates: list[EstimateReport] = []
                 alt_problem = estimate_problem = None
                 try:
-                    alt_tests = le.alt_test_for_run(store, run_id, dataset=dataset, app_config=services.config)
+                    alt_tests = alt_test_for_run(store, run_id, dataset=dataset, app_config=services.config)
                 except DialjudgeError as exc:
                     alt_problem = str(exc)
                 try:
-                    estimates = le.estimate_for_run(store, run_id, labelled=labelled, seed=seed, dataset=dataset,
+                    estimates = estimate_for_run(store, run_id, labelled=labelled, seed=seed, dataset=dataset,
                                                     app_config=services.config)
                 except DialjudgeError as exc:
                     estimate_problem = str(exc)

@@ -13,7 +13,18 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from dialjudge.core.api import labels_estimates as le
+from dialjudge.core.api import (
+    ALT_TEST_COLUMNS,
+    ESTIMATE_COLUMNS,
+    AltTestReport,
+    EstimateReport,
+    alt_test_lines,
+    alt_test_rows,
+    alt_test_title,
+    estimate_lines,
+    estimate_rows,
+    estimate_title,
+)
 
 
 def _table(title: str, columns: Sequence[str], rows: Sequence[Sequence[str]], right: Sequence[str]) -> Table:
@@ -30,25 +41,25 @@ def _notes(lines: Sequence[str]) -> list[RenderableType]:
     return [Text(f"• {line}", style="dim") for line in lines]
 
 
-def alt_test_renderable(reports: Sequence[le.AltTestReport], problem: str | None) -> RenderableType:
+def alt_test_renderable(reports: Sequence[AltTestReport], problem: str | None) -> RenderableType:
     """Each judge's per-annotator rows, then its winning rate, verdict, margin and the human ceiling."""
     if problem is not None:
         return Text(f"Alternative annotator test: {problem}", style="italic")
     parts: list[RenderableType] = []
     for report in reports:
-        parts.append(_table(le.alt_test_title(report), le.ALT_TEST_COLUMNS, le.alt_test_rows(report),
-                            le.ALT_TEST_COLUMNS[1:-1]))
-        parts.extend(_notes(le.alt_test_lines(report)))
+        parts.append(_table(alt_test_title(report), ALT_TEST_COLUMNS, alt_test_rows(report),
+                            ALT_TEST_COLUMNS[1:-1]))
+        parts.extend(_notes(alt_test_lines(report)))
     return Group(*parts)
 
 
-def estimate_renderable(reports: Sequence[le.EstimateReport], problem: str | None) -> RenderableType:
+def estimate_renderable(reports: Sequence[EstimateReport], problem: str | None) -> RenderableType:
     """Each judge's labels-only and judge-assisted estimates (and Rogan–Gladen for pass/fail), then notes."""
     if problem is not None:
         return Text(f"Estimates from a few labels: {problem}", style="italic")
     parts: list[RenderableType] = []
     for report in reports:
-        parts.append(_table(le.estimate_title(report), le.ESTIMATE_COLUMNS, le.estimate_rows(report),
-                            le.ESTIMATE_COLUMNS[1:]))
-        parts.extend(_notes(le.estimate_lines(report)))
+        parts.append(_table(estimate_title(report), ESTIMATE_COLUMNS, estimate_rows(report),
+                            ESTIMATE_COLUMNS[1:]))
+        parts.extend(_notes(estimate_lines(report)))
     return Group(*parts)
