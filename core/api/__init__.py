@@ -258,6 +258,7 @@ from .labels_estimates import (
     ESTIMATE_COLUMNS,
     AltTestReport,
     EstimateReport,
+    LabelPlan,
     alt_test_for_run,
     alt_test_lines,
     alt_test_rows,
@@ -266,6 +267,7 @@ from .labels_estimates import (
     estimate_lines,
     estimate_rows,
     estimate_title,
+    label_next,
 )
 
 __all__ += ["IMPORT_FORMATS", "ImportRefused", "ImportReport", "ImportRequest", "ImportResult", "import_scores"]
@@ -273,4 +275,4 @@ __all__ += ["IMPORT_FORMATS", "ImportRefused", "ImportReport", "ImportRequest", 
 # k-labels-app
 __all__ += ["ALT_TEST_COLUMNS", "ESTIMATE_COLUMNS", "AltTestReport", "EstimateReport", "alt_test_for_run",
             "alt_test_lines", "alt_test_rows", "alt_test_title", "estimate_for_run", "estimate_lines",
-            "estimate_rows", "estimate_title"]
+            "estimate_rows", "estimate_title", "LabelPlan", "label_next"]

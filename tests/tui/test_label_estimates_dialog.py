@@ -3,13 +3,14 @@
 
 from __future__ import annotations
 
+import json
 import re
 import textwrap
 from pathlib import Path
 
 import numpy as np
 import pytest
-from textual.widgets import Static
+from textual.widgets import Input, Static
 from tui_helpers import FAST_METRICS, settle, static_text, wait_until
 
 from dialjudge.cli.main import main as cli_main
@@ -20,6 +21,7 @@ from dialjudge.core.judges.store.run_store import default_store_path
 from dialjudge.core.model import Aggregation
 from dialjudge.tui.app import make_app
 from dialjudge.tui.screens.label_estimates_dialog import LabelEstimatesDialog
+from dialjudge.tui.screens.review import ReviewScreen
 from dialjudge.tui.screens.scores import ScoresScreen
 from dialjudge.tui.services import Services
 from shared_data import require_file, shared_data_dir
@@ -123,3 +125,58 @@ async def test_without_a_stored_run_the_key_says_what_to_do(usr_services: Servic
         await pilot.pause()
         assert isinstance(app.screen, ScoresScreen)
         assert any("Show a stored run first" in n.message for n in app._notifications)
+
+
+async def test_the_review_queue_proposes_items_to_label_and_the_estimate_follows_each_rating(
+        usr_services: Services, good_run: int, capsys: pytest.CaptureFixture[str]) -> None:
+    run_id = good_run
+    dataset = open_dataset("usr-topicalchat", usr_services.config)
+    app = make_app("usr-topicalchat", services=usr_services)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("v")
+        await wait_until(pilot, lambda: isinstance(app.screen, ReviewScreen) and app.screen.data is not None
+                         and app.screen.data.run.id == run_id, "the run's review queue")
+        screen = app.screen
+        assert isinstance(screen, ReviewScreen)
+        assert not screen.query_one("#review-estimate", Static).display
+        await pilot.press("a")
+        await wait_until(pilot, lambda: screen.label_plan is not None, "the label-next plan")
+        await settle(pilot)
+        plan = screen.label_plan
+        assert plan is not None
+        proposed = screen.queue_table.row_keys
+        assert proposed == plan.to_label() and len(proposed) >= 3
+        assert "give own ratings" in static_text(screen.query_one("#review-estimate", Static))
+
+        shown: list[str] = []
+        for item in proposed[:3]:
+            screen.queue_table.move_cursor_to(item)
+            await pilot.pause()
+            label = dataset.get(item).human("Overall", Aggregation.MEAN)
+            screen.query_one("#review-rating", Input).value = f"{float(label):.4f}"  # type: ignore[arg-type]
+            await pilot.press("3")  # fine, with the own rating: stored, then the estimate follows
+            await wait_until(pilot, lambda before=plan: before is not screen.label_plan,
+                             "the estimate after the rating")
+            await settle(pilot)
+            plan = screen.label_plan
+            shown.append(static_text(screen.query_one("#review-estimate", Static)))
+        # Before two own ratings there is no estimate; after each later one it moves.
+        assert "labels only" not in shown[0]
+        assert "labels only" in shown[1] and "judge-assisted (PPI++)" in shown[2] and shown[1] != shown[2]
+        assert "no label yet" in shown[2]  # the active estimate waits for the rest of the proposed items
+
+        await pilot.press("a")  # back to the flagged queue
+        await settle(pilot)
+        assert screen.label_plan is None and not screen.query_one("#review-estimate", Static).display
+
+    # The same plan and the same numbers as the CLI's, from the same stored ratings.
+    printed_plan = cli_text(capsys, "runs", "label-next", str(run_id), "--budget", str(plan.budget), "--seed", "0",
+                            "--format", "json")
+    assert [row["item_id"] for row in json.loads(printed_plan)["results"]] == proposed
+    printed = cli_text(capsys, "runs", "estimate", str(run_id), "--reviews", "--active-budget", str(plan.budget),
+                       "--seed", "0")
+    first_line = shown[2].splitlines()[0]
+    for name in ("labels only", "judge-assisted (PPI++)"):
+        row = next(line for line in printed.splitlines() if name in line)
+        assert numbers(row)[:3] == numbers(first_line.split(name, 1)[1])[:3], (row, first_line)

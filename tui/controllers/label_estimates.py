@@ -22,8 +22,10 @@ from textual.worker import Worker, get_current_worker
 from dialjudge.core.api import (
     AltTestReport,
     EstimateReport,
+    LabelPlan,
     alt_test_for_run,
     estimate_for_run,
+    label_next,
 )
 from dialjudge.core.errors import DialjudgeError
 
@@ -35,6 +37,7 @@ if TYPE_CHECKING:
     from .datasets import DatasetController
 
 LABEL_ESTIMATES_GROUP = "label-estimates"
+LABEL_NEXT_GROUP = "label-next"
 #: What ``runs estimate N --labelled 50 --seed 0`` asks: 50 labels drawn with seed 0.
 DEFAULT_LABELLED = 50
 DEFAULT_SEED = 0
@@ -50,6 +53,17 @@ class LabelEstimatesComputed(Message):
     alt_tests: list[AltTestReport]
     alt_test_problem: str | None
     estimates: list[EstimateReport]
+    estimate_problem: str | None
+
+
+@dataclass
+class LabelNextPlanned(Message):
+    """The Review queue's "label next" plan of run ``run_id`` was drawn, and the estimate from the reviewers'
+    own ratings so far (``estimate``, or ``estimate_problem`` saying why there is none yet) computed."""
+
+    run_id: int
+    plan: LabelPlan
+    estimate: EstimateReport | None
     estimate_problem: str | None
 
 
@@ -89,3 +103,31 @@ class LabelEstimatesController:
 
         return start_thread_work(self.app, work, group=LABEL_ESTIMATES_GROUP,
                                  description=f"Testing run {run_id}'s judge against the annotators")
+
+    def plan_label_next(self, run_id: int, reply_to: MessagePump, *, budget: int, seed: int = DEFAULT_SEED,
+                        judge: str | None = None) -> Worker[None]:
+        """Draw run ``run_id``'s items to label next (as ``runs label-next N --budget B --seed S``) for ``judge``
+        (default: the run's first) and estimate from the own ratings given so far (as ``runs estimate N
+        --reviews --active-budget B --seed S``); ``reply_to`` receives :class:`LabelNextPlanned`."""
+        current = self.datasets.workspace.dataset
+        services = self.services
+
+        def work() -> None:
+            with services.open_store() as store:
+                dataset = dataset_for(services, store.get_run(run_id).run_config, current)
+                judges = [judge] if judge is not None else None
+                plan = label_next(store, run_id, budget=budget, seed=seed, judges=judges, dataset=dataset,
+                                  app_config=services.config)[0]
+                estimate: EstimateReport | None = None
+                problem = None
+                try:
+                    (estimate,) = estimate_for_run(store, run_id, judges=[plan.judge], from_reviews=True,
+                                                   active_budget=budget, seed=seed, dataset=dataset,
+                                                   app_config=services.config)
+                except DialjudgeError as exc:
+                    problem = str(exc)
+            if not get_current_worker().is_cancelled:
+                reply_to.post_message(LabelNextPlanned(run_id, plan, estimate, problem))
+
+        return start_thread_work(self.app, work, group=LABEL_NEXT_GROUP,
+                                 description=f"Drawing run {run_id}'s items to label next")

@@ -18,6 +18,7 @@ from dialjudge.core.api import (
     ESTIMATE_COLUMNS,
     AltTestReport,
     EstimateReport,
+    LabelPlan,
     alt_test_lines,
     alt_test_rows,
     alt_test_title,
@@ -63,3 +64,20 @@ def estimate_renderable(reports: Sequence[EstimateReport], problem: str | None) 
                             ESTIMATE_COLUMNS[1:]))
         parts.extend(_notes(estimate_lines(report)))
     return Group(*parts)
+
+
+def review_estimate_text(plan: LabelPlan, report: EstimateReport | None, problem: str | None) -> Text:
+    """The Review screen's line in the label-next order: what is left to rate, then each estimate with its CI
+    (the rows ``runs estimate N --reviews --active-budget B --seed S`` prints)."""
+    text = Text(f"Label next (judge {plan.judge}, budget {plan.budget}, seed {plan.seed}): ", style="bold")
+    if report is None:
+        text.append(f"{len(plan.to_label())} items proposed; give own ratings (e) — {problem}", style="dim")
+        return text
+    for k, row in enumerate(estimate_rows(report)):
+        name, value, interval = row[0], row[1], row[2]
+        text.append(" · " if k else "")
+        text.append(f"{name} {value} {interval}")
+    pending = [line for line in estimate_lines(report) if line.startswith("active: ") and "no label yet" in line]
+    if pending:
+        text.append(f"\n{pending[0]}", style="dim")
+    return text
