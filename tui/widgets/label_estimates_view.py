@@ -29,9 +29,16 @@ from dialjudge.core.api import (
 
 
 def _table(title: str, columns: Sequence[str], rows: Sequence[Sequence[str]], right: Sequence[str]) -> Table:
-    table = Table(title=title, title_justify="left", expand=False)
-    for column in columns:
-        table.add_column(column, justify="right" if column in right else "left")
+    # Numbers never get cut (a cut "0.8…" would read as another number) and headers wrap by whole words:
+    # each column is at least as wide as its widest cell and its longest header word. No box and one
+    # space between columns leave room for every column at 80 columns.
+    table = Table(title=title, title_justify="left", expand=False, box=None, pad_edge=False,
+                  padding=(0, 1, 0, 0), header_style="bold underline")
+    for k, column in enumerate(columns):
+        longest_word = max(len(word) for word in column.split())
+        widest = max((len(row[k]) for row in rows), default=1)
+        table.add_column(column, justify="right" if column in right else "left",
+                         min_width=max(widest if column in right else min(widest, longest_word), longest_word))
     for row in rows:
         # Text, not markup: annotator names and judge names come from data.
         table.add_row(*(Text(cell) for cell in row))
