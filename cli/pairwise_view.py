@@ -16,9 +16,11 @@ from dialjudge.core.judges.pairwise_report import (
     summary_notes,
     summary_rows,
 )
+from dialjudge.core.judges.preference_report import is_preference_run
 from dialjudge.core.model import Aggregation
 
 from . import render
+from .preference_view import print_preference_plan, report_preferences
 
 
 def add_pair_options(p: argparse.ArgumentParser) -> None:
@@ -45,12 +47,16 @@ def pair_setting(args: argparse.Namespace) -> tuple[PairSetting | None, str | No
 
 
 def print_pair_plan(con: Any, dataset: Any, config: Any) -> None:
+    if is_preference_run(config, dataset):
+        return print_preference_plan(con, dataset, config)
     plan = plan_pairs(candidate_items(config, dataset), config.pairs)
     con.print(f"pairwise: {plan.describe(config.pairs)}", markup=False, highlight=False)
 
 
 def report_pairwise(args: argparse.Namespace, dataset: Any, plan: Any, judgments: Any, run_id: int) -> None:
     """The pairwise summary, then the agreement table of the per-candidate scores with the humans."""
+    if is_preference_run(plan.config, dataset):  # pre-paired items: agreement with the humans' votes
+        return report_preferences(args, dataset, plan, judgments, run_id)
     report = pairwise_report(plan.config, dataset, judgments, aggregation=Aggregation(args.aggregate))
     candidates = dataset.subset(list(report.compared))
     qualities = args.qualities or ([plan.quality] if plan.quality else None)

@@ -29,7 +29,7 @@ from .judge_bench import judge_bench_dataset, looks_like_judge_bench, read_judge
 from .native import example_to_record, native_dataset, read_native, record_to_example, split_records, write_native
 from .usr import looks_like_usr, read_usr, usr_dataset
 
-FORMATS = ("native", "usr", "fed", "judge-bench", "kdconv", "csv")
+FORMATS = ("native", "usr", "fed", "judge-bench", "kdconv", "csv", "mt-bench", "pairs")
 
 __all__ = [
     "FORMATS", "CsvMapping", "QualityColumns", "default_mapping", "detect_format",
@@ -37,8 +37,8 @@ __all__ = [
     "read_usr", "record_to_example", "save_dataset", "write_native",
 ]
 
-_EXPECTED = ("a dataset file: .jsonl (dialjudge native), .json (USR, FED, JUDGE-BENCH or KdConv) "
-             "or .csv/.tsv (with a column mapping)")
+_EXPECTED = ("a dataset file: .jsonl (dialjudge native, MT-Bench human judgments or preference pairs), .json "
+             "(USR, FED, JUDGE-BENCH or KdConv) or .csv/.tsv (with a column mapping, or preference pairs)")
 MAPPING_SUFFIX = ".mapping.toml"
 
 
@@ -58,6 +58,10 @@ def load_dataset(path: str | Path, *, format: str | None = None, name: str | Non
         raise DataError(f"is a folder; expected {_EXPECTED}", path=str(path))
 
     fmt = format or _format_from_suffix(path)
+    if fmt in ("mt-bench", "pairs") or (format is None and csv_mapping is None and fmt is not None):
+        pairs = _load_pairs(path, format, name)  # pre-paired preference data (see .preference)
+        if pairs is not None:
+            return pairs
     if fmt == "csv" or (fmt is None and csv_mapping is not None):
         return read_csv(path, _mapping_for(path, csv_mapping), name=name)
     text = read_text_file(path)
@@ -83,7 +87,7 @@ def detect_format(path: str | Path) -> str:
         raise DataError(f"is a folder; expected {_EXPECTED}", path=str(path))
     fmt = _format_from_suffix(path)
     if fmt is not None:
-        return fmt
+        return _pair_format(path) or fmt
     text = read_text_file(path)
     if _looks_like_jsonl(text):
         return "native"
@@ -97,6 +101,33 @@ def save_dataset(dataset: Dataset, path: str | Path) -> Path:
         raise DataError("datasets are saved as native JSONL: give a path ending in .jsonl",
                         path=str(path))
     return write_native(dataset, path)
+
+
+def _pair_format(path: Path) -> str | None:
+    """"mt-bench" or "pairs" for a JSON Lines or CSV file of preference pairs, else None."""
+    from .mt_bench import looks_like_mt_bench
+    from .pair_table import first_line, looks_like_pair_file
+
+    if path.suffix.lower() == ".jsonl":
+        try:
+            first = json.loads(first_line(path) or "null")
+            if looks_like_mt_bench(first):
+                return "mt-bench"
+        except (json.JSONDecodeError, RecursionError):
+            return None
+    return "pairs" if looks_like_pair_file(path) else None
+
+
+def _load_pairs(path: Path, format: str | None, name: str | None) -> Dataset | None:
+    from .mt_bench import read_mt_bench
+    from .pair_table import read_pair_table
+
+    fmt = format or _pair_format(path)
+    if fmt == "mt-bench":
+        return read_mt_bench(path, name=name)
+    if fmt == "pairs":
+        return read_pair_table(path, name=name)
+    return None
 
 
 def _format_from_suffix(path: Path) -> str | None:
