@@ -112,7 +112,7 @@ def test_pairwise_sets_are_refused_by_pointwise_templates(capsys: pytest.Capture
     path = write_set(tmp_path, "pairs", annotations, instances)
     code, out, err = run(capsys, "judge", "--dataset", str(path), "--template", "label-yesno", "--mode", "yesno",
                          "--judge", "fa")
-    assert code == 2 and "pairwise item" in err and "pairwise judging is not available yet" in err
+    assert code == 2 and "pairwise item" in err and "with a pairwise template (e.g. --template pairwise-plain)" in err
 
 
 def test_datasets_stats_prints_label_statistics_and_aggregate_only(capsys: pytest.CaptureFixture[str],
