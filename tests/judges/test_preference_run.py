@@ -47,7 +47,8 @@ def dataset() -> Dataset:
     return load_dataset(DATA / "judge_bench_pairs.json")
 
 
-def config(ds: Dataset, setting: PairSetting = PairSetting(), mode: ScoringMode = ScoringMode.GENERATE) -> RunConfig:
+def config(ds: Dataset, setting: PairSetting | None = None, mode: ScoringMode = ScoringMode.GENERATE) -> RunConfig:
+    setting = setting or PairSetting()
     return RunConfig.build(ds, load_templates()["pairwise-plain"], [JudgeSpec.of(JudgeConfig(name="fake",
                                                                                              backend="fake"))],
                            mode=mode, pairs=setting)
