@@ -143,7 +143,8 @@ class Placement:
                 "n_layers": self.n_layers, "gpu_layers": self.gpu_layers, "where": self.describe()}
 
 
-_PARAMS_LOCK = threading.Lock()
+#: Re-entrant: the model loads inside both factory wrappers at once (on AMX CPUs), each taking it.
+_PARAMS_LOCK = threading.RLock()
 
 
 @contextlib.contextmanager
