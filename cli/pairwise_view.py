@@ -20,7 +20,7 @@ from dialjudge.core.judges.preference_report import is_preference_run
 from dialjudge.core.model import Aggregation
 
 from . import render
-from .preference_view import print_preference_plan, report_preferences
+from .preference_view import add_preference_options, print_preference_plan, report_preferences
 
 
 def add_pair_options(p: argparse.ArgumentParser) -> None:
@@ -31,6 +31,7 @@ def add_pair_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--one-order", action="store_true",
                    help="pairwise mode: ask each pair once, in a seeded random order, instead of in both orders "
                         "(no position consistency then)")
+    add_preference_options(p)
     p.add_argument("--pair-scoring", choices=("generate", "logprob"), default=None,
                    help="pairwise mode: parse the verdict from generated text, or read p(A), p(B), p(tie) in one "
                         "forward pass (default: logprob where the template offers it)")

@@ -110,11 +110,7 @@ def plan_run(dataset: Dataset, config: Config, *, template: str, judges: Sequenc
         mode=mode, aspect=aspect, kpi=kpi, quality=quality, subset=subset, limit=limit, repeats=repeats,
         top_k=top_k, item_ids=tuple(item_ids), name=name, yes_label=yes_label or None, pairs=pairs,
     )
-    from .judges.render import pairwise_refusal
-
-    pairwise = [ex.id for ex in run_config.select_items(dataset) if ex.is_pairwise]
-    if pairwise and pairs is None:
-        raise ConfigError(pairwise_refusal(tpl.name, pairwise))
+    run_config.select_items(dataset)  # a mixture of pairs and single replies is refused here, before judging
     return RunPlan(run_config, quality, subset)
 
 

@@ -36,7 +36,7 @@ from ..stats.preference import (
     tie_calibrated_accuracy,
 )
 from .pairwise import PairSetting, Verdict, plan_pairs, verdict_of
-from .prepaired import is_prepaired, side_of
+from .prepaired import reply_id, side_of
 from .runs import RunConfig
 from .types import Judgment
 
@@ -74,11 +74,14 @@ class JudgeSide:
 
 @dataclass(frozen=True)
 class PreferenceReport:
-    setting: PairSetting
+    #: The pairwise run's pair setting; None for a pointwise run (each reply rated alone).
+    setting: PairSetting | None
     humans: HumanSide
     judges: dict[str, JudgeSide]
     #: Pairs the loader left out, by reason (identical replies, ...).
     excluded_at_load: dict[str, int] = field(default_factory=dict)
+    #: A pointwise run: the score difference within which the implied verdict is a tie.
+    band: float = 0.0
 
     @property
     def n_pairs(self) -> int:
@@ -170,13 +173,12 @@ def order_verdict(judgment: Judgment, choices: tuple[str, ...], first_side: str)
 def preference_report(config: RunConfig, dataset: Dataset, table: Mapping[str, Mapping[str, Judgment]], *,
                       quality: str | None = None, n_boot: int = 1000, seed: int = 0) -> PreferenceReport:
     """The report of a pairwise run on pre-paired items (``table``: ``{judge: {item id: Judgment}}``)."""
-    from .pairwise_report import candidate_items
     from .templates import parse_template
 
     if config.pairs is None:
         raise ValueError("not a pairwise run")
-    items = candidate_items(config, dataset)
-    if not is_prepaired(items):
+    items = prepaired_selection(config, dataset)
+    if not items:
         raise ValueError("not a run on pre-paired items")
     name = preference_quality(items, quality or config.quality)
     choices = parse_template(config.template_text, config.template_source or config.template).output.choices
@@ -197,23 +199,94 @@ def preference_report(config: RunConfig, dataset: Dataset, table: Mapping[str, M
             orders.setdefault(pair_id, {})[side] = verdict
         pairs = tuple(_pair(ex, votes[ex.id], orders.get(ex.id, {}).get(A), orders.get(ex.id, {}).get(B))
                       for ex in items)
-        judges[judge] = JudgeSide(
-            judge=judge, pairs=pairs,
-            with_ties=agreement(pairs, ties=True, n_boot=n_boot, seed=seed),
-            without_ties=agreement(pairs, ties=False, n_boot=n_boot, seed=seed),
-            tie_calibrated=tie_calibrated_accuracy(pairs, seed=seed), order=order_stats(pairs),
-            longer=longer_wins(pairs, humans=False), categories=by_category(pairs, n_boot=n_boot, seed=seed),
-            missing=missing, failed=failed)
+        judges[judge] = judge_side(judge, pairs, missing=missing, failed=failed, n_boot=n_boot, seed=seed)
+    return PreferenceReport(config.pairs, human_side(items, name), judges, _excluded_at_load(dataset))
+
+
+def judge_side(judge: str, pairs: tuple[JudgedPair, ...], *, missing: int, failed: int, n_boot: int,
+               seed: int) -> JudgeSide:
+    return JudgeSide(
+        judge=judge, pairs=pairs,
+        with_ties=agreement(pairs, ties=True, n_boot=n_boot, seed=seed),
+        without_ties=agreement(pairs, ties=False, n_boot=n_boot, seed=seed),
+        tie_calibrated=tie_calibrated_accuracy(pairs, seed=seed), order=order_stats(pairs),
+        longer=longer_wins(pairs, humans=False), categories=by_category(pairs, n_boot=n_boot, seed=seed),
+        missing=missing, failed=failed)
+
+
+def _excluded_at_load(dataset: Dataset) -> dict[str, int]:
     excluded = dataset.meta.get("excluded") or {}
-    return PreferenceReport(config.pairs, human_side(items, name), judges,
-                            {str(k): int(v) for k, v in excluded.items()} if isinstance(excluded, dict) else {})
+    return {str(k): int(v) for k, v in excluded.items()} if isinstance(excluded, dict) else {}
+
+
+def implied_verdict(score_a: float | None, score_b: float | None, band: float) -> OrderVerdict:
+    """A pointwise run's verdict on a pair: the reply with the higher 0-1 score, a tie within ``band``;
+    the margin is the score difference. No verdict when either reply has no score."""
+    if score_a is None or score_b is None:
+        return OrderVerdict(None)
+    margin = score_a - score_b
+    return OrderVerdict(TIE if abs(margin) <= band else (A if margin > 0 else B), margin)
+
+
+def implied_preference_report(config: RunConfig, dataset: Dataset, table: Mapping[str, Mapping[str, Judgment]], *,
+                              band: float = 0.0, quality: str | None = None, n_boot: int = 1000,
+                              seed: int = 0) -> PreferenceReport:
+    """The report of a pointwise run on pre-paired items: each reply was rated alone, and the pair's
+    verdict is the one its two scores imply (see :func:`implied_verdict`)."""
+    if config.pairs is not None:
+        raise ValueError("a pairwise run: use preference_report")
+    if band < 0:
+        raise ValueError(f"the tie band must be at least 0, not {band}")
+    items = prepaired_selection(config, dataset)
+    name = preference_quality(items, quality or config.quality)
+    votes = {ex.id: votes_of(ex, name) for ex in items}
+    judges = {}
+    for judge, judgments in table.items():
+        missing = failed = 0
+        pairs = []
+        for ex in items:
+            scores = []
+            for side in (A, B):
+                judgment = judgments.get(reply_id(ex.id, side))
+                if judgment is None:
+                    missing += 1
+                elif judgment.failed:
+                    failed += 1
+                scores.append(None if judgment is None or judgment.failed else judgment.normalized)
+            majority = human_majority(votes[ex.id])
+            assert ex.pair is not None
+            pairs.append(JudgedPair(ex.id, ex.group_id, majority.label, word_count(ex.pair.response_a),
+                                    word_count(ex.pair.response_b), category=category_of(ex),
+                                    human_split=majority.split, direct=implied_verdict(scores[0], scores[1], band)))
+        judges[judge] = judge_side(judge, tuple(pairs), missing=missing, failed=failed, n_boot=n_boot, seed=seed)
+    return PreferenceReport(None, human_side(items, name), judges, _excluded_at_load(dataset), band=band)
+
+
+def prepaired_selection(config: RunConfig, dataset: Dataset) -> list[Example]:
+    """The pre-paired items of a run's selection (before they were opened into replies); empty when the
+    run's items are not pre-paired."""
+    import dataclasses
+
+    replies = dataclasses.replace(config, pairs=None).select_items(dataset)
+    if not replies or not all(_is_reply(ex) for ex in replies):
+        return []
+    wanted = {ex.extra["pair"] for ex in replies}
+    return [ex for ex in dataset.examples if ex.id in wanted]
+
+
+def _is_reply(ex: Example) -> bool:
+    pair = ex.extra.get("pair")
+    return isinstance(pair, str) and ex.id == reply_id(pair, str(ex.extra.get("side", "")))
 
 
 def is_preference_run(config: RunConfig, dataset: Dataset) -> bool:
     """A pairwise run whose items are pre-paired."""
-    from .pairwise_report import candidate_items
+    return config.pairs is not None and bool(prepaired_selection(config, dataset))
 
-    return config.pairs is not None and is_prepaired(candidate_items(config, dataset))
+
+def is_pointwise_preference_run(config: RunConfig, dataset: Dataset) -> bool:
+    """A pointwise run whose items are the replies of pre-paired items."""
+    return config.pairs is None and bool(prepaired_selection(config, dataset))
 
 
 # --------------------------------------------------------------------------- text shared by the CLI and the app
@@ -270,10 +343,15 @@ def _percent(value: float | None) -> str:
 def agreement_notes(report: PreferenceReport) -> list[str]:
     """How to read the table: n, exclusions by reason, the rules."""
     h = report.humans
-    orders = "both orders" if report.setting.both_orders else "one order each, drawn with seed " \
-        f"{report.setting.seed}"
-    notes = [f"{report.n_pairs} pairs, asked in {orders}. Human label = majority of the votes; "
-             f"{h.voted_ties} pairs where most votes say tie, {h.split_ties} split pairs (A and B, or a label and "
+    if report.setting is None:
+        asked = (f"each reply rated alone (pointwise): the higher score wins, a difference of at most "
+                 f"{report.band:g} (0-1 scale) is a tie")
+    elif report.setting.both_orders:
+        asked = "asked in both orders"
+    else:
+        asked = f"asked in one order each, drawn with seed {report.setting.seed}"
+    notes = [f"{report.n_pairs} pairs, {asked}. Human label = majority of the votes; "
+             f"{h.voted_ties} pair(s) where most votes say tie, {h.split_ties} split pair(s) (A and B, or a label and "
              "tie, share the top count) counted as ties"]
     if report.excluded_at_load:
         notes.append("left out when loading: " + ", ".join(f"{n} {reason}" for reason, n in
@@ -334,5 +412,6 @@ PAIR_COLUMNS = ("pair", "humans", "judge, A shown first", "judge, B shown first"
 
 
 __all__ = ["AGREEMENT_COLUMNS", "CATEGORY_COLUMNS", "PAIR_COLUMNS", "HumanSide", "JudgeSide", "PreferenceReport",
+           "implied_preference_report", "implied_verdict", "is_pointwise_preference_run", "judge_side", "prepaired_selection",
            "agreement_notes", "agreement_rows", "category_of", "category_rows", "is_preference_run", "order_verdict",
            "pair_rows", "preference_quality", "preference_report", "votes_of"]

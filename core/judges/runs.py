@@ -258,7 +258,9 @@ class RunConfig:
             from .pairwise import pair_examples
 
             return pair_examples(items, self.pairs)
-        return items
+        from .prepaired import as_candidates
+
+        return list(as_candidates(items))  # pre-paired items, judged one reply at a time: each reply
 
     # -- snapshot --------------------------------------------------------------------------
 

@@ -28,6 +28,11 @@ Definitions (every share says what its denominator is):
 * **flip under swap**: of the pairs asked in both orders with a verdict each time, the share whose
   verdict (by reply) differs between the orders. **First-position wins**: of the decisive verdicts
   over every asked order, the share won by the reply shown first.
+* **pointwise against pairwise**: a pointwise run rates each reply alone; its implied verdict is the
+  reply with the higher score (a difference within a set band is a tie), its margin the difference.
+  :func:`compare_agreement` sets two ways of judging side by side on the same pairs (ties counted):
+  the difference in agreement with a paired bootstrap interval, and an exact McNemar test on the pairs
+  only one of them gets right (it treats pairs as independent; the interval does not need to).
 * **longer-reply wins**: of the pairs with a decisive verdict and replies of different length (in
   words), the share where the longer reply won; for the judge (its pair verdict) and the humans (their
   label) alike.
@@ -146,15 +151,20 @@ class JudgedPair:
     b_first: OrderVerdict | None = None
     category: str | None = None
     human_split: bool = False
+    #: A verdict not asked in an order: a pointwise run's implied preference (the higher score wins).
+    direct: OrderVerdict | None = None
 
     @property
     def orders(self) -> list[OrderVerdict]:
         return [o for o in (self.a_first, self.b_first) if o is not None]
 
+    def _answers(self) -> list[OrderVerdict]:
+        return self.orders or ([self.direct] if self.direct is not None else [])
+
     @property
     def verdict(self) -> str | None:
         """The judge's pair verdict (see the module doc); None without a valid verdict."""
-        valid = [o.verdict for o in self.orders if o.verdict is not None]
+        valid = [o.verdict for o in self._answers() if o.verdict is not None]
         if not valid:
             return None
         if len(valid) == 1:
@@ -163,7 +173,7 @@ class JudgedPair:
 
     @property
     def margin(self) -> float | None:
-        values = [s for s in (o.signed for o in self.orders) if s is not None]
+        values = [s for s in (o.signed for o in self._answers()) if s is not None]
         return math.fsum(values) / len(values) if values else None
 
     @property
@@ -371,6 +381,60 @@ def longer_wins(pairs: Sequence[JudgedPair], *, humans: bool) -> LongerWins:
     return LongerWins(n, wins)
 
 
+@dataclass(frozen=True)
+class PairedAgreement:
+    """Two ways of judging the same pairs against the human labels (ties counted)."""
+
+    n: int
+    agree_x: int
+    agree_y: int
+    #: Pairs only x gets right, and only y.
+    only_x: int
+    only_y: int
+    #: Agreement of x minus agreement of y, with its percentile bootstrap interval (pairs, or prompts).
+    difference: float | None
+    ci: tuple[float, float] | None
+    #: Exact McNemar test on the pairs only one of them gets right (two-sided).
+    p_value: float | None
+    unit: str
+    units: int
+    #: Pairs left out: a verdict missing on either side, or no human label.
+    excluded: int
+
+
+def compare_agreement(x: Sequence[JudgedPair], y: Sequence[JudgedPair], *, n_boot: int = 1000, seed: int = 0,
+                      confidence: float = 0.95) -> PairedAgreement:
+    """x against y on the pairs both judged (matched by pair id), ties counted."""
+    from scipy.stats import binomtest
+
+    by_id = {p.pair: p for p in y}
+    both = [(p, by_id[p.pair]) for p in x if p.pair in by_id and p.human is not None and p.verdict is not None
+            and by_id[p.pair].verdict is not None]
+    excluded = len({p.pair for p in x} | set(by_id)) - len(both)
+    right_x = np.array([p.verdict == p.human for p, _ in both], dtype=float)
+    right_y = np.array([q.verdict == p.human for p, q in both], dtype=float)
+    only_x = int(((right_x == 1) & (right_y == 0)).sum())
+    only_y = int(((right_x == 0) & (right_y == 1)).sum())
+    kept = [p for p, _ in both]
+    by_prompt = _clustered(kept)
+    unit, units = ("prompts", len({p.prompt for p in kept})) if by_prompt else ("pairs", len(kept))
+    if not both:
+        return PairedAgreement(0, 0, 0, 0, 0, None, None, None, unit, 0, excluded)
+    difference = float(right_x.mean() - right_y.mean())
+    ci = None
+    if n_boot > 0:
+        weights = resample(len(kept), [p.prompt for p in kept] if by_prompt else None, n_boot=n_boot,
+                           seed=seed).item_weights
+        with np.errstate(invalid="ignore", divide="ignore"):
+            diffs = (weights @ (right_x - right_y)) / weights.sum(axis=1)
+        lo, hi, used = percentile_interval(diffs, confidence)
+        ci = (lo, hi) if used else None
+    discordant = only_x + only_y
+    p_value = float(binomtest(only_x, discordant, 0.5).pvalue) if discordant else None
+    return PairedAgreement(len(both), int(right_x.sum()), int(right_y.sum()), only_x, only_y, difference, ci,
+                           p_value, unit, units, excluded)
+
+
 def by_category(pairs: Sequence[JudgedPair], *, n_boot: int = 1000, seed: int = 0
                 ) -> dict[str, tuple[Agreement, Agreement]]:
     """Per category (where the data names one): agreement with ties counted, then excluded."""
@@ -388,6 +452,6 @@ def _finite(value: float) -> float | None:
 
 
 __all__ = ["A", "B", "TIE", "Agreement", "HumanAgreement", "HumanMajority", "JudgedPair", "LongerWins",
-           "OrderStats", "OrderVerdict", "TieCalibration", "TieFold", "agreement", "best_epsilon", "by_category",
+           "OrderStats", "OrderVerdict", "PairedAgreement", "TieCalibration", "TieFold", "agreement", "compare_agreement", "best_epsilon", "by_category",
            "human_agreement", "human_majority", "label_with_band", "longer_wins", "order_stats",
            "tie_calibrated_accuracy"]

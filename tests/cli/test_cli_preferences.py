@@ -11,9 +11,14 @@ from pathlib import Path
 import pytest
 from cli_helpers import run, use_fake_judges
 
-from dialjudge.core.judges.preference_report import agreement_rows, preference_report
+from dialjudge.core.judges.preference_report import (
+    agreement_rows,
+    implied_preference_report,
+    preference_report,
+)
 from dialjudge.core.judges.store import RunStore
 from dialjudge.core.loaders import load_dataset
+from dialjudge.core.stats.preference import compare_agreement
 
 DATA = Path(__file__).parent.parent / "data"
 
@@ -66,7 +71,31 @@ def test_the_table_is_written_as_csv(capsys: pytest.CaptureFixture[str]) -> None
     assert [r["who"] for r in rows] == ["fa", "humans (preference)"] and rows[0]["pairs"] == "3"
 
 
-def test_a_pointwise_template_on_pairs_says_which_template_to_use(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, err = run(capsys, "judge", "--dataset", str(DATA / "mt_bench_human.jsonl"), "--template",
-                         "likert-1to5", "--aspect", "overall", "--judge", "fa")
-    assert code == 2 and "--template pairwise-plain" in err
+def test_a_pointwise_run_on_pairs_reports_the_implied_preference_and_the_paired_comparison(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    path = str(DATA / "judge_bench_pairs.json")
+    code, _, err = run(capsys, "judge", "--dataset", path, "--template", "pairwise-plain", "--judge", "fa",
+                       "--bootstrap", "0")
+    assert code == 0, err
+    code, out, err = run(capsys, "judge", "--dataset", path, "--template", "likert-1to5", "--aspect", "overall",
+                         "--judge", "fa", "--bootstrap", "100", "--tie-band", "0.1", "--versus-run", "1")
+    assert code == 0, err
+    with RunStore() as store:
+        pointwise, pairwise = sorted(store.list_runs(), key=lambda r: -r.id)[:2]
+        dataset = load_dataset(path)
+        mine = implied_preference_report(pointwise.run_config, dataset, store.load_judgments(pointwise.id), band=0.1,
+                                         n_boot=100)
+        theirs = preference_report(pairwise.run_config, dataset, store.load_judgments(pairwise.id), n_boot=100)
+    assert len(store_items := mine.judges["fa"].pairs) == 6 and store_items[0].direct is not None
+    assert tuple(cells(out, "fa ")) == agreement_rows(mine)[0]
+    assert "each reply rated alone (pointwise)" in out and "at most 0.1 (0-1 scale) is a tie" in out
+    paired = compare_agreement(mine.judges["fa"].pairs, theirs.judges["fa"].pairs, n_boot=100)
+    row = cells(out, "fa (run 2")
+    assert row[2] == str(paired.n) == "6"
+    assert row[6] == f"{paired.only_x} / {paired.only_y}"
+
+
+def test_a_negative_tie_band_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "judge", "--dataset", str(DATA / "pairs_generic.csv"), "--template", "likert-1to5",
+                         "--aspect", "overall", "--judge", "fa", "--tie-band", "-1")
+    assert code == 2 and "--tie-band must be at least 0" in err

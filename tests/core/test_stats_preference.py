@@ -201,3 +201,47 @@ def test_prompt_intervals_cover_the_true_agreement_and_pair_intervals_would_not(
     by_pair = _coverage(False)
     assert 0.90 <= by_prompt <= 0.99
     assert by_pair < 0.82  # treating correlated pairs as independent makes the interval too narrow
+
+
+def test_pointwise_against_pairwise_on_the_same_pairs() -> None:
+    from dialjudge.core.judges.preference_report import implied_verdict
+    from dialjudge.core.stats.preference import compare_agreement
+
+    assert implied_verdict(0.8, 0.3, 0.1) == OrderVerdict(A, pytest.approx(0.5))
+    assert implied_verdict(0.4, 0.45, 0.1).verdict == TIE and implied_verdict(0.2, 0.9, 0.1).verdict == B
+    assert implied_verdict(None, 0.9, 0.1).verdict is None
+    pairwise = judged()  # right on p1, p3, p5
+    # A pointwise judge right on p1, p2, p3, p5, p6 and with no score on p4.
+    scores = {"p1": (0.9, 0.1), "p2": (0.2, 0.7), "p3": (0.5, 0.52), "p4": (None, 0.4), "p5": (0.1, 0.8),
+              "p6": (0.3, 0.6)}
+    pointwise = [JudgedPair(p.pair, p.prompt, p.human, p.length_a, p.length_b,
+                            direct=implied_verdict(*scores[p.pair], 0.05)) for p in pairwise]
+    assert [p.verdict for p in pointwise] == [A, B, TIE, None, B, B]
+    result = compare_agreement(pointwise, pairwise, n_boot=0)
+    # p4 left out; of p1 p2 p3 p5 p6: pointwise right on all 5, pairwise on p1 p3 p5.
+    assert (result.n, result.agree_x, result.agree_y, result.only_x, result.only_y) == (5, 5, 3, 2, 0)
+    assert result.excluded == 1 and result.difference == pytest.approx(2 / 5)
+    assert result.p_value == pytest.approx(0.5)  # exact McNemar: 2 discordant pairs, both one way: 2 * (1/2)^2
+
+
+def test_the_paired_difference_interval_covers_zero_for_two_equally_good_judges() -> None:
+    from dialjudge.core.stats.preference import compare_agreement
+
+    rng = np.random.default_rng(5)
+    covered = rejected = 0
+    sims = 100
+    for sim in range(sims):
+        x, y = [], []
+        for q in range(40):
+            hard = rng.normal(0, 1.0)
+            for k in range(4):
+                p_right = 1 / (1 + np.exp(-(0.8 + hard)))
+                for out in (x, y):
+                    right = rng.random() < p_right
+                    out.append(JudgedPair(f"q{q}-{k}", f"q{q}", A, 1, 2, direct=OrderVerdict(A if right else B)))
+        result = compare_agreement(x, y, n_boot=200, seed=sim)
+        assert result.ci is not None and result.p_value is not None
+        covered += result.ci[0] <= 0.0 <= result.ci[1]
+        rejected += result.p_value < 0.05
+    assert 0.88 <= covered / sims <= 1.0
+    assert rejected / sims <= 0.12

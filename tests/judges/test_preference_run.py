@@ -147,3 +147,27 @@ def test_a_mixture_of_pairs_and_single_replies_is_refused() -> None:
     single = Example(id="s1", group_id="s1", context=(Turn("user", "q"),), candidate="an answer")
     with pytest.raises(ConfigError, match="mixes pre-paired items with single replies"):
         plan_pairs([*ds.examples, single], PairSetting())
+
+
+def test_a_pointwise_run_rates_each_reply_and_implies_the_preference(tmp_path: Path) -> None:
+    from dialjudge.core.judges.preference_report import implied_preference_report, is_pointwise_preference_run
+
+    ds = dataset()
+    cfg = RunConfig.build(ds, load_templates()["likert-1to5"], [JudgeSpec.of(JudgeConfig(name="fake", backend="fake"))],
+                          mode=ScoringMode.GENERATE, aspect="overall")
+    assert [ex.id for ex in cfg.select_items(ds)][:2] == ["p1#A", "p1#B"] and len(cfg.select_items(ds)) == 12
+    assert is_pointwise_preference_run(cfg, ds)
+    # Reply A of p1-p3 gets 5, reply B 1; p4-p6 get 3 for both replies.
+    def score(item: str, prompt: str) -> float:
+        pair, side = item.rsplit("#", 1)
+        return 3.0 if pair in ("p4", "p5", "p6") else (5.0 if side == "A" else 1.0)
+
+    with RunStore(tmp_path / "runs.db") as store:
+        summary = run(cfg, ds, store, FakeBackend(score_fn=score))
+        report = implied_preference_report(cfg, ds, store.load_judgments(summary.run_id), n_boot=0)
+    judge = report.judges["fake"]
+    assert [p.verdict for p in judge.pairs] == ["A", "A", "A", "tie", "tie", "tie"]
+    # Humans A B tie tie B B: right on p1 and p4 -> 2/6; ties excluded leaves p1 (right) and p2 (wrong).
+    assert (judge.with_ties.n, judge.with_ties.agree) == (6, 2)
+    assert (judge.without_ties.n, judge.without_ties.agree) == (2, 1)
+    assert judge.order.decisive == 0 and judge.order.both_orders == 0  # no order was asked
