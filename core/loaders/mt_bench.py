@@ -22,7 +22,7 @@ from typing import Any, Iterator
 from ..errors import DataError
 from ..model import Dataset, Turn
 from ._common import json_type, read_text_file
-from .preference import PairRecord, merge_pairs, vote_of
+from .preference import PairRecord, gc_paused, merge_pairs, vote_of
 
 REQUIRED = ("question_id", "model_a", "model_b", "winner", "conversation_a", "conversation_b")
 KNOWN = (*REQUIRED, "judge", "turn")
@@ -53,10 +53,11 @@ def read_mt_bench(path: str | Path, *, name: str | None = None) -> Dataset:
 
 def mt_bench_dataset(text: str, path: Path, *, name: str | None = None) -> Dataset:
     where = str(path)
-    records = [_record(obj, line, where) for line, obj in json_lines(text, where)]
-    if not records:
-        raise DataError("no judgments: the file has no records", path=where)
-    examples, meta = merge_pairs(records, where, id_field="question_id")
+    with gc_paused():
+        records = [_record(obj, line, where) for line, obj in json_lines(text, where)]
+        if not records:
+            raise DataError("no judgments: the file has no records", path=where)
+        examples, meta = merge_pairs(records, where, id_field="question_id")
     meta = {"format": "mt-bench", **meta}
     return Dataset(name=name or path.stem, examples=examples, source=where,
                    description="MT-Bench human judgments (pairwise votes of experts)", meta=meta)

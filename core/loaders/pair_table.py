@@ -35,7 +35,7 @@ from ..model import Dataset, Turn
 from ._common import json_type, read_text_file, turns_from_text
 from .csv_table import _read_rows
 from .mt_bench import json_lines
-from .preference import PairRecord, merge_pairs, vote_of
+from .preference import PairRecord, gc_paused, merge_pairs, vote_of
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -183,10 +183,13 @@ def read_pair_table(path: str | Path, columns: PairColumns | None = None, *, nam
         if column not in keys and fmt == "pairs-csv":
             raise DataError(f"the mapping names column {column!r} for {role}, which the header lacks",
                             path=where, line=header_line, field=column)
-    pair_records = [_record(record, line, roles, where) for line, record in records]
+    prompts: dict[str, tuple[Turn, ...]] = {}  # each vote of a pair repeats its prompt: split it into turns once
+    with gc_paused():
+        pair_records = [_record(record, line, roles, where, prompts) for line, record in records]
     if not pair_records:
         raise DataError("no pairs: the file has a header and no rows", path=where)
-    examples, meta = merge_pairs(pair_records, where, id_field=roles.id or "id")
+    with gc_paused():
+        examples, meta = merge_pairs(pair_records, where, id_field=roles.id or "id")
     meta = {"format": fmt, "columns": roles.named(), **meta}
     return Dataset(name=name or path.stem, examples=examples, source=where, meta=meta)
 
@@ -198,10 +201,13 @@ def _json_rows(text: str, where: str) -> Iterator[tuple[int, Mapping[str, Any]]]
         yield line, obj
 
 
-def _record(row: Mapping[str, Any], line: int, roles: PairColumns, where: str) -> PairRecord:
+def _record(row: Mapping[str, Any], line: int, roles: PairColumns, where: str,
+            prompts: dict[str, tuple[Turn, ...]]) -> PairRecord:
     def cell(role: str, required: bool = False) -> str | None:
         column = getattr(roles, role)
         value = row.get(column) if column is not None else None
+        if type(value) is str and value and not value[0].isspace():
+            return value  # the common case, checked first: a 100,000-pair file asks this a million times
         if isinstance(value, (int, float)) and not isinstance(value, bool) and role in ("id", "prompt_id"):
             value = str(value)
         if value is None or (isinstance(value, str) and not value.strip()):
@@ -219,7 +225,7 @@ def _record(row: Mapping[str, Any], line: int, roles: PairColumns, where: str) -
     else:
         prompt_text = cell("prompt", required=True)
         assert prompt_text is not None
-        prompt = turns_from_text(prompt_text)
+        prompt = prompts.get(prompt_text) or prompts.setdefault(prompt_text, turns_from_text(prompt_text))
     model_a, model_b = cell("model_a"), cell("model_b")
     winner = row.get(roles.winner) if roles.winner else None
     response_a, response_b = cell("response_a", required=True), cell("response_b", required=True)
