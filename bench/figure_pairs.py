@@ -15,10 +15,12 @@ import random
 import tempfile
 import time
 from pathlib import Path
+from typing import Callable, TypeVar
 
 from .common import Context, Row, at_most
 
 TARGET_SECONDS = 10.0
+T = TypeVar("T")
 
 
 def write_generic(path: Path, pairs: int, seed: int = 0) -> int:
@@ -63,9 +65,9 @@ def parse_only(path: Path) -> int:
         return sum(1 for line in handle if json.loads(line) is not None)
 
 
-def timed(run: object) -> tuple[float, object]:
+def timed(function: Callable[[Path], T], path: Path) -> tuple[float, T]:
     started = time.perf_counter()
-    result = run()  # type: ignore[operator]
+    result = function(path)
     return time.perf_counter() - started, result
 
 
@@ -78,9 +80,9 @@ def run(ctx: Context) -> list[Row]:
         for kind, write in (("generic JSONL", write_generic), ("MT-Bench JSONL", write_mt_bench)):
             path = Path(tmp) / f"{kind.split()[0].lower()}.jsonl"
             lines = write(path, pairs)
-            baseline, _ = timed(lambda: parse_only(path))
-            value, dataset = timed(lambda: load_dataset(path))
-            loaded = len(dataset)  # type: ignore[arg-type]
+            baseline, _ = timed(parse_only, path)
+            value, dataset = timed(load_dataset, path)
+            loaded = len(dataset)
             if loaded != pairs:
                 raise AssertionError(f"{kind}: {loaded} pairs loaded, {pairs} written")
             ctx.log(f"  {kind}: {pairs:,} pairs in {lines:,} lines; json.loads only {baseline:.2f} s, "
