@@ -410,8 +410,27 @@ def pair_rows(report: PreferenceReport, judge: str) -> list[tuple[str, ...]]:
 
 PAIR_COLUMNS = ("pair", "humans", "judge, A shown first", "judge, B shown first", "judge verdict")
 
+#: Why a pair is worth a look (the Review queue's flags).
+WRONG_BOTH_ORDERS = "wrong in both orders"
+FLIPS = "flips with the order"
+
+
+def pairs_to_review(report: PreferenceReport, judge: str) -> list[tuple[str, str]]:
+    """(pair id, reason) for the pairs a reader should look at: the judge contradicts the human label in
+    both orders (each order's verdict differs from it), or its verdict changes when the replies swap."""
+    out = []
+    for p in report.judges[judge].pairs:
+        if p.human is None:
+            continue
+        if p.flipped:
+            out.append((p.pair, FLIPS))
+        elif (p.a_first is not None and p.b_first is not None and p.a_first.verdict is not None
+              and p.b_first.verdict is not None and p.a_first.verdict != p.human and p.b_first.verdict != p.human):
+            out.append((p.pair, WRONG_BOTH_ORDERS))
+    return out
+
 
 __all__ = ["AGREEMENT_COLUMNS", "CATEGORY_COLUMNS", "PAIR_COLUMNS", "HumanSide", "JudgeSide", "PreferenceReport",
            "implied_preference_report", "implied_verdict", "is_pointwise_preference_run", "judge_side", "prepaired_selection",
            "agreement_notes", "agreement_rows", "category_of", "category_rows", "is_preference_run", "order_verdict",
-           "pair_rows", "preference_quality", "preference_report", "votes_of"]
+           "pair_rows", "pairs_to_review", "preference_quality", "preference_report", "votes_of"]

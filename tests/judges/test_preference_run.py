@@ -15,7 +15,7 @@ from dialjudge.core.judges.backends.fake import FakeBackend
 from dialjudge.core.judges.engine import RunEngine
 from dialjudge.core.judges.events import RunSummary
 from dialjudge.core.judges.pairwise import PairSetting, plan_pairs
-from dialjudge.core.judges.preference_report import agreement_rows, pair_rows, preference_report
+from dialjudge.core.judges.preference_report import agreement_rows, pair_rows, pairs_to_review, preference_report
 from dialjudge.core.judges.rescore import RescoreSettings, rescore_run
 from dialjudge.core.judges.retry import retry_run
 from dialjudge.core.judges.runs import JudgeSpec, RunConfig
@@ -91,6 +91,9 @@ def test_a_scripted_judge_gives_the_hand_computed_report(tmp_path: Path) -> None
     assert row[:3] == ("fake", "6", "66.7% (2/3)") and row[4] == "50.0% (3/6)" and row[7] == "16.7% (1/6)"
     assert pair_rows(report, "fake")[1] == ("p2", "B", "A", "B", "tie")
     assert pair_rows(report, "fake")[3] == ("p4", "tie (split)", "A", "A", "A")
+    # p2 flips; p4 (humans tie) and p6 (humans B) get A in both orders.
+    assert pairs_to_review(report, "fake") == [("p2", "flips with the order"), ("p4", "wrong in both orders"),
+                                               ("p6", "wrong in both orders")]
 
 
 def test_probabilities_give_the_margin_the_tie_band_is_chosen_on(tmp_path: Path) -> None:
