@@ -8,9 +8,8 @@ from typing import Any
 from rich.markup import escape
 
 from dialjudge.core.errors import ConfigError
-from dialjudge.core.judges.pairwise import plan_pairs
-from dialjudge.core.judges.pairwise_report import candidate_items, share_text
-from dialjudge.core.judges.preference_report import (
+from dialjudge.core.judges.post_run.pairwise_report import candidate_items, share_text
+from dialjudge.core.judges.post_run.preference_report import (
     AGREEMENT_COLUMNS,
     CATEGORY_COLUMNS,
     PreferenceReport,
@@ -22,6 +21,7 @@ from dialjudge.core.judges.preference_report import (
     is_preference_run,
     preference_report,
 )
+from dialjudge.core.judges.run.pairwise import plan_pairs
 from dialjudge.core.report import records_to_latex, records_to_markdown, to_csv, to_json
 from dialjudge.core.stats.preference import compare_agreement
 
@@ -106,7 +106,7 @@ def _inert(text: str) -> str:
 
 def _print_versus(con: Any, args: argparse.Namespace, dataset: Any, report: PreferenceReport, run_id: int) -> None:
     """This run against run N on the same pairs, judge by judge (the same name, else the first of each)."""
-    from dialjudge.core.judges.store import RunStore
+    from dialjudge.core.judges.store.run_store import RunStore
 
     with RunStore() as store:
         other = store.get_run(args.versus_run)
@@ -142,7 +142,7 @@ def _print_versus(con: Any, args: argparse.Namespace, dataset: Any, report: Pref
 def print_pair_summary(con: Any, dataset: Any, pairwise: int) -> None:
     """`datasets describe` on pre-paired data: the pairs, their votes and the humans' agreement."""
     from dialjudge.core.errors import DataError
-    from dialjudge.core.judges.preference_report import human_side, preference_quality
+    from dialjudge.core.judges.post_run.preference_report import human_side, preference_quality
 
     con.print(f"{pairwise} pairwise items (a prompt, two responses and the humans' preference): judge them with a "
               "pairwise template (e.g. --template pairwise-plain), or rate each reply alone with a pointwise one",

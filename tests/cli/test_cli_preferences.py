@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 from cli_helpers import run, use_fake_judges
 
-from dialjudge.core.judges.preference_report import (
+from dialjudge.core.judges.post_run.preference_report import (
     agreement_rows,
     implied_preference_report,
     preference_report,
 )
-from dialjudge.core.judges.store import RunStore
+from dialjudge.core.judges.store.run_store import RunStore
 from dialjudge.core.loaders import load_dataset
 from dialjudge.core.stats.preference import compare_agreement
 

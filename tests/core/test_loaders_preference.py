@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from dialjudge.core.errors import DataError
-from dialjudge.core.judges.preference_report import category_of, preference_quality, votes_of
+from dialjudge.core.judges.post_run.preference_report import category_of, preference_quality, votes_of
 from dialjudge.core.loaders import detect_format, load_dataset
 from dialjudge.core.loaders.preference import PREFERENCE, winner_label
 

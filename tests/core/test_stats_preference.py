@@ -204,7 +204,7 @@ def test_prompt_intervals_cover_the_true_agreement_and_pair_intervals_would_not(
 
 
 def test_pointwise_against_pairwise_on_the_same_pairs() -> None:
-    from dialjudge.core.judges.preference_report import implied_verdict
+    from dialjudge.core.judges.post_run.preference_report import implied_verdict
     from dialjudge.core.stats.preference import compare_agreement
 
     assert implied_verdict(0.8, 0.3, 0.1) == OrderVerdict(A, pytest.approx(0.5))

@@ -12,15 +12,20 @@ import pytest
 from dialjudge.core.config import JudgeConfig
 from dialjudge.core.errors import ConfigError
 from dialjudge.core.judges.backends.fake import FakeBackend
-from dialjudge.core.judges.engine import RunEngine
-from dialjudge.core.judges.events import RunSummary
-from dialjudge.core.judges.pairwise import PairSetting, plan_pairs
-from dialjudge.core.judges.preference_report import agreement_rows, pair_rows, pairs_to_review, preference_report
-from dialjudge.core.judges.rescore import RescoreSettings, rescore_run
-from dialjudge.core.judges.retry import retry_run
-from dialjudge.core.judges.runs import JudgeSpec, RunConfig
-from dialjudge.core.judges.store import RunStore
-from dialjudge.core.judges.templates import load_templates
+from dialjudge.core.judges.post_run.preference_report import (
+    agreement_rows,
+    pair_rows,
+    pairs_to_review,
+    preference_report,
+)
+from dialjudge.core.judges.post_run.rescore import RescoreSettings, rescore_run
+from dialjudge.core.judges.post_run.retry import retry_run
+from dialjudge.core.judges.prompts.templates import load_templates
+from dialjudge.core.judges.run.config import JudgeSpec, RunConfig
+from dialjudge.core.judges.run.engine import RunEngine
+from dialjudge.core.judges.run.events import RunSummary
+from dialjudge.core.judges.run.pairwise import PairSetting, plan_pairs
+from dialjudge.core.judges.store.run_store import RunStore
 from dialjudge.core.judges.types import ScoringMode
 from dialjudge.core.loaders import load_dataset
 from dialjudge.core.model import Dataset
@@ -153,7 +158,7 @@ def test_a_mixture_of_pairs_and_single_replies_is_refused() -> None:
 
 
 def test_a_pointwise_run_rates_each_reply_and_implies_the_preference(tmp_path: Path) -> None:
-    from dialjudge.core.judges.preference_report import implied_preference_report, is_pointwise_preference_run
+    from dialjudge.core.judges.post_run.preference_report import implied_preference_report, is_pointwise_preference_run
 
     ds = dataset()
     cfg = RunConfig.build(ds, load_templates()["likert-1to5"], [JudgeSpec.of(JudgeConfig(name="fake", backend="fake"))],

@@ -12,11 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
-from ..errors import DataError
-from ..loaders.preference import ALLOWED_TEXT, PREFERENCE, winner_label
-from ..model import Dataset, Example
-from ..stats.pairwise import word_count
-from ..stats.preference import (
+from ...errors import DataError
+from ...loaders.preference import ALLOWED_TEXT, PREFERENCE, winner_label
+from ...model import Dataset, Example
+from ...stats.pairwise import word_count
+from ...stats.preference import (
     TIE,
     A,
     Agreement,
@@ -35,10 +35,10 @@ from ..stats.preference import (
     order_stats,
     tie_calibrated_accuracy,
 )
-from .pairwise import PairSetting, Verdict, plan_pairs, verdict_of
-from .prepaired import reply_id, side_of
-from .runs import RunConfig
-from .types import Judgment
+from ..run.config import RunConfig
+from ..run.pairwise import PairSetting, Verdict, plan_pairs, verdict_of
+from ..run.prepaired import reply_id, side_of
+from ..types import Judgment
 
 #: Where a pair's category is looked for in Example.extra (the pair loaders; a JUDGE-BENCH instance field).
 CATEGORY_KEYS = ("category", "domain", "task")
@@ -173,7 +173,7 @@ def order_verdict(judgment: Judgment, choices: tuple[str, ...], first_side: str)
 def preference_report(config: RunConfig, dataset: Dataset, table: Mapping[str, Mapping[str, Judgment]], *,
                       quality: str | None = None, n_boot: int = 1000, seed: int = 0) -> PreferenceReport:
     """The report of a pairwise run on pre-paired items (``table``: ``{judge: {item id: Judgment}}``)."""
-    from .templates import parse_template
+    from ..prompts.templates import parse_template
 
     if config.pairs is None:
         raise ValueError("not a pairwise run")

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ..errors import ConfigError
-from ..model import Example, Level
+from ...errors import ConfigError
+from ...model import Example, Level
 
 #: Joins a pre-paired item's id and the side of one of its replies: "<id>#A", "<id>#B".
 SIDE_SEPARATOR = "#"
