@@ -74,7 +74,7 @@ def run_show(args: argparse.Namespace) -> int:
     if pairwise:
         from .preference_view import print_pair_summary
 
-        print_pair_summary(con, dataset, pairwise)
+        print_pair_summary(con, dataset)
     for warning in dataset.meta.get("warnings", ()):
         con.print(f"[yellow]warning: {escape(str(warning))}[/yellow]")
     return 0

@@ -28,7 +28,7 @@ from dialjudge.core.stats.label_agreement import TieRule
 from . import render
 from .metrics_cmd import add_table_options, emit, levels_of
 from .pairwise_view import add_pair_options, pair_setting, print_pair_plan, report_pairwise
-from .preference_view import report_pointwise_preferences
+from .preference_view import report_preferences_of_run
 from .signals import sigterm_as_interrupt
 
 
@@ -152,7 +152,7 @@ def _judge_and_report(args: argparse.Namespace, dataset: Any, plans: list[Any], 
     if plan.config.pairs is not None:
         report_pairwise(args, dataset, plan, judgments, summary.run_id)
         return 0 if stopped or all(s.status == RunStatus.FINISHED for s in summaries) else 1
-    if report_pointwise_preferences(args, dataset, plan, judgments, summary.run_id):  # pre-paired, one reply at a time
+    if report_preferences_of_run(args, dataset, plan, judgments, summary.run_id):  # pre-paired, one reply at a time
         return 0 if all(s.status == RunStatus.FINISHED for s in summaries) else 1
     # Compare on the items this run judged: --limit must not count the others as excluded.
     judged = dataset.subset(plan.config.select_items(dataset))

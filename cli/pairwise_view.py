@@ -15,12 +15,11 @@ from dialjudge.core.judges.post_run.pairwise_report import (
     summary_notes,
     summary_rows,
 )
-from dialjudge.core.judges.post_run.preference_report import is_preference_run
 from dialjudge.core.judges.run.pairwise import PairSetting, plan_pairs
 from dialjudge.core.model import Aggregation
 
 from . import render
-from .preference_view import add_preference_options, print_preference_plan, report_preferences
+from .preference_view import add_preference_options, print_preference_plan, report_preferences_of_run
 
 
 def add_pair_options(p: argparse.ArgumentParser) -> None:
@@ -48,16 +47,16 @@ def pair_setting(args: argparse.Namespace) -> tuple[PairSetting | None, str | No
 
 
 def print_pair_plan(con: Any, dataset: Any, config: Any) -> None:
-    if is_preference_run(config, dataset):
-        return print_preference_plan(con, dataset, config)
+    if print_preference_plan(con, dataset, config):  # pre-paired items: their own count
+        return
     plan = plan_pairs(candidate_items(config, dataset), config.pairs)
     con.print(f"pairwise: {plan.describe(config.pairs)}", markup=False, highlight=False)
 
 
 def report_pairwise(args: argparse.Namespace, dataset: Any, plan: Any, judgments: Any, run_id: int) -> None:
     """The pairwise summary, then the agreement table of the per-candidate scores with the humans."""
-    if is_preference_run(plan.config, dataset):  # pre-paired items: agreement with the humans' votes
-        return report_preferences(args, dataset, plan, judgments, run_id)
+    if report_preferences_of_run(args, dataset, plan, judgments, run_id):  # pre-paired: the humans' votes
+        return
     report = pairwise_report(plan.config, dataset, judgments, aggregation=Aggregation(args.aggregate))
     candidates = dataset.subset(list(report.compared))
     qualities = args.qualities or ([plan.quality] if plan.quality else None)
