@@ -81,6 +81,9 @@ def render_example(example: Example, metric_scores: Mapping[str, float] | None) 
         parts += [Text(f"• {ref}") for ref in example.references]
     if example.candidate is not None:
         parts += [_section("Candidate"), Text(example.candidate, style="bold")]
+    if example.pair is not None:  # a pre-paired item: both replies, then every vote under Ratings
+        parts += [_section("Reply A"), Text(example.pair.response_a, style="bold"),
+                  _section("Reply B"), Text(example.pair.response_b, style="bold")]
     if example.adversarial is not None:
         p = example.adversarial
         change = Text(f"{p.kind} perturbation of {p.source_id}")
