@@ -58,6 +58,8 @@ class PairwiseReportController:
             config = store.get_run(run_id).run_config
         if config.pairs is None or config.dataset != dataset.name:
             return None
+        if any(ex.is_pairwise for ex in dataset.examples):
+            return None  # pre-paired items: their replies are no candidates of the workspace (see issue 21)
 
         def work() -> None:
             from dialjudge.core.judges.post_run.pairwise_report import pairwise_report
