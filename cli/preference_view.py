@@ -5,23 +5,25 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from dialjudge.core.preferences import (
+from dialjudge.core.api import (
     AGREEMENT_COLUMNS,
     CATEGORY_COLUMNS,
     VERSUS_COLUMNS,
     PreferenceRequest,
+    RunStore,
     agreement_notes,
     agreement_rows,
     category_rows,
-    on_prepaired_items,
     pair_summary_lines,
-    preference_plan_text,
     preference_report_of,
+    records_to_latex,
+    records_to_markdown,
+    to_csv,
+    to_json,
     versus,
     versus_notes,
     versus_rows,
 )
-from dialjudge.core.report import records_to_latex, records_to_markdown, to_csv, to_json
 
 from . import render
 
@@ -41,23 +43,6 @@ def preference_request(args: argparse.Namespace) -> PreferenceRequest:
                              seed=args.seed)
 
 
-def print_preference_plan(con: Any, dataset: Any, config: Any) -> bool:
-    """The pair count of a pairwise run on pre-paired items, before it starts; False for any other run."""
-    text = preference_plan_text(config, dataset)
-    if text is not None:
-        con.print(text, markup=False, highlight=False)
-    return text is not None
-
-
-def report_preferences_of_run(args: argparse.Namespace, dataset: Any, plan: Any, judgments: Any,
-                                 run_id: int) -> bool:
-    """After a run on pre-paired items, the agreement table; False when the run is not one."""
-    if not on_prepaired_items(plan.config, dataset):
-        return False
-    report_preferences(args, dataset, plan, judgments, run_id)
-    return True
-
-
 def report_preferences(args: argparse.Namespace, dataset: Any, plan: Any, judgments: Any, run_id: int) -> None:
     """The agreement table (printed, or written in --format to stdout or --output)."""
     request = preference_request(args)
@@ -74,8 +59,6 @@ def report_preferences(args: argparse.Namespace, dataset: Any, plan: Any, judgme
             con.print(render.plain_table(f"By category — {dataset.name}", CATEGORY_COLUMNS, by_category,
                                          right=CATEGORY_COLUMNS[2:]))
         if args.versus_run is not None:
-            from dialjudge.core.judges.store.run_store import RunStore
-
             with RunStore() as store:
                 compared = versus(report, store, args.versus_run, dataset, request)
             con.print(render.plain_table(f"Same pairs, two ways of judging — {dataset.name} (ties counted)",

@@ -117,10 +117,10 @@ class PersonaSaved(Message):
 
 def prepare_prompt(setup: PromptSetup, selectors: dict[Any, Any] | None = None) -> PreparedPrompt:
     """Parse the template text and render the item. Raises TemplateError / ConfigError for the user."""
+    from dialjudge.core.api import infer_quality
     from dialjudge.core.judges.prompts.fewshot import FewShotSelector, FewShotSetting
     from dialjudge.core.judges.prompts.render import render_prompt
     from dialjudge.core.judges.prompts.templates import parse_template
-    from dialjudge.core.judging import infer_quality
 
     template = parse_template(setup.text, LAB_SOURCE)
     quality = infer_quality(setup.dataset, aspect=setup.aspect, kpi=setup.kpi)

@@ -21,7 +21,7 @@ from textual.suggester import SuggestFromList
 from textual.timer import Timer
 from textual.widgets import Button, Footer, Header, Input, Label, Select, Static, TextArea
 
-from dialjudge.core.judging import NO_PERSONA
+from dialjudge.core.api import NO_PERSONA
 from dialjudge.core.review_queue import human_unit
 
 from ..controllers.lab import PersonaSaved, PreviewRendered, PromptSetup, TemplateSaved, TrialFailed, TrialFinished

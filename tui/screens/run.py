@@ -18,8 +18,8 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import Button, Footer, Header, Input, Label, Select, SelectionList, Static
 
+from dialjudge.core.api import preferred_mode
 from dialjudge.core.judges.prompts.constraint import AnswerConstraint
-from dialjudge.core.judging import preferred_mode
 
 from ..controllers.history import RunUsageRead
 from ..controllers.runs import JudgeChoices, RunPlanned, RunRequest, gguf_judge
@@ -320,7 +320,7 @@ class RunScreen(WorkspaceScreen):
         self.query_one("#run-plan", Static).update(self._plan_text())
 
     def _plan_text(self) -> Text:
-        from dialjudge.core.judging import infer_quality
+        from dialjudge.core.api import infer_quality
         from dialjudge.core.subsets import parse_subset
 
         dataset = self.dj.workspace.dataset

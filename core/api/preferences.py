@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from .errors import ConfigError, DataError
-from .judges.post_run.preference_report import (
+from ..errors import ConfigError, DataError
+from ..judges.post_run.preference_report import (
     AGREEMENT_COLUMNS,
     CATEGORY_COLUMNS,
     PAIR_COLUMNS,
@@ -32,12 +32,12 @@ from .judges.post_run.preference_report import (
     prepaired_selection,
     share_text,
 )
-from .judges.run.config import RunConfig
-from .judges.run.pairwise import plan_pairs
-from .judges.store.run_store import RunStore
-from .judges.types import Judgment
-from .model import Dataset
-from .stats.preference import PairedAgreement, compare_agreement
+from ..judges.run.config import RunConfig
+from ..judges.run.pairwise import plan_pairs
+from ..judges.store.run_store import RunStore
+from ..judges.types import Judgment
+from ..model import Dataset
+from ..stats.preference import PairedAgreement, compare_agreement
 
 
 @dataclass(frozen=True)
