@@ -42,7 +42,7 @@ from dialjudge.core.api import (
 from dialjudge.core.errors import DialjudgeError
 from dialjudge.core.format import number_text
 
-from . import render
+from . import labels_cmd, render
 from .progress import ProgressDisplay
 from .signals import sigterm_as_interrupt
 
@@ -109,6 +109,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     delete = rsub.add_parser("delete", help="remove a run and its judgments")
     delete.add_argument("run", type=int)
     delete.set_defaults(handler=run_delete)
+    labels_cmd.register(rsub)
 
 
 def run_list(args: argparse.Namespace) -> int:
