@@ -33,7 +33,7 @@ from .controllers.decisions import DecisionController, DiagnosticsComputed, Eval
 from .controllers.history import RunScoresLoaded, StoredRunsController
 from .controllers.lab import LabController
 from .controllers.labels import LabelReportComputed, LabelReportController
-from .controllers.pairwise import PairwiseReportComputed, PairwiseReportController
+from .controllers.pairwise import PairwiseReportComputed, PairwiseReportController, PreferenceReportComputed
 from .controllers.review import ReviewController
 from .controllers.runs import RUN_GROUP, JudgeChoicesLoaded, RunController, RunEventReceived
 from .controllers.tune import SearchEventReceived, SearchSpaceLoaded, SearchStopped, TuneController, WinnerSaved
@@ -177,6 +177,9 @@ class DialjudgeApp(App[int]):
 
     def on_pairwise_report_computed(self, message: PairwiseReportComputed) -> None:
         self.pairwise.computed(message)
+
+    def on_preference_report_computed(self, message: PreferenceReportComputed) -> None:
+        self.pairwise.preference_computed(message)
 
     def on_adversarial_set_built(self, message: AdversarialSetBuilt) -> None:
         self.adversarial.set_built(message)
