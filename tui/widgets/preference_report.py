@@ -3,15 +3,20 @@ pairs worth a look (core.api's rows and notes, the same the command line prints)
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 from textual.widgets import Static
 
-if TYPE_CHECKING:
-    from dialjudge.core.api import PreferenceReport
+from dialjudge.core.api import (
+    AGREEMENT_COLUMNS,
+    PAIR_COLUMNS,
+    PreferenceReport,
+    agreement_notes,
+    agreement_rows,
+    pair_rows,
+    pairs_to_review,
+)
 
 #: Per-pair rows shown under the table (the rest are counted).
 SHOWN_PAIRS = 20
@@ -26,15 +31,6 @@ class PreferenceReportView(Static):
     """
 
     def show(self, report: PreferenceReport | None, run_id: int | None = None) -> None:
-        from dialjudge.core.api import (
-            AGREEMENT_COLUMNS,
-            PAIR_COLUMNS,
-            agreement_notes,
-            agreement_rows,
-            pair_rows,
-            pairs_to_review,
-        )
-
         self.set_class(report is not None, "-shown")
         if report is None:
             self.update("")
