@@ -28,7 +28,7 @@ from ..compare import RunComparison
 from ..config import Config, JudgeConfig, load_config
 from ..errors import TemplateError
 from ..evaluation import EvaluationReport, compared_items
-from ..judges.backends import make_backend
+from ..judges.backends import local_threads, make_backend, model_file_backend
 from ..judges.post_run.cost import USAGE_COLUMNS, RunUsage, usage_rows, usage_summary
 from ..judges.post_run.labels import LabelReport
 from ..judges.post_run.pairwise_report import BT_SUFFIX, SUMMARY_COLUMNS, PairwiseReport, summary_notes, summary_rows
@@ -205,7 +205,7 @@ __all__ = [
     "JudgmentScored", "RunEvent", "RunFinished", "RunProgress", "RunSummary", "StopRuleChecked", "LabelReport", "BT_SUFFIX",
     "SUMMARY_COLUMNS", "PairwiseReport", "summary_notes", "summary_rows", "RescoreResult", "RescoreSettings",
     "RunConfig", "Part", "RunState", "RunStatus", "problem_lines", "status_text", "RunRecord", "RunStore",
-    "Judgment", "ScoringMode", "JudgeBackend", "make_backend", "AgreementCell", "AgreementTable", "HumanCeiling", "LABEL_HEADER", "confusion_rows", "tie_lines", "label_summary_rows", "FORMATS",
+    "Judgment", "ScoringMode", "JudgeBackend", "make_backend", "local_threads", "model_file_backend", "AgreementCell", "AgreementTable", "HumanCeiling", "LABEL_HEADER", "confusion_rows", "tie_lines", "label_summary_rows", "FORMATS",
     "WideRow", "WideTable", "records_to_latex", "records_to_markdown", "render", "sparkline", "to_csv", "to_json",
     "to_jsonl", "wide_table", "POOL", "FORMAT_LABELS", "ExportResult", "SYMBOLS", "PairedComparison",
     "verdict_line", "TieRule", "RunEngine", "Workspace", "judge_evaluator", "Persona", "Template", "TemplateError", "PoolReport", "Stability", "StopRule", "InterJudgeMatrix",

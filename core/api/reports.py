@@ -250,17 +250,36 @@ def run_agreement(plan: RunPlan, dataset: Dataset, scores: Mapping[str, Mapping[
                   failures: Mapping[str, int], request: AgreementRequest, *, note: str = "") -> EvaluationReport:
     """The run's judges (and the metrics) against the humans on the items the run judged; the human
     ceiling is computed on the items the judges are compared on (core.evaluation.compared_items)."""
-    # Compare on the items this run judged: --limit must not count the others as excluded.
+    # The judges on the items this run judged: --limit must not count the others as excluded.
     judged = judged_items(plan.config, dataset)
     qualities = list(request.qualities) or ([plan.quality] if plan.quality else None)
     subsets = split_subsets(judged, plan.subset)
-    report = evaluate(judged, qualities=qualities, subset=subsets[0], extra_subsets=subsets[1:],
-                      levels=agreement_levels(request.level, dataset), aggregation=request.aggregation,
-                      judge_scores=scores, failures=failures, include_metrics=request.include_metrics,
-                      n_boot=request.n_boot, seed=request.seed, include_length=True)
+    levels = agreement_levels(request.level, dataset)
+    report = evaluate(judged, qualities=qualities, subset=subsets[0], extra_subsets=subsets[1:], levels=levels,
+                      aggregation=request.aggregation, judge_scores=scores, failures=failures,
+                      include_metrics=False, n_boot=request.n_boot, seed=request.seed, include_length=True)
+    if request.include_metrics:
+        # The metrics on every item of the subsets, as the app's Scores screen, `dialjudge metrics`
+        # and `runs export --with-metrics` show them; each row says its n.
+        metrics = evaluate(dataset, qualities=report.qualities, subset=subsets[0], extra_subsets=subsets[1:],
+                           levels=levels, aggregation=request.aggregation, include_metrics=True,
+                           n_boot=request.n_boot, seed=request.seed)
+        _put_metrics_first(report, metrics)
     if note:
         report.notes.insert(0, note)
     return report
+
+
+def _put_metrics_first(report: EvaluationReport, metrics: EvaluationReport) -> None:
+    """The metric rows of ``metrics`` ahead of ``report``'s rows, subset by subset."""
+    rows = [r for r in metrics.records if not r["is_ceiling"]]
+    report.records = [r for subset in report.subsets
+                      for r in [*(m for m in rows if m["subset"] == subset),
+                                *(j for j in report.records if j["subset"] == subset)]]
+    report.scores = {**metrics.scores, **report.scores}
+    report.evaluators = [*metrics.evaluators, *report.evaluators]
+    # Notes about the metrics (no references, WordNet) first; the human-label note once.
+    report.notes = [n for n in metrics.notes if n not in report.notes] + report.notes
 
 
 def pairwise_agreement(report: PairwiseReport, plan: RunPlan, dataset: Dataset, request: AgreementRequest,

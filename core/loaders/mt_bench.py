@@ -22,6 +22,7 @@ from typing import Any, Iterator
 from ..errors import DataError
 from ..model import Dataset, Turn
 from ._common import json_type, read_text_file
+from .formats import DatasetFile, DatasetFormat, register_format
 from .preference import PairRecord, gc_paused, merge_pairs, vote_of
 
 REQUIRED = ("question_id", "model_a", "model_b", "winner", "conversation_a", "conversation_b")
@@ -129,5 +130,19 @@ def _reply(answers: list[str]) -> str:
         return answers[0]
     return f"First answer: {answers[0]}\n\nSecond answer: {answers[1]}"
 
+
+def _recognise(file: DatasetFile) -> bool:
+    from .pair_table import first_line
+
+    try:
+        return looks_like_mt_bench(json.loads(first_line(file.path) or "null"))
+    except (json.JSONDecodeError, RecursionError):
+        return False
+
+
+register_format(DatasetFormat(
+    name="mt-bench", priority=60, shares_suffixes=(".jsonl",),
+    layout="MT-Bench human judgments (.jsonl: question_id, model_a, model_b, winner, conversation_a/_b)",
+    recognise=_recognise, read=lambda file: mt_bench_dataset(file.text, file.path, name=file.name)))
 
 __all__ = ["looks_like_mt_bench", "read_mt_bench", "mt_bench_dataset", "json_lines"]

@@ -34,6 +34,7 @@ from ..errors import DataError
 from ..model import Dataset, Turn
 from ._common import json_type, read_text_file, turns_from_text
 from .csv_table import _read_rows
+from .formats import DatasetFormat, register_format
 from .mt_bench import json_lines
 from .preference import PairRecord, gc_paused, merge_pairs, vote_of
 
@@ -249,5 +250,11 @@ def _turns(value: list[Any], where: str, line: int, field: str) -> tuple[Turn, .
                             line=line, field=f"{field}[{k}]")
     return tuple(turns)
 
+
+register_format(DatasetFormat(
+    name="pairs", priority=61, shares_suffixes=(".jsonl", ".csv", ".tsv"),
+    layout="preference pairs (.csv/.tsv/.jsonl with prompt, response_a, response_b and winner columns)",
+    recognise=lambda file: looks_like_pair_file(file.path),
+    read=lambda file: read_pair_table(file.path, name=file.name)))
 
 __all__ = ["NAMES", "PairColumns", "first_line", "looks_like_pair_file", "looks_like_pair_names", "read_pair_table", "recognise"]

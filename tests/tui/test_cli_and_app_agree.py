@@ -3,7 +3,7 @@
 The command line judges the sample with a fake judge (``--limit 12``) and again with another;
 the app opens the same run store, adds run 1 to its Scores screen and compares the two runs
 on its Runs screen. The agreement row of the judge, the human ceiling with its n, the
-compared deltas and the verdict lines must read the same in both, and the exported
+compared deltas and the verdict lines must read the same in both (the metrics' rows too), and the exported
 agreement table (``runs export --to``) must hold the app's exact numbers.
 """
 
@@ -27,7 +27,7 @@ from dialjudge.tui.screens.scores import ScoresScreen
 from dialjudge.tui.widgets.correlation_panel import CEILING
 
 JUDGE = ("judge", "--dataset", "sample", "--template", "likert-1to5", "--aspect", "overall", "--limit", "12",
-         "--no-metrics", "--kendall", "--bootstrap", "1000", "--seed", "0")
+         "--kendall", "--bootstrap", "1000", "--seed", "0")
 METHODS = ("pearson", "spearman", "kendall")
 FAKE_JUDGES = """
 [judges.fa]
@@ -104,13 +104,17 @@ async def test_the_command_line_and_the_app_show_the_same_numbers(
         panel = scores.panel.rows
 
     judge, ceiling = panel["fa#1"], panel[CEILING]
+    metrics = {name: row for name, row in panel.items() if row.kind == "metric"}
+    assert metrics  # the app's metrics (a fast few) are rows of the command line's table too
     # The agreement table: what each front end prints, digit for digit, with the same n.
-    for name, row in (("fa", judge), ("human ceiling", ceiling)):
+    for name, row in (("fa", judge), ("human ceiling", ceiling), *metrics.items()):
         shown = cli_rows[name]
         assert [cell.rstrip("*") for cell in shown[1:4]] == [number_text(row.value(m)) for m in METHODS], name
         assert shown[4] == str(row.n), name
-    # One human ceiling: on the 12 items the judge is compared on, in the app as in the command line.
+    # One human ceiling: on the 12 items the judge is compared on, in the app as in the command line;
+    # the metrics on every item of the view (their n says so).
     assert ceiling.n == judge.n == 12
+    assert all(row.n is not None and row.n > 12 for row in metrics.values())
     # The export holds the same numbers exactly, CIs included.
     for name, row in (("fa", judge), ("human ceiling", ceiling)):
         record = exported[name]

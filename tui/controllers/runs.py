@@ -40,6 +40,7 @@ from dialjudge.core.api import (
     build_backends,
     find_resumable,
     judge_choices,
+    model_file_backend,
     open_run,
     plan_run,
 )
@@ -100,7 +101,7 @@ def gguf_judge(path: str, taken: set[str]) -> JudgeConfig:
     name, n = base, 2
     while name in taken:
         name, n = f"{base}-{n}", n + 1
-    return JudgeConfig(name=name, backend="llama", model=file.stem, model_path=str(file))
+    return JudgeConfig(name=name, backend=model_file_backend(), model=file.stem, model_path=str(file))
 
 
 class RunController:

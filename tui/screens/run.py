@@ -18,7 +18,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import Button, Footer, Header, Input, Label, Select, SelectionList, Static
 
-from dialjudge.core.api import preferred_mode
+from dialjudge.core.api import local_threads, preferred_mode
 from dialjudge.core.judges.prompts.constraint import AnswerConstraint
 
 from ..controllers.history import RunUsageRead
@@ -448,10 +448,8 @@ def _judge_label(judge: JudgeConfig) -> Content:
     # Content, not markup: a path or a model name may hold brackets.
     where = judge.model_path or judge.base_url or judge.model or ""
     detail = f"  {judge.backend}{' · ' + where if where else ''}"
-    if judge.backend == "llama":  # how fast a local judge can go depends on it
-        from dialjudge.core.judges.backends.llama import available_cores
-
-        threads = judge.n_threads or available_cores()
+    threads = local_threads(judge)
+    if threads is not None:  # how fast a local judge can go depends on it
         detail += f" · {threads} thread{'s' if threads != 1 else ''}"
     return Content.assemble(judge.name, (detail, "dim"))
 
