@@ -101,6 +101,7 @@ from .preferences import (
     agreement_rows,
     category_rows,
     on_prepaired_items,
+    pair_label,
     pair_rows,
     pair_summary_lines,
     pairs_to_review,
@@ -197,7 +198,7 @@ __all__ = [
     # pre-paired preference data (issue 21)
     "PreferenceRequest", "PreferenceReport", "on_prepaired_items", "preference_plan_text", "preference_report_of",
     "stored_preference_report", "versus", "VersusRow", "versus_rows", "versus_notes", "pair_summary_lines",
-    "pairs_to_review", "AGREEMENT_COLUMNS", "CATEGORY_COLUMNS", "PAIR_COLUMNS", "VERSUS_COLUMNS", "agreement_rows",
+    "pair_label", "pairs_to_review", "AGREEMENT_COLUMNS", "CATEGORY_COLUMNS", "PAIR_COLUMNS", "VERSUS_COLUMNS", "agreement_rows",
     "agreement_notes", "category_rows", "pair_rows",
     # handed-out types and their layouts
     "CONTRADICTS", "DiscernmentRow", "discernment", "RunComparison", "Config", "JudgeConfig", "load_config",

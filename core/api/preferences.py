@@ -31,13 +31,14 @@ from ..judges.post_run.preference_report import (
     preference_report,
     prepaired_selection,
     share_text,
+    votes_of,
 )
 from ..judges.run.config import RunConfig
 from ..judges.run.pairwise import plan_pairs
 from ..judges.store.run_store import RunStore
 from ..judges.types import Judgment
-from ..model import Dataset
-from ..stats.preference import PairedAgreement, compare_agreement
+from ..model import Dataset, Example
+from ..stats.preference import PairedAgreement, compare_agreement, human_majority
 
 
 @dataclass(frozen=True)
@@ -139,6 +140,20 @@ def versus_notes(rows: list[VersusRow]) -> list[str]:
             f"bootstrap interval over {unit}; McNemar's exact test treats pairs as independent"]
 
 
+def pair_label(example: Example, quality: str) -> str | None:
+    """The pair's human label by the majority rule of :mod:`core.stats.preference` ("A", "B", "tie", or
+    "tie (split)" where A and B share the top count); None for a rating that is not the pair's votes."""
+    if example.pair is None or quality not in example.ratings:
+        return None
+    try:
+        majority = human_majority(votes_of(example, quality))
+    except DataError:
+        return None
+    if majority.label is None:
+        return None
+    return majority.label + (" (split)" if majority.split else "")
+
+
 def pair_summary_lines(dataset: Dataset) -> list[str]:
     """What a pair set holds: its pairs, how to judge them, the human label's ties and the humans'
     agreement; empty for a set with no pairs."""
@@ -161,5 +176,5 @@ def pair_summary_lines(dataset: Dataset) -> list[str]:
 
 __all__ = ["AGREEMENT_COLUMNS", "CATEGORY_COLUMNS", "PAIR_COLUMNS", "VERSUS_COLUMNS", "PreferenceReport",
            "PreferenceRequest", "VersusRow", "agreement_notes", "agreement_rows", "category_rows",
-           "on_prepaired_items", "pair_rows", "pair_summary_lines", "pairs_to_review", "preference_plan_text",
+           "on_prepaired_items", "pair_label", "pair_rows", "pair_summary_lines", "pairs_to_review", "preference_plan_text",
            "preference_report_of", "stored_preference_report", "versus", "versus_notes", "versus_rows"]

@@ -194,6 +194,14 @@ async def test_a_pair_shows_its_prompt_both_replies_and_every_vote(services, tmp
         for annotator in ("expert_0", "expert_1", "author_2"):
             assert annotator in text  # every vote, by annotator
         assert "no candidate to score" in text
+        votes = next(line for line in text.splitlines() if line.strip().startswith("preference"))
+        assert votes.split()[-1] == "B"  # B, B, tie: the majority
+        table.focus()
+        await pilot.press("down", "down")  # q82: one vote each way, a split tie, not the first label
+        await settle(pilot)
+        text = static_text(view.query_one("#item-body", Static))
+        votes = next(line for line in text.splitlines() if line.strip().startswith("preference"))
+        assert votes.rstrip().endswith("tie (split)")
         await pilot.press("slash")
         await pilot.press(*"sunscreen")  # in one reply of one pair only: the replies are searched
         await pilot.pause()

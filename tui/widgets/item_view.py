@@ -11,6 +11,8 @@ from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
+from dialjudge.core.api import pair_label
+
 from ..format import number_text
 
 if TYPE_CHECKING:
@@ -134,7 +136,9 @@ def _ratings_table(example: Example) -> RenderableType:
         names = rating.annotators or tuple(f"#{k + 1}" for k in range(len(rating.scores)))
         by_name = dict(zip(names, rating.scores, strict=False))
         cells = [_annotator_cell(by_name, a) for a in annotators]
-        pooled = rating.aggregate().value
+        # A pair's votes: the majority rule of the agreement table (a split vote is a tie, not the first label).
+        label = pair_label(example, quality) if example.pair is not None else None
+        pooled = label if label is not None else rating.aggregate().value
         scale = rating.scale
         scale_text = (f"{scale.min:g}-{scale.max:g}" if scale.is_numeric and scale.min is not None
                       and scale.max is not None else scale.kind.value)
