@@ -53,7 +53,7 @@ from dialjudge.core.model import Aggregation, Dataset
 from . import labels_view, render
 from .metrics_cmd import add_table_options, emit
 from .pairwise_view import add_pair_options, pair_options, report_pairwise
-from .preference_view import report_preferences
+from .preference_view import preference_request, report_preferences
 from .progress import ProgressDisplay
 from .signals import sigterm_as_interrupt
 
@@ -112,6 +112,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    preference_request(args)  # a wrong --tie-band is refused before anything is judged
     config = load_config()
     dataset = open_dataset(args.dataset)
     plans = plan_runs(run_request(args), dataset, config)

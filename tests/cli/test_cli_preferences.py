@@ -99,3 +99,4 @@ def test_a_negative_tie_band_is_refused(capsys: pytest.CaptureFixture[str]) -> N
     code, out, err = run(capsys, "judge", "--dataset", str(DATA / "pairs_generic.csv"), "--template", "likert-1to5",
                          "--aspect", "overall", "--judge", "fa", "--tie-band", "-1")
     assert code == 2 and "--tie-band must be at least 0" in err
+    assert "judging" not in err  # refused before the run
