@@ -27,12 +27,14 @@ from dialjudge.core.api import (
     judgment_rows,
     list_runs,
     load_config,
+    mass_lines,
     metric_scores,
     prepare_retry,
     records_to_latex,
     records_to_markdown,
     rescore,
     run_details,
+    scoring_lines,
     to_csv,
     to_json,
     to_jsonl,
@@ -130,6 +132,7 @@ def run_list(args: argparse.Namespace) -> int:
 def run_show(args: argparse.Namespace) -> int:
     with RunStore() as store:
         details = run_details(store, args.run, load_config())
+        masses = mass_lines(store, args.run)
     record, usage = details.record, details.usage
     config = record.run_config
     con = render.console()
@@ -145,6 +148,8 @@ def run_show(args: argparse.Namespace) -> int:
         **_source_lines(details),
         "cost and latency": usage_summary(usage),
         **environment_lines(config.environment),
+        **scoring_lines(config.environment),
+        **masses,
         "error": record.error or "–"}))
     con.print(render.plain_table(f"Cost and latency of run {record.id}", USAGE_COLUMNS, usage_rows(usage),
                                  right=USAGE_COLUMNS[2:]))
@@ -227,7 +232,7 @@ def run_compare(args: argparse.Namespace) -> int:
 #: What `runs export` writes: every file format of `judge --format` (not its terminal table), and jsonl.
 EXPORT_FORMATS = tuple(f for f in FORMATS if f != "table") + ("jsonl",)
 #: Markdown and LaTeX are for reading: the columns that fit a page.
-TABLE_COLUMNS = ("item_id", "judge", "repeat", "score", "normalized", "error")
+TABLE_COLUMNS = ("item_id", "judge", "repeat", "score", "normalized", "valid_mass", "error")
 
 
 def run_export(args: argparse.Namespace) -> int:

@@ -89,6 +89,7 @@ from .datasets import (
     quality_annotators,
 )
 from .display import RunDisplay
+from .masses import mass_lines, scoring_lines
 from .preferences import (
     AGREEMENT_COLUMNS,
     CATEGORY_COLUMNS,
@@ -186,7 +187,7 @@ __all__ = [
     "agreement_levels", "only_dialogs", "label_run_note", "metric_length_bias", "run_finished", "compared_items",
     # stored runs
     "list_runs", "run_details", "RunDetails", "usage_of_run", "judge_columns", "rescore", "export", "judgment_rows",
-    "delete", "dataset_of_run", "environment_lines", "compare",
+    "delete", "dataset_of_run", "environment_lines", "compare", "mass_lines", "scoring_lines",
     # tuning
     "read_space", "open_search", "save_winner", "render_report", "save_search_record", "TUNING_FORMATS",
     "SearchSpace", "TuningReport", "TuningSearch", "SearchEvent", "SearchStarted", "RoundStarted",

@@ -15,6 +15,7 @@ from typing import Any
 
 from ...errors import ConfigError
 from ...model import Dataset
+from ..run.engine import RunEngine
 from ..run.events import RunEvent, RunSummary
 from ..store.run_store import RunStore
 from ..types import JudgeBackend
@@ -31,7 +32,6 @@ def check_retryable(store: RunStore, run_id: int) -> None:
 async def retry_run(store: RunStore, run_id: int, dataset: Dataset, backends: Mapping[str, JudgeBackend], *,
                     on_event: Callable[[RunEvent], None] | None = None, **engine_options: Any) -> RunSummary:
     """Judge again the judgments of run ``run_id`` that have no score; returns the run's summary."""
-    from ..run.engine import RunEngine
 
     check_retryable(store, run_id)
     config = store.get_run(run_id).run_config

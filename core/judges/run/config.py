@@ -23,7 +23,7 @@ from ...subsets import parse_subset
 from ..prompts.constraint import AnswerConstraint
 from ..prompts.fewshot import FewShotSetting
 from ..types import ScoringMode
-from .pairwise import PairSetting
+from .pairwise import PairSetting, pair_examples
 
 SNAPSHOT_VERSION = 1
 
@@ -255,7 +255,6 @@ class RunConfig:
         if self.limit is not None:
             items = items[: self.limit]
         if self.pairs is not None:  # the candidates, paired: one item per asked order
-            from .pairwise import pair_examples
 
             return pair_examples(items, self.pairs)
         from .prepaired import as_candidates
