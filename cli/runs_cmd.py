@@ -1,4 +1,4 @@
-"""`dialjudge runs list|show|compare|export|rescore|retry|delete`: the run store from the command line."""
+"""`dialjudge runs list|show|compare|export|rescore|retry|delete|import`: the run store from the command line."""
 
 from __future__ import annotations
 
@@ -44,7 +44,7 @@ from dialjudge.core.api import (
 from dialjudge.core.errors import DialjudgeError
 from dialjudge.core.format import number_text
 
-from . import labels_cmd, render
+from . import labels_cmd, render, runs_import
 from .progress import ProgressDisplay
 from .signals import sigterm_as_interrupt
 
@@ -112,6 +112,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     delete.add_argument("run", type=int)
     delete.set_defaults(handler=run_delete)
     labels_cmd.register(rsub)
+    runs_import.register(rsub)
 
 
 def run_list(args: argparse.Namespace) -> int:
@@ -120,7 +121,8 @@ def run_list(args: argparse.Namespace) -> int:
         records = list_runs(store)
     for r in records:
         cfg = r.run_config
-        name = (r.name or "–") + (f" (from run {r.source_run})" if r.source_run is not None else "")
+        name = (r.name or "–") + (f" (from run {r.source_run})" if r.source_run is not None else
+                                  " (imported)" if r.kind == "imported" else "")
         rows.append((r.id, r.created[:19], name, r.status.value, cfg.dataset, cfg.template, cfg.mode.value,
                      ", ".join(j.name for j in cfg.judges), f"{r.judgments}/{r.total}", r.failures))
     render.console().print(render.plain_table(
@@ -159,8 +161,13 @@ def run_show(args: argparse.Namespace) -> int:
 
 
 def _source_lines(details: RunDetails) -> dict[str, str]:
-    """Where a rescored run's answers came from, and what the rescoring changed."""
+    """Where a rescored run's answers came from, and what the rescoring changed; an imported run's file."""
     record = details.record
+    imported = record.config.get("imported")
+    if record.source_run is None and imported:
+        return {"imported from": f"{imported.get('file')} ({imported.get('format')} format, sha256 "
+                                 f"{str(imported.get('sha256'))[:12]}…, importer {imported.get('importer_version')})",
+                "import scale": str(imported.get("scale") or "the template's")}
     if record.source_run is None:
         return {}
     what = ", ".join(f"{k} {v if not isinstance(v, dict) else json.dumps(v)}"

@@ -18,13 +18,22 @@ from textual.app import App
 from textual.message import Message
 from textual.worker import Worker, get_current_worker
 
+from dialjudge.core.api import (
+    PreferenceRequest,
+    Report,
+    judge_evaluator,
+    on_prepaired_items,
+    pairwise_report,
+    reports_after_run,
+    stored_preference_report,
+)
+
 from ..state import Change
 from .base import start_thread_work
 from .history import dataset_for
 
 if TYPE_CHECKING:
-    from dialjudge.core.api import PreferenceReport
-    from dialjudge.core.judges.post_run.pairwise_report import PairwiseReport
+    from dialjudge.core.api import PairwiseReport, PreferenceReport
 
     from ..services import Services
     from .datasets import DatasetController
@@ -56,6 +65,7 @@ class PairwiseReportController:
         self.services = services
         self.datasets = datasets
         self.report: PairwiseReport | None = None
+        #: A run on pre-paired items (pairwise or pointwise): its agreement with the humans' votes (issue 21).
         self.preference: PreferenceReport | None = None
         self.run_id: int | None = None
 
@@ -68,14 +78,12 @@ class PairwiseReportController:
             config = store.get_run(run_id).run_config
         if config.dataset != dataset.name:
             return None
-        if any(ex.is_pairwise for ex in dataset.examples):
-            return self._compute_preferences(run_id, dataset)  # pre-paired items: the humans' votes (issue 21)
-        if config.pairs is None:
+        if on_prepaired_items(config, dataset):  # its replies are no candidates of the workspace
+            return self._compute_preferences(run_id, dataset)
+        if Report.PAIRWISE not in reports_after_run(config, dataset):
             return None
 
         def work() -> None:
-            from dialjudge.core.judges.post_run.pairwise_report import pairwise_report
-
             with self.services.open_store() as store:
                 judgments = store.load_judgments(run_id)
             report = pairwise_report(config, dataset_for(self.services, config, dataset), judgments)
@@ -87,8 +95,6 @@ class PairwiseReportController:
 
     def _compute_preferences(self, run_id: int, dataset: Any) -> Worker[None]:
         def work() -> None:
-            from dialjudge.core.api import PreferenceRequest, stored_preference_report
-
             with self.services.open_store() as store:
                 report = stored_preference_report(store, run_id, dataset, PreferenceRequest())
             if not get_current_worker().is_cancelled:
@@ -105,8 +111,6 @@ class PairwiseReportController:
         self.datasets.publish(Change.JUDGES)
 
     def computed(self, message: PairwiseReportComputed) -> None:
-        from dialjudge.core.workspace import judge_evaluator
-
         self.report = message.report
         self.preference = None
         self.run_id = message.run_id

@@ -12,6 +12,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from dialjudge.core.api import pair_label
+from dialjudge.core.model import Level
 
 from ..format import number_text
 
@@ -24,8 +25,6 @@ SPEAKER_STYLES = ("bold cyan", "bold magenta", "bold green", "bold yellow")
 
 def metric_note(example: Example) -> str | None:
     """Why reference-based metrics do not apply to this item, or None when they do."""
-    from dialjudge.core.model import Level
-
     if example.level is Level.DIALOG:
         return "dialog-level item: reference-based metrics score single responses"
     if example.is_reference:

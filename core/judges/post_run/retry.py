@@ -27,6 +27,10 @@ def check_retryable(store: RunStore, run_id: int) -> None:
     if record.source_run is not None:
         raise ConfigError(f"run {run_id} was rescored from run {record.source_run} without a model; retry run "
                           f"{record.source_run}, then rescore it again")
+    if record.kind == "imported":
+        source = (record.config.get("imported") or {}).get("file", "a file")
+        raise ConfigError(f"run {run_id} was imported from {source}; its judges ran elsewhere and cannot be asked "
+                          "again here: score the failed items where they ran and import the file again")
 
 
 async def retry_run(store: RunStore, run_id: int, dataset: Dataset, backends: Mapping[str, JudgeBackend], *,

@@ -178,6 +178,9 @@ class RunConfig:
     yes_label: str | None = None
     #: A pairwise run (core.judges.run.pairwise): which pairs of each context's candidates are asked.
     pairs: PairSetting | None = None
+    #: An imported run (core.imports): where its judgments came from (file, hash, format, importer
+    #: version, the field each value was read from). None for a run judged here.
+    imported: Mapping[str, Any] | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "mode", ScoringMode(self.mode))
@@ -284,6 +287,7 @@ class RunConfig:
             **({"environment": dict(self.environment)} if self.environment else {}),
             **({"yes_label": self.yes_label} if self.yes_label else {}),
             **({"pairs": self.pairs.to_dict()} if self.pairs is not None else {}),
+            **({"imported": dict(self.imported)} if self.imported else {}),
         }
 
     @classmethod
@@ -315,6 +319,7 @@ class RunConfig:
             environment=dict(data.get("environment") or {}),
             yes_label=data.get("yes_label"),
             pairs=PairSetting.from_dict(data["pairs"]) if data.get("pairs") else None,
+            imported=dict(data["imported"]) if data.get("imported") else None,
         )
 
     def to_json(self) -> str:

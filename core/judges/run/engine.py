@@ -115,7 +115,11 @@ def _window_budget(variant: JudgeVariant, mode: Any) -> Any:
     """The judge's prompt budget (truncation.WindowBudget), or None where its window is unknown."""
 
     config = variant.judge.config
-    window = backend_kind(config.backend).context_window(config)
+    try:
+        kind = backend_kind(config.backend)
+    except ConfigError:  # a judge no backend here runs (an imported run's, core.imports): window unknown
+        return None
+    window = kind.context_window(config)
     if isinstance(window, bool) or not isinstance(window, int) or window <= 0:
         return None
     answer = variant.judge.sampling.max_tokens if mode is ScoringMode.GENERATE else 16

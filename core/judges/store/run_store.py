@@ -147,6 +147,9 @@ EXPORT_COLUMNS = (
     "reasoning", "relevancy", "distribution", "latency", "prompt_tokens", "evaluated_tokens",
     "completion_tokens", "cached", "prompt_hash", "cache_key", "sampling", "created",
     "valid_mass", "valid_in_top", "mass_lower_bound",
+    # Last, so that readers of older exports find every column where it was; with these two a
+    # run exported and imported again (core.imports) can be rescored with another top-K.
+    "top_logprobs", "request_failed",
 )
 
 
@@ -205,6 +208,14 @@ class RunRecord:
     source_run: int | None = None
     #: Seconds the engine spent on the run, over all its sessions.
     wall_s: float = 0.0
+
+    @property
+    def kind(self) -> str:
+        """How the run's judgments were made: "judged" (by a model here), "rescored" (from another
+        run's stored answers) or "imported" (read from a file, core.imports)."""
+        if self.source_run is not None:
+            return "rescored"
+        return "imported" if self.config.get("imported") else "judged"
 
     @property
     def run_config(self) -> RunConfig:
@@ -527,6 +538,7 @@ class RunStore:
             record = {c: row[c] for c in EXPORT_COLUMNS}
             record["cached"] = bool(record["cached"])
             record["mass_lower_bound"] = bool(record["mass_lower_bound"])
+            record["request_failed"] = bool(record["request_failed"])
             out.append(record)
         return out
 
