@@ -35,7 +35,8 @@ from .controllers.lab import LabController
 from .controllers.labels import LabelReportComputed, LabelReportController
 from .controllers.pairwise import PairwiseReportComputed, PairwiseReportController
 from .controllers.review import ReviewController
-from .controllers.runs import RUN_GROUP, JudgeChoicesLoaded, RunController, RunEventReceived
+from .controllers.runs import RUN_GROUP, InterruptedRunFound, JudgeChoicesLoaded, RunController, RunEventReceived
+from .controllers.shutdown import ShutdownController, end_process_promptly
 from .controllers.tune import SearchEventReceived, SearchSpaceLoaded, SearchStopped, TuneController, WinnerSaved
 from .navigation import DESTINATIONS, HOME
 from .services import Services
@@ -61,6 +62,8 @@ class DialjudgeApp(App[int]):
         Binding("f1", "help", "Help", show=False),
         Binding("escape", "cancel_run", "Cancel run"),
         Binding("q", "quit", "Quit"),
+        # Textual's Ctrl+C only says "press ctrl+q"; here it quits, cancelling a run without asking.
+        Binding("ctrl+c", "quit_now", "Quit now (a run is cancelled)", show=False),
     ]
     COMMANDS = App.COMMANDS | {DialjudgeCommands}
 
@@ -83,6 +86,9 @@ class DialjudgeApp(App[int]):
         self.decisions = DecisionController(self, services, self.datasets, run_active=lambda: self.runs.active)
         self.pairwise = PairwiseReportController(self, services, self.datasets)
         self.tune = tune or TuneController(self, services, self.datasets)
+        self.shutdown = ShutdownController(self, self.runs, self.tune)
+        #: The launch's offer to resume an unfinished run is made once, for the first dataset opened.
+        self._interrupted_checked = False
         for d in DESTINATIONS:
             self.add_mode(d.mode, d.make_screen)
 
@@ -95,6 +101,14 @@ class DialjudgeApp(App[int]):
         self.switch_mode(HOME)
         self.set_interval(self.services.redraw_interval_s, self.datasets.flush_live_updates, name="live redraw")
         self.datasets.open(self.initial_dataset)
+        if not self.is_headless:  # a test's app leaves its process's signals alone
+            self.shutdown.install_signal_handlers()
+
+    def on_unmount(self) -> None:
+        # However the app ends (a crash included): a run still going is cancelled, so it stores its
+        # end instead of judging on behind a closed screen.
+        self.shutdown.cancel_all()
+        self.shutdown.remove_signal_handlers()
 
     # -- keys ------------------------------------------------------------------------------
 
@@ -108,6 +122,14 @@ class DialjudgeApp(App[int]):
 
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen())
+
+    async def action_quit(self) -> None:
+        """Quit; a run in progress is cancelled first (asks)."""
+        self.shutdown.request_quit(ask=True)
+
+    def action_quit_now(self) -> None:
+        """Quit at once; a run in progress is cancelled first, without asking."""
+        self.shutdown.request_quit(ask=False)
 
     def action_cancel_run(self) -> None:
         """Stop the run: what is stored stays, and the run can be resumed."""
@@ -134,6 +156,21 @@ class DialjudgeApp(App[int]):
 
     def on_dataset_loaded(self, message: DatasetLoaded) -> None:
         self.datasets.dataset_loaded(message)
+        if not self._interrupted_checked:
+            self._interrupted_checked = True
+            self.runs.find_interrupted(message.dataset.name)
+
+    def on_interrupted_run_found(self, message: InterruptedRunFound) -> None:
+        from .screens.quit_dialog import InterruptedRunDialog
+
+        record = message.record
+
+        def answered(resume: bool | None) -> None:
+            if resume and not self.runs.active:
+                self.switch_mode("run")
+                self.runs.resume_stored(record)
+
+        self.push_screen(InterruptedRunDialog(record), answered)
 
     def on_metrics_progressed(self, message: MetricsProgressed) -> None:
         self.datasets.metrics_progressed(message)
@@ -162,7 +199,7 @@ class DialjudgeApp(App[int]):
 
     def on_run_event_received(self, message: RunEventReceived) -> None:
         self.runs.event_received(message)
-        if isinstance(message.event, RunFinished):
+        if isinstance(message.event, RunFinished) and message.event.run_id:  # 0: stopped before it was recorded
             self.labels.compute(message.event.run_id)
             self.pairwise.compute(message.event.run_id)
 
@@ -205,6 +242,9 @@ class DialjudgeApp(App[int]):
             self.notify(text, title=f"{worker.description or worker.name} failed", severity="error", timeout=10)
         if worker.group == RUN_GROUP and worker.is_finished:
             self.runs.worker_changed(event.state)
+
+
+__all__ = ["DialjudgeApp", "end_process_promptly", "make_app"]
 
 
 def make_app(dataset: str | None = None, *, services: Services | None = None) -> DialjudgeApp:
