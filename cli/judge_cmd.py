@@ -15,10 +15,10 @@ from dialjudge.core.config import load_config
 from dialjudge.core.errors import ConfigError
 from dialjudge.core.evaluation import evaluate, split_subsets
 from dialjudge.core.format import number_text, percent_text
-from dialjudge.core.judges.constraint import AnswerConstraint
-from dialjudge.core.judges.events import StopRuleChecked
-from dialjudge.core.judges.status import RunState, RunStatus, status_text
-from dialjudge.core.judges.store import RunStore
+from dialjudge.core.judges.prompts.constraint import AnswerConstraint
+from dialjudge.core.judges.run.events import StopRuleChecked
+from dialjudge.core.judges.store.run_store import RunStore
+from dialjudge.core.judges.store.status import RunState, RunStatus, status_text
 from dialjudge.core.judges.types import ScoringMode
 from dialjudge.core.judging import POOL, build_backends, execute_run, is_label_quality, judgment_columns, plan_run
 from dialjudge.core.model import Aggregation, ScaleKind
@@ -205,7 +205,7 @@ def _judge_and_report(args: argparse.Namespace, dataset: Any, plans: list[Any], 
 
 def _label_report(dataset: Any, plan: Any, judgments: Any, yes_label: str | None, tie_rule: str, n_boot: int,
                   seed: int) -> Any:
-    from dialjudge.core.judges.labels import run_label_report
+    from dialjudge.core.judges.post_run.labels import run_label_report
 
     return run_label_report(plan.config, dataset, judgments, yes_label=yes_label, tie_rule=tie_rule, n_boot=n_boot,
                             seed=seed)
@@ -213,9 +213,9 @@ def _label_report(dataset: Any, plan: Any, judgments: Any, yes_label: str | None
 
 def _check_yes_label(dataset: Any, plan: Any, yes_label: str) -> None:
     """A --yes-label that names no label is the user's error: say so before judging anything."""
-    from dialjudge.core.judges.labels import LabelMappingError, label_mapping
-    from dialjudge.core.judges.render import resolve_output
-    from dialjudge.core.judges.templates import parse_template
+    from dialjudge.core.judges.post_run.labels import LabelMappingError, label_mapping
+    from dialjudge.core.judges.prompts.render import resolve_output
+    from dialjudge.core.judges.prompts.templates import parse_template
 
     scale = dataset.qualities.get(plan.quality) if plan.quality else None
     if scale is None or scale.kind not in (ScaleKind.CATEGORICAL, ScaleKind.BINARY):
@@ -255,7 +255,7 @@ def _stop_rule(args: argparse.Namespace, dataset: Any, plan: Any, store: RunStor
     """The stop rule the options ask for, or None."""
     if args.stop_when_ci_width is None and args.baseline_run is None:
         return None
-    from dialjudge.core.judges.stopping import StopRule
+    from dialjudge.core.judges.run.stopping import StopRule
     from dialjudge.core.stats.human import human_labels
 
     if not plan.quality:
@@ -323,7 +323,7 @@ def _fewshot_draws(spec: str, draws: int) -> list[str]:
     """One few-shot spec per draw: random:K@seed, random:K@seed+1, ..."""
     if draws <= 1:
         return [spec]
-    from dialjudge.core.judges.fewshot import FewShotSetting, random_settings
+    from dialjudge.core.judges.prompts.fewshot import FewShotSetting, random_settings
 
     try:
         setting = FewShotSetting.parse(spec)
@@ -374,7 +374,7 @@ def _run_with_progress(run_config: Any, dataset: Any, store: RunStore, backends:
 
 def _print_failures(con: Any, summary: Any) -> None:
     """Why judgments failed, with counts, and which judges a circuit breaker paused."""
-    from dialjudge.core.judges.status import Part, problem_lines
+    from dialjudge.core.judges.store.status import Part, problem_lines
 
     for line, part in problem_lines(summary):
         if part is not Part.FAILURES:  # the reasons follow as a table
@@ -407,7 +407,7 @@ def _print_run_summary(con: Any, table: Any, summary: Any) -> None:
 
 
 def _print_label_agreement(judgments: Any, dataset: Any, quality: str) -> None:
-    from dialjudge.core.judges.pool import pool_report
+    from dialjudge.core.judges.post_run.pool import pool_report
 
     report = pool_report(judgments, dataset, quality)
     rows = [(name, a.n, _pct(a.percent), _num(a.kappa)) for name, a in report.judges.items()]
@@ -423,7 +423,7 @@ def _print_label_agreement(judgments: Any, dataset: Any, quality: str) -> None:
 
 
 def _print_stability(store: RunStore, run_id: int, dataset: Any, quality: str | None, *, binary: bool) -> None:
-    from dialjudge.core.judges.pool import stability
+    from dialjudge.core.judges.post_run.pool import stability
 
     rows = []
     for s in stability(store.load_repeats(run_id), binary=binary, dataset=dataset, quality=quality).values():

@@ -10,7 +10,7 @@ from typing import Any
 from rich.console import Console
 from rich.markup import escape
 
-from dialjudge.core.judges.labels import LabelReport
+from dialjudge.core.judges.post_run.labels import LabelReport
 from dialjudge.core.label_rows import HEADER, confusion_rows, summary_rows, tie_lines
 from dialjudge.core.report import to_csv, to_json, to_jsonl
 

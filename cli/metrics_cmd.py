@@ -7,7 +7,7 @@ from pathlib import Path
 
 from dialjudge.core.evaluation import EvaluationReport, evaluate, split_subsets
 from dialjudge.core.format import number_text
-from dialjudge.core.judges.labels import LabelReport
+from dialjudge.core.judges.post_run.labels import LabelReport
 from dialjudge.core.model import Aggregation, Dataset
 from dialjudge.core.registry import DEFAULT_DATASET, open_dataset
 from dialjudge.core.report import FORMATS, wide_table

@@ -7,8 +7,7 @@ from typing import Any
 
 from dialjudge.core.errors import ConfigError
 from dialjudge.core.evaluation import evaluate
-from dialjudge.core.judges.pairwise import PairSetting, plan_pairs
-from dialjudge.core.judges.pairwise_report import (
+from dialjudge.core.judges.post_run.pairwise_report import (
     BT_SUFFIX,
     SUMMARY_COLUMNS,
     candidate_items,
@@ -16,6 +15,7 @@ from dialjudge.core.judges.pairwise_report import (
     summary_notes,
     summary_rows,
 )
+from dialjudge.core.judges.run.pairwise import PairSetting, plan_pairs
 from dialjudge.core.model import Aggregation
 
 from . import render

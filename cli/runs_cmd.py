@@ -11,7 +11,7 @@ from typing import Any
 from dialjudge.core.compare import compare_runs
 from dialjudge.core.errors import DialjudgeError
 from dialjudge.core.format import number_text
-from dialjudge.core.judges.store import RunStore
+from dialjudge.core.judges.store.run_store import RunStore
 from dialjudge.core.judges.types import ScoringMode
 from dialjudge.core.report import FORMATS, records_to_latex, records_to_markdown, to_csv, to_json, to_jsonl
 from dialjudge.core.run_export import FORMAT_LABELS
@@ -100,7 +100,7 @@ def run_list(args: argparse.Namespace) -> int:
 
 def run_show(args: argparse.Namespace) -> int:
     from dialjudge.core.config import load_config
-    from dialjudge.core.judges.cost import USAGE_COLUMNS, run_usage, usage_rows, usage_summary
+    from dialjudge.core.judges.post_run.cost import USAGE_COLUMNS, run_usage, usage_rows, usage_summary
 
     prices = load_config().prices
     with RunStore() as store:
@@ -140,7 +140,7 @@ def _source_lines(record: Any) -> dict[str, str]:
 
 def run_rescore(args: argparse.Namespace) -> int:
     from dialjudge.core.config import load_config
-    from dialjudge.core.judges.rescore import rescore_run, settings_from_options
+    from dialjudge.core.judges.post_run.rescore import rescore_run, settings_from_options
     from dialjudge.core.registry import open_dataset
 
     if args.top_k is None and args.mode is None and args.template is None and args.mapping is None:
@@ -167,8 +167,8 @@ def run_retry(args: argparse.Namespace) -> int:
     from rich.progress import BarColumn, Progress, TextColumn
 
     from dialjudge.core.config import load_config
-    from dialjudge.core.judges.retry import check_retryable, retry_run
-    from dialjudge.core.judges.status import RunState, RunStatus, status_text
+    from dialjudge.core.judges.post_run.retry import check_retryable, retry_run
+    from dialjudge.core.judges.store.status import RunState, RunStatus, status_text
     from dialjudge.core.judging import build_backends
     from dialjudge.core.registry import open_dataset
 

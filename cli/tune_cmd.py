@@ -11,7 +11,7 @@ from rich.console import Console
 
 from dialjudge.core.config import load_config
 from dialjudge.core.format import number_text
-from dialjudge.core.judges.store import RunStore
+from dialjudge.core.judges.store.run_store import RunStore
 from dialjudge.core.registry import open_dataset
 from dialjudge.core.tuning.report import FORMATS, TuningReport, render_report
 from dialjudge.core.tuning.search import (

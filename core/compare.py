@@ -14,8 +14,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .evaluation import evaluate
-from .judges.runs import RunConfig
-from .judges.store import RunStore
+from .judges.run.config import RunConfig
+from .judges.store.run_store import RunStore
 from .judging import run_scores
 from .model import Dataset
 from .registry import open_dataset

@@ -13,9 +13,9 @@ from typing import Any, Callable, Mapping, Sequence
 
 from .config import Config
 from .errors import ConfigError
-from .judges.events import RunEvent, RunSummary
-from .judges.runs import RunConfig
-from .judges.store import RunStore
+from .judges.run.config import RunConfig
+from .judges.run.events import RunEvent, RunSummary
+from .judges.store.run_store import RunStore
 from .judges.types import JudgeBackend, ScoringMode
 from .model import Dataset, Scale, ScaleKind
 
@@ -55,12 +55,12 @@ def plan_run(dataset: Dataset, config: Config, *, template: str, judges: Sequenc
              subset: str | None = None, limit: int | None = None, repeats: int = 1, top_k: int = 0,
              item_ids: Sequence[str] = (), name: str = "", yes_label: str | None = None,
              pairs: Any = None) -> RunPlan:
-    from .judges.fewshot import FewShotSetting
-    from .judges.personas import load_personas
-    from .judges.templates import get_template
+    from .judges.prompts.fewshot import FewShotSetting
+    from .judges.prompts.personas import load_personas
+    from .judges.prompts.templates import get_template
 
     tpl = get_template(template, config.template_dirs)
-    from .judges.pairwise import check_pairwise_plan
+    from .judges.run.pairwise import check_pairwise_plan
 
     pairs = check_pairwise_plan(tpl, pairs, fewshot)
     mode = preferred_mode(tpl.output.modes) if mode is None else ScoringMode(mode)
@@ -110,7 +110,7 @@ def plan_run(dataset: Dataset, config: Config, *, template: str, judges: Sequenc
         mode=mode, aspect=aspect, kpi=kpi, quality=quality, subset=subset, limit=limit, repeats=repeats,
         top_k=top_k, item_ids=tuple(item_ids), name=name, yes_label=yes_label or None, pairs=pairs,
     )
-    from .judges.render import pairwise_refusal
+    from .judges.prompts.render import pairwise_refusal
 
     pairwise = [ex.id for ex in run_config.select_items(dataset) if ex.is_pairwise]
     if pairwise and pairs is None:
@@ -130,7 +130,7 @@ def build_backends(run_config: RunConfig, make: Callable[[Any], JudgeBackend] | 
 async def execute_run(run_config: RunConfig, dataset: Dataset, store: RunStore,
                       backends: Mapping[str, JudgeBackend], *, on_event: Callable[[RunEvent], None] | None = None,
                       **engine_options: Any) -> RunSummary:
-    from .judges.engine import RunEngine
+    from .judges.run.engine import RunEngine
 
     engine = RunEngine(run_config, dataset, backends, store, **engine_options)
     if on_event is not None:
@@ -153,7 +153,7 @@ def judgment_columns(table: Mapping[str, Mapping[str, Any]], *, with_pool: bool 
         scores[judge] = {item: j.normalized for item, j in judgments.items()}
         failures[judge] = sum(1 for j in judgments.values() if j.failed)
     if with_pool and len(table) > 1:
-        from .judges.pool import PoolMethod, pool_scores
+        from .judges.post_run.pool import PoolMethod, pool_scores
 
         pooled = pool_scores(dict(table), PoolMethod.MEAN)
         scores[POOL] = {item: p.value for item, p in pooled.items()}

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dialjudge.core.errors import DialjudgeError
-from dialjudge.core.judges.store import RunStore
+from dialjudge.core.judges.store.run_store import RunStore
 from dialjudge.core.model import Dataset
 
 #: Agreement-table formats (core/report) and judgment formats, with their file endings.

@@ -7,7 +7,7 @@ The TUI and its tests reason about this one object. It holds
 - LLM judge scores per (run, judge) as ``{evaluator: {example_id: score | None}}``,
   the score being the judgment's normalised 0-1 value and None a failure;
 - the pool of the judges (mean of their normalised scores, as
-  :func:`dialjudge.core.judges.pool.pool_scores` with ``PoolMethod.MEAN``)
+  :func:`dialjudge.core.judges.post_run.pool.pool_scores` with ``PoolMethod.MEAN``)
   once two or more judge columns are present;
 - the chosen quality (a numeric one) and subset;
 - a :class:`RunningCorrelations` fed by judgments as they arrive.

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from dialjudge.core.config import Config, JudgeConfig, load_config
 
 if TYPE_CHECKING:
-    from dialjudge.core.judges.store import RunStore
+    from dialjudge.core.judges.store.run_store import RunStore
     from dialjudge.core.judges.types import JudgeBackend
     from dialjudge.core.model import Dataset
     from dialjudge.core.registry import DatasetEntry
@@ -84,13 +84,13 @@ def _list_datasets(config: Config) -> list[DatasetEntry]:
 
 
 def _default_store() -> RunStore:
-    from dialjudge.core.judges.store import RunStore
+    from dialjudge.core.judges.store.run_store import RunStore
 
     return RunStore()
 
 
 def _store_at(path: Path) -> RunStore:
-    from dialjudge.core.judges.store import RunStore
+    from dialjudge.core.judges.store.run_store import RunStore
 
     return RunStore(path)
 

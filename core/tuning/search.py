@@ -19,6 +19,7 @@ from typing import Any
 
 from ..config import Config
 from ..errors import ConfigError, DialjudgeError
+from ..judges.run.events import RunStatus
 from ..model import Aggregation, Dataset, Example
 from ..stats.correlation import CorrelationResult, correlate
 from ..stats.human import human_labels
@@ -150,7 +151,7 @@ class TuningSearch:
                         top_k=v.top_k, item_ids=tuple(item_ids), name=name)
         config = plan.config
         if planned.template_name != config.template:
-            from ..judges.templates import parse_template
+            from ..judges.prompts.templates import parse_template
 
             tpl = parse_template(planned.template_text, planned.template_name)
             if config.mode not in tpl.output.modes:
@@ -231,8 +232,8 @@ class TuningSearch:
                      ) -> tuple[dict[str, float | None], int]:
         """Run one variant on ``item_ids`` through the engine; its scores by item, and the run id.
         ``new_items`` of them count against the budget (the rest were judged in an earlier round)."""
-        from ..judges.engine import RunEngine
-        from ..judges.events import RunProgress
+        from ..judges.run.engine import RunEngine
+        from ..judges.run.events import RunProgress
 
         if self._cancelled:
             raise SearchCancelled("the tuning search was cancelled")
@@ -261,7 +262,7 @@ class TuningSearch:
         self.model_calls += summary.backend_calls
         self.spent += new_items
         self.run_ids.setdefault(name, []).append(summary.run_id)
-        if self._cancelled or summary.status != "finished":
+        if self._cancelled or summary.status is not RunStatus.FINISHED:
             raise SearchCancelled(f"the tuning search stopped while judging {name!r} ({summary.status})")
         table = self.store.load_judgments(summary.run_id)
         judgments: Mapping[str, Any] = next(iter(table.values()), {})

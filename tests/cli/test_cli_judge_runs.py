@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from cli_helpers import run
 
-from dialjudge.core.judges.templates import shipped_template_dir
+from dialjudge.core.judges.prompts.templates import shipped_template_dir
 from dialjudge.core.model import majority_vote
 from dialjudge.core.registry import open_dataset
 from shared_data import shared_data_dir
@@ -221,7 +221,7 @@ def test_dialog_only_data_is_reported_at_dialog_level(capsys: pytest.CaptureFixt
 
 
 def test_random_fewshot_draws_report_mean_and_std_over_the_draws(capsys: pytest.CaptureFixture[str]) -> None:
-    from dialjudge.core.judges.store import RunStore
+    from dialjudge.core.judges.store.run_store import RunStore
     from dialjudge.core.judging import draw_spread
 
     code, out, err = run(capsys, "judge", "--dataset", "sample", "--template", "likert-1to5", "--aspect", "overall",

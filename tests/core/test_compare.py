@@ -10,8 +10,8 @@ import pytest
 from dialjudge.core.compare import Delta, compare_runs, config_changes
 from dialjudge.core.config import Config, parse_config
 from dialjudge.core.evaluation import evaluate
-from dialjudge.core.judges.store import RunStore
-from dialjudge.core.judges.templates import shipped_template_dir
+from dialjudge.core.judges.prompts.templates import shipped_template_dir
+from dialjudge.core.judges.store.run_store import RunStore
 from dialjudge.core.judging import build_backends, execute_run, plan_run, run_scores
 from dialjudge.core.model import Dataset
 from dialjudge.core.registry import open_dataset

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dialjudge.core.judges.templates import get_template
+from dialjudge.core.judges.prompts.templates import get_template
 from dialjudge.core.judges.types import ScoringMode
 from dialjudge.core.judging import preferred_mode
 

@@ -14,7 +14,7 @@ from scipy import stats
 from dialjudge.core.config import parse_config
 from dialjudge.core.errors import ConfigError
 from dialjudge.core.judges.backends.fake import FakeBackend
-from dialjudge.core.judges.store import RunStore
+from dialjudge.core.judges.store.run_store import RunStore
 from dialjudge.core.loaders import load_dataset
 from dialjudge.core.model import Dataset
 from dialjudge.core.tuning.halving import SuccessiveHalving

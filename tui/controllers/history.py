@@ -24,10 +24,10 @@ from .base import start_thread_work
 
 if TYPE_CHECKING:
     from dialjudge.core.compare import RunComparison
-    from dialjudge.core.judges.cost import RunUsage
-    from dialjudge.core.judges.rescore import RescoreResult
-    from dialjudge.core.judges.runs import RunConfig
-    from dialjudge.core.judges.store import RunRecord, RunStore
+    from dialjudge.core.judges.post_run.cost import RunUsage
+    from dialjudge.core.judges.post_run.rescore import RescoreResult
+    from dialjudge.core.judges.run.config import RunConfig
+    from dialjudge.core.judges.store.run_store import RunRecord, RunStore
     from dialjudge.core.model import Dataset
 
     from ..services import Services
@@ -200,7 +200,7 @@ class StoredRunsController:
         template_dirs = self.services.config.template_dirs
 
         def rescore() -> None:
-            from dialjudge.core.judges.rescore import rescore_run, settings_from_options
+            from dialjudge.core.judges.post_run.rescore import rescore_run, settings_from_options
 
             settings = settings_from_options(top_k=request.top_k, mode=request.mode, template=request.template,
                                              mapping=request.mapping, name=request.name,
@@ -219,7 +219,7 @@ class StoredRunsController:
 
         def prepare() -> None:
             from dialjudge.core.errors import ConfigError
-            from dialjudge.core.judges.retry import check_retryable
+            from dialjudge.core.judges.post_run.retry import check_retryable
 
             with self.services.open_store() as store:
                 record = store.get_run(run_id)
@@ -240,7 +240,7 @@ class StoredRunsController:
         prices = self.services.config.prices
 
         def read() -> None:
-            from dialjudge.core.judges.cost import run_usage
+            from dialjudge.core.judges.post_run.cost import run_usage
 
             with self.services.open_store() as store:
                 usage = run_usage(store, run_id, prices)

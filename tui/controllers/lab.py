@@ -29,8 +29,8 @@ from dialjudge.core.errors import ConfigError, TemplateError
 from .base import start_thread_work
 
 if TYPE_CHECKING:
-    from dialjudge.core.judges.personas import Persona
-    from dialjudge.core.judges.templates import Template
+    from dialjudge.core.judges.prompts.personas import Persona
+    from dialjudge.core.judges.prompts.templates import Template
     from dialjudge.core.judges.types import JudgeBackend, Judgment, RenderedPrompt, ScoringMode
     from dialjudge.core.model import Dataset, Example
 
@@ -117,9 +117,9 @@ class PersonaSaved(Message):
 
 def prepare_prompt(setup: PromptSetup, selectors: dict[Any, Any] | None = None) -> PreparedPrompt:
     """Parse the template text and render the item. Raises TemplateError / ConfigError for the user."""
-    from dialjudge.core.judges.fewshot import FewShotSelector, FewShotSetting
-    from dialjudge.core.judges.render import render_prompt
-    from dialjudge.core.judges.templates import parse_template
+    from dialjudge.core.judges.prompts.fewshot import FewShotSelector, FewShotSetting
+    from dialjudge.core.judges.prompts.render import render_prompt
+    from dialjudge.core.judges.prompts.templates import parse_template
     from dialjudge.core.judging import infer_quality
 
     template = parse_template(setup.text, LAB_SOURCE)
@@ -140,7 +140,7 @@ def prepare_prompt(setup: PromptSetup, selectors: dict[Any, Any] | None = None) 
     from dialjudge.core.judges.types import OutputKind
 
     if template.output.kind is OutputKind.PAIRWISE:  # both orders of the item and its context's next candidate
-        from dialjudge.core.judges.pairwise import preview_pair
+        from dialjudge.core.judges.run.pairwise import preview_pair
 
         orders = [render_prompt(template, pair, aspect=setup.aspect, persona=setup.persona, quality=quality,
                                 kpi=setup.kpi) for pair in preview_pair(setup.dataset.examples, setup.example)]
@@ -213,7 +213,7 @@ class LabController:
         """Ask ``judge`` about ``setup``'s item now; ``reply_to`` receives TrialFinished or TrialFailed."""
 
         def trial() -> None:
-            from dialjudge.core.judges.scoring import score_result
+            from dialjudge.core.judges.run.scoring import score_result
             from dialjudge.core.judges.types import JudgeRequest
 
             try:
@@ -238,7 +238,7 @@ class LabController:
 
     def _trial_backend(self, judge: JudgeConfig) -> JudgeBackend:
         """One backend per judge configuration, kept open for the next trial."""
-        from dialjudge.core.judges.runs import judge_config_to_dict
+        from dialjudge.core.judges.run.config import judge_config_to_dict
 
         state = self._state
         key = repr(sorted(judge_config_to_dict(judge).items()))
@@ -266,8 +266,8 @@ class LabController:
         ``reply_to`` receives :class:`TemplateSaved`."""
 
         def save() -> None:
-            from dialjudge.core.judges.personas import save_template
-            from dialjudge.core.judges.templates import parse_template, shipped_template_dir
+            from dialjudge.core.judges.prompts.personas import save_template
+            from dialjudge.core.judges.prompts.templates import parse_template, shipped_template_dir
 
             name = parse_template(text, LAB_SOURCE).name
             path = save_template(text, name)
@@ -280,7 +280,7 @@ class LabController:
         """Save a persona to the user's persona folder; ``reply_to`` receives :class:`PersonaSaved`."""
 
         def save() -> None:
-            from dialjudge.core.judges.personas import save_persona
+            from dialjudge.core.judges.prompts.personas import save_persona
 
             path = save_persona(persona)
             reply_to.post_message(PersonaSaved(persona.name, str(path)))

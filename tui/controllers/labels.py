@@ -2,7 +2,7 @@
 
 Numeric qualities get running correlations; categorical and binary ones also need
 % agreement, κ, α, the confusion matrix and AUC, which core computes from a stored
-run (:func:`~dialjudge.core.judges.labels.run_label_report`, the same numbers
+run (:func:`~dialjudge.core.judges.post_run.labels.run_label_report`, the same numbers
 ``dialjudge judge`` prints). That reads the store and bootstraps, so it runs on a
 worker; the answer comes back to the app as :class:`LabelReportComputed`.
 """
@@ -22,7 +22,7 @@ from .base import start_thread_work
 from .history import dataset_for
 
 if TYPE_CHECKING:
-    from dialjudge.core.judges.labels import LabelReport
+    from dialjudge.core.judges.post_run.labels import LabelReport
 
     from ..services import Services
     from .datasets import DatasetController
@@ -73,7 +73,7 @@ class LabelReportController:
             return None
 
         def work() -> None:
-            from dialjudge.core.judges.labels import run_label_report
+            from dialjudge.core.judges.post_run.labels import run_label_report
 
             with self.services.open_store() as store:
                 judgments = store.load_judgments(run_id)

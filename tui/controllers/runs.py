@@ -26,19 +26,19 @@ from textual.worker import Worker, WorkerState, get_current_worker
 
 from dialjudge.core.config import JudgeConfig
 from dialjudge.core.errors import ConfigError
-from dialjudge.core.judges.events import JudgmentScored, RunEvent, RunFinished, RunProgress
-from dialjudge.core.judges.status import RunState, RunStatus
+from dialjudge.core.judges.run.events import JudgmentScored, RunEvent, RunFinished, RunProgress
+from dialjudge.core.judges.store.status import RunState, RunStatus
 
 from ..state import Change
 from .base import start_thread_work
 
 if TYPE_CHECKING:
     from dialjudge.core.errors import TemplateError
-    from dialjudge.core.judges.engine import RunEngine
-    from dialjudge.core.judges.personas import Persona
-    from dialjudge.core.judges.runs import RunConfig
-    from dialjudge.core.judges.store import RunRecord
-    from dialjudge.core.judges.templates import Template
+    from dialjudge.core.judges.prompts.personas import Persona
+    from dialjudge.core.judges.prompts.templates import Template
+    from dialjudge.core.judges.run.config import RunConfig
+    from dialjudge.core.judges.run.engine import RunEngine
+    from dialjudge.core.judges.store.run_store import RunRecord
     from dialjudge.core.judging import RunPlan
     from dialjudge.core.model import Dataset
 
@@ -105,7 +105,7 @@ class RunRequest:
     repeats: int = 1
     #: Judges typed in on the screen (a .gguf path), beside those of the config file.
     extra_judges: tuple[JudgeConfig, ...] = ()
-    #: Pairwise templates: "all" or pairs per context (core.judges.pairwise.PairSetting), and the draw's seed.
+    #: Pairwise templates: "all" or pairs per context (core.judges.run.pairwise.PairSetting), and the draw's seed.
     pairs: str | None = None
     pair_seed: int = 0
 
@@ -180,8 +180,8 @@ class RunController:
         """Read templates and personas again (after one was saved, or on first use)."""
 
         def load() -> None:
-            from dialjudge.core.judges.personas import load_personas
-            from dialjudge.core.judges.templates import load_templates, shipped_template_dir
+            from dialjudge.core.judges.prompts.personas import load_personas
+            from dialjudge.core.judges.prompts.templates import load_templates, shipped_template_dir
 
             errors: list[TemplateError] = []
             dirs = self.services.config.template_dirs
@@ -215,7 +215,7 @@ class RunController:
                         raise ConfigError(f"{judge.model_path}: no such model file (judge {judge.name!r})")
                 config = dataclasses.replace(
                     config, judges={**config.judges, **{j.name: j for j in request.extra_judges}})
-            from dialjudge.core.judges.pairwise import PairSetting
+            from dialjudge.core.judges.run.pairwise import PairSetting
 
             pairs = None if request.pairs is None else PairSetting.parse(request.pairs, seed=request.pair_seed)
             planned = plan_run(dataset, config, template=request.template, judges=list(request.judges),
@@ -224,7 +224,7 @@ class RunController:
                                limit=request.limit, repeats=request.repeats, pairs=pairs)
             if not planned.config.select_items(dataset):  # fail here, with the form still open
                 raise ConfigError(f"subset {planned.subset!r} of {dataset.name} holds no items to judge")
-            from dialjudge.core.judges.constraint import AnswerConstraint
+            from dialjudge.core.judges.prompts.constraint import AnswerConstraint
 
             if request.constrain != AnswerConstraint.OFF.value:
                 planned = dataclasses.replace(planned, config=dataclasses.replace(
@@ -266,7 +266,7 @@ class RunController:
         self._changed()
 
         def run() -> Any:
-            from dialjudge.core.judges.engine import RunEngine
+            from dialjudge.core.judges.run.engine import RunEngine
 
             backends = {spec.name: self.services.make_backend(spec.config) for spec in config.judges}
             store = self.services.open_store()

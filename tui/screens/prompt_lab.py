@@ -35,8 +35,8 @@ from .dialogs import PersonaEditor
 from .run import FEWSHOT_METHODS
 
 if TYPE_CHECKING:
-    from dialjudge.core.judges.personas import Persona
-    from dialjudge.core.judges.templates import Template
+    from dialjudge.core.judges.prompts.personas import Persona
+    from dialjudge.core.judges.prompts.templates import Template
     from dialjudge.core.model import Example
 
 #: Seconds of quiet typing after which the preview is rendered again.

@@ -47,7 +47,7 @@ from typing import Any
 
 from ...config import JudgeConfig, Sampling
 from ...errors import BackendError
-from ..constraint import AnswerConstraint
+from ..prompts.constraint import AnswerConstraint
 from ..types import BackendResult, JudgeRequest, Message, ScoringMode
 from .answers import answer_choices, answer_variants, logsumexp, normalize_logprobs, top_logprobs_count
 
@@ -697,7 +697,7 @@ class LlamaBackend:
         """The GBNF text for a constrained request (build_grammar caches it per spec and budget)."""
         if request.constrain is AnswerConstraint.OFF:
             return None
-        from ..grammar import build_grammar
+        from ..prompts.grammar import build_grammar
 
         return build_grammar(request.prompt.output, request.constrain, max_tokens=request.sampling.max_tokens).gbnf
 

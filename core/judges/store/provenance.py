@@ -10,7 +10,7 @@ from typing import Any
 
 def run_environment(backends: Mapping[str, Any]) -> dict[str, Any]:
     """Versions and metric signatures, plus each loaded backend's ``runtime_info()``."""
-    from ..metrics.signatures import provenance
+    from ...metrics.signatures import provenance
 
     judges: dict[str, Any] = {}
     for name, backend in backends.items():

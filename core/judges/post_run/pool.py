@@ -19,12 +19,12 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from ..errors import ConfigError
-from ..model import Aggregation, Dataset, RatingValue, Scale, ScaleKind, majority_vote
-from ..stats.categorical import cohen_kappa, krippendorff_alpha, percent_agreement
-from ..stats.correlation import degenerate_reason
-from ..stats.human import HumanLabels, human_labels
-from .types import Judgment, OutputKind, OutputSpec
+from ...errors import ConfigError
+from ...model import Aggregation, Dataset, RatingValue, Scale, ScaleKind, majority_vote
+from ...stats.categorical import cohen_kappa, krippendorff_alpha, percent_agreement
+from ...stats.correlation import degenerate_reason
+from ...stats.human import HumanLabels, human_labels
+from ..types import Judgment, OutputKind, OutputSpec
 
 #: {judge: {item_id: Judgment}}, as RunStore.load_judgments returns it.
 JudgmentTable = Mapping[str, Mapping[str, Judgment]]

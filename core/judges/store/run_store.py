@@ -21,11 +21,11 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from ..config import user_data_dir
-from ..errors import DialjudgeError
-from .runs import RunConfig
-from .status import RunStatus
-from .types import BackendResult, Judgment, ScoringMode
+from ...config import user_data_dir
+from ...errors import DialjudgeError
+from ..run.config import RunConfig
+from ..run.events import RunStatus
+from ..types import BackendResult, Judgment, ScoringMode
 
 #: 1: runs, judgments, response cache, reviews. 2: run locks. 3: judgments keep their top
 #: log-probabilities (so a run can be rescored with another top-K) and runs their source run.
@@ -34,7 +34,7 @@ STORE_FILENAME = "runs.sqlite3"
 
 RUN_STATUSES = tuple(status.value for status in RunStatus)
 #: Statuses of a run that stopped before all its judgments were made.
-RESUMABLE_STATUSES = ("running", "cancelled", "failed")
+RESUMABLE_STATUSES = (RunStatus.RUNNING, RunStatus.CANCELLED, RunStatus.FAILED)
 REVIEW_VERDICTS = ("judge-wrong", "human-doubtful", "fine")
 
 _SCHEMA = """
@@ -48,7 +48,7 @@ CREATE TABLE IF NOT EXISTS runs (
     fingerprint TEXT NOT NULL,
     total INTEGER NOT NULL DEFAULT 0,
     error TEXT,
-    -- The run this one was rescored from (core.judges.rescore); NULL for a judged run.
+    -- The run this one was rescored from (core.judges.post_run.rescore); NULL for a judged run.
     source_run INTEGER,
     -- Seconds the engine spent on the run, summed over its sessions (resumes, retries).
     wall_s REAL NOT NULL DEFAULT 0
@@ -329,12 +329,10 @@ class RunStore:
             assert cur.lastrowid is not None  # an INSERT always sets it
             return int(cur.lastrowid)
 
-    def set_status(self, run_id: int, status: RunStatus | str, *, error: str | None = None) -> None:
-        if status not in RUN_STATUSES:
-            raise ValueError(f"unknown run status {status!r} (one of {', '.join(RUN_STATUSES)})")
+    def set_status(self, run_id: int, status: RunStatus, *, error: str | None = None) -> None:
         with self._transaction() as db:
             db.execute("UPDATE runs SET status = ?, error = ?, updated = ? WHERE id = ?",
-                       (RunStatus(status).value, error, _now(), run_id))
+                       (RunStatus(status).value, error, _now(), run_id))  # refuses a stray string
 
     def set_total(self, run_id: int, total: int) -> None:
         with self._transaction() as db:
@@ -351,9 +349,9 @@ class RunStore:
             raise StoreError(f"{self.path}: no run with id {run_id}")
         return _run_record(rows[0])
 
-    def list_runs(self, *, status: str | None = None) -> list[RunRecord]:
-        """Every run, newest first."""
-        where, params = ("WHERE r.status = ?", (status,)) if status else ("", ())
+    def list_runs(self, *, status: RunStatus | None = None) -> list[RunRecord]:
+        """Every run (or every run with this status), newest first."""
+        where, params = ("WHERE r.status = ?", (status.value,)) if status else ("", ())
         rows = self._query(_RUN_SELECT + f" {where} GROUP BY r.id ORDER BY r.id DESC", params)
         return [_run_record(row) for row in rows]
 
@@ -363,7 +361,7 @@ class RunStore:
         rows = self._query(
             _RUN_SELECT + f" WHERE r.fingerprint = ? AND r.status IN ({marks}) GROUP BY r.id "
             "ORDER BY r.id DESC LIMIT 1",
-            (fingerprint, *RESUMABLE_STATUSES),
+            (fingerprint, *(status.value for status in RESUMABLE_STATUSES)),
         )
         return _run_record(rows[0]) if rows else None
 

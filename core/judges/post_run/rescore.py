@@ -6,7 +6,7 @@ the answers (``distribution``) and its most likely first answer tokens
 run's own template snapshot (the output spec depends on the item's quality
 scale, and the parser ignores numbers copied from the prompt), checks that the
 prompt is still the one that was asked, and scores the stored answer again with
-:func:`dialjudge.core.judges.scoring.score_result`, the function the engine
+:func:`dialjudge.core.judges.run.scoring.score_result`, the function the engine
 uses. The result is a new, finished run whose ``source_run`` names the run it
 came from; the source is never changed.
 
@@ -33,14 +33,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import ConfigError
-from ..model import Dataset
-from .runs import RunConfig
-from .store import JudgmentKey, RunStore
-from .types import BackendResult, JudgeRequest, Judgment, OutputKind, OutputSpec, RenderedPrompt, ScoringMode
+from ...errors import ConfigError
+from ...model import Dataset
+from ..run.config import RunConfig
+from ..run.events import RunStatus
+from ..store.run_store import JudgmentKey, RunStore
+from ..types import BackendResult, JudgeRequest, Judgment, OutputKind, OutputSpec, RenderedPrompt, ScoringMode
 
 if TYPE_CHECKING:
-    from .templates import Template
+    from ..prompts.templates import Template
 
 PROBABILITY_MODES = (ScoringMode.LOGPROB, ScoringMode.YESNO)
 
@@ -109,7 +110,7 @@ def parse_mapping(text: str) -> dict[str, float]:
 
 def rescored_config(source: RunConfig, settings: RescoreSettings) -> RunConfig:
     """The source run's configuration with the new settings (checked before anything is written)."""
-    from .templates import parse_template
+    from ..prompts.templates import parse_template
 
     changes: dict[str, Any] = {}
     if settings.top_k is not None:
@@ -173,8 +174,8 @@ class _Rescorer:
 
     def __init__(self, source: RunConfig, target: RunConfig, dataset: Dataset,
                  mapping: Mapping[str, float] | None) -> None:
-        from .engine import TemplateRenderer
-        from .scoring import score_result
+        from ..run.engine import TemplateRenderer
+        from ..run.scoring import score_result
 
         self._score = score_result
         self.source, self.target = source, target
@@ -277,7 +278,7 @@ def rescore_run(store: RunStore, run_id: int, dataset: Dataset, settings: Rescor
     new_id = store.create_run(snapshot, fingerprint, name=target.name, total=record.total, source_run=run_id)
     for _, judgment, request_failed in rescored:
         store.add_judgment(new_id, judgment, request_failed=request_failed)
-    store.set_status(new_id, "finished")
+    store.set_status(new_id, RunStatus.FINISHED)
     changed = sum(1 for old, new, _ in rescored if not _same(old.normalized, new.normalized))
     return RescoreResult(run_id=new_id, source_run=run_id, rescored=len(rescored),
                          failures=sum(1 for _, new, _ in rescored if new.failed), changed=changed, settings=settings)
@@ -302,7 +303,7 @@ def _num(x: float) -> str:
 
 def resolve_template(name_or_path: str, template_dirs: Sequence[Path] = ()) -> Template:
     """A template by name (shipped, user or config folders), or from a .toml file."""
-    from .templates import get_template, load_template_file
+    from ..prompts.templates import get_template, load_template_file
 
     path = Path(name_or_path).expanduser()
     if path.suffix == ".toml" and path.is_file():

@@ -13,8 +13,8 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from ..model import Aggregation, Dataset, Example
-from ..stats.pairwise import (
+from ...model import Aggregation, Dataset, Example
+from ...stats.pairwise import (
     DEFAULT_BT_PRIOR,
     HUMAN_TIE,
     AskedVerdict,
@@ -30,9 +30,9 @@ from ..stats.pairwise import (
     position_stats,
     word_count,
 )
-from .pairwise import PairPlan, PairSetting, plan_pairs, verdict_of
-from .runs import RunConfig
-from .types import Judgment
+from ..run.config import RunConfig
+from ..run.pairwise import PairPlan, PairSetting, plan_pairs, verdict_of
+from ..types import Judgment
 
 WIN_RATE_SUFFIX = ":winrate"
 BT_SUFFIX = ":bt"
@@ -116,7 +116,7 @@ def asked_verdicts(plan: PairPlan, judgments: Mapping[str, Judgment], choices: t
 def pairwise_report(config: RunConfig, dataset: Dataset, table: Mapping[str, Mapping[str, Judgment]], *,
                     aggregation: Aggregation = Aggregation.MEAN, prior: float = DEFAULT_BT_PRIOR) -> PairwiseReport:
     """The report of a pairwise run from its stored judgments (``{judge: {item: Judgment}}``)."""
-    from .templates import parse_template
+    from ..prompts.templates import parse_template
 
     if config.pairs is None:
         raise ValueError("not a pairwise run")

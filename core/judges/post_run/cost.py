@@ -14,10 +14,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from ..config import ModelPrice
-from .runs import RunConfig
-from .store import RunRecord, RunStore
-from .types import Judgment
+from ...config import ModelPrice
+from ..run.config import RunConfig
+from ..store.run_store import RunRecord, RunStore
+from ..types import Judgment
 
 #: Backends that are paid per token; the others run on this machine.
 API_BACKENDS = ("openai",)

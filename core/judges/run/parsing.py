@@ -28,7 +28,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from .types import OutputKind, OutputSpec, RenderedPrompt
+from ..types import OutputKind, OutputSpec, RenderedPrompt
 
 
 @dataclass

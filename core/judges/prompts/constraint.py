@@ -1,4 +1,4 @@
-"""Whether a generate run's answers are held to the template's answer format (see core.judges.grammar)."""
+"""Whether a generate run's answers are held to the template's answer format (see core.judges.prompts.grammar)."""
 
 from __future__ import annotations
 

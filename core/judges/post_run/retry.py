@@ -13,11 +13,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ..errors import ConfigError
-from ..model import Dataset
-from .events import RunEvent, RunSummary
-from .store import RunStore
-from .types import JudgeBackend
+from ...errors import ConfigError
+from ...model import Dataset
+from ..run.events import RunEvent, RunSummary
+from ..store.run_store import RunStore
+from ..types import JudgeBackend
 
 
 def check_retryable(store: RunStore, run_id: int) -> None:
@@ -31,7 +31,7 @@ def check_retryable(store: RunStore, run_id: int) -> None:
 async def retry_run(store: RunStore, run_id: int, dataset: Dataset, backends: Mapping[str, JudgeBackend], *,
                     on_event: Callable[[RunEvent], None] | None = None, **engine_options: Any) -> RunSummary:
     """Judge again the judgments of run ``run_id`` that have no score; returns the run's summary."""
-    from .engine import RunEngine
+    from ..run.engine import RunEngine
 
     check_retryable(store, run_id)
     config = store.get_run(run_id).run_config

@@ -23,9 +23,9 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..errors import BackendError
-from ..model import Example, Turn
-from .types import RenderedPrompt
+from ...errors import BackendError
+from ...model import Example, Turn
+from ..types import RenderedPrompt
 
 #: Tokens kept free beyond the answer, for the chat template's own tokens.
 TEMPLATE_MARGIN_TOKENS = 32

@@ -1,4 +1,4 @@
-"""What a running :class:`~dialjudge.core.judges.engine.RunEngine` tells its subscribers.
+"""What a running :class:`~dialjudge.core.judges.run.engine.RunEngine` tells its subscribers.
 
 Plain dataclasses with no UI in them: the TUI posts them as Textual messages,
 the headless CLI drives a progress bar from them.
@@ -6,14 +6,38 @@ the headless CLI drives a progress bar from them.
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from .types import Judgment
+from ..types import Judgment
 
 if TYPE_CHECKING:
     from .stopping import StopState
+
+
+class RunStatus(str, enum.Enum):
+    """A run's status: what the engine reports when it stops, and what the run store's ``status`` column holds.
+
+    * ``running``: judging (or a process that died while judging: such a run resumes like a cancelled one);
+    * ``finished``: every planned judgment is stored (some may have failed; see ``RunSummary.failures``);
+    * ``cancelled``: stopped on request, or by the run's stop rule before every judgment was made; resumable;
+    * ``failed``: the run itself broke (the error is stored with it), or every judge was paused by its
+      circuit breaker (repeated timeouts, refused requests); resumable once the cause is fixed.
+    """
+
+    RUNNING = "running"
+    FINISHED = "finished"
+    CANCELLED = "cancelled"
+    FAILED = "failed"
+
+    def __str__(self) -> str:  # "finished", not "RunStatus.FINISHED", in text and f-strings
+        return self.value
+
+    @property
+    def stopped(self) -> bool:
+        return self is not RunStatus.RUNNING
 
 
 @dataclass(frozen=True)
@@ -21,7 +45,7 @@ class RunSummary:
     """Where a run stands when it stops."""
 
     run_id: int
-    status: str  # finished | cancelled | failed
+    status: RunStatus  # never RUNNING: the run has stopped
     total: int
     done: int  # judgments stored (including earlier sessions of a resumed run)
     failures: int  # stored judgments without a score
@@ -79,7 +103,7 @@ class RunProgress:
 @dataclass(frozen=True)
 class RunFinished:
     run_id: int
-    status: str  # finished | cancelled
+    status: RunStatus  # never RUNNING
     summary: RunSummary
 
 

@@ -16,14 +16,14 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 from urllib.parse import urlsplit, urlunsplit
 
-from ..config import JudgeConfig, Sampling
-from ..errors import ConfigError
-from ..model import Dataset, Example
-from ..subsets import parse_subset
-from .constraint import AnswerConstraint
-from .fewshot import FewShotSetting
+from ...config import JudgeConfig, Sampling
+from ...errors import ConfigError
+from ...model import Dataset, Example
+from ...subsets import parse_subset
+from ..prompts.constraint import AnswerConstraint
+from ..prompts.fewshot import FewShotSetting
+from ..types import ScoringMode
 from .pairwise import PairSetting
-from .types import ScoringMode
 
 SNAPSHOT_VERSION = 1
 
@@ -168,15 +168,15 @@ class RunConfig:
     fewshot: FewShotSetting = field(default_factory=FewShotSetting)
     template_source: str = ""
     name: str = ""
-    #: Generate mode: hold answers to the template's format (core.judges.grammar); changes the answers.
+    #: Generate mode: hold answers to the template's format (core.judges.prompts.grammar); changes the answers.
     constrain: AnswerConstraint = AnswerConstraint.OFF
-    #: Recorded when the run starts (core.judges.provenance): versions, metric signatures and
+    #: Recorded when the run starts (core.judges.store.provenance): versions, metric signatures and
     #: where each model ran. Describes the machine, so it is not part of the fingerprint.
     environment: Mapping[str, Any] = field(default_factory=dict, compare=False)
     #: Two-label qualities: the label a judge's "yes" means (chosen by the user); it decides the
     #: comparison, not the judgments, so it stays out of the fingerprint.
     yes_label: str | None = None
-    #: A pairwise run (core.judges.pairwise): which pairs of each context's candidates are asked.
+    #: A pairwise run (core.judges.run.pairwise): which pairs of each context's candidates are asked.
     pairs: PairSetting | None = None
 
     def __post_init__(self) -> None:

@@ -16,8 +16,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from ..config import user_data_dir
-from ..errors import TemplateError
+from ...config import user_data_dir
+from ...errors import TemplateError
 from .templates import PERSONAS_FILE, parse_template, toml_error_position, user_template_dir
 
 if sys.version_info >= (3, 11):

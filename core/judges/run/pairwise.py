@@ -26,9 +26,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from ..errors import ConfigError
-from ..model import Example, Level, PairedResponses
-from .types import PAIRWISE_VERDICT_VALUES, Judgment, OutputKind, OutputSpec
+from ...errors import ConfigError
+from ...model import Example, Level, PairedResponses
+from ..types import PAIRWISE_VERDICT_VALUES, Judgment, OutputKind, OutputSpec
 
 #: Joins the two candidate ids of a pair-order item: "<first>><second>".
 PAIR_SEPARATOR = ">"

@@ -16,7 +16,7 @@ import enum
 from collections import deque
 from dataclasses import dataclass, field
 
-from ..errors import BackendError
+from ...errors import BackendError
 
 
 class FailureKind(str, enum.Enum):

@@ -17,11 +17,11 @@ import math
 from dataclasses import replace
 from typing import Any, Sequence
 
-from ..errors import TemplateError
-from ..model import Aggregation, Example, Level, Scale, ScaleKind
+from ...errors import TemplateError
+from ...model import Aggregation, Example, Level, Scale, ScaleKind
+from ..types import Message, OutputKind, OutputSpec, RenderedPrompt
 from .personas import Persona
 from .templates import Template
-from .types import Message, OutputKind, OutputSpec, RenderedPrompt
 
 
 def render_prompt(template: Template, example: Example, *, aspect: str | None = None,
@@ -195,7 +195,7 @@ def _item_values(ex: Example) -> dict[str, str]:
 
 def _check_level(template: Template, example: Example) -> None:
     if example.is_pairwise and template.output.kind is OutputKind.PAIRWISE:
-        return  # a pair of replies to one context (core.judges.pairwise)
+        return  # a pair of replies to one context (core.judges.run.pairwise)
     if template.output.kind is OutputKind.PAIRWISE:
         raise TemplateError(f"template {template.name!r} compares two replies, but item {example.id!r} is one "
                             "reply; run it in pairwise mode (--mode pairwise)", source=template.source)

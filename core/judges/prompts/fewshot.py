@@ -22,8 +22,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
-from ..errors import ConfigError
-from ..model import Example, Level
+from ...errors import ConfigError
+from ...model import Example, Level
 from .render import example_rating
 
 METHODS = ("none", "random", "bm25-context", "bm25-response", "bm25-both", "manual")

@@ -1,6 +1,6 @@
 """Where a judge run stands: its status, its counts as events arrive, and the one-line summary of both.
 
-The engine's events (:mod:`.events`) fold into a :class:`RunState`; the app's
+The engine's events (:mod:`..run.events`) fold into a :class:`RunState`; the app's
 Run screen and the CLI's progress bar both show :func:`status_line` of it, so
 a run reads the same wherever it is followed.
 """
@@ -10,24 +10,17 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 
-from ..format import duration_text
-from .events import JudgmentScored, RunEvent, RunFailed, RunFinished, RunProgress, RunStarted, RunSummary
-
-
-class RunStatus(str, enum.Enum):
-    """A stored run's status (the run store's ``status`` column holds these values)."""
-
-    RUNNING = "running"
-    FINISHED = "finished"
-    CANCELLED = "cancelled"
-    FAILED = "failed"
-
-    def __str__(self) -> str:  # "finished", not "RunStatus.FINISHED", in text and f-strings
-        return self.value
-
-    @property
-    def stopped(self) -> bool:
-        return self is not RunStatus.RUNNING
+from ...format import duration_text
+from ..run.events import (
+    JudgmentScored,
+    RunEvent,
+    RunFailed,
+    RunFinished,
+    RunProgress,
+    RunStarted,
+    RunStatus,
+    RunSummary,
+)
 
 
 @dataclass

@@ -1,6 +1,6 @@
 """Turn a backend's answer into a score: parse text, or weigh answer probabilities.
 
-* generate: the final answer is parsed by :func:`dialjudge.core.judges.parsing.parse_output`.
+* generate: the final answer is parsed by :func:`dialjudge.core.judges.run.parsing.parse_output`.
 * logprob, ``top_k == 0``: the expected value over the restricted softmax
   (``choice_probs``: probabilities of the valid answers, normalised over them).
 * logprob, ``top_k == K > 0``: paper 003, section 3.1: of the K most likely
@@ -21,9 +21,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from .backends.answers import answer_choices, is_partial_answer, match_choice, normalize_answer
-from .constraint import AnswerConstraint
-from .types import BackendResult, JudgeRequest, Judgment, OutputKind, OutputSpec, ScoringMode
+from ..backends.answers import answer_choices, is_partial_answer, match_choice, normalize_answer
+from ..prompts.constraint import AnswerConstraint
+from ..types import BackendResult, JudgeRequest, Judgment, OutputKind, OutputSpec, ScoringMode
 
 
 @dataclass(frozen=True)

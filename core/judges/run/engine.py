@@ -23,9 +23,13 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from ..errors import ConfigError, DialjudgeError
-from ..model import Dataset, Example
-from .constraint import AnswerConstraint
+from ...errors import ConfigError, DialjudgeError
+from ...model import Dataset, Example
+from ..prompts.constraint import AnswerConstraint
+from ..prompts.truncation import PromptTooLong
+from ..store.run_store import JudgmentKey, RunStore
+from ..types import BackendResult, JudgeBackend, JudgeRequest, Judgment, RenderedPrompt
+from .config import JudgeVariant, RunConfig
 from .events import (
     JudgmentScored,
     RunEvent,
@@ -33,16 +37,13 @@ from .events import (
     RunFinished,
     RunProgress,
     RunStarted,
+    RunStatus,
     RunSummary,
     StopRuleChecked,
     Subscriber,
 )
 from .failures import BreakerSettings, CircuitBreaker, failure_kind
-from .runs import JudgeVariant, RunConfig
 from .stopping import DEFAULT_ORDER_SEED, StopRule, StopState, seeded_context_order
-from .store import JudgmentKey, RunStore
-from .truncation import PromptTooLong
-from .types import BackendResult, JudgeBackend, JudgeRequest, Judgment, RenderedPrompt
 
 Scorer = Callable[[JudgeRequest, BackendResult, str], Judgment]
 
@@ -55,9 +56,9 @@ class TemplateRenderer:
     """Renders with the run's own template snapshot, persona texts and few-shot setting."""
 
     def __init__(self, config: RunConfig, fewshot_pool: Sequence[Example]) -> None:
-        from .personas import Persona
-        from .render import render_prompt
-        from .templates import parse_template
+        from ..prompts.personas import Persona
+        from ..prompts.render import render_prompt
+        from ..prompts.templates import parse_template
 
         self._render = render_prompt
         self.config = config
@@ -75,7 +76,7 @@ class TemplateRenderer:
         if config.fewshot.enabled:
             if not config.quality:
                 raise ConfigError("few-shot examples need the run's quality (which human rating to show)")
-            from .fewshot import FewShotSelector
+            from ..prompts.fewshot import FewShotSelector
 
             self._selector = FewShotSelector(fewshot_pool, config.fewshot, config.quality)
         self._shots: dict[str, list[Example]] = {}
@@ -90,7 +91,7 @@ class TemplateRenderer:
         return self._shots[example.id]
 
     def __call__(self, variant: JudgeVariant, example: Example) -> RenderedPrompt:
-        from .truncation import fit_to_window
+        from ..prompts.truncation import fit_to_window
 
         persona = self._personas.get(variant.persona.name) if variant.persona else None
         fewshot = self.fewshot_for(example)
@@ -110,8 +111,8 @@ class TemplateRenderer:
 
 def _window_budget(variant: JudgeVariant, mode: Any) -> Any:
     """The judge's prompt budget (truncation.WindowBudget), or None where its window is unknown."""
-    from .truncation import WindowBudget
-    from .types import ScoringMode
+    from ..prompts.truncation import WindowBudget
+    from ..types import ScoringMode
 
     config = variant.judge.config
     window = config.n_ctx if config.backend == "llama" else config.extra.get("context_window")
@@ -293,27 +294,27 @@ class RunEngine:
             self._emit(RunFailed(_describe(exc), self.run_id))
             raise
         if self._cancel_requested:
-            return self._stop("cancelled")
+            return self._stop(RunStatus.CANCELLED)
         self._main = asyncio.ensure_future(self._process(cached_work, queues, timeouts))
         try:
             await self._main
         except asyncio.CancelledError:
-            summary = self._stop("cancelled")
+            summary = self._stop(RunStatus.CANCELLED)
             if self._cancel_requested:
                 return summary
             raise
         except BaseException as exc:
             assert self.run_id is not None
-            self.store.set_status(self.run_id, "failed", error=_describe(exc))
+            self.store.set_status(self.run_id, RunStatus.FAILED, error=_describe(exc))
             self._emit(RunFailed(_describe(exc), self.run_id))
             raise
         finally:
             if self.close_backends:
                 await self._close_backends(queues)
         if self.paused:
-            return self._stop("failed", error="; ".join(self.paused.values()))
+            return self._stop(RunStatus.FAILED, error="; ".join(self.paused.values()))
         cut_short = self._cancel_requested and self.done < self.total
-        return self._stop("cancelled" if cut_short else "finished")
+        return self._stop(RunStatus.CANCELLED if cut_short else RunStatus.FINISHED)
 
     async def _prepare(self) -> tuple[list[tuple[_Work, BackendResult]], dict[str, deque[_Work]], dict[str, float]]:
         config = self.config
@@ -373,7 +374,7 @@ class RunEngine:
         timeouts = {name: self._timeout_for(name) for name in queues}
 
         if record is None:
-            from .provenance import run_environment
+            from ..store.provenance import run_environment
 
             opened = {name: self.backends[name] for name in queues}
             snapshot = {**config.to_dict(), "environment": run_environment(opened)}
@@ -382,7 +383,7 @@ class RunEngine:
         else:
             self.run_id = record.id
             self.resumed = True
-            self.store.set_status(record.id, "running")
+            self.store.set_status(record.id, RunStatus.RUNNING)
             self.store.set_total(record.id, self.total)
         self.store.set_lock_run(self._lock_owner, self.run_id)
         self.truncated = dict(getattr(renderer, "truncated", {}))
@@ -555,7 +556,7 @@ class RunEngine:
             self._last_progress_done = self.done
             self._emit(self.progress())
 
-    def _stop(self, status: str, *, error: str | None = None) -> RunSummary:
+    def _stop(self, status: RunStatus, *, error: str | None = None) -> RunSummary:
         if self.run_id is None:  # cancelled before anything was recorded
             summary = self._summary(status, 0)
             self._emit(RunFinished(0, status, summary))
@@ -567,7 +568,7 @@ class RunEngine:
         self._emit(RunFinished(self.run_id, status, summary))
         return summary
 
-    def _summary(self, status: str, run_id: int) -> RunSummary:
+    def _summary(self, status: RunStatus, run_id: int) -> RunSummary:
         return RunSummary(
             run_id=run_id, status=status, total=self.total, done=self.done, failures=self.failures,
             cached=self.cached, backend_calls=self.backend_calls, resumed=self.resumed,

@@ -29,9 +29,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
-from ..config import user_data_dir
-from ..errors import ConfigError, TemplateError
-from .types import OutputKind, OutputSpec, ScoringMode
+from ...config import user_data_dir
+from ...errors import ConfigError, TemplateError
+from ..types import OutputKind, OutputSpec, ScoringMode
 
 if sys.version_info >= (3, 11):
     import tomllib

@@ -1,7 +1,7 @@
 """Constrained answers: a llama.cpp grammar (GBNF) and a JSON schema built from a template's output spec.
 
 With a constraint, generation can only write an answer the template's parser
-reads (:func:`dialjudge.core.judges.parsing.parse_output`), so a generate run
+reads (:func:`dialjudge.core.judges.run.parsing.parse_output`), so a generate run
 has no unparseable outputs. Two forms (:class:`AnswerConstraint`):
 
 * ``answer``: the answer alone. For a rating, yes/no, a label or a pairwise
@@ -41,10 +41,10 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..errors import ConfigError
+from ...errors import ConfigError
+from ..run.parsing import parse_output
+from ..types import OutputKind, OutputSpec
 from .constraint import AnswerConstraint
-from .parsing import parse_output
-from .types import OutputKind, OutputSpec
 
 #: Decimals a continuous score may have.
 MAX_DECIMALS = 2
