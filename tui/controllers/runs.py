@@ -304,19 +304,19 @@ class RunController:
         the app receives :class:`InterruptedRunFound` when it was."""
 
         def find() -> None:
-            from dialjudge.core.judges.store import RESUMABLE_STATUSES
+            from dialjudge.core.judges.store.run_store import RESUMABLE_STATUSES
 
             with self.services.open_store() as store:
                 runs = [r for r in store.list_runs() if r.run_config.dataset == dataset and r.source_run is None]
                 newest = runs[0] if runs else None
-                if newest is None or newest.status not in RESUMABLE_STATUSES or newest.status == "failed":
+                if newest is None or newest.status not in RESUMABLE_STATUSES or newest.status == RunStatus.FAILED:
                     return
                 # A tuning search's stage runs are resumed by running the search again (Tune screen).
                 if newest.name.startswith("tune "):
                     return
                 lock = store.run_lock(newest.fingerprint)
             if lock is not None and lock.get("run_id") == newest.id:
-                from dialjudge.core.judges.store import process_is_alive
+                from dialjudge.core.judges.store.run_store import process_is_alive
 
                 if process_is_alive(int(lock["pid"])):  # another dialjudge is on it right now
                     return

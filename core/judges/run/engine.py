@@ -273,14 +273,14 @@ class RunEngine:
         self._run_task = asyncio.current_task()
         if self._cancel_requested:  # cancelled before it started (the app quit): ask nothing
             self._run_task = None
-            return self._stop("cancelled")
+            return self._stop(RunStatus.CANCELLED)
         try:
             return await self._run_once()
         except asyncio.CancelledError:
             if not self._cancel_requested or self._main is not None:
                 raise
             # Cancelled while preparing: nothing was asked, the run (if it exists) stays resumable.
-            return self._stop("cancelled")
+            return self._stop(RunStatus.CANCELLED)
         finally:
             self._run_task = None
             if self._lock_owner is not None:
