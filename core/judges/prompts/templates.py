@@ -441,6 +441,13 @@ class _Parser:
         if t.level == "dialog" and "response" in t.variables:
             raise self.error("a dialog-level template rates whole dialogues and cannot use {response}",
                              self.key_line("level"))
+        # The judge must see what it judges: without it, every answer is a guess that still parses.
+        if t.level == "dialog" and not {"context", "history"} & t.variables:
+            raise self.error("messages: a dialog-level template must show the dialogue it rates: use {context}",
+                             self.key_line("messages"))
+        if t.level != "dialog" and t.output.kind is not OutputKind.PAIRWISE and "response" not in t.variables:
+            raise self.error("messages: no message shows the reply being judged: use {response}",
+                             self.key_line("messages"))
 
     def string(self, raw: Mapping[str, Any], key: str, *, required: bool = False, default: str = "") -> str:
         if key not in raw:
