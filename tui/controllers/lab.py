@@ -99,6 +99,14 @@ class TrialFailed(Message):
 
 
 @dataclass
+class TemplateReverted(Message):
+    """A user's override was set aside (renamed to ``kept``): the shipped template is in use again."""
+
+    name: str
+    kept: str
+
+
+@dataclass
 class TemplateSaved(Message):
     """The edited template was written to the user's template folder."""
 
@@ -261,20 +269,35 @@ class LabController:
 
     # -- saving ----------------------------------------------------------------------------
 
-    def save_template(self, text: str, reply_to: MessagePump) -> Worker[None]:
-        """Save the edited template under the name its text gives, in the user's template folder;
-        ``reply_to`` receives :class:`TemplateSaved`."""
+    def save_template(self, text: str, reply_to: MessagePump, *, name: str | None = None) -> Worker[None]:
+        """Save the edited template in the user's template folder, under ``name`` (the text's own name
+        is rewritten) or the name its text gives; ``reply_to`` receives :class:`TemplateSaved`.
+
+        Saving under a shipped template's name overrides it: the screen asks before it does that.
+        """
 
         def save() -> None:
             from dialjudge.core.judges.prompts.personas import save_template
-            from dialjudge.core.judges.prompts.templates import parse_template, shipped_template_dir
+            from dialjudge.core.judges.prompts.templates import is_shipped_name, parse_template, renamed_template_text
 
-            name = parse_template(text, LAB_SOURCE).name
-            path = save_template(text, name)
-            shipped = (shipped_template_dir() / f"{name}.toml").is_file()
-            reply_to.post_message(TemplateSaved(name, str(path), shipped))
+            current = parse_template(text, LAB_SOURCE).name
+            final = text if name is None or name == current else renamed_template_text(text, name)
+            saved_name = name or current
+            path = save_template(final, saved_name)
+            reply_to.post_message(TemplateSaved(saved_name, str(path), is_shipped_name(saved_name)))
 
         return start_thread_work(self.app, save, group=SAVE_GROUP, description="Saving the template")
+
+    def revert_template(self, template: Template, reply_to: MessagePump) -> Worker[None]:
+        """Put the shipped template back in place of the user's override (kept beside, renamed)."""
+
+        def revert() -> None:
+            from dialjudge.core.judges.prompts.templates import revert_override
+
+            kept = revert_override(template)
+            reply_to.post_message(TemplateReverted(template.name, str(kept)))
+
+        return start_thread_work(self.app, revert, group=SAVE_GROUP, description="Reverting the template")
 
     def save_persona(self, persona: Persona, reply_to: MessagePump) -> Worker[None]:
         """Save a persona to the user's persona folder; ``reply_to`` receives :class:`PersonaSaved`."""

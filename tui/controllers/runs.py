@@ -60,6 +60,12 @@ class JudgeChoices:
     errors: tuple[TemplateError, ...] = ()
     #: Names of the templates read from dialjudge's own folder (not overridden by a user file).
     shipped: frozenset[str] = frozenset()
+    #: Names of shipped templates a user's file takes the place of (marked in every picker).
+    overridden: frozenset[str] = frozenset()
+
+    def label(self, name: str) -> str:
+        """How a picker lists template ``name``: a user's override of a shipped one says so."""
+        return f"{name} (your override)" if name in self.overridden else name
 
 
 @dataclass
@@ -181,7 +187,7 @@ class RunController:
 
         def load() -> None:
             from dialjudge.core.judges.prompts.personas import load_personas
-            from dialjudge.core.judges.prompts.templates import load_templates, shipped_template_dir
+            from dialjudge.core.judges.prompts.templates import load_templates, overridden_names, shipped_template_dir
 
             errors: list[TemplateError] = []
             dirs = self.services.config.template_dirs
@@ -190,7 +196,8 @@ class RunController:
             shipped_dir = str(shipped_template_dir())
             shipped = frozenset(name for name, t in templates.items() if t.source.startswith(shipped_dir))
             if not get_current_worker().is_cancelled:
-                self.app.post_message(JudgeChoicesLoaded(JudgeChoices(templates, personas, tuple(errors), shipped)))
+                self.app.post_message(JudgeChoicesLoaded(JudgeChoices(templates, personas, tuple(errors), shipped,
+                                                                      overridden_names(templates))))
 
         return start_thread_work(self.app, load, group=CHOICES_GROUP, description="Reading templates and personas")
 

@@ -1,4 +1,5 @@
-"""A template that never shows the judge the reply is refused before a run starts, naming what is missing."""
+"""Templates have identity: runs show the template's content hash beside its name; a template that never
+shows the judge the reply is refused before a run starts, naming what is missing."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import pytest
 from cli_helpers import run, use_fake_judges
 
 from dialjudge.core.judges.prompts.templates import shipped_template_dir
+from dialjudge.core.judges.run.config import template_text_hash
 
 
 @pytest.fixture(autouse=True)
@@ -28,3 +30,21 @@ def test_judge_refuses_a_template_without_response(capsys: pytest.CaptureFixture
                          "--judge", "fa", "--mode", "logprob")
     assert code == 2 and out == ""
     assert "no message shows the reply being judged: use {response}" in err and "blind.toml" in err
+
+
+def test_runs_of_two_templates_with_one_name_show_different_hashes(capsys: pytest.CaptureFixture[str],
+                                                                   tmp_path: Path) -> None:
+    shipped = (shipped_template_dir() / "likert-1to5.toml").read_text(encoding="utf-8")
+    argv = ("judge", "--dataset", "sample", "--template", "likert-1to5", "--aspect", "overall", "--judge", "fa",
+            "--mode", "logprob", "--limit", "3")
+    assert run(capsys, *argv)[0] == 0
+    edited = shipped.replace("{response}", "{response}\n(Be strict.)", 1)
+    (tmp_path / "templates" / "likert-1to5.toml").write_text(edited, encoding="utf-8")  # a user override
+    assert run(capsys, *argv)[0] == 0
+    code, out, _ = run(capsys, "runs", "list")
+    assert code == 0
+    original, changed = template_text_hash(shipped), template_text_hash(edited)
+    assert original != changed
+    assert f"likert-1to5 #{original}" in out and f"likert-1to5 #{changed}" in out
+    code, out, _ = run(capsys, "runs", "show", "2")
+    assert f"likert-1to5 #{changed}" in out
