@@ -16,9 +16,9 @@ from typing import Any
 from .evaluation import evaluate
 from .judges.run.config import RunConfig
 from .judges.store.run_store import RunStore
-from .judging import run_scores
 from .model import Dataset
 from .registry import open_dataset
+from .run_columns import run_scores
 from .stats.paired import PairedComparison
 
 COEFFICIENTS = ("pearson", "spearman", "kendall")

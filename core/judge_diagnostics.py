@@ -292,7 +292,7 @@ def top_point_probabilities(run_config: RunConfig, dataset: Dataset, column: Map
 def run_diagnostics(store: RunStore, run_id: int, dataset: Dataset) -> JudgeDiagnostics | None:
     """The diagnostics of a stored run's judges on its quality over the items it judged; None when
     the run names no numeric quality of ``dataset``."""
-    from .judging import run_scores
+    from .run_columns import run_scores
 
     config = store.get_run(run_id).run_config
     quality = config.quality

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
+from dialjudge.core.api import execute_run
 from dialjudge.core.config import JudgeConfig
 from dialjudge.core.judges.backends.fake import FakeBackend
 from dialjudge.core.judges.prompts.templates import get_template
@@ -13,7 +13,6 @@ from dialjudge.core.judges.run.events import JudgmentScored, RunFailed, RunFinis
 from dialjudge.core.judges.store.run_store import RUN_STATUSES, RunStore
 from dialjudge.core.judges.store.status import Part, RunState, RunStatus, problem_lines, status_line, status_text
 from dialjudge.core.judges.types import Judgment, ScoringMode
-from dialjudge.core.judging import execute_run
 from dialjudge.core.registry import open_dataset
 
 
@@ -31,13 +30,16 @@ def test_a_run_folded_from_its_events_matches_the_store(tmp_path: Path):
     state = RunState()
     events: list[object] = []
 
-    def follow(event) -> None:
-        events.append(event)
-        state.apply(event)
+    class Follow:
+        """A RunDisplay that folds the events as the app and the command line do."""
+
+        def on_event(self, event) -> None:
+            events.append(event)
+            state.apply(event)
 
     with RunStore(tmp_path / "runs.sqlite3") as store:
         backends = {"fake": FakeBackend(name="fake", fail_every=4)}
-        summary = asyncio.run(execute_run(config, dataset, store, backends, on_event=follow))
+        summary = execute_run(config, dataset, store, backends, display=Follow())
         record = store.get_run(summary.run_id)
     assert any(isinstance(e, RunProgress) for e in events)
     assert state.status is RunStatus.FINISHED is record.status and not state.active

@@ -109,7 +109,7 @@ async def test_a_stored_pairwise_run_loaded_into_the_scores_shows_its_candidate_
     import asyncio
 
     from dialjudge.core.judges.run.engine import RunEngine
-    from dialjudge.core.judging import plan_run
+    from dialjudge.core.planning import plan_run
 
     app = make_app(services=services)
     async with app.run_test(size=SIZE) as pilot:

@@ -16,7 +16,7 @@ from dialjudge.core.judges.prompts.personas import Persona
 from dialjudge.core.judges.prompts.templates import get_template, parse_template
 from dialjudge.core.judges.run.config import RunConfig
 from dialjudge.core.judges.types import ScoringMode
-from dialjudge.core.judging import run_scores
+from dialjudge.core.run_columns import run_scores
 from dialjudge.tui.app import make_app
 from dialjudge.tui.screens.dialogs import ExportDialog
 from dialjudge.tui.screens.runs import RunsScreen

@@ -125,10 +125,10 @@ class PersonaSaved(Message):
 
 def prepare_prompt(setup: PromptSetup, selectors: dict[Any, Any] | None = None) -> PreparedPrompt:
     """Parse the template text and render the item. Raises TemplateError / ConfigError for the user."""
+    from dialjudge.core.api import infer_quality
     from dialjudge.core.judges.prompts.fewshot import FewShotSelector, FewShotSetting
     from dialjudge.core.judges.prompts.render import render_prompt
     from dialjudge.core.judges.prompts.templates import parse_template
-    from dialjudge.core.judging import infer_quality
 
     template = parse_template(setup.text, LAB_SOURCE)
     quality = infer_quality(setup.dataset, aspect=setup.aspect, kpi=setup.kpi)
@@ -277,8 +277,8 @@ class LabController:
         """
 
         def save() -> None:
+            from dialjudge.core.api import is_shipped_name, parse_template, renamed_template_text
             from dialjudge.core.judges.prompts.personas import save_template
-            from dialjudge.core.judges.prompts.templates import is_shipped_name, parse_template, renamed_template_text
 
             current = parse_template(text, LAB_SOURCE).name
             final = text if name is None or name == current else renamed_template_text(text, name)
@@ -292,7 +292,7 @@ class LabController:
         """Put the shipped template back in place of the user's override (kept beside, renamed)."""
 
         def revert() -> None:
-            from dialjudge.core.judges.prompts.templates import revert_override
+            from dialjudge.core.api import revert_override
 
             kept = revert_override(template)
             reply_to.post_message(TemplateReverted(template.name, str(kept)))

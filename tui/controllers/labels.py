@@ -62,14 +62,14 @@ class LabelReportController:
     def compute(self, run_id: int) -> Worker[None] | None:
         """Compare run ``run_id`` with the human labels, if its quality is a label quality of the
         open dataset; None when there is nothing to compare."""
-        from dialjudge.core.stats.label_agreement import is_label_scale
+        from dialjudge.core.model import is_label_quality
 
         dataset = self.datasets.workspace.dataset
         if dataset is None:
             return None
         with self.services.open_store() as store:
             config = store.get_run(run_id).run_config
-        if config.dataset != dataset.name or not is_label_scale(dataset.qualities.get(config.quality or "")):
+        if config.dataset != dataset.name or not is_label_quality(dataset.qualities.get(config.quality or "")):
             return None
 
         def work() -> None:

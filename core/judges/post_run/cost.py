@@ -15,12 +15,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from ...config import ModelPrice
+from ..backends import paid_per_token
 from ..run.config import RunConfig
 from ..store.run_store import RunRecord, RunStore
 from ..types import Judgment
-
-#: Backends that are paid per token; the others run on this machine.
-API_BACKENDS = ("openai",)
 
 
 @dataclass(frozen=True)
@@ -48,7 +46,7 @@ class JudgeUsage:
 
     @property
     def local(self) -> bool:
-        return self.backend not in API_BACKENDS
+        return not paid_per_token(self.backend)
 
     @property
     def mean_latency_s(self) -> float | None:
@@ -115,7 +113,7 @@ def judge_usage(label: str, model: str, backend: str, judgments: Iterable[Judgme
         prompt += j.prompt_tokens
         completion += j.completion_tokens
         request_s += j.latency_s
-    price = prices.get(model) if backend in API_BACKENDS else None
+    price = prices.get(model) if paid_per_token(backend) else None
     cost = estimate_cost(prompt, completion, price) if price is not None else None
     return JudgeUsage(label, model, backend, count, asked, count - asked, prompt, completion, request_s, cost)
 

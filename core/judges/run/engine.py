@@ -25,6 +25,7 @@ from typing import Any, Protocol
 
 from ...errors import ConfigError, DialjudgeError
 from ...model import Dataset, Example
+from ..backends import backend_kind
 from ..prompts.constraint import AnswerConstraint
 from ..prompts.truncation import PromptTooLong
 from ..store.run_store import JudgmentKey, RunStore
@@ -115,7 +116,7 @@ def _window_budget(variant: JudgeVariant, mode: Any) -> Any:
     from ..types import ScoringMode
 
     config = variant.judge.config
-    window = config.n_ctx if config.backend == "llama" else config.extra.get("context_window")
+    window = backend_kind(config.backend).context_window(config)
     if isinstance(window, bool) or not isinstance(window, int) or window <= 0:
         return None
     answer = variant.judge.sampling.max_tokens if mode is ScoringMode.GENERATE else 16

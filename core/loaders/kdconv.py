@@ -9,7 +9,7 @@ metrics would only score it against itself), its fact is the triples rendered
 one per line as ``name | attrname | attrvalue``, and the triples stay in
 ``extra["attrs"]`` for the knowledge swap. Each example is tagged closed when
 the reply contains one of its attribute values, else open (see
-:mod:`closedness`). KdConv has no quality ratings.
+:mod:`dialjudge.core.adversarial.closedness`). KdConv has no quality ratings.
 """
 
 from __future__ import annotations
@@ -18,9 +18,10 @@ import json
 from pathlib import Path
 from typing import Any, Sequence
 
+from ..adversarial.knowledge import Triple, realised_triples
 from ..errors import DataError
 from ..model import TAG_CLOSED, TAG_OPEN, Dataset, Example, Turn
-from .knowledge import Triple, realised_triples
+from .formats import DatasetFormat, register_format
 
 SPEAKERS = ("A", "B")
 CITATION = ("Zhou, Zheng, Huang, Huang, Zhu. KdConv: A Chinese Multi-domain Dialogue Dataset "
@@ -126,3 +127,9 @@ def kdconv_examples(dialogues: Sequence[dict[str, Any]], *, domain: str) -> list
                 },
             ))
     return examples
+
+
+register_format(DatasetFormat(
+    name="kdconv", priority=40, is_json=True, layout="a KdConv list (dialogues with 'messages'; no ratings)",
+    recognise=lambda file: looks_like_kdconv(file.json),
+    read=lambda file: kdconv_dataset(file.json, file.path, name=file.name)))
