@@ -13,6 +13,8 @@ from typing import ClassVar
 
 from textual.app import App
 from textual.binding import Binding, BindingType
+from textual.screen import ModalScreen
+from textual.widgets import Input, TextArea
 from textual.worker import Worker, WorkerState
 
 from dialjudge.core.errors import DialjudgeError
@@ -60,6 +62,9 @@ class DialjudgeApp(App[int]):
         *(d.binding() for d in DESTINATIONS),
         Binding("question_mark", "help", "Help", key_display="?"),
         Binding("f1", "help", "Help", show=False),
+        # Esc in a text field leaves the field (then screen keys work again); only outside one does it
+        # cancel a run. Priority, so that no screen's own Esc acts first; off outside text fields.
+        Binding("escape", "leave_field", "Leave the field", show=False, priority=True),
         Binding("escape", "cancel_run", "Cancel run"),
         Binding("q", "quit", "Quit"),
         # Textual's Ctrl+C only says "press ctrl+q"; here it quits, cancelling a run without asking.
@@ -147,7 +152,14 @@ class DialjudgeApp(App[int]):
         """Recompute the statistics now."""
         self.datasets.refresh_stats()
 
+    def action_leave_field(self) -> None:
+        """Leave the text field: keys act on the screen again."""
+        self.screen.set_focus(None)
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "leave_field":
+            # In a dialog Esc keeps closing the dialog, as its footer says.
+            return isinstance(self.focused, (Input, TextArea)) and not isinstance(self.screen, ModalScreen)
         if action == "cancel_run":
             return self.runs.active
         return True
