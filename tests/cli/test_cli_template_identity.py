@@ -48,3 +48,18 @@ def test_runs_of_two_templates_with_one_name_show_different_hashes(capsys: pytes
     assert f"likert-1to5 #{original}" in out and f"likert-1to5 #{changed}" in out
     code, out, _ = run(capsys, "runs", "show", "2")
     assert f"likert-1to5 #{changed}" in out
+
+
+def test_an_identical_finished_run_is_shown_again_not_repeated(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ("judge", "--dataset", "sample", "--template", "likert-1to5", "--aspect", "overall", "--judge", "fa",
+            "--mode", "logprob", "--limit", "4")
+    assert run(capsys, *argv)[0] == 0
+    code, _, err = run(capsys, *argv)
+    assert code == 0 and "run 1 had finished with exactly these settings: shown again" in " ".join(err.split())
+    assert run(capsys, *argv, "--fresh")[0] == 0
+    assert run(capsys, *argv, "--name", "copy")[0] == 0  # a named run is a new run
+    from dialjudge.core.judges.store.run_store import RunStore
+
+    with RunStore() as store:
+        runs = store.list_runs()
+        assert [(r.id, r.name, r.judgments) for r in reversed(runs)] == [(1, "", 4), (2, "", 4), (3, "copy", 4)]

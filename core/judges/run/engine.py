@@ -172,6 +172,7 @@ class RunEngine:
         breaker: BreakerSettings | None = None,
         context_order_seed: int | None = DEFAULT_ORDER_SEED,
         stop_rule: StopRule | None = None,
+        reuse_finished: bool = False,
     ) -> None:
         self.config = config
         self.dataset = dataset
@@ -201,6 +202,8 @@ class RunEngine:
         #: Contexts are judged in this seed's random order (None: file order); see .stopping.
         self.context_order_seed = context_order_seed
         self.stop_rule = stop_rule
+        #: With ``resume``: an identical finished run (same config and name) is shown again, not repeated.
+        self.reuse_finished = reuse_finished
         #: The stop rule's decision that ended the run early (None when it did not).
         self.stopped_by_rule: StopState | None = None
 
@@ -409,7 +412,12 @@ class RunEngine:
                 raise ConfigError(
                     f"run {record.id} was made from a different configuration; it cannot be resumed with this one")
             return record
-        return self.store.find_resumable(self.config.fingerprint) if self.resume else None
+        if not self.resume:
+            return None
+        record = self.store.find_resumable(self.config.fingerprint)
+        if record is None and self.reuse_finished:
+            record = self.store.find_finished(self.config.fingerprint, name=self.config.name)
+        return record
 
     def _timeout_for(self, judge_name: str) -> float:
         if self.request_timeout_s is not None:
