@@ -63,3 +63,15 @@ def test_an_identical_finished_run_is_shown_again_not_repeated(capsys: pytest.Ca
     with RunStore() as store:
         runs = store.list_runs()
         assert [(r.id, r.name, r.judgments) for r in reversed(runs)] == [(1, "", 4), (2, "", 4), (3, "copy", 4)]
+
+
+def test_runs_export_counts_only_the_items_the_run_asked(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    import csv
+
+    assert run(capsys, "judge", "--dataset", "sample", "--template", "likert-1to5", "--aspect", "overall",
+               "--judge", "fa", "--mode", "logprob", "--limit", "6")[0] == 0
+    assert run(capsys, "runs", "export", "1", "--to", str(tmp_path / "out"))[0] == 0
+    with (tmp_path / "out" / "run-1-agreement.csv").open(encoding="utf-8", newline="") as f:
+        row = next(r for r in csv.DictReader(f) if r["evaluator"] == "fa" and r["subset"] == "all")
+    # --limit 6: the 54 items never asked are no exclusion ("not scored"); the 6 asked are all compared.
+    assert (row["n"], row["excluded"], row["not_scored"]) == ("6", "0", "0")
