@@ -18,12 +18,14 @@ from textual.app import App
 from textual.message import Message
 from textual.worker import Worker, get_current_worker
 
+from dialjudge.core.api import Report, judge_evaluator, pairwise_report, reports_after_run
+
 from ..state import Change
 from .base import start_thread_work
 from .history import dataset_for
 
 if TYPE_CHECKING:
-    from dialjudge.core.judges.post_run.pairwise_report import PairwiseReport
+    from dialjudge.core.api import PairwiseReport
 
     from ..services import Services
     from .datasets import DatasetController
@@ -56,12 +58,10 @@ class PairwiseReportController:
             return None
         with self.services.open_store() as store:
             config = store.get_run(run_id).run_config
-        if config.pairs is None or config.dataset != dataset.name:
+        if config.dataset != dataset.name or Report.PAIRWISE not in reports_after_run(config, dataset):
             return None
 
         def work() -> None:
-            from dialjudge.core.judges.post_run.pairwise_report import pairwise_report
-
             with self.services.open_store() as store:
                 judgments = store.load_judgments(run_id)
             report = pairwise_report(config, dataset_for(self.services, config, dataset), judgments)
@@ -72,8 +72,6 @@ class PairwiseReportController:
                                  description=f"Summarising pairwise run {run_id}")
 
     def computed(self, message: PairwiseReportComputed) -> None:
-        from dialjudge.core.workspace import judge_evaluator
-
         self.report = message.report
         self.run_id = message.run_id
         workspace = self.datasets.workspace

@@ -13,17 +13,19 @@ from textual.validation import Function
 from textual.widgets import Footer, Header, Input, Label, OptionList, Select, Static, TabbedContent, TabPane
 from textual.widgets.option_list import Option
 
+from ..controllers.adversarial import AdversarialRequest, kdconv_sources
 from ..format import number_text
 from ..state import Change, WorkspaceChange
 from ..widgets.dataset_summary import render_summary
 from ..widgets.item_view import ItemView, metric_note
 from ..widgets.path_suggester import PathSuggester
 from ..widgets.virtual_table import Column, TableCell, VirtualTable
+from .adversarial_dialog import AdversarialDialog
 from .base import WorkspaceScreen
 
 if TYPE_CHECKING:
+    from dialjudge.core.api import DatasetEntry
     from dialjudge.core.model import Dataset, Example
-    from dialjudge.core.registry import DatasetEntry
 
 ORIGIN_TITLES = {"bundled": "Bundled", "data-folder": "In your data folders", "recent": "Recently opened"}
 _RANGE = re.compile(r"^\s*(?:(?P<op>>=|<=|>|<)\s*(?P<bound>-?\d+(?:\.\d+)?)|"
@@ -110,9 +112,6 @@ class DatasetsScreen(WorkspaceScreen):
 
     def action_make_adversarial(self) -> None:
         """Ask how to build an adversarial set, then build, save and open it in the background."""
-        from ..controllers.adversarial import AdversarialRequest, kdconv_sources
-        from .adversarial_dialog import AdversarialDialog
-
         dataset = self.dj.workspace.dataset
         dialog = AdversarialDialog(dataset.name if dataset is not None else None,
                                    dataset.systems if dataset is not None else [],

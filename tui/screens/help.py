@@ -8,19 +8,17 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from ..keys import key_display, key_sections
+from ..keys import HELP_BINDINGS, key_display, key_sections
 
 
 class HelpScreen(ModalScreen[None]):
     CSS_PATH = "help.tcss"
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,q,question_mark", "dismiss", "Close help"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = HELP_BINDINGS
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help-body"):

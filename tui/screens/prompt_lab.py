@@ -21,8 +21,7 @@ from textual.suggester import SuggestFromList
 from textual.timer import Timer
 from textual.widgets import Button, Footer, Header, Input, Label, Select, Static, TextArea
 
-from dialjudge.core.api import NO_PERSONA
-from dialjudge.core.review_queue import human_unit
+from dialjudge.core.api import NO_PERSONA, ScoringMode, human_unit
 
 from ..controllers.lab import (
     PersonaSaved,
@@ -43,8 +42,7 @@ from .dialogs import PersonaEditor
 from .run import FEWSHOT_METHODS
 
 if TYPE_CHECKING:
-    from dialjudge.core.judges.prompts.personas import Persona
-    from dialjudge.core.judges.prompts.templates import Template
+    from dialjudge.core.api import Persona, Template
     from dialjudge.core.model import Example
 
 #: Seconds of quiet typing after which the preview is rendered again.
@@ -312,7 +310,7 @@ class PromptLabScreen(WorkspaceScreen):
         return PromptSetup(
             text=self.editor.text, dataset=dataset, example=self.example,
             aspect=None if template.kpis else chosen, kpi=chosen if template.kpis else None,
-            persona=persona, fewshot="none" if method == "none" else f"{method}:{k}", generation=self.generation)
+            persona=persona, fewshot="none" if method == "none" else f"{method}:{k}")
 
     def _setup_key(self) -> tuple[object, ...]:
         """Everything a trial's answer depends on, as the screen shows it now."""
@@ -342,7 +340,7 @@ class PromptLabScreen(WorkspaceScreen):
         self._timer = None
         setup = self.setup()
         if setup is not None:
-            self.dj.lab.render_preview(setup, self)
+            self.dj.lab.render_preview(setup, self, generation=self.generation)
 
     def on_preview_rendered(self, message: PreviewRendered) -> None:
         if message.generation != self.generation:
@@ -371,8 +369,6 @@ class PromptLabScreen(WorkspaceScreen):
 
     def action_try_item(self) -> None:
         """Ask the chosen judge about this item now."""
-        from dialjudge.core.judges.types import ScoringMode
-
         setup = self.setup()
         judge_select = self.query_one("#lab-judge", Select)
         mode_select = self.query_one("#lab-mode", Select)

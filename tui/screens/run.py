@@ -18,8 +18,17 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import Button, Footer, Header, Input, Label, Select, SelectionList, Static
 
-from dialjudge.core.api import local_threads, preferred_mode
-from dialjudge.core.judges.prompts.constraint import AnswerConstraint
+from dialjudge.core.api import (
+    AnswerConstraint,
+    OutputKind,
+    PairSetting,
+    infer_quality,
+    local_threads,
+    parse_subset,
+    plan_pairs,
+    preferred_mode,
+)
+from dialjudge.core.errors import ConfigError, DialjudgeError
 
 from ..controllers.history import RunUsageRead
 from ..controllers.runs import JudgeChoices, RunPlanned, RunRequest, gguf_judge
@@ -29,10 +38,10 @@ from ..widgets.path_suggester import PathSuggester
 from ..widgets.run_progress_bar import RunProgressBar
 from .base import WorkspaceScreen
 from .dialogs import FRESH, RESUME, ResumeDialog
+from .runs import usage_text
 
 if TYPE_CHECKING:
-    from dialjudge.core.config import JudgeConfig
-    from dialjudge.core.judges.prompts.templates import Template
+    from dialjudge.core.api import JudgeConfig, Template
     from dialjudge.core.model import Dataset
 
 FEWSHOT_METHODS = ("none", "random", "bm25-context", "bm25-response", "bm25-both")
@@ -160,8 +169,6 @@ class RunScreen(WorkspaceScreen):
             self.dj.stored_runs.usage(state.run_id, self, group="run-screen-usage")
 
     def on_run_usage_read(self, message: RunUsageRead) -> None:
-        from .runs import usage_text
-
         usage = self.query_one("#run-usage", Static)
         usage.update(Text(usage_text(message.usage, show_timings=self.dj.services.show_timings), style="dim"))
         usage.display = True
@@ -231,8 +238,6 @@ class RunScreen(WorkspaceScreen):
             self.action_start()
 
     def _add_gguf(self, path: str) -> None:
-        from dialjudge.core.errors import DialjudgeError
-
         if not path.strip():
             return
         taken = {j.name for j in self.dj.services.judges()} | set(self._extra_judges)
@@ -322,9 +327,6 @@ class RunScreen(WorkspaceScreen):
         self.query_one("#run-plan", Static).update(self._plan_text())
 
     def _plan_text(self) -> Text:
-        from dialjudge.core.api import infer_quality
-        from dialjudge.core.subsets import parse_subset
-
         dataset = self.dj.workspace.dataset
         if dataset is None:
             return Text("Opening the dataset…", style="dim")
@@ -394,16 +396,11 @@ class RunScreen(WorkspaceScreen):
 
 
 def _is_pairwise(template: Template | None) -> bool:
-    from dialjudge.core.judges.types import OutputKind
-
     return template is not None and template.output.kind is OutputKind.PAIRWISE
 
 
 def _pair_fields(screen: RunScreen) -> tuple[str, int]:
     """The Pairs and Seed fields; ValueError names the one that is wrong."""
-    from dialjudge.core.errors import ConfigError
-    from dialjudge.core.judges.run.pairwise import PairSetting
-
     pairs = screen.query_one("#run-pairs", Input).value.strip() or "all"
     try:
         PairSetting.parse(pairs)
@@ -414,10 +411,6 @@ def _pair_fields(screen: RunScreen) -> tuple[str, int]:
 
 def _pair_plan_text(dataset: Dataset, subset: str, request: RunRequest) -> Text:
     """How many pairs the run asks, before it starts (the items and judgment counts above are candidates)."""
-    from dialjudge.core.errors import ConfigError
-    from dialjudge.core.judges.run.pairwise import PairSetting, plan_pairs
-    from dialjudge.core.subsets import parse_subset
-
     setting = PairSetting.parse(request.pairs, seed=request.pair_seed)
     items = [ex for ex in dataset.examples if parse_subset(subset)(ex)][: request.limit]
     try:

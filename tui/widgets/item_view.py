@@ -11,6 +11,8 @@ from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
+from dialjudge.core.model import Level
+
 from ..format import number_text
 
 if TYPE_CHECKING:
@@ -22,8 +24,6 @@ SPEAKER_STYLES = ("bold cyan", "bold magenta", "bold green", "bold yellow")
 
 def metric_note(example: Example) -> str | None:
     """Why reference-based metrics do not apply to this item, or None when they do."""
-    from dialjudge.core.model import Level
-
     if example.level is Level.DIALOG:
         return "dialog-level item: reference-based metrics score single responses"
     if example.is_reference:
