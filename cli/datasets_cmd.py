@@ -15,6 +15,7 @@ from dialjudge.core.api import (
     open_dataset,
     quality_annotators,
 )
+from dialjudge.core.format import collapse_rater_notes
 
 from . import render
 
@@ -99,7 +100,7 @@ def run_stats(args: argparse.Namespace) -> int:
              "level of α"], table_rows,
             right=("items", "annotators", "LOO Pearson", "LOO Spearman", "Krippendorff α")))
         con.print("[dim]LOO: each annotator against the mean of the others, averaged over annotators.[/dim]")
-        render.print_notes(con, [f"why '–': {why}" for why in reasons])
+        render.print_notes(con, [f"why '–': {why}" for why in collapse_rater_notes(reasons)])
     if stats.labels:
         reasons = []
         label_rows: list[tuple[object, ...]] = []
@@ -120,7 +121,7 @@ def run_stats(args: argparse.Namespace) -> int:
                   "annotator against the majority label of the other annotators, averaged; α is nominal. "
                   f"Majority ties: items whose annotators tie (rule {stats.tie_rule.value} for the others' "
                   "majority).[/dim]")
-        render.print_notes(con, [f"why '–': {why}" for why in reasons])
+        render.print_notes(con, [f"why '–': {why}" for why in collapse_rater_notes(reasons)])
     for warning in dataset.meta.get("warnings", ()):
         con.print(f"[yellow]warning: {escape(str(warning))}[/yellow]")
     return 0

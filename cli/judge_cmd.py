@@ -90,7 +90,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--repeats", type=int, default=1, help="repeat every judgment R times with seeds seed..seed+R-1")
     p.add_argument("--name", default="", help="a name for the run")
     p.add_argument("--no-metrics", action="store_true", help="leave the reference-based metrics out of the table")
-    p.add_argument("--fresh", action="store_true", help="start a new run instead of resuming an unfinished one")
+    p.add_argument("--fresh", action="store_true", help="start a new run instead of resuming an unfinished one "
+                   "or showing an identical finished one again")
     p.add_argument("--majority-ties", choices=[r.value for r in TieRule], default=TieRule.EXCLUDE.value,
                    help="label qualities, a tied human majority: exclude the item, take the first tied label "
                         "in the quality's label list, or take the file's published majority (else exclude)")
@@ -177,7 +178,8 @@ def _judge(args: argparse.Namespace, dataset: Dataset, plans: list[RunPlan], sto
             con.print(f"few-shot draw {draw.config.fewshot.spec}")
         with ProgressDisplay(con, "judging") as display, sigterm_as_interrupt():
             summaries.append(execute_run(draw.config, dataset, store, build_backends(draw.config), display=display,
-                                         resume=not args.fresh, close_backends=True, stop_rule=stop_rule,
+                                         resume=not args.fresh, reuse_finished=not args.fresh and not args.name,
+                                         close_backends=True, stop_rule=stop_rule,
                                          order_seed=args.order_seed))
         if summaries[-1].status != RunStatus.FINISHED:
             break
@@ -210,6 +212,9 @@ def _print_outcome(summary: RunSummary, reports: RunReports, stopped_by: StopRul
         con.print("[dim]resume without the stop rule (or with a narrower W) to extend it[/dim]")
     elif summary.status != RunStatus.FINISHED:
         con.print(f"[yellow]run {summary.run_id} {summary.status}; run the same command again to resume it[/yellow]")
+    elif summary.resumed and not summary.session_done:
+        con.print(f"run {summary.run_id} had finished with exactly these settings: shown again, nothing asked "
+                  "(--fresh judges anew, --name keeps a named copy)", markup=False)
     for warning in reports.dataset.meta.get("warnings", ()):
         con.print(f"[yellow]warning: {escape(str(warning))}[/yellow]")
 

@@ -281,3 +281,17 @@ __all__ = [
 from .imports import IMPORT_FORMATS, ImportRefused, ImportReport, ImportRequest, ImportResult, import_scores
 
 __all__ += ["IMPORT_FORMATS", "ImportRefused", "ImportReport", "ImportRequest", "ImportResult", "import_scores"]
+
+# -- f-app: resuming an interrupted run, a template's identity ---------------------------------
+from .interrupted import find_interrupted_run  # noqa: E402
+from .template_identity import (  # noqa: E402
+    is_shipped_name,
+    overridden_names,
+    parse_template,
+    renamed_template_text,
+    revert_override,
+    template_text_hash,
+)
+
+__all__ += ["find_interrupted_run", "is_shipped_name", "overridden_names", "parse_template",
+            "renamed_template_text", "revert_override", "template_text_hash"]

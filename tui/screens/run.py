@@ -185,7 +185,7 @@ class RunScreen(WorkspaceScreen):
         select = self.query_one("#run-template", Select)
         current = select.value if not select.is_blank() else None
         with self.prevent(Select.Changed):
-            select.set_options([(name, name) for name in sorted(choices.templates)])
+            select.set_options([(choices.label(name), name) for name in sorted(choices.templates)])
             wanted = current if current in choices.templates else (
                 "likert-1to5" if "likert-1to5" in choices.templates else next(iter(sorted(choices.templates)), None))
             if wanted is not None:
@@ -287,7 +287,9 @@ class RunScreen(WorkspaceScreen):
             if not accepts:
                 fewshot.value = "none"
         shipped = choices is not None and template is not None and template.name in choices.shipped
-        self.query_one("#run-template-info", Static).update(template_text(template, shipped=shipped))
+        overrides = choices is not None and template is not None and template.name in choices.overridden
+        self.query_one("#run-template-info", Static).update(template_text(template, shipped=shipped,
+                                                                          overrides=overrides))
         self._redraw_plan()
 
     def _value(self, select_id: str) -> str | None:
@@ -447,15 +449,20 @@ def _judge_label(judge: JudgeConfig) -> Content:
     return Content.assemble(judge.name, (detail, "dim"))
 
 
-def template_text(template: Template | None, *, shipped: bool) -> Text:
-    """A template's description, scale, modes and where it comes from."""
+def template_text(template: Template | None, *, shipped: bool, overrides: bool = False) -> Text:
+    """A template's name with its content hash, description, scale, modes and where it comes from."""
     if template is None:
         return Text("Reading the templates…", style="dim")
+    from dialjudge.core.api import template_text_hash
+
     text = Text(template.name, style="bold")
+    text.append(f" #{template_text_hash(template.text)}", style="dim")
     text.append(f"\n{template.description}\n", style="")
     output = template.output
     text.append(f"output {output.kind.value} {output.min:g}-{output.max:g}; modes "
                 f"{', '.join(m.value for m in output.modes)}; "
                 f"{'takes' if template.accepts_examples else 'no'} few-shot examples\n", style="dim")
     text.append("shipped with dialjudge" if shipped else f"from {template.source}", style="dim")
+    if overrides:
+        text.append("\nyour override of the shipped template (Prompt lab: f4 reverts)", style="yellow")
     return text
