@@ -17,6 +17,8 @@ from textual import on
 from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.message import Message
+from textual.screen import ModalScreen
+from textual.widgets import Input, TextArea
 from textual.worker import Worker, WorkerState
 
 from dialjudge.core.api import DEFAULT_DATASET, RunFinished, Workspace
@@ -37,13 +39,15 @@ from .controllers.history import RunScoresLoaded, StoredRunsController
 from .controllers.lab import LabController
 from .controllers.label_estimates import LabelEstimatesController
 from .controllers.labels import LabelReportComputed, LabelReportController
-from .controllers.pairwise import PairwiseReportComputed, PairwiseReportController
+from .controllers.pairwise import PairwiseReportComputed, PairwiseReportController, PreferenceReportComputed
 from .controllers.review import ReviewController
-from .controllers.runs import RUN_GROUP, JudgeChoicesLoaded, RunController, RunEventReceived
+from .controllers.runs import RUN_GROUP, InterruptedRunFound, JudgeChoicesLoaded, RunController, RunEventReceived
+from .controllers.shutdown import ShutdownController, end_process_promptly
 from .controllers.tune import SearchEventReceived, SearchSpaceLoaded, SearchStopped, TuneController, WinnerSaved
 from .navigation import DESTINATIONS, HOME
 from .routes import Route, message_routes
 from .screens.help import HelpScreen
+from .screens.quit_dialog import InterruptedRunDialog
 from .services import Services
 from .widgets.selection_bar import SelectionBar
 
@@ -65,8 +69,13 @@ class DialjudgeApp(App[int]):
         *(d.binding() for d in DESTINATIONS),
         Binding("question_mark", "help", "Help", key_display="?"),
         Binding("f1", "help", "Help", show=False),
+        # Esc in a text field leaves the field (then screen keys work again); only outside one does it
+        # cancel a run. Priority, so that no screen's own Esc acts first; off outside text fields.
+        Binding("escape", "leave_field", "Leave the field", show=False, priority=True),
         Binding("escape", "cancel_run", "Cancel run"),
         Binding("q", "quit", "Quit"),
+        # Textual's Ctrl+C only says "press ctrl+q"; here it quits, cancelling a run without asking.
+        Binding("ctrl+c", "quit_now", "Quit now (a run is cancelled)", show=False),
     ]
     COMMANDS = App.COMMANDS | {DialjudgeCommands}
 
@@ -86,6 +95,9 @@ class DialjudgeApp(App[int]):
         self.decisions = DecisionController(self, services, self.datasets, run_active=lambda: self.runs.active)
         self.pairwise = PairwiseReportController(self, services, self.datasets)
         self.tune = TuneController(self, services, self.datasets)
+        self.shutdown = ShutdownController(self, self.runs, self.tune)
+        #: The launch's offer to resume an unfinished run is made once, for the first dataset opened.
+        self._interrupted_checked = False
         self._routes = message_routes(type(self), self._routes_to_owners(), self._routes_across_controllers())
         for d in DESTINATIONS:
             self.add_mode(d.mode, d.make_screen)
@@ -99,6 +111,14 @@ class DialjudgeApp(App[int]):
         self.switch_mode(HOME)
         self.set_interval(self.services.redraw_interval_s, self.datasets.flush_live_updates, name="live redraw")
         self.datasets.open(self.initial_dataset)
+        if not self.is_headless:  # a test's app leaves its process's signals alone
+            self.shutdown.install_signal_handlers()
+
+    def on_unmount(self) -> None:
+        # However the app ends (a crash included): a run still going is cancelled, so it stores its
+        # end instead of judging on behind a closed screen.
+        self.shutdown.cancel_all()
+        self.shutdown.remove_signal_handlers()
 
     # -- keys ------------------------------------------------------------------------------
 
@@ -110,6 +130,14 @@ class DialjudgeApp(App[int]):
         """List every key."""
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen())
+
+    async def action_quit(self) -> None:
+        """Quit; a run in progress is cancelled first (asks)."""
+        self.shutdown.request_quit(ask=True)
+
+    def action_quit_now(self) -> None:
+        """Quit at once; a run in progress is cancelled first, without asking."""
+        self.shutdown.request_quit(ask=False)
 
     def action_cancel_run(self) -> None:
         """Stop the run: what is stored stays, and the run can be resumed."""
@@ -127,7 +155,14 @@ class DialjudgeApp(App[int]):
         """Recompute the statistics now."""
         self.datasets.refresh_stats()
 
+    def action_leave_field(self) -> None:
+        """Leave the text field: keys act on the screen again."""
+        self.screen.set_focus(None)
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "leave_field":
+            # In a dialog Esc keeps closing the dialog, as its footer says.
+            return isinstance(self.focused, (Input, TextArea)) and not isinstance(self.screen, ModalScreen)
         if action == "cancel_run":
             return self.runs.active
         return True
@@ -138,7 +173,6 @@ class DialjudgeApp(App[int]):
         """Messages that concern only the controller whose worker posted them."""
         datasets, runs, tune = self.datasets, self.runs, self.tune
         return [
-            Route(DatasetLoaded, datasets.dataset_loaded),
             Route(MetricsProgressed, datasets.metrics_progressed),
             Route(MetricsScored, datasets.metrics_scored),
             Route(ItemScored, datasets.item_scored),
@@ -148,6 +182,7 @@ class DialjudgeApp(App[int]):
             Route(JudgeChoicesLoaded, runs.judge_choices_loaded),
             Route(LabelReportComputed, self.labels.computed),
             Route(PairwiseReportComputed, self.pairwise.computed),
+            Route(PreferenceReportComputed, self.pairwise.preference_computed),
             Route(AdversarialSetBuilt, self.adversarial.set_built),
             Route(SearchSpaceLoaded, tune.space_loaded),
             Route(SearchEventReceived, tune.event_received),
@@ -158,6 +193,8 @@ class DialjudgeApp(App[int]):
     def _routes_across_controllers(self) -> list[Route[Any]]:
         """Messages whose news concerns more than their owner: the app's coordination, in one place."""
         return [
+            Route(DatasetLoaded, self._dataset_loaded),
+            Route(InterruptedRunFound, self._interrupted_run_found),
             Route(StatsRefreshed, self._stats_refreshed),
             Route(RunEventReceived, self._run_event_received),
             Route(RunScoresLoaded, self._stored_run_scores_loaded),
@@ -169,6 +206,24 @@ class DialjudgeApp(App[int]):
         if route is not None:
             route.handler(message)
 
+    def _dataset_loaded(self, message: DatasetLoaded) -> None:
+        """The dataset opened; the first time, the store is asked whether its newest run was left unfinished."""
+        self.datasets.dataset_loaded(message)
+        if not self._interrupted_checked:
+            self._interrupted_checked = True
+            self.runs.find_interrupted(message.dataset.name)
+
+    def _interrupted_run_found(self, message: InterruptedRunFound) -> None:
+        """Offer to resume the run a quit, a crash or a closed terminal cut off."""
+        record = message.record
+
+        def answered(resume: bool | None) -> None:
+            if resume and not self.runs.active:
+                self.switch_mode("run")
+                self.runs.resume_stored(record)
+
+        self.push_screen(InterruptedRunDialog(record), answered)
+
     def _stats_refreshed(self, message: StatsRefreshed) -> None:
         """New statistics of the view: the paired comparison and the judge diagnostics follow them."""
         self.datasets.stats_refreshed(message)
@@ -178,7 +233,7 @@ class DialjudgeApp(App[int]):
         """A run's progress; when it finishes, its labels and pairwise reports are computed where
         core's ``reports_after_run`` says they follow the run (the same reports ``dialjudge judge`` prints)."""
         self.runs.event_received(message)
-        if isinstance(message.event, RunFinished):
+        if isinstance(message.event, RunFinished) and message.event.run_id:  # 0: stopped before it was recorded
             self._report_on_run(message.event.run_id)
 
     def _stored_run_scores_loaded(self, message: RunScoresLoaded) -> None:
@@ -204,6 +259,9 @@ class DialjudgeApp(App[int]):
             self.notify(text, title=f"{worker.description or worker.name} failed", severity="error", timeout=10)
         if worker.group == RUN_GROUP and worker.is_finished:
             self.runs.worker_changed(event.state)
+
+
+__all__ = ["DialjudgeApp", "end_process_promptly", "make_app"]
 
 
 def make_app(dataset: str | None = None, *, services: Services | None = None) -> DialjudgeApp:

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 #: The help screen's keys (here, so the help lists itself without importing the help screen).
 HELP_BINDINGS: list[BindingType] = [
-    Binding("escape,q,question_mark", "dismiss", "Close help", key_display="Esc"),
+    Binding("escape,q,question_mark", "dismiss", "Close help"),
 ]
 
 

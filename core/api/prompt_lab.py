@@ -17,7 +17,7 @@ from ..judges.prompts.fewshot import FewShotSelector, FewShotSetting
 from ..judges.prompts.personas import Persona, save_template
 from ..judges.prompts.personas import _check_name as check_name
 from ..judges.prompts.render import render_prompt
-from ..judges.prompts.templates import Template, parse_template, shipped_template_dir
+from ..judges.prompts.templates import Template, parse_template, renamed_template_text, shipped_template_dir
 from ..judges.run.config import judge_config_to_dict
 from ..judges.run.pairwise import preview_pair
 from ..judges.run.scoring import score_result
@@ -121,12 +121,15 @@ class SavedTemplate:
     overrides_shipped: bool
 
 
-def save_edited_template(text: str) -> SavedTemplate:
-    """Save a template under the name its text gives, in the user's template folder (never over a
-    shipped file)."""
-    name = parse_template(text, LAB_SOURCE).name
-    path = save_template(text, name)
-    return SavedTemplate(name, path, (shipped_template_dir() / f"{name}.toml").is_file())
+def save_edited_template(text: str, name: str | None = None) -> SavedTemplate:
+    """Save a template in the user's template folder (never over a shipped file): under the name its
+    text gives, or under ``name`` (save as: the text's name line is rewritten). Saved under a shipped
+    template's name it overrides that one; the Prompt lab asks before it does."""
+    current = parse_template(text, LAB_SOURCE).name
+    final = text if name is None or name == current else renamed_template_text(text, name)
+    saved_name = name or current
+    path = save_template(final, saved_name)
+    return SavedTemplate(saved_name, path, (shipped_template_dir() / f"{saved_name}.toml").is_file())
 
 
 def check_persona_name(name: str) -> None:

@@ -32,9 +32,11 @@ from dialjudge.core.api import (
     PreparedPrompt,
     PromptSetup,
     ScoringMode,
+    Template,
     ask_judge,
     judge_key,
     prepare_prompt,
+    revert_override,
     save_edited_template,
     save_persona,
     trial_judgment,
@@ -80,6 +82,14 @@ class TrialFailed(Message):
 
     judge: str
     error: str
+
+
+@dataclass
+class TemplateReverted(Message):
+    """A user's override was set aside (renamed to ``kept``): the shipped template is in use again."""
+
+    name: str
+    kept: str
 
 
 @dataclass
@@ -201,15 +211,27 @@ class LabController:
 
     # -- saving ----------------------------------------------------------------------------
 
-    def save_template(self, text: str, reply_to: MessagePump) -> Worker[None]:
-        """Save the edited template under the name its text gives, in the user's template folder;
-        ``reply_to`` receives :class:`TemplateSaved`."""
+    def save_template(self, text: str, reply_to: MessagePump, *, name: str | None = None) -> Worker[None]:
+        """Save the edited template in the user's template folder, under ``name`` (the text's own name
+        is rewritten) or the name its text gives; ``reply_to`` receives :class:`TemplateSaved`.
+
+        Saving under a shipped template's name overrides it: the screen asks before it does that.
+        """
 
         def save() -> None:
-            saved = save_edited_template(text)
+            saved = save_edited_template(text, name)
             reply_to.post_message(TemplateSaved(saved.name, str(saved.path), saved.overrides_shipped))
 
         return start_thread_work(self.app, save, group=SAVE_GROUP, description="Saving the template")
+
+    def revert_template(self, template: Template, reply_to: MessagePump) -> Worker[None]:
+        """Put the shipped template back in place of the user's override (kept beside, renamed)."""
+
+        def revert() -> None:
+            kept = revert_override(template)
+            reply_to.post_message(TemplateReverted(template.name, str(kept)))
+
+        return start_thread_work(self.app, revert, group=SAVE_GROUP, description="Reverting the template")
 
     def save_persona(self, persona: Persona, reply_to: MessagePump) -> Worker[None]:
         """Save a persona to the user's persona folder; ``reply_to`` receives :class:`PersonaSaved`."""

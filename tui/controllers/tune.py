@@ -134,10 +134,16 @@ class TuneController:
         #: Published whenever :attr:`state` or the space changed.
         self.changed: Signal[TuneState] = Signal(app, "tune-changed")
         self._search: TuningSearch | None = None
+        self._worker: Worker[Any] | None = None
 
     @property
     def running(self) -> bool:
         return self.state.running
+
+    @property
+    def worker(self) -> Worker[Any] | None:
+        """The worker of the search running (or run last)."""
+        return self._worker
 
     def _publish(self) -> None:
         self.app.refresh_bindings()
@@ -196,7 +202,8 @@ class TuneController:
             finally:
                 store.close()
 
-        return start_thread_work(self.app, run, group=TUNE_GROUP, description="Tuning search")
+        self._worker = start_thread_work(self.app, run, group=TUNE_GROUP, description="Tuning search")
+        return self._worker
 
     def cancel(self) -> None:
         """Stop the search after the judgment in flight; what is stored stays for a rerun."""

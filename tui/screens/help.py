@@ -31,7 +31,14 @@ class HelpScreen(ModalScreen[None]):
             table = Table(box=None, padding=(0, 2), show_header=False, show_edge=False)
             table.add_column("key", style="bold cyan", no_wrap=True, min_width=12)
             table.add_column("what it does")
+            # One row per action: a binding on several keys ("escape,q,?") lists its keys together.
+            rows: dict[tuple[str, str], list[str]] = {}
             for binding in section.bindings:
-                table.add_row(key_display(self.app, binding), binding.description)
+                keys = rows.setdefault((binding.action, binding.description), [])
+                shown = key_display(self.app, binding)
+                if shown not in keys:
+                    keys.append(shown)
+            for (_, description), keys in rows.items():
+                table.add_row(", ".join(keys), description)
             parts += [Text(""), Text(section.title, style="bold underline"), table]
         return Group(*parts)

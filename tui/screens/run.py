@@ -35,6 +35,7 @@ from ..controllers.runs import JudgeChoices, RunPlanned, RunRequest, gguf_judge
 from ..state import Change, WorkspaceChange
 from ..widgets.pairwise_report import PairwiseReportView
 from ..widgets.path_suggester import PathSuggester
+from ..widgets.preference_report import PreferenceReportView
 from ..widgets.run_progress_bar import RunProgressBar
 from .base import WorkspaceScreen
 from .dialogs import FRESH, RESUME, ResumeDialog
@@ -128,6 +129,7 @@ class RunScreen(WorkspaceScreen):
                 usage.display = False
                 yield usage
                 yield PairwiseReportView(id="run-pairwise-report")
+                yield PreferenceReportView(id="run-preference-report")
                 yield Label("Template", classes="pane-title")
                 yield Static(id="run-template-info")
         yield Footer()
@@ -148,6 +150,7 @@ class RunScreen(WorkspaceScreen):
         if change.kind in (Change.RUN, Change.JUDGES, Change.DATASET):
             self._show_progress()
             self.query_one(PairwiseReportView).show(self.dj.pairwise.report, self.dj.pairwise.run_id)
+            self.query_one(PreferenceReportView).show(self.dj.pairwise.preference, self.dj.pairwise.run_id)
         if change.kind in (Change.DATASET, Change.SELECTION):
             self._redraw_plan()
 
@@ -182,7 +185,7 @@ class RunScreen(WorkspaceScreen):
         select = self.query_one("#run-template", Select)
         current = select.value if not select.is_blank() else None
         with self.prevent(Select.Changed):
-            select.set_options([(name, name) for name in sorted(choices.templates)])
+            select.set_options([(choices.label(name), name) for name in sorted(choices.templates)])
             wanted = current if current in choices.templates else (
                 "likert-1to5" if "likert-1to5" in choices.templates else next(iter(sorted(choices.templates)), None))
             if wanted is not None:
@@ -284,7 +287,9 @@ class RunScreen(WorkspaceScreen):
             if not accepts:
                 fewshot.value = "none"
         shipped = choices is not None and template is not None and template.name in choices.shipped
-        self.query_one("#run-template-info", Static).update(template_text(template, shipped=shipped))
+        overrides = choices is not None and template is not None and template.name in choices.overridden
+        self.query_one("#run-template-info", Static).update(template_text(template, shipped=shipped,
+                                                                          overrides=overrides))
         self._redraw_plan()
 
     def _value(self, select_id: str) -> str | None:
@@ -444,15 +449,20 @@ def _judge_label(judge: JudgeConfig) -> Content:
     return Content.assemble(judge.name, (detail, "dim"))
 
 
-def template_text(template: Template | None, *, shipped: bool) -> Text:
-    """A template's description, scale, modes and where it comes from."""
+def template_text(template: Template | None, *, shipped: bool, overrides: bool = False) -> Text:
+    """A template's name with its content hash, description, scale, modes and where it comes from."""
     if template is None:
         return Text("Reading the templates…", style="dim")
+    from dialjudge.core.api import template_text_hash
+
     text = Text(template.name, style="bold")
+    text.append(f" #{template_text_hash(template.text)}", style="dim")
     text.append(f"\n{template.description}\n", style="")
     output = template.output
     text.append(f"output {output.kind.value} {output.min:g}-{output.max:g}; modes "
                 f"{', '.join(m.value for m in output.modes)}; "
                 f"{'takes' if template.accepts_examples else 'no'} few-shot examples\n", style="dim")
     text.append("shipped with dialjudge" if shipped else f"from {template.source}", style="dim")
+    if overrides:
+        text.append("\nyour override of the shipped template (Prompt lab: f4 reverts)", style="yellow")
     return text

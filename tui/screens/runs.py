@@ -55,7 +55,7 @@ def run_details(record: RunRecord, usage: RunUsage | None = None, *, show_timing
         ("created", record.created[:19].replace("T", " ")),
         ("dataset", f"{config.dataset} (subset {config.subset}"
                     + (f", first {config.limit}" if config.limit else "") + ")"),
-        ("template", config.template),
+        ("template", config.template_label),
         ("mode", mode),
         ("aspect / KPI / quality", f"{config.aspect or '–'} / {config.kpi or '–'} / {config.quality or '–'}"),
         ("judge columns", ", ".join(v.label for v in config.variants())),
@@ -156,7 +156,7 @@ class RunsScreen(WorkspaceScreen):
             table.set_columns([
                 Column("mark", "", width=1), Column("id", "id", align="right", width=4),
                 Column("created", "created", width=16), Column("status", "status", width=9),
-                Column("dataset", "dataset", max_width=20), Column("template", "template", max_width=20),
+                Column("dataset", "dataset", max_width=20), Column("template", "template", max_width=26),
                 Column("target", "aspect/KPI", max_width=18), Column("mode", "mode", width=8),
                 Column("judges", "judges", max_width=24), Column("done", "judged", align="right", width=9),
                 Column("failed", "failed", align="right", width=6), Column("name", "name", max_width=20),
@@ -177,7 +177,7 @@ class RunsScreen(WorkspaceScreen):
             TableCell(r.created[:16].replace("T", " "), "dim", r.created),
             TableCell(r.status.value, STATUS_STYLES[r.status], r.status.value),
             TableCell.of(config.dataset),
-            TableCell.of(config.template),
+            TableCell.of(config.template_label),
             TableCell.of(target),
             TableCell.of(config.mode.value),
             TableCell.of(judges),
