@@ -39,7 +39,7 @@ class ScoresScreen(WorkspaceScreen):
         Binding("r", "app.refresh_stats", "Refresh statistics", show=False),
         # Off the footer, which is full (Help and Quit would drop off); listed in Help (?) and the palette.
         Binding("c", "compare_evaluators", "Compare two evaluators", show=False),
-        Binding("a", "label_estimates", "Alternative annotator test and few-label estimates", show=False),
+        Binding("a", "label_estimates", "Annotator test, few-label estimates", show=False),
     ]
 
     def __init__(self) -> None:
