@@ -7,6 +7,7 @@ from pathlib import Path
 
 from dialjudge.core.api import (
     DEFAULT_DATASET,
+    DEFAULT_PROFILE,
     FORMATS,
     AgreementRequest,
     EvaluationReport,
@@ -15,6 +16,7 @@ from dialjudge.core.api import (
     metrics_report,
     only_dialogs,
     open_dataset,
+    profile_names,
     wide_table,
 )
 from dialjudge.core.api import render as render_records
@@ -58,6 +60,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("metrics", help="correlate reference-based metrics with human ratings")
     add_table_options(p)
     p.add_argument("--metrics", help="comma-separated metric ids (bleu1..bleu4, rouge1, rouge2, rougeL, meteor, chrf++)")
+    p.add_argument("--profile", choices=profile_names(), default=DEFAULT_PROFILE,
+                   help="which code computes the metrics: default (sacrebleu, rouge-score, NLTK) or nlg-eval "
+                        "(the MS-COCO scorers and METEOR 1.5, as Yeh et al. 2021 and most dialogue-metric papers)")
     p.set_defaults(handler=run)
 
 
@@ -66,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
     request = AgreementRequest(qualities=tuple(args.qualities or ()), level=args.level,
                                aggregation=Aggregation(args.aggregate), n_boot=args.bootstrap, seed=args.seed)
     report = metrics_report(dataset, request, subset=args.subset,
-                            metric_ids=args.metrics.split(",") if args.metrics else None)
+                            metric_ids=args.metrics.split(",") if args.metrics else None, profile=args.profile)
     emit(report, args, title=f"Reference-based metrics vs humans — {dataset.name}", dataset=dataset)
     if args.format == "table" and args.output is None and "system" not in report.levels and not only_dialogs(dataset):
         print_length_bias(dataset, report, report.subset)

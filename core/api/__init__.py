@@ -183,3 +183,8 @@ __all__ = [
     "to_jsonl", "wide_table", "POOL", "FORMAT_LABELS", "ExportResult", "SYMBOLS", "PairedComparison",
     "verdict_line", "TieRule", "RunEngine", "Workspace", "judge_evaluator", "Persona", "Template", "TemplateError", "PoolReport", "Stability", "StopRule", "InterJudgeMatrix",
 ]
+
+# Metric profiles (issue 24): which code computes the reference-based metrics.
+from .profiles import DEFAULT_PROFILE, METRIC_PROFILES, profile_metric_ids, profile_names  # noqa: E402
+
+__all__ += ["DEFAULT_PROFILE", "METRIC_PROFILES", "profile_metric_ids", "profile_names"]

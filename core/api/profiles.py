@@ -1,0 +1,22 @@
+"""Metric profiles: which code computes the reference-based metrics, so a table can be set
+beside a paper's (the default: sacrebleu, rouge-score, NLTK; ``nlg-eval``: the MS-COCO
+scorers and METEOR 1.5 as Maluuba's nlg-eval runs them)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..metrics.registry import DEFAULT_PROFILE, METRIC_PROFILES, check_profile, resolve_metric_ids
+
+__all__ = ["DEFAULT_PROFILE", "METRIC_PROFILES", "profile_names", "profile_metric_ids"]
+
+
+def profile_names() -> tuple[str, ...]:
+    """Every profile's name, the default first."""
+    return tuple(METRIC_PROFILES)
+
+
+def profile_metric_ids(profile: str = DEFAULT_PROFILE, requested: Sequence[str] | None = None) -> tuple[str, ...]:
+    """The metric ids a table with this profile scores: the requested ones (a profile's own ids
+    may be named without its prefix) or every metric of the profile."""
+    return resolve_metric_ids(requested, check_profile(profile))
