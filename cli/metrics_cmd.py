@@ -17,6 +17,7 @@ from dialjudge.core.api import (
     only_dialogs,
     open_dataset,
     profile_names,
+    table_signatures,
     wide_table,
 )
 from dialjudge.core.api import render as render_records
@@ -111,6 +112,8 @@ def emit(report: EvaluationReport, args: argparse.Namespace, *, title: str, data
             con.print(render.wide_table(table))
         con.print("[dim]* p < 0.05; second line: bootstrap 95% CI; excluded: no score or no human label.[/dim]")
         render.print_notes(con, report.notes)
+        for signature in table_signatures(report.records):
+            con.print(f"signature: {signature}", style="dim", markup=False, highlight=False)
         if dataset is not None and any(ex.is_adversarial for ex in dataset):
             # The same items as the first table: discernment follows --subset.
             render.print_discernment(con, dataset, report.subset, report.scores)

@@ -185,6 +185,12 @@ __all__ = [
 ]
 
 # Metric profiles (issue 24): which code computes the reference-based metrics.
-from .profiles import DEFAULT_PROFILE, METRIC_PROFILES, profile_metric_ids, profile_names  # noqa: E402
+from .profiles import (
+    DEFAULT_PROFILE,
+    METRIC_PROFILES,
+    profile_metric_ids,
+    profile_names,
+    table_signatures,
+)
 
-__all__ += ["DEFAULT_PROFILE", "METRIC_PROFILES", "profile_metric_ids", "profile_names"]
+__all__ += ["DEFAULT_PROFILE", "METRIC_PROFILES", "profile_metric_ids", "profile_names", "table_signatures"]

@@ -4,11 +4,13 @@ scorers and METEOR 1.5 as Maluuba's nlg-eval runs them)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from ..metrics.registry import DEFAULT_PROFILE, METRIC_PROFILES, check_profile, resolve_metric_ids
+from ..report import Provenance
 
-__all__ = ["DEFAULT_PROFILE", "METRIC_PROFILES", "profile_names", "profile_metric_ids"]
+__all__ = ["DEFAULT_PROFILE", "METRIC_PROFILES", "profile_names", "profile_metric_ids", "table_signatures"]
 
 
 def profile_names() -> tuple[str, ...]:
@@ -20,3 +22,9 @@ def profile_metric_ids(profile: str = DEFAULT_PROFILE, requested: Sequence[str] 
     """The metric ids a table with this profile scores: the requested ones (a profile's own ids
     may be named without its prefix) or every metric of the profile."""
     return resolve_metric_ids(requested, check_profile(profile))
+
+
+def table_signatures(records: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The signature of each metric row of a table, in row order: the terminal table prints them
+    under itself as the exports record them, so a number can be told from one computed otherwise."""
+    return list(Provenance.of(records).signatures.values())
