@@ -119,17 +119,3 @@ def test_without_the_jar_meteor_names_the_extra(monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setattr(meteor_jar.importlib.util, "find_spec", lambda name: None)
     reason = meteor_jar.meteor_jar_unavailable()
     assert reason is not None and "pip install 'dialjudge[nlg-eval]'" in reason
-
-
-def test_meteor_jar_equals_pycocoevalcap_where_java_runs() -> None:
-    if meteor_jar.meteor_jar_unavailable() is not None:
-        pytest.skip(f"METEOR 1.5 {meteor_jar.meteor_jar_unavailable()}")
-    from pycocoevalcap.meteor.meteor import Meteor
-
-    pairs = [(c, refs) for c, refs in _random_pairs(3, 20) if c.strip() and all(r.strip() for r in refs)]
-    scorer = meteor_jar.MeteorJarScorer(("nlg-eval-meteor",), object())
-    _, expected = Meteor().compute_score({i: [r.strip() for r in refs] for i, (_, refs) in enumerate(pairs)},
-                                         {i: [c.strip()] for i, (c, _) in enumerate(pairs)})
-    got = [scorer.score(c, tuple(refs), False)["nlg-eval-meteor"] for c, refs in pairs]
-    assert got == pytest.approx(expected, abs=1e-12)
-    assert len(set(got)) > 3  # the pairs differ: a constant would not pass
