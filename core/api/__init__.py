@@ -188,9 +188,10 @@ __all__ = [
 from .profiles import (
     DEFAULT_PROFILE,
     METRIC_PROFILES,
+    profile_columns,
     profile_metric_ids,
     profile_names,
     table_signatures,
 )
 
-__all__ += ["DEFAULT_PROFILE", "METRIC_PROFILES", "profile_metric_ids", "profile_names", "table_signatures"]
+__all__ += ["DEFAULT_PROFILE", "METRIC_PROFILES", "profile_columns", "profile_metric_ids", "profile_names", "table_signatures"]

@@ -10,7 +10,7 @@ from typing import Any
 from ..metrics.registry import DEFAULT_PROFILE, METRIC_PROFILES, check_profile, resolve_metric_ids
 from ..report import Provenance
 
-__all__ = ["DEFAULT_PROFILE", "METRIC_PROFILES", "profile_names", "profile_metric_ids", "table_signatures"]
+__all__ = ["DEFAULT_PROFILE", "METRIC_PROFILES", "profile_names", "profile_columns", "profile_metric_ids", "table_signatures"]
 
 
 def profile_names() -> tuple[str, ...]:
@@ -22,6 +22,16 @@ def profile_metric_ids(profile: str = DEFAULT_PROFILE, requested: Sequence[str] 
     """The metric ids a table with this profile scores: the requested ones (a profile's own ids
     may be named without its prefix) or every metric of the profile."""
     return resolve_metric_ids(requested, check_profile(profile))
+
+
+def profile_columns(profile: str, configured: Sequence[str] | None) -> tuple[str, ...]:
+    """The metrics the app scores with a profile: those of the configured metrics the profile has
+    (named without its prefix), or all of the profile's when it has none of them."""
+    if configured is None or check_profile(profile) == DEFAULT_PROFILE:
+        return resolve_metric_ids(configured, profile)
+    own = resolve_metric_ids(None, profile)
+    chosen = tuple(m for m in own if m in configured or m.removeprefix(f"{profile}-") in configured)
+    return chosen or own
 
 
 def table_signatures(records: Sequence[Mapping[str, Any]]) -> list[str]:

@@ -175,6 +175,10 @@ def resolve_metric_ids(requested_ids: Iterable[str] | None, profile: str = DEFAU
     if check_profile(profile) != DEFAULT_PROFILE:
         own = metric_ids(profile)
         requested = [f"{profile}-{m}" if m not in own and f"{profile}-{m}" in own else m for m in requested]
+        foreign = [m for m in requested if m not in own]
+        if foreign:  # a table of one profile never mixes in another profile's code silently
+            raise ConfigError(f"the {profile} profile has no metric {', '.join(map(repr, foreign))}; "
+                              f"its metrics: {', '.join(own)}")
     if not requested:
         raise ConfigError(f"no metric selected; known metrics: {', '.join(known)}")
     unknown = [m for m in requested if m not in known]
