@@ -16,6 +16,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from .metrics.signatures import library_versions, signature_for_label
+
 COEFFICIENTS = ("pearson", "spearman", "kendall")
 SYMBOL = {"pearson": "r", "spearman": "ρ", "kendall": "τ"}
 LATEX_SYMBOL = {"pearson": r"$r$", "spearman": r"$\rho$", "kendall": r"$\tau$"}
@@ -202,7 +204,6 @@ class Provenance:
 
     @classmethod
     def of(cls, records: Sequence[Mapping[str, Any]]) -> Provenance:
-        from .metrics.signatures import library_versions, signature_for_label
 
         signatures: dict[str, str] = {}
         for rec in records:

@@ -12,9 +12,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from dialjudge.core import diagnostics_report as dr
 from dialjudge.core.errors import DialjudgeError
+from dialjudge.core.evaluation import evaluate, split_subsets
+from dialjudge.core.judge_diagnostics import run_diagnostics
 from dialjudge.core.judges.store.run_store import RunStore
 from dialjudge.core.model import Dataset
+from dialjudge.core.report import render, to_csv, to_jsonl
+from dialjudge.core.run_columns import run_scores
 
 #: Agreement-table formats (core/report) and judgment formats, with their file endings.
 TABLE_FORMATS: dict[str, str] = {"csv": "csv", "json": "json", "markdown": "md", "latex": "tex"}
@@ -47,9 +52,6 @@ def export_run(store: RunStore, run_id: int, dataset: Dataset, folder: Path, for
     ``extra_scores`` (say, the reference-based metrics already computed for the
     open dataset) appear in the tables beside the run's judges.
     """
-    from dialjudge.core.evaluation import evaluate, split_subsets
-    from dialjudge.core.report import render
-    from dialjudge.core.run_columns import run_scores
 
     unknown = [f for f in formats if f not in TABLE_FORMATS and f not in JUDGMENT_FORMATS]
     if unknown:
@@ -89,7 +91,6 @@ def export_run(store: RunStore, run_id: int, dataset: Dataset, folder: Path, for
 
     judgment_formats = [f for f in formats if f in JUDGMENT_FORMATS]
     if judgment_formats:
-        from dialjudge.core.report import to_csv, to_jsonl
 
         rows = store.export_rows(run_id)
         if not rows:
@@ -104,8 +105,6 @@ def _write_diagnostics(store: RunStore, run_id: int, dataset: Dataset, folder: P
                        title: str, meta: Mapping[str, object]) -> list[Path]:
     """Beside the agreement table: the confusion matrices with plain and weighted κ, the reliability
     bins with ECE and Brier, the inter-judge matrix (whichever apply to the run's quality and judges)."""
-    from dialjudge.core import diagnostics_report as dr
-    from dialjudge.core.judge_diagnostics import run_diagnostics
 
     diagnostics = run_diagnostics(store, run_id, dataset)
     if diagnostics is None or diagnostics.empty:

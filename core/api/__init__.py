@@ -89,6 +89,7 @@ from .datasets import (
     quality_annotators,
 )
 from .display import RunDisplay
+from .masses import mass_lines, scoring_lines
 from .reports import (
     FILE_REPORTS,
     DrawSpread,
@@ -163,7 +164,7 @@ __all__ = [
     "agreement_levels", "only_dialogs", "label_run_note", "metric_length_bias", "run_finished", "compared_items",
     # stored runs
     "list_runs", "run_details", "RunDetails", "usage_of_run", "judge_columns", "rescore", "export", "judgment_rows",
-    "delete", "dataset_of_run", "environment_lines", "compare",
+    "delete", "dataset_of_run", "environment_lines", "compare", "mass_lines", "scoring_lines",
     # tuning
     "read_space", "open_search", "save_winner", "render_report", "save_search_record", "TUNING_FORMATS",
     "SearchSpace", "TuningReport", "TuningSearch", "SearchEvent", "SearchStarted", "RoundStarted",
@@ -184,8 +185,13 @@ __all__ = [
     "verdict_line", "TieRule", "RunEngine", "Workspace", "judge_evaluator", "Persona", "Template", "TemplateError", "PoolReport", "Stability", "StopRule", "InterJudgeMatrix",
 ]
 
+# i-import: `runs import` and the Runs screen's import action (core.api.imports).
+from .imports import IMPORT_FORMATS, ImportRefused, ImportReport, ImportRequest, ImportResult, import_scores
+
+__all__ += ["IMPORT_FORMATS", "ImportRefused", "ImportReport", "ImportRequest", "ImportResult", "import_scores"]
+
 # Metric profiles (issue 24): which code computes the reference-based metrics.
-from .profiles import (
+from .profiles import (  # noqa: E402
     DEFAULT_PROFILE,
     METRIC_PROFILES,
     profile_columns,

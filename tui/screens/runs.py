@@ -25,15 +25,18 @@ from ..controllers.history import (
     RunsCompared,
     RunsListed,
     RunUsageRead,
+    ScoresImported,
 )
 from ..state import Change, WorkspaceChange
 from ..widgets.comparison_view import render_comparison
 from ..widgets.virtual_table import Column, TableCell, VirtualTable
 from .base import WorkspaceScreen
 from .dialogs import ExportChoice, ExportDialog
+from .import_dialog import ImportDialog
 from .rescore_dialog import RescoreDialog
 
 if TYPE_CHECKING:
+    from dialjudge.core.api import ImportRequest
     from dialjudge.core.judges.post_run.cost import RunUsage
     from dialjudge.core.judges.store.run_store import RunRecord
 
@@ -108,6 +111,8 @@ class RunsScreen(WorkspaceScreen):
                                                    "parser or mapping) into a new run, without the model"),
         Binding("f", "retry_failed", "Retry failed",
                 tooltip="Ask the judges again for the run's judgments without a score; the rest stay"),
+        Binding("i", "import_scores", "Import…",
+                tooltip="Store judge scores made elsewhere (CSV/JSONL, Inspect AI, promptfoo) as a run"),
         Binding("g", "reload", "Reload runs"),
     ]
 
@@ -296,6 +301,27 @@ class RunsScreen(WorkspaceScreen):
         self.notify(f"Run {result.run_id}: run {result.source_run} rescored ({result.settings.describe()}) without "
                     f"the model; {result.changed} of {result.rescored} judgments changed, {result.failures} without "
                     f"a score. Mark both and compare (c).", title="Rescored", timeout=8)
+        self.action_reload()
+
+    def action_import_scores(self) -> None:
+        """Ask for a file of judge scores made elsewhere and store them as a run of the open dataset."""
+        dataset = self.dj.workspace.dataset
+        if dataset is None:
+            self.notify("Open the dataset the scores are for first (Datasets screen)", severity="warning")
+            return
+        self.app.push_screen(ImportDialog(dataset.name), self._import_chosen)
+
+    def _import_chosen(self, request: ImportRequest | None) -> None:
+        if request is not None:
+            self.dj.stored_runs.import_scores(request, self)
+
+    def on_scores_imported(self, message: ScoresImported) -> None:
+        report = message.result.report
+        problems = "; ".join(f"{label}: {len(names)} (first: {names[0]})" for label, names in report.problems())
+        self.notify(f"Run {message.result.run_id} from {report.file} ({report.format}): matched "
+                    f"{report.matched_rows} of {report.rows} scores to {report.items} items; "
+                    f"{problems or 'nothing unmatched, duplicated, missing or off the scale'}.",
+                    title="Imported", timeout=10)
         self.action_reload()
 
     def action_retry_failed(self) -> None:

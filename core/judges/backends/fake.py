@@ -138,7 +138,9 @@ class FakeBackend:
         while len(top) < top_logprobs_count(request.top_k):
             top.append((next(filler), math.log(1e-6)))
         raw = ranked[0][0]
-        return BackendResult(raw_output=raw, choice_probs=probs, top_logprobs=top[: top_logprobs_count(request.top_k)])
+        # The fake puts all its probability on valid answers (its filler tokens get about none).
+        return BackendResult(raw_output=raw, choice_probs=probs, top_logprobs=top[: top_logprobs_count(request.top_k)],
+                             valid_mass=1.0)
 
 
 def _scale(spec: OutputSpec, mode: ScoringMode) -> tuple[float, float]:

@@ -23,7 +23,7 @@ from ...subsets import parse_subset
 from ..prompts.constraint import AnswerConstraint
 from ..prompts.fewshot import FewShotSetting
 from ..types import ScoringMode
-from .pairwise import PairSetting
+from .pairwise import PairSetting, pair_examples
 
 SNAPSHOT_VERSION = 1
 
@@ -178,6 +178,9 @@ class RunConfig:
     yes_label: str | None = None
     #: A pairwise run (core.judges.run.pairwise): which pairs of each context's candidates are asked.
     pairs: PairSetting | None = None
+    #: An imported run (core.imports): where its judgments came from (file, hash, format, importer
+    #: version, the field each value was read from). None for a run judged here.
+    imported: Mapping[str, Any] | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "mode", ScoringMode(self.mode))
@@ -255,7 +258,6 @@ class RunConfig:
         if self.limit is not None:
             items = items[: self.limit]
         if self.pairs is not None:  # the candidates, paired: one item per asked order
-            from .pairwise import pair_examples
 
             return pair_examples(items, self.pairs)
         return items
@@ -283,6 +285,7 @@ class RunConfig:
             **({"environment": dict(self.environment)} if self.environment else {}),
             **({"yes_label": self.yes_label} if self.yes_label else {}),
             **({"pairs": self.pairs.to_dict()} if self.pairs is not None else {}),
+            **({"imported": dict(self.imported)} if self.imported else {}),
         }
 
     @classmethod
@@ -314,6 +317,7 @@ class RunConfig:
             environment=dict(data.get("environment") or {}),
             yes_label=data.get("yes_label"),
             pairs=PairSetting.from_dict(data["pairs"]) if data.get("pairs") else None,
+            imported=dict(data["imported"]) if data.get("imported") else None,
         )
 
     def to_json(self) -> str:

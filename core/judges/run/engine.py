@@ -26,9 +26,14 @@ from ...errors import ConfigError, DialjudgeError
 from ...model import Dataset, Example
 from ..backends import backend_kind
 from ..prompts.constraint import AnswerConstraint
-from ..prompts.truncation import PromptTooLong
+from ..prompts.fewshot import FewShotSelector
+from ..prompts.personas import Persona
+from ..prompts.render import render_prompt
+from ..prompts.templates import parse_template
+from ..prompts.truncation import PromptTooLong, WindowBudget, fit_to_window
+from ..store.provenance import run_environment
 from ..store.run_store import JudgmentKey, RunStore
-from ..types import BackendResult, JudgeBackend, JudgeRequest, Judgment, RenderedPrompt
+from ..types import BackendResult, JudgeBackend, JudgeRequest, Judgment, RenderedPrompt, ScoringMode
 from .config import JudgeVariant, RunConfig
 from .events import (
     JudgmentScored,
@@ -43,6 +48,8 @@ from .events import (
     Subscriber,
 )
 from .failures import BreakerSettings, CircuitBreaker, failure_kind
+from .probability import min_valid_mass
+from .scoring import score_result
 from .stopping import DEFAULT_ORDER_SEED, StopRule, StopState, seeded_context_order
 
 Scorer = Callable[[JudgeRequest, BackendResult, str], Judgment]
@@ -56,9 +63,6 @@ class TemplateRenderer:
     """Renders with the run's own template snapshot, persona texts and few-shot setting."""
 
     def __init__(self, config: RunConfig, fewshot_pool: Sequence[Example]) -> None:
-        from ..prompts.personas import Persona
-        from ..prompts.render import render_prompt
-        from ..prompts.templates import parse_template
 
         self._render = render_prompt
         self.config = config
@@ -76,7 +80,6 @@ class TemplateRenderer:
         if config.fewshot.enabled:
             if not config.quality:
                 raise ConfigError("few-shot examples need the run's quality (which human rating to show)")
-            from ..prompts.fewshot import FewShotSelector
 
             self._selector = FewShotSelector(fewshot_pool, config.fewshot, config.quality)
         self._shots: dict[str, list[Example]] = {}
@@ -91,7 +94,6 @@ class TemplateRenderer:
         return self._shots[example.id]
 
     def __call__(self, variant: JudgeVariant, example: Example) -> RenderedPrompt:
-        from ..prompts.truncation import fit_to_window
 
         persona = self._personas.get(variant.persona.name) if variant.persona else None
         fewshot = self.fewshot_for(example)
@@ -111,11 +113,13 @@ class TemplateRenderer:
 
 def _window_budget(variant: JudgeVariant, mode: Any) -> Any:
     """The judge's prompt budget (truncation.WindowBudget), or None where its window is unknown."""
-    from ..prompts.truncation import WindowBudget
-    from ..types import ScoringMode
 
     config = variant.judge.config
-    window = backend_kind(config.backend).context_window(config)
+    try:
+        kind = backend_kind(config.backend)
+    except ConfigError:  # a judge no backend here runs (an imported run's, core.imports): window unknown
+        return None
+    window = kind.context_window(config)
     if isinstance(window, bool) or not isinstance(window, int) or window <= 0:
         return None
     answer = variant.judge.sampling.max_tokens if mode is ScoringMode.GENERATE else 16
@@ -335,9 +339,11 @@ class RunEngine:
             backend = self.backends[variant.judge.name]
             request = JudgeRequest(item_id=example.id, prompt=prompt, mode=config.mode,
                                    sampling=variant.judge.sampling, top_k=config.top_k, repeat=key.repeat,
-                                   constrain=config.constrain)
+                                   constrain=config.constrain, min_valid_mass=min_valid_mass(variant.judge.config))
             work = _Work(variant, example, request, request.cache_key(backend.identity), backend)
             hit = self.store.cached_response(work.cache_key) if self.use_cache else None
+            if hit is not None and request.mode is not ScoringMode.GENERATE and hit.valid_mass is None:
+                hit = None  # cached before the valid mass was measured: ask again rather than guess it
             if hit is not None:
                 cached_work.append((work, hit))
             else:
@@ -353,7 +359,6 @@ class RunEngine:
         timeouts = {name: self._timeout_for(name) for name in queues}
 
         if record is None:
-            from ..store.provenance import run_environment
 
             opened = {name: self.backends[name] for name in queues}
             snapshot = {**config.to_dict(), "environment": run_environment(opened)}
@@ -377,7 +382,9 @@ class RunEngine:
         self.failures = (self.store.count_judgments(self.run_id, failed_only=True,
                                                     include_request_failures=not self.retry_failed)
                          if record else len(too_long))
-        self._emit(RunStarted(self.run_id, self.total, self.done, self.resumed))
+        ways = {name: str(way) for name, backend in self.backends.items() if name in queues
+                and (way := getattr(backend, "scoring_way", None)) is not None}
+        self._emit(RunStarted(self.run_id, self.total, self.done, self.resumed, scoring=ways))
         return cached_work, queues, timeouts
 
     def _find_run(self) -> Any:
@@ -567,7 +574,6 @@ async def _cancel_all(tasks: Iterable[asyncio.Future[Any]]) -> None:
 
 
 def _default_scorer() -> Scorer:
-    from .scoring import score_result
 
     return score_result
 
