@@ -44,6 +44,9 @@ def add_table_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--format", choices=FORMATS, default="table")
     p.add_argument("--output", type=Path, help="write the table here instead of the terminal")
+    p.add_argument("--profile", choices=profile_names(), default=DEFAULT_PROFILE,
+                   help="which code computes the reference-based metrics: default (sacrebleu, rouge-score, NLTK) "
+                        "or nlg-eval (the MS-COCO scorers and METEOR 1.5, as Yeh et al. 2021)")
 
 
 def _non_negative_int(text: str) -> int:
@@ -61,9 +64,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("metrics", help="correlate reference-based metrics with human ratings")
     add_table_options(p)
     p.add_argument("--metrics", help="comma-separated metric ids (bleu1..bleu4, rouge1, rouge2, rougeL, meteor, chrf++)")
-    p.add_argument("--profile", choices=profile_names(), default=DEFAULT_PROFILE,
-                   help="which code computes the metrics: default (sacrebleu, rouge-score, NLTK) or nlg-eval "
-                        "(the MS-COCO scorers and METEOR 1.5, as Yeh et al. 2021 and most dialogue-metric papers)")
     p.set_defaults(handler=run)
 
 

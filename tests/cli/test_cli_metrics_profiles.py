@@ -9,8 +9,9 @@ import io
 from pathlib import Path
 
 import pytest
-from cli_helpers import run
+from cli_helpers import run, use_fake_judges
 
+from dialjudge.core.api import RunStore
 from dialjudge.core.metrics.meteor_jar import meteor_jar_unavailable
 from shared_data import require_file
 
@@ -49,3 +50,19 @@ def test_unknown_profile_is_a_usage_error(capsys: pytest.CaptureFixture[str]) ->
     with pytest.raises(SystemExit):
         run(capsys, "metrics", "--profile", "coco")
     assert "invalid choice: 'coco'" in capsys.readouterr().err
+
+
+def test_judge_tables_and_the_run_record_carry_the_profile(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    use_fake_judges(tmp_path, monkeypatch, "fa")
+    code, out, err = run(capsys, "judge", "--dataset", "sample", "--judge", "fa", "--mode", "generate",
+                         "--aspect", "coherence", "--limit", "8", "--bootstrap", "0", "--profile", "nlg-eval",
+                         "--format", "csv")
+    assert code == 0, err
+    rows = [r for r in csv.DictReader(io.StringIO(out)) if r["subset"] == "all"]
+    names = [r["evaluator"] for r in rows]
+    assert names[0] == "BLEU-1 (nlg-eval)" and "fa" in names and "BLEU-1" not in names
+    assert all("profile:nlg-eval" in r["signature"] for r in rows if "(nlg-eval)" in r["evaluator"])
+    # The run record keeps both profiles' signatures: its table may be shown with either.
+    environment = RunStore().list_runs()[-1].config["environment"]
+    assert "nlg-eval-bleu4" in environment["metric_signatures"] and "bleu4" in environment["metric_signatures"]
