@@ -27,6 +27,8 @@ def test_the_default_profile_is_unchanged_and_nlg_eval_has_its_own_ids() -> None
     assert resolve_metric_ids(["bleu4", "rougeL"], "nlg-eval") == ("nlg-eval-bleu4", "nlg-eval-rougeL")
     with pytest.raises(ConfigError, match="unknown metric profile 'coco'"):
         metric_ids("coco")
+    with pytest.raises(ConfigError, match="the nlg-eval profile has no metric 'chrf\\+\\+'"):
+        resolve_metric_ids(["bleu4", "chrf++"], "nlg-eval")
 
 
 def test_each_nlg_eval_metric_has_its_own_label_and_signature() -> None:
