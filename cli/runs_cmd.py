@@ -123,7 +123,7 @@ def run_list(args: argparse.Namespace) -> int:
         cfg = r.run_config
         name = (r.name or "–") + (f" (from run {r.source_run})" if r.source_run is not None else
                                   " (imported)" if r.kind == "imported" else "")
-        rows.append((r.id, r.created[:19], name, r.status.value, cfg.dataset, cfg.template, cfg.mode.value,
+        rows.append((r.id, r.created[:19], name, r.status.value, cfg.dataset, cfg.template_label, cfg.mode.value,
                      ", ".join(j.name for j in cfg.judges), f"{r.judgments}/{r.total}", r.failures))
     render.console().print(render.plain_table(
         "Runs", ["id", "created", "name", "status", "dataset", "template", "mode", "judges", "done", "failed"], rows,
@@ -140,7 +140,7 @@ def run_show(args: argparse.Namespace) -> int:
     con = render.console()
     con.print(render.key_values(f"Run {record.id} — {record.status.value}", {
         "created": record.created, "dataset": f"{config.dataset} ({config.subset})",
-        "template": config.template,
+        "template": config.template_label,
         "mode": config.mode.value + (f" (top-{config.top_k})"
                                      if config.mode is ScoringMode.LOGPROB and config.top_k else ""),
         "aspect / KPI / quality": f"{config.aspect or '–'} / {config.kpi or '–'} / {config.quality or '–'}",

@@ -139,8 +139,8 @@ def prompt_diff(a: RunConfig, b: RunConfig, run_a: int, run_b: int) -> list[str]
                 lines += ["", f"# persona {persona.name}", *persona.text.splitlines()]
         return lines
 
-    return list(difflib.unified_diff(prompt_source(a), prompt_source(b), fromfile=f"run {run_a}: {a.template}",
-                                     tofile=f"run {run_b}: {b.template}", lineterm=""))
+    return list(difflib.unified_diff(prompt_source(a), prompt_source(b), fromfile=f"run {run_a}: {a.template_label}",
+                                     tofile=f"run {run_b}: {b.template_label}", lineterm=""))
 
 
 def config_changes(a: Mapping[str, Any], b: Mapping[str, Any], prefix: str = "") -> list[tuple[str, Any, Any]]:

@@ -69,9 +69,12 @@ def export_run(store: RunStore, run_id: int, dataset: Dataset, folder: Path, for
         if not scores:
             raise ExportError(f"run {run_id} has no judgments yet; nothing to tabulate")
         qualities = [config.quality] if config.quality else None
-        subsets = split_subsets(dataset, config.subset)
+        # Only the items the run asked about (its subset, limit, item list): an item never asked is
+        # no "not scored" exclusion. A pairwise run's items are pair orders, read against the candidates.
+        asked = dataset if config.pairs is not None else dataset.subset(config.select_items(dataset))
+        subsets = split_subsets(asked, config.subset)
         # The human ceiling on the items the run's judges are compared on, as everywhere else.
-        report = evaluate(dataset, qualities=qualities, subset=subsets[0], extra_subsets=subsets[1:],
+        report = evaluate(asked, qualities=qualities, subset=subsets[0], extra_subsets=subsets[1:],
                           extra_scores=extra_scores, judge_scores=scores, failures=failures, include_metrics=False,
                           n_boot=n_boot, seed=seed)
         title = f"Run {run_id}: {config.label}"

@@ -20,19 +20,22 @@ from textual.signal import Signal
 from textual.timer import Timer
 from textual.worker import Worker, get_current_worker
 
-from dialjudge.core.api import DEFAULT_PROFILE, profile_columns
-from dialjudge.core.workspace import Workspace
+from dialjudge.core.api import (
+    DEFAULT_PROFILE,
+    Workspace,
+    ceiling_table,
+    describe,
+    item_metric_scores,
+    profile_columns,
+    score_examples,
+)
 
 from ..state import Change, StatsState, WorkspaceChange
 from .base import start_thread_work
 
 if TYPE_CHECKING:
-    from dialjudge.core.describe import DatasetSummary
-    from dialjudge.core.judges.types import Judgment
-    from dialjudge.core.metrics import MetricScores
+    from dialjudge.core.api import AgreementInputs, AgreementTable, CeilingRow, DatasetSummary, Judgment, MetricScores
     from dialjudge.core.model import Dataset, Example
-    from dialjudge.core.stats import AgreementTable, CeilingRow
-    from dialjudge.core.workspace import AgreementInputs
 
     from ..services import Services
 
@@ -119,9 +122,6 @@ class DatasetController:
         """Load a dataset by name or path in the background; it replaces the current one."""
 
         def load() -> None:
-            from dialjudge.core.describe import describe
-            from dialjudge.core.stats import ceiling_table
-
             dataset = self.services.open_dataset(name_or_path)
             summary = describe(dataset)
             ceilings = ceiling_table(dataset.examples)
@@ -159,8 +159,6 @@ class DatasetController:
         profile = self.metric_profile
 
         def score() -> None:
-            from dialjudge.core.metrics import score_examples
-
             worker = get_current_worker()
 
             def progress(done: int, total: int) -> None:
@@ -199,11 +197,7 @@ class DatasetController:
         profile = self.metric_profile
 
         def score() -> None:
-            from dialjudge.core.metrics import metric_info, score_pair
-
-            ids = profile_columns(profile, self.services.metric_ids)
-            raw = score_pair(example.candidate or "", example.references, example.language, ids)
-            scores = {metric_info(m).label: raw[m] for m in ids if m in raw}
+            scores = item_metric_scores(example, profile_columns(profile, self.services.metric_ids))
             if not get_current_worker().is_cancelled:
                 self.app.post_message(ItemScored(example.id, scores))
 

@@ -14,8 +14,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.widgets import Footer, Header, Static, TabbedContent, TabPane
 
-from dialjudge.core.judges.store.status import RunStatus
-from dialjudge.core.run_export import FORMAT_LABELS
+from dialjudge.core.api import FORMAT_LABELS, RunStatus, ScoringMode, money_text, usage_summary
 
 from ..controllers.history import (
     FilesExported,
@@ -36,9 +35,7 @@ from .import_dialog import ImportDialog
 from .rescore_dialog import RescoreDialog
 
 if TYPE_CHECKING:
-    from dialjudge.core.api import ImportRequest
-    from dialjudge.core.judges.post_run.cost import RunUsage
-    from dialjudge.core.judges.store.run_store import RunRecord
+    from dialjudge.core.api import ImportRequest, RunRecord, RunUsage
 
 STATUS_STYLES = {RunStatus.FINISHED: "green", RunStatus.RUNNING: "cyan", RunStatus.CANCELLED: "yellow",
                  RunStatus.FAILED: "red"}
@@ -48,8 +45,6 @@ MARKS = ("A", "B")
 def run_details(record: RunRecord, usage: RunUsage | None = None, *, show_timings: bool = True) -> RenderableType:
     """A run's settings, and its cost and latency once read, as ``dialjudge runs show`` prints them
     (timings can be left out, for snapshots)."""
-    from dialjudge.core.judges.types import ScoringMode
-
     config = record.run_config
     table = Table(box=None, padding=(0, 1), show_header=False, show_edge=False)
     table.add_column(style="bold", no_wrap=True)
@@ -60,7 +55,7 @@ def run_details(record: RunRecord, usage: RunUsage | None = None, *, show_timing
         ("created", record.created[:19].replace("T", " ")),
         ("dataset", f"{config.dataset} (subset {config.subset}"
                     + (f", first {config.limit}" if config.limit else "") + ")"),
-        ("template", config.template),
+        ("template", config.template_label),
         ("mode", mode),
         ("aspect / KPI / quality", f"{config.aspect or '–'} / {config.kpi or '–'} / {config.quality or '–'}"),
         ("judge columns", ", ".join(v.label for v in config.variants())),
@@ -83,8 +78,6 @@ def run_details(record: RunRecord, usage: RunUsage | None = None, *, show_timing
 
 def usage_text(usage: RunUsage, *, show_timings: bool) -> str:
     """Per judge: tokens, throughput and estimated cost; the run's wall time (timings only when shown)."""
-    from dialjudge.core.judges.post_run.cost import money_text, usage_summary
-
     if show_timings:
         lines = [usage_summary(usage)]
     else:
@@ -163,7 +156,7 @@ class RunsScreen(WorkspaceScreen):
             table.set_columns([
                 Column("mark", "", width=1), Column("id", "id", align="right", width=4),
                 Column("created", "created", width=16), Column("status", "status", width=9),
-                Column("dataset", "dataset", max_width=20), Column("template", "template", max_width=20),
+                Column("dataset", "dataset", max_width=20), Column("template", "template", max_width=26),
                 Column("target", "aspect/KPI", max_width=18), Column("mode", "mode", width=8),
                 Column("judges", "judges", max_width=24), Column("done", "judged", align="right", width=9),
                 Column("failed", "failed", align="right", width=6), Column("name", "name", max_width=20),
@@ -184,7 +177,7 @@ class RunsScreen(WorkspaceScreen):
             TableCell(r.created[:16].replace("T", " "), "dim", r.created),
             TableCell(r.status.value, STATUS_STYLES[r.status], r.status.value),
             TableCell.of(config.dataset),
-            TableCell.of(config.template),
+            TableCell.of(config.template_label),
             TableCell.of(target),
             TableCell.of(config.mode.value),
             TableCell.of(judges),

@@ -15,6 +15,7 @@ returns unparseable text), and each request can await a test-supplied
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import math
@@ -33,6 +34,13 @@ Delay = Callable[[JudgeRequest], Awaitable[None]]
 
 #: Text a fake judge returns when a request is made to fail parsing.
 GARBAGE_OUTPUT = "I cannot decide on this one."
+
+
+def _sleeping(seconds: float) -> Delay:
+    async def delay(request: JudgeRequest) -> None:
+        await asyncio.sleep(seconds)
+
+    return delay
 
 
 @dataclass
@@ -65,7 +73,8 @@ class FakeBackend:
 
     @classmethod
     def from_config(cls, config: JudgeConfig) -> "FakeBackend":
-        """A fake judge from a config file: ``options`` may set fail_every and garbage_every."""
+        """A fake judge from a config file: ``options`` may set fail_every, garbage_every and
+        delay_s (seconds each answer takes, to try cancelling and quitting as with a slow model)."""
         options = dict(config.extra)
         counts = {}
         for key in ("fail_every", "garbage_every"):
@@ -73,9 +82,13 @@ class FakeBackend:
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise BackendError(f"judge {config.name!r}: options.{key} must be a whole number >= 0")
             counts[key] = value
+        delay_s = options.get("delay_s", 0)
+        if isinstance(delay_s, bool) or not isinstance(delay_s, (int, float)) or not 0 <= delay_s <= 3600:
+            raise BackendError(f"judge {config.name!r}: options.delay_s must be a number of seconds from 0 to 3600")
         return cls(name=config.name, max_concurrency=config.concurrency,
                    identity=f"fake:{config.name}:{config.model}",
-                   fail_every=counts["fail_every"], garbage_every=counts["garbage_every"])
+                   fail_every=counts["fail_every"], garbage_every=counts["garbage_every"],
+                   delay=_sleeping(float(delay_s)) if delay_s else None)
 
     async def open(self) -> None:
         self.opened += 1

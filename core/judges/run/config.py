@@ -260,7 +260,9 @@ class RunConfig:
         if self.pairs is not None:  # the candidates, paired: one item per asked order
 
             return pair_examples(items, self.pairs)
-        return items
+        from .prepaired import as_candidates
+
+        return list(as_candidates(items))  # pre-paired items, judged one reply at a time: each reply
 
     # -- snapshot --------------------------------------------------------------------------
 
@@ -324,6 +326,17 @@ class RunConfig:
         return json.dumps(self.to_dict(), ensure_ascii=False, sort_keys=True, default=str)
 
     @property
+    def template_hash(self) -> str:
+        """The template's identity: 8 hex digits of its text's SHA-256. Two runs of templates with one
+        name but different text (an edited copy) differ here."""
+        return template_text_hash(self.template_text)
+
+    @property
+    def template_label(self) -> str:
+        """The template's name with its identity, as every list of runs shows it: ``likert-1to5 #3f2a9c1e``."""
+        return f"{self.template} #{self.template_hash}"
+
+    @property
     def fingerprint(self) -> str:
         """Stable hash of everything that decides the judgments (not the run's name, not speed settings)."""
         data = self.to_dict()
@@ -344,4 +357,9 @@ class RunConfig:
         what = self.kpi or self.aspect or self.quality or "overall"
         judges = ",".join(j.name for j in self.judges)
         mode = self.mode.value if self.pairs is None else f"pairwise {self.pairs.spec} {self.mode.value}"
-        return f"{self.dataset}/{self.subset} {self.template}:{what} {judges} {mode}"
+        return f"{self.dataset}/{self.subset} {self.template_label}:{what} {judges} {mode}"
+
+
+def template_text_hash(text: str) -> str:
+    """8 hex digits of the SHA-256 of a template's text (its identity beside its name)."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:8]

@@ -15,6 +15,7 @@ a failed judgment (error text, no score) and the run carries on.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import time
 from collections import deque
@@ -175,6 +176,7 @@ class RunEngine:
         breaker: BreakerSettings | None = None,
         context_order_seed: int | None = DEFAULT_ORDER_SEED,
         stop_rule: StopRule | None = None,
+        reuse_finished: bool = False,
     ) -> None:
         self.config = config
         self.dataset = dataset
@@ -204,6 +206,8 @@ class RunEngine:
         #: Contexts are judged in this seed's random order (None: file order); see .stopping.
         self.context_order_seed = context_order_seed
         self.stop_rule = stop_rule
+        #: With ``resume``: an identical finished run (same config and name) is shown again, not repeated.
+        self.reuse_finished = reuse_finished
         #: The stop rule's decision that ended the run early (None when it did not).
         self.stopped_by_rule: StopState | None = None
 
@@ -222,6 +226,8 @@ class RunEngine:
         self._last_progress_done = 0
         self._cancel_requested = False
         self._main: asyncio.Task[None] | None = None
+        #: The task of :meth:`run` itself: a cancel while the judges load (before _main exists) ends it.
+        self._run_task: asyncio.Task[Any] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
 
     # -- subscribers and control ----------------------------------------------------------
@@ -240,16 +246,25 @@ class RunEngine:
         Safe to call from another thread."""
         self._cancel_requested = True
         loop = self._loop
-        if loop is None or self._main is None:
+        if loop is None:
             return
         try:
             on_loop = asyncio.get_running_loop() is loop
         except RuntimeError:
             on_loop = False
         if on_loop:
-            self._main.cancel()
+            self._cancel_now()
         else:
-            loop.call_soon_threadsafe(self._main.cancel)
+            with contextlib.suppress(RuntimeError):  # the loop has closed: the run is over
+                loop.call_soon_threadsafe(self._cancel_now)
+
+    def _cancel_now(self) -> None:
+        # Judging: stop the workers (what is stored stays). Still preparing (a model loading for
+        # many seconds): end run() at once, so that quitting never waits for the load.
+        if self._main is not None:
+            self._main.cancel()
+        elif self._run_task is not None:
+            self._run_task.cancel()
 
     @property
     def cancelled(self) -> bool:
@@ -263,9 +278,19 @@ class RunEngine:
         if self._loop is not None:
             raise RuntimeError("this RunEngine has already run; build a new one")
         self._loop = asyncio.get_running_loop()
+        self._run_task = asyncio.current_task()
+        if self._cancel_requested:  # cancelled before it started (the app quit): ask nothing
+            self._run_task = None
+            return self._stop(RunStatus.CANCELLED)
         try:
             return await self._run_once()
+        except asyncio.CancelledError:
+            if not self._cancel_requested or self._main is not None:
+                raise
+            # Cancelled while preparing: nothing was asked, the run (if it exists) stays resumable.
+            return self._stop(RunStatus.CANCELLED)
         finally:
+            self._run_task = None
             if self._lock_owner is not None:
                 self.store.unlock_run(self._lock_owner)
 
@@ -394,7 +419,12 @@ class RunEngine:
                 raise ConfigError(
                     f"run {record.id} was made from a different configuration; it cannot be resumed with this one")
             return record
-        return self.store.find_resumable(self.config.fingerprint) if self.resume else None
+        if not self.resume:
+            return None
+        unfinished = self.store.find_resumable(self.config.fingerprint)
+        if unfinished is None and self.reuse_finished:
+            return self.store.find_finished(self.config.fingerprint, name=self.config.name)
+        return unfinished
 
     def _timeout_for(self, judge_name: str) -> float:
         if self.request_timeout_s is not None:
@@ -454,6 +484,11 @@ class RunEngine:
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # the backend already retried; record and carry on
+                if self._cancel_requested or self._workers_stop or _is_shutdown_error(exc):
+                    # Stopping (the user cancelled, the process is exiting): the request was
+                    # dropped, not failed. Stored as a failure it would count against the judge.
+                    self._cancel_requested = True
+                    return
                 reason = (f"no answer within {timeout:g} s" if isinstance(exc, asyncio.TimeoutError)
                           else _describe(exc))
                 self._record(work, self._failed(work, reason, started), request_failed=True, response=None)
@@ -571,6 +606,11 @@ async def _cancel_all(tasks: Iterable[asyncio.Future[Any]]) -> None:
         task.cancel()
     if tasks:
         await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def _is_shutdown_error(exc: BaseException) -> bool:
+    """The error a thread pool raises once the interpreter is exiting: the process is ending, not the judge failing."""
+    return isinstance(exc, RuntimeError) and "interpreter shutdown" in str(exc)
 
 
 def _default_scorer() -> Scorer:

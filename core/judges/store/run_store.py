@@ -389,6 +389,16 @@ class RunStore:
         )
         return _run_record(rows[0]) if rows else None
 
+    def find_finished(self, fingerprint: str, *, name: str = "") -> RunRecord | None:
+        """The newest finished run made from the same config under the same name (a judge command
+        given again shows it instead of adding an identical run)."""
+        rows = self._query(
+            _RUN_SELECT + " WHERE r.fingerprint = ? AND r.status = ? AND r.name = ? AND r.source_run IS NULL "
+            "GROUP BY r.id ORDER BY r.id DESC LIMIT 1",
+            (fingerprint, RunStatus.FINISHED.value, name),
+        )
+        return _run_record(rows[0]) if rows else None
+
     def delete_run(self, run_id: int) -> bool:
         """Delete a run with its judgments and reviews. The response cache is kept."""
         with self._transaction() as db:

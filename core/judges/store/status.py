@@ -67,7 +67,9 @@ class RunState:
             self.progress = event
             self.done, self.total, self.failures = event.done, event.total, event.failures
         elif isinstance(event, RunFinished):
-            self.run_id, self.status, self.summary = event.run_id, RunStatus(event.status), event.summary
+            # Run id 0: stopped before anything was recorded (there is no run to name).
+            self.run_id = event.run_id or None
+            self.status, self.summary = RunStatus(event.status), event.summary
             self.done, self.failures = event.summary.done, event.summary.failures
         elif isinstance(event, RunFailed):
             self.status, self.error = RunStatus.FAILED, event.error
