@@ -13,6 +13,7 @@ from typing import Any, Iterable, Mapping, Sequence
 from .adversarial.builder import CONTRADICTS
 from .errors import DataError
 from .metrics import score_examples
+from .metrics.registry import metric_info, resolve_metric_ids, unavailable_reason
 from .model import TAG_CLOSED, TAG_OPEN, Aggregation, Dataset, Example, Level
 from .stats import agreement_table
 from .stats.baselines import LENGTH_EVALUATOR, length_scores
@@ -59,8 +60,6 @@ def reference_metric_scores(dataset: Dataset, metric_ids: Sequence[str] | None =
 
 def missing_metric_reasons(metric_ids: Sequence[str] | None) -> dict[str, str]:
     """Display label -> why that metric cannot be computed here (METEOR 1.5 without Java)."""
-    from .metrics.registry import metric_info, resolve_metric_ids, unavailable_reason
-
     found = {}
     for metric_id in resolve_metric_ids(metric_ids):
         reason = unavailable_reason(metric_id)
