@@ -300,6 +300,18 @@ from .labels_estimates import (
 
 __all__ += ["IMPORT_FORMATS", "ImportRefused", "ImportReport", "ImportRequest", "ImportResult", "import_scores"]
 
+# Metric profiles (issue 24): which code computes the reference-based metrics.
+from .profiles import (  # noqa: E402
+    DEFAULT_PROFILE,
+    METRIC_PROFILES,
+    profile_columns,
+    profile_metric_ids,
+    profile_names,
+    table_signatures,
+)
+
+__all__ += ["DEFAULT_PROFILE", "METRIC_PROFILES", "profile_columns", "profile_metric_ids", "profile_names", "table_signatures"]
+
 # -- f-app: resuming an interrupted run, a template's identity ---------------------------------
 from .interrupted import find_interrupted_run  # noqa: E402
 from .template_identity import (  # noqa: E402
