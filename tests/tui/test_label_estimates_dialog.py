@@ -12,7 +12,12 @@ from textual.widgets import Input, Static
 from tui_helpers import settle, static_text, wait_until
 
 from dialjudge.cli.main import main as cli_main
-from dialjudge.core.api import open_dataset
+from dialjudge.core.api import estimate_for_run, open_dataset
+from dialjudge.core.config import JudgeConfig
+from dialjudge.core.errors import DialjudgeError
+from dialjudge.core.judges.prompts.templates import get_template
+from dialjudge.core.judges.run.config import RunConfig
+from dialjudge.core.judges.types import ScoringMode
 from dialjudge.core.model import Aggregation
 from dialjudge.tui.app import make_app
 from dialjudge.tui.screens.label_estimates_dialog import LabelEstimatesDialog
@@ -137,3 +142,30 @@ async def test_the_review_queue_proposes_items_to_label_and_the_estimate_follows
     for name in ("labels only", "judge-assisted (PPI++)"):
         row = next(line for line in printed.splitlines() if name in line)
         assert numbers(row)[:3] == numbers(first_line.split(name, 1)[1])[:3], (row, first_line)
+
+
+async def test_a_part_that_does_not_apply_says_why_and_the_other_still_shows(services: Services) -> None:
+    """A run of 20 of the bundled sample's items: core refuses to draw 50 labels from them (its reason is
+    shown), while the alternative annotator test still shows."""
+    app = make_app(services=services)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        dataset = app.workspace.dataset
+        assert dataset is not None
+        app.runs.start(RunConfig.build(dataset, get_template("likert-1to5"), [JudgeConfig(name="fake", backend="fake")],
+                                       aspect="overall", quality="overall", mode=ScoringMode.GENERATE, limit=20))
+        await settle(pilot)
+        run_id = app.runs.state.run_id
+        with services.open_store() as store, pytest.raises(DialjudgeError) as refused:
+            estimate_for_run(store, run_id, labelled=50, seed=0, dataset=dataset, app_config=services.config)
+        await pilot.press("s")
+        await settle(pilot)
+        await pilot.press("a")
+        await wait_until(pilot, lambda: isinstance(app.screen, LabelEstimatesDialog)
+                         and app.screen.result is not None, "the test and the estimates arrived")
+        dialog = app.screen
+        assert isinstance(dialog, LabelEstimatesDialog) and dialog.result is not None
+        assert dialog.result.estimate_problem == str(refused.value)
+        assert str(refused.value) in " ".join(static_text(dialog.query_one("#estimates", Static)).split())
+        assert dialog.result.alt_test_problem is None and dialog.result.alt_tests
+        assert "Alternative annotator test" in static_text(dialog.query_one("#alt-test", Static))
