@@ -55,6 +55,8 @@ class PreferenceReportComputed(Message):
 
     run_id: int
     report: PreferenceReport
+    #: The name of the dataset whose pairs were judged.
+    dataset: str
 
 
 class PairwiseReportController:
@@ -67,6 +69,8 @@ class PairwiseReportController:
         self.report: PairwiseReport | None = None
         #: A run on pre-paired items (pairwise or pointwise): its agreement with the humans' votes (issue 21).
         self.preference: PreferenceReport | None = None
+        #: The dataset ``preference`` was computed on (screens show it only while that dataset is open).
+        self.preference_dataset: str | None = None
         self.run_id: int | None = None
 
     def compute(self, run_id: int) -> Worker[None] | None:
@@ -93,20 +97,25 @@ class PairwiseReportController:
         return start_thread_work(self.app, work, group=PAIRWISE_GROUP,
                                  description=f"Summarising pairwise run {run_id}")
 
+    def preference_of(self, dataset: str | None) -> PreferenceReport | None:
+        """The latest run on pre-paired items' report when it is of ``dataset`` (the open one), else None."""
+        return self.preference if dataset is not None and dataset == self.preference_dataset else None
+
     def _compute_preferences(self, run_id: int, dataset: Any) -> Worker[None]:
         def work() -> None:
             with self.services.open_store() as store:
                 report = stored_preference_report(store, run_id, dataset, PreferenceRequest())
             if not get_current_worker().is_cancelled:
-                self.app.post_message(PreferenceReportComputed(run_id, report))
+                self.app.post_message(PreferenceReportComputed(run_id, report, dataset.name))
 
         return start_thread_work(self.app, work, group=PAIRWISE_GROUP,
                                  description=f"Comparing run {run_id} with the humans' preferences")
 
     def preference_computed(self, message: PreferenceReportComputed) -> None:
-        """A run on pre-paired items was read against the humans' votes: the Run screen shows it."""
+        """A run on pre-paired items was read against the humans' votes: the Run and Scores screens show it."""
         self.report = None
         self.preference = message.report
+        self.preference_dataset = message.dataset
         self.run_id = message.run_id
         self.datasets.publish(Change.JUDGES)
 

@@ -19,6 +19,7 @@ from ..state import Change, WorkspaceChange, column_order
 from ..widgets.correlation_panel import CorrelationPanel, panel_rows
 from ..widgets.decision_panel import DecisionPanel
 from ..widgets.label_agreement_panel import LabelAgreementPanel
+from ..widgets.preference_report import PreferencePanel
 from ..widgets.run_progress_bar import progress_text
 from ..widgets.selection_bar import SelectionBar
 from ..widgets.virtual_table import Column, VirtualTable
@@ -65,6 +66,7 @@ class ScoresScreen(WorkspaceScreen):
             yield CorrelationPanel(id="correlations")
         yield LabelAgreementPanel(id="label-agreement")  # shown with a label quality's LabelReport
         yield DecisionPanel(id="decisions")  # two picked columns compared; the judges as labels
+        yield PreferencePanel(id="scores-preferences")  # a run on pre-paired items against the humans' votes
         yield Footer()
 
     @property
@@ -85,6 +87,8 @@ class ScoresScreen(WorkspaceScreen):
                 self._rebuild_table(columns_only=True)
             elif kind is Change.JUDGES:
                 self._update_judge_cells(change.item_ids)
+        if kind in (Change.DATASET, Change.JUDGES):
+            self._redraw_preferences()
         if kind in (Change.DATASET, Change.SELECTION, Change.METRICS, Change.STATS):
             self._redraw_panel()
         elif kind is Change.JUDGES:
@@ -138,6 +142,13 @@ class ScoresScreen(WorkspaceScreen):
                         severity="warning")
             return
         self.app.push_screen(LabelEstimatesDialog(max(runs)))
+
+    def _redraw_preferences(self) -> None:
+        """The latest run on this dataset's pre-paired items, against the humans' votes (computed on a
+        worker by the pairwise controller when the run finishes or is opened from the Runs screen)."""
+        ws, pairwise = self.dj.workspace, self.dj.pairwise
+        report = pairwise.preference_of(None if ws.dataset is None else ws.dataset.name)
+        self.query_one(PreferencePanel).show(report, pairwise.run_id)
 
     def _redraw_decisions(self, _: None = None) -> None:
         decisions = self.dj.decisions

@@ -6,6 +6,8 @@ from __future__ import annotations
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from dialjudge.core.api import (
@@ -47,6 +49,30 @@ class PreferenceReportView(Static):
             parts.append(Text(f"To review ({judge}): " + ("; ".join(f"{pair} ({why})" for pair, why in flagged)
                                                            if flagged else "none"), style="yellow"))
         self.update(Group(*parts))
+
+
+class PreferencePanel(VerticalScroll):
+    """A scrolling :class:`PreferenceReportView` for screens with other content (the Scores screen):
+    hidden while there is no report, and redrawn only when the report changes."""
+
+    DEFAULT_CSS = """
+    PreferencePanel { height: auto; max-height: 60%; }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._shown: tuple[PreferenceReport | None, int | None] = (None, None)
+        self.display = False
+
+    def compose(self) -> ComposeResult:
+        yield PreferenceReportView()
+
+    def show(self, report: PreferenceReport | None, run_id: int | None = None) -> None:
+        if report is self._shown[0] and run_id == self._shown[1] and (report is None) != self.display:
+            return  # on show already: no render, no layout
+        self._shown = (report, run_id)
+        self.display = report is not None
+        self.query_one(PreferenceReportView).show(report, run_id)
 
 
 def _table(title: str, columns: tuple[str, ...], rows: list[tuple[str, ...]]) -> Table:
