@@ -8,6 +8,9 @@ A run's items are flagged for five reasons, in this order of urgency:
    scored but shaky above it);
 2. an adversarial candidate was scored at or above its own original
    (:func:`dialjudge.core.adversarial.discernment.caught_list`);
+2b. on pre-paired preference data (a pairwise run asking each pair, issue 21): the judge contradicts
+   the humans' majority in both orders, or its verdict flips when the replies swap places
+   (:func:`dialjudge.core.judges.post_run.preference_report.pairs_to_review`);
 3. a judge disagrees with the human label by at least ``min_gap`` on the
    common 0-1 scale (the largest ``per_kind`` gaps);
 4. two judges of the run disagree with each other by at least ``min_gap``
@@ -27,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dialjudge.core.adversarial.discernment import caught_list
+from dialjudge.core.judges.post_run.preference_report import FLIPS, WRONG_BOTH_ORDERS, PreferenceReport, pairs_to_review
 from dialjudge.core.judges.store.run_store import Review
 from dialjudge.core.judges.types import Judgment
 from dialjudge.core.model import Aggregation, Dataset, Example
@@ -43,6 +47,8 @@ class FlagKind(str, enum.Enum):
     PARSE_FAILURE = "parse-failure"
     LOW_MASS = "low-valid-mass"
     CAUGHT = "adversarial-caught"
+    PAIR_WRONG = "pair-wrong-both-orders"
+    PAIR_FLIPS = "pair-flips"
     JUDGE_HUMAN = "judge-vs-human"
     JUDGES_DISAGREE = "judges-disagree"
 
@@ -55,6 +61,8 @@ _LABELS = {
     FlagKind.PARSE_FAILURE: "not scored",
     FlagKind.LOW_MASS: "little probability on valid answers",
     FlagKind.CAUGHT: "adversarial ≥ original",
+    FlagKind.PAIR_WRONG: "wrong in both orders",
+    FlagKind.PAIR_FLIPS: "flips with the order",
     FlagKind.JUDGE_HUMAN: "judge vs human",
     FlagKind.JUDGES_DISAGREE: "judges disagree",
 }
@@ -104,11 +112,12 @@ def human_unit(example: Example, dataset: Dataset, quality: str | None,
 
 def build_queue(dataset: Dataset, judgments: Mapping[str, Mapping[str, Judgment]], quality: str | None, *,
                 aggregation: Aggregation = Aggregation.MEAN, min_gap: float = MIN_GAP,
-                per_kind: int = PER_KIND) -> list[ReviewCase]:
+                per_kind: int = PER_KIND, preferences: PreferenceReport | None = None) -> list[ReviewCase]:
     """The items of a run worth reviewing, most urgent first.
 
     ``judgments`` is one repeat of a run as ``{judge: {item_id: Judgment}}``
-    (:meth:`RunStore.load_judgments`).
+    (:meth:`RunStore.load_judgments`); ``preferences``: the run's report on pre-paired items, whose
+    pairs the judge gets wrong in both orders or flips on are flagged.
     """
     flags: dict[str, list[Flag]] = {}
 
@@ -130,6 +139,10 @@ def build_queue(dataset: Dataset, judgments: Mapping[str, Mapping[str, Judgment]
               for judge, by_item in judgments.items()}
     for flag_item, flag in _caught(dataset, scores):
         add(flag_item, flag)
+
+    if preferences is not None:
+        for pair_id, flag in preference_flags(preferences):
+            add(pair_id, flag)
 
     examples = {ex.id: ex for ex in dataset.examples}
     human_gaps: list[tuple[float, str, Flag]] = []
@@ -166,6 +179,24 @@ def build_queue(dataset: Dataset, judgments: Mapping[str, Mapping[str, Judgment]
     cases = [ReviewCase(item_id, item_flags) for item_id, item_flags in flags.items()]
     cases.sort(key=lambda c: (_URGENCY[c.kind], -c.gap, order.get(c.item_id, len(order)), c.item_id))
     return cases
+
+
+_PAIR_KINDS = {WRONG_BOTH_ORDERS: FlagKind.PAIR_WRONG, FLIPS: FlagKind.PAIR_FLIPS}
+
+
+def preference_flags(report: PreferenceReport) -> list[tuple[str, Flag]]:
+    """(pair id, flag) for each judge's pairs worth a look on pre-paired data: wrong in both orders, or
+    a verdict that changes when the replies swap; the text gives the humans' label and both verdicts."""
+    out = []
+    for judge, side in report.judges.items():
+        pairs = {p.pair: p for p in side.pairs}
+        for pair_id, why in pairs_to_review(report, judge):
+            p = pairs[pair_id]
+            a_first = "not asked" if p.a_first is None else p.a_first.verdict or "failed"
+            b_first = "not asked" if p.b_first is None else p.b_first.verdict or "failed"
+            text = f"{judge}: {a_first} with A shown first, {b_first} with B shown first; humans: {p.human}"
+            out.append((pair_id, Flag(_PAIR_KINDS[why], 1.0, text, judge)))
+    return out
 
 
 def _caught(dataset: Dataset, scores: Mapping[str, Mapping[str, float]]) -> list[tuple[str, Flag]]:

@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..judges.post_run.preference_report import PreferenceReport, is_preference_run, preference_report
 from ..judges.run.config import RunConfig
 from ..judges.store.run_store import Review, RunRecord, RunStore
 from ..judges.types import Judgment
@@ -40,7 +41,18 @@ def review_data(store: RunStore, run_id: int, dataset_of: Callable[[RunConfig], 
     judgments = store.load_judgments(run_id)
     reviews = store.reviews(run_id)
     dataset = dataset_of(config)
-    return ReviewData(record, config, dataset, judgments, build_queue(dataset, judgments, config.quality), reviews)
+    preferences = _preferences(config, dataset, judgments)
+    queue = build_queue(dataset, judgments, config.quality, preferences=preferences)
+    return ReviewData(record, config, dataset, judgments, queue, reviews)
+
+
+def _preferences(config: RunConfig, dataset: Dataset,
+                 judgments: dict[str, dict[str, Judgment]]) -> PreferenceReport | None:
+    """A pairwise run on pre-paired items: its verdicts against the humans' votes, for the queue's flags
+    (no intervals: the queue needs only each pair's verdicts)."""
+    if not is_preference_run(config, dataset):
+        return None
+    return preference_report(config, dataset, judgments, n_boot=0)
 
 
 def check_review_formats(formats: Sequence[str]) -> None:

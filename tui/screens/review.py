@@ -41,7 +41,8 @@ from .dialogs import ExportChoice, ExportDialog
 if TYPE_CHECKING:
     from dialjudge.core.api import RunRecord
 
-KIND_STYLES = {FlagKind.PARSE_FAILURE: "red", FlagKind.CAUGHT: "magenta", FlagKind.JUDGE_HUMAN: "yellow",
+KIND_STYLES = {FlagKind.PARSE_FAILURE: "red", FlagKind.LOW_MASS: "red", FlagKind.CAUGHT: "magenta",
+               FlagKind.PAIR_WRONG: "magenta", FlagKind.PAIR_FLIPS: "yellow", FlagKind.JUDGE_HUMAN: "yellow",
                FlagKind.JUDGES_DISAGREE: "cyan"}
 #: The "label next" order's expected number of labels (its budget), and the seed of its draw.
 LABEL_NEXT_BUDGET = 20
