@@ -231,6 +231,9 @@ class ReviewScreen(WorkspaceScreen):
         if metric_note(example) is None and example.id not in self.dj.datasets.item_metrics:
             self.dj.datasets.score_item(example)
         judgments = [by_item[case.item_id] for by_item in data.judgments.values() if case.item_id in by_item]
+        if example.is_pairwise:  # a pairwise run asked the pair's orders ("<id>#A><id>#B"), not the item
+            judgments = [j for by_item in data.judgments.values() for key, j in by_item.items()
+                         if key.startswith(f"{case.item_id}#")]
         header = Group(*(Text.assemble((f"⚑ {flag.kind.label}: ", f"bold {KIND_STYLES[flag.kind]}"), flag.text)
                          for flag in case.flags))
         human = human_unit(example, data.dataset, data.config.quality)
