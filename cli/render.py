@@ -123,8 +123,10 @@ def print_paired(con: Console, comparisons: Sequence[Any], coefficient: str = "s
                          "–" if williams is None else f"t={williams.t:.2f}, p={williams.p_value:.3f}",
                          f"{c.n_items}/{c.n_groups}", c.n_excluded))
     con.print(plain_table(
-        f"Paired comparison ({comparisons[0].n_boot} bootstrap resamples of contexts, same resamples for both)",
-        ["quality", "subset", "Δ", "A", "B", "B − A", "95% CI", "p (bootstrap)", "Williams", "items/contexts", "left out"],
-        rows, right=("A", "B", "B − A", "p (bootstrap)", "items/contexts", "left out")))
+        f"Paired comparison (CI: {comparisons[0].n_boot} bootstrap resamples of contexts, same resamples for both; "
+        "p: randomization test, A and B swapped within contexts)",
+        ["quality", "subset", "Δ", "A", "B", "B − A", "95% CI", "p (randomization)", "Williams", "items/contexts",
+         "left out"],
+        rows, right=("A", "B", "B − A", "p (randomization)", "items/contexts", "left out")))
     for c in comparisons:
         con.print(escape(verdict_line(c, coefficient)))

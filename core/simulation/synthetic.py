@@ -92,7 +92,7 @@ class SimulationDesign:
     def truth(self) -> dict[str, tuple[float, float]]:
         """Population (judge A, judge B) correlation with the pooled label, per coefficient."""
         if self.rating_points is None:
-            out = {}
+            out: dict[str, list[float]] = {}
             for spearman in (self.agreement, self.agreement + self.delta):
                 r = 2.0 * math.sin(math.pi * spearman / 6.0)
                 out.setdefault("pearson", []).append(r)

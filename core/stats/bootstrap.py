@@ -287,3 +287,23 @@ def percentile_interval(values: np.ndarray, confidence: float) -> tuple[float, f
     tail = (1.0 - confidence) / 2.0 * 100.0
     low, high = np.percentile(finite, [tail, 100.0 - tail])
     return float(low), float(high), int(finite.size)
+
+
+#: Narrower than this, an interval is a rounding artefact (every resample gave the same value).
+ZERO_WIDTH = 1e-12
+
+
+def small_sample_interval(values: np.ndarray, confidence: float, n_units: int) -> tuple[float, float, int]:
+    """The expanded percentile CI (see :mod:`.small_samples`) over the resamples where the coefficient
+    is defined; NaN below ``MIN_CONTEXTS`` resampling units, and NaN rather than a zero-width interval."""
+    from .small_samples import expanded_tail, too_few_contexts
+
+    finite = values[np.isfinite(values)]
+    if finite.size == 0 or too_few_contexts(n_units):
+        return float("nan"), float("nan"), int(finite.size)
+    tail = expanded_tail(confidence, n_units) * 100.0
+    low, high = np.percentile(finite, [tail, 100.0 - tail])
+    if not high - low > ZERO_WIDTH:
+        return float("nan"), float("nan"), int(finite.size)
+    return float(low), float(high), int(finite.size)
+
