@@ -133,6 +133,28 @@ def _old_rule(a: dict[str, float], b: dict[str, float], human: dict[str, float],
     return bool(low > 0 or high < 0), True
 
 
+def stop_rule_cell(n_datasets: int, seed: int, k: int = 40, m: int = 4, check_every: int = 5,
+                   min_contexts: int = 10) -> CellResult:
+    """The stop rule against a baseline under the null (A and B equally good), fed context by context:
+    how often does it stop claiming one is better at any of its looks?"""
+    from dialjudge.core.judges.stopping import StopRule
+
+    started = time.perf_counter()
+    design = replace(NULL, n_contexts=k, n_candidates=m)
+    batch = simulate(design, n_datasets, seed)
+    false_stop = np.zeros(n_datasets, bool)
+    for d in range(n_datasets):
+        a, b, human, groups = batch.dataset(d)
+        rule = StopRule(human, groups, baseline=a, check_every=check_every, min_contexts=min_contexts, seed=d)
+        for item, score in b.items():
+            state = rule.observe("judge", item, score)
+            if state is not None and state.decided:
+                false_stop[d] = True
+                break
+    return CellResult("stop rule", k, m, n_datasets, {"false stop": false_verdict_rate(false_stop)},
+                      time.perf_counter() - started)
+
+
 def cells(n_datasets: int, contexts: Sequence[int], candidates: Sequence[int], seed: int
           ) -> list[tuple[str, SimulationDesign, int, int]]:
     out = []
@@ -181,7 +203,14 @@ def markdown(results: Sequence[CellResult], n_datasets: int, command: str) -> st
                 cellsx.append("—" if not rate.trials else f"{rate.value:.3f} ± {rate.mc_error():.3f}")
             lines.append(f"| {r.k} | {r.m} | " + " | ".join(cellsx) + " |")
         lines.append("")
-    ok_from, test_from = derived_min_contexts(results)
+    stops = [r for r in results if r.design == "stop rule"]
+    for r in stops:
+        rate = r.rates["false stop"]
+        lines.append(f"Stop rule against a baseline, null design, k = {r.k} contexts x m = {r.m}, a look every 5 "
+                     f"contexts from 10 ({r.n_datasets} datasets): stopped with a false \"better\" in "
+                     f"{rate.value:.3f} ± {rate.mc_error():.3f} of runs (nominal at most {NOMINAL_FALSE}).")
+        lines.append("")
+    ok_from, test_from = derived_min_contexts([r for r in results if r.design != "stop rule"])
     lines.append(f"Every shown CI covers >= {COVERAGE_FLOOR:.0%} from k = {ok_from}; the exact randomization test "
                  f"can first give p < {NOMINAL_FALSE} at k = {test_from}; MIN_CONTEXTS = {MIN_CONTEXTS}.")
     return "\n".join(lines)
@@ -194,6 +223,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--candidates", default=",".join(map(str, CANDIDATES)))
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workers", type=int, default=1, help="processes (the cells are independent)")
+    parser.add_argument("--stop-datasets", type=int, default=300, help="simulated runs for the stop rule (0: skip)")
     parser.add_argument("--json", help="write the rates as JSON here")
     parser.add_argument("--markdown", help="write the tables as Markdown here (else to stdout)")
     args = parser.parse_args(argv)
@@ -208,6 +238,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             results.append(_run(item))
             r = results[-1]
             print(f"{r.design} k={r.k} m={r.m}: {r.seconds:.1f}s", file=sys.stderr, flush=True)
+    if args.stop_datasets:
+        results.append(stop_rule_cell(args.stop_datasets, args.seed + 99))
+        print(f"stop rule: {results[-1].seconds:.1f}s", file=sys.stderr, flush=True)
     command = "PYTHONPATH=src python -m bench.calibration" + (f" --datasets {args.datasets}"
                                                               if args.datasets != 1000 else "")
     text = markdown(results, args.datasets, command)
@@ -219,7 +252,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.json:
         with open(args.json, "w", encoding="utf-8") as out:
             json.dump([r.to_dict() for r in results], out, indent=1)
-    ok_from, test_from = derived_min_contexts(results)
+    ok_from, test_from = derived_min_contexts([r for r in results if r.design != "stop rule"])
     return 0 if max(ok_from, test_from) <= MIN_CONTEXTS else 1
 
 

@@ -130,11 +130,13 @@ def evaluate(dataset: Dataset, *, qualities: Sequence[str] | None = None, subset
             rec["is_ceiling"] = rec.get("evaluator") == "human ceiling"
             records.append(rec)
     from .adversarial.builder import CONTRADICTS
+    from .stats.small_samples import MIN_CONTEXTS
 
     if CONTRADICTS in chosen:
         notes.append(f"'{CONTRADICTS}' is 1 for an adversarial candidate: an evaluator that catches them correlates "
                      "negatively with it (see the discernment table)")
-    ci_note = (f"bootstrap: {n_boot} resamples of contexts (seed {seed}), 95% percentile CI" if n_boot
+    ci_note = (f"bootstrap: {n_boot} resamples of contexts (seed {seed}), 95% expanded percentile CI, none on fewer "
+               f"than {MIN_CONTEXTS} contexts" if n_boot
                else "no confidence intervals (--bootstrap 0)")
     labelled = [q for q in chosen if not known[q].is_numeric]
     pooled = (f"{aggregation.value} of the annotators" if not labelled else

@@ -25,47 +25,19 @@ from textual.worker import Worker, get_current_worker
 
 from dialjudge.core.config import JudgeConfig
 from dialjudge.core.errors import ConfigError, TemplateError
+from dialjudge.core.lab_trial import LAB_SOURCE, PreparedPrompt, PromptSetup, prepare_prompt
 
 from .base import start_thread_work
 
 if TYPE_CHECKING:
     from dialjudge.core.judges.personas import Persona
-    from dialjudge.core.judges.templates import Template
-    from dialjudge.core.judges.types import JudgeBackend, Judgment, RenderedPrompt, ScoringMode
-    from dialjudge.core.model import Dataset, Example
+    from dialjudge.core.judges.types import JudgeBackend, Judgment, ScoringMode
 
     from ..services import Services
 
 PREVIEW_GROUP = "prompt-preview"
 TRIAL_GROUP = "prompt-trial"
 SAVE_GROUP = "prompt-save"
-#: Where an edited template's errors point (the text is not a file yet).
-LAB_SOURCE = "prompt lab"
-
-
-@dataclass(frozen=True)
-class PromptSetup:
-    """Everything the lab renders a prompt from."""
-
-    text: str
-    dataset: Dataset
-    example: Example
-    aspect: str | None = None
-    kpi: str | None = None
-    persona: Persona | None = None
-    fewshot: str = "none"
-    #: Grows with every edit, so a late preview of older text is recognised and dropped.
-    generation: int = 0
-
-
-@dataclass(frozen=True)
-class PreparedPrompt:
-    template: Template
-    prompt: RenderedPrompt
-    quality: str | None
-    shots: tuple[str, ...]
-    #: A pairwise template's other order: the same two replies swapped (``prompt`` shows the item first).
-    swapped: RenderedPrompt | None = None
 
 
 @dataclass
@@ -113,41 +85,6 @@ class PersonaSaved(Message):
 
     name: str
     path: str
-
-
-def prepare_prompt(setup: PromptSetup, selectors: dict[Any, Any] | None = None) -> PreparedPrompt:
-    """Parse the template text and render the item. Raises TemplateError / ConfigError for the user."""
-    from dialjudge.core.judges.fewshot import FewShotSelector, FewShotSetting
-    from dialjudge.core.judges.render import render_prompt
-    from dialjudge.core.judges.templates import parse_template
-    from dialjudge.core.judging import infer_quality
-
-    template = parse_template(setup.text, LAB_SOURCE)
-    quality = infer_quality(setup.dataset, aspect=setup.aspect, kpi=setup.kpi)
-    setting = FewShotSetting.parse(setup.fewshot)
-    shots: list[Example] = []
-    if setting.method != "none":
-        if not template.accepts_examples:
-            raise ConfigError(f"template {template.name!r} has no {{examples}} slot; choose no few-shot examples")
-        if quality is None:
-            raise ConfigError("few-shot examples need a rated quality; this dataset has none")
-        key = (id(setup.dataset), setting, quality)
-        cache = selectors if selectors is not None else {}
-        selector = cache.get(key)
-        if selector is None:
-            selector = cache[key] = FewShotSelector(setup.dataset.examples, setting, quality)
-        shots = list(selector.select(setup.example))
-    from dialjudge.core.judges.types import OutputKind
-
-    if template.output.kind is OutputKind.PAIRWISE:  # both orders of the item and its context's next candidate
-        from dialjudge.core.judges.pairwise import preview_pair
-
-        orders = [render_prompt(template, pair, aspect=setup.aspect, persona=setup.persona, quality=quality,
-                                kpi=setup.kpi) for pair in preview_pair(setup.dataset.examples, setup.example)]
-        return PreparedPrompt(template, orders[0], quality, (), swapped=orders[1])
-    prompt = render_prompt(template, setup.example, aspect=setup.aspect, persona=setup.persona, fewshot=shots,
-                           quality=quality, kpi=setup.kpi)
-    return PreparedPrompt(template, prompt, quality, tuple(ex.id for ex in shots))
 
 
 @dataclass
@@ -208,26 +145,21 @@ class LabController:
 
     # -- trying a judge --------------------------------------------------------------------
 
-    def try_prompt(self, setup: PromptSetup, judge: JudgeConfig, mode: ScoringMode, reply_to: MessagePump,
-                   *, top_k: int = 3) -> Worker[None]:
-        """Ask ``judge`` about ``setup``'s item now; ``reply_to`` receives TrialFinished or TrialFailed."""
+    def try_prompt(self, setup: PromptSetup, judge: JudgeConfig, mode: ScoringMode | None, reply_to: MessagePump,
+                   *, top_k: int | None = None) -> Worker[None]:
+        """Ask ``judge`` about ``setup``'s item now, scored as a run scores it (``mode`` and ``top_k``
+        default to a run's: core/lab_trial.py); ``reply_to`` receives TrialFinished or TrialFailed."""
 
         def trial() -> None:
-            from dialjudge.core.judges.scoring import score_result
-            from dialjudge.core.judges.types import JudgeRequest
+            from dialjudge.core.lab_trial import judge_once, trial_request
 
             try:
                 prepared = prepare_prompt(setup, self._state.selectors)
-                if mode not in prepared.template.output.modes:
-                    offered = ", ".join(m.value for m in prepared.template.output.modes)
-                    raise ConfigError(f"template {prepared.template.name!r} does not support {mode.value} scoring "
-                                      f"(it offers: {offered})")
-                request = JudgeRequest(item_id=setup.example.id, prompt=prepared.prompt, mode=mode,
-                                       sampling=judge.sampling, top_k=top_k)
+                request = trial_request(setup.example.id, prepared.prompt, prepared.template, judge, mode=mode,
+                                        top_k=top_k)
                 backend = self._trial_backend(judge)
                 started = time.perf_counter()
-                result = self._state.run_on_loop(_ask(backend, request))
-                judgment = score_result(request, result, judge.name)
+                judgment = self._state.run_on_loop(judge_once(backend, request, judge.name))
             except BaseException as exc:
                 reply_to.post_message(TrialFailed(judge.name, _describe(exc)))
                 raise
@@ -286,12 +218,6 @@ class LabController:
             reply_to.post_message(PersonaSaved(persona.name, str(path)))
 
         return start_thread_work(self.app, save, group=SAVE_GROUP, description="Saving the persona")
-
-
-async def _ask(backend: JudgeBackend, request: Any) -> Any:
-    await backend.open()
-    await backend.check_mode(request.mode, request.top_k)
-    return await backend.complete(request)
 
 
 async def _close_all(backends: Sequence[JudgeBackend]) -> None:

@@ -1,0 +1,64 @@
+"""The Prompt lab's "try it" scores an item exactly as a run scores it (core/lab_trial.py)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from dialjudge.core.config import Config, parse_config
+from dialjudge.core.errors import ConfigError
+from dialjudge.core.judges.backends.fake import FakeBackend
+from dialjudge.core.judges.engine import _default_scorer
+from dialjudge.core.judges.scoring import score_result
+from dialjudge.core.judges.store import RunStore
+from dialjudge.core.judges.templates import get_template
+from dialjudge.core.judges.types import ScoringMode
+from dialjudge.core.judging import build_backends, execute_run, plan_run
+from dialjudge.core.lab_trial import PromptSetup, judge_once, prepare_prompt, trial_request
+from dialjudge.core.registry import open_dataset
+
+JUDGES = {"judges": {"fa": {"backend": "fake", "model": "fa-model"}}}
+
+
+def test_the_trial_uses_the_engines_scorer() -> None:
+    assert _default_scorer() is score_result
+
+
+@pytest.mark.parametrize("template", ["likert-1to5", "dstc10-yesno"])
+def test_a_trial_scores_each_item_as_the_run_did(tmp_path, template: str) -> None:
+    config = parse_config(JUDGES)
+    sample = open_dataset("sample", Config())
+    aspect = "overall" if template == "likert-1to5" else None
+    plan = plan_run(sample, config, template=template, judges=["fa"], limit=6, aspect=aspect)  # otherwise defaults
+    store = RunStore(tmp_path / "runs.sqlite3")
+    summary = asyncio.run(execute_run(plan.config, sample, store, build_backends(plan.config)))
+    judged = store.load_judgments(summary.run_id)["fa"]
+    tpl = get_template(template)
+    judge = config.judge("fa")
+    differs_in_generate_mode = 0
+    for item_id, run_judgment in judged.items():
+        setup = PromptSetup(tpl.text, sample, sample.get(item_id), aspect=plan.config.aspect)
+        prepared = prepare_prompt(setup)
+        request = trial_request(item_id, prepared.prompt, prepared.template, judge)  # the lab's defaults
+        assert request.mode is plan.config.mode and request.top_k == plan.config.top_k
+        trial = asyncio.run(judge_once(FakeBackend.from_config(judge), request, judge.name))
+        assert trial.prompt_hash == run_judgment.prompt_hash
+        assert trial.score is not None and trial.score == pytest.approx(run_judgment.score, abs=1e-12)
+        assert trial.normalized == pytest.approx(run_judgment.normalized, abs=1e-12)
+        if ScoringMode.GENERATE in prepared.template.output.modes:
+            # What the lab did before: generate mode (a rounded rating) -- not the run's number.
+            old = trial_request(item_id, prepared.prompt, prepared.template, judge, mode=ScoringMode.GENERATE)
+            old_score = asyncio.run(judge_once(FakeBackend.from_config(judge), old, judge.name)).score
+            differs_in_generate_mode += old_score != pytest.approx(run_judgment.score, abs=1e-9)
+    if template == "likert-1to5":
+        assert differs_in_generate_mode > 0
+
+
+def test_a_mode_the_template_lacks_is_refused_as_a_run_refuses_it() -> None:
+    sample = open_dataset("sample", Config())
+    tpl = get_template("likert-1to5")
+    prepared = prepare_prompt(PromptSetup(tpl.text, sample, sample.examples[0], aspect="overall"))
+    with pytest.raises(ConfigError, match="does not support yesno scoring"):
+        trial_request("x", prepared.prompt, prepared.template, parse_config(JUDGES).judge("fa"),
+                      mode=ScoringMode.YESNO)
