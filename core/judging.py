@@ -41,10 +41,6 @@ def infer_quality(dataset: Dataset, *, aspect: str | None, kpi: str | None) -> s
     return next(iter(dataset.qualities), None)
 
 
-#: A run's top-K unless told otherwise: 0, the expected value over every valid rating.
-DEFAULT_TOP_K = 0
-
-
 def preferred_mode(modes: Sequence[ScoringMode]) -> ScoringMode:
     """The mode a run uses unless told otherwise: probability scoring where the template
     supports it (fast, and every answer is a valid rating), else the template's first mode."""
@@ -56,7 +52,7 @@ def preferred_mode(modes: Sequence[ScoringMode]) -> ScoringMode:
 def plan_run(dataset: Dataset, config: Config, *, template: str, judges: Sequence[str],
              mode: ScoringMode | str | None = None, aspect: str | None = None, kpi: str | None = None,
              quality: str | None = None, personas: Sequence[str] = (), fewshot: str = "none",
-             subset: str | None = None, limit: int | None = None, repeats: int = 1, top_k: int = DEFAULT_TOP_K,
+             subset: str | None = None, limit: int | None = None, repeats: int = 1, top_k: int = 0,
              item_ids: Sequence[str] = (), name: str = "", yes_label: str | None = None,
              pairs: Any = None) -> RunPlan:
     from .judges.fewshot import FewShotSetting

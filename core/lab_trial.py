@@ -6,7 +6,8 @@ otherwise, the judge's sampling, and scores the answer with the engine's scorer.
 A trial that picked its own settings (generate mode, or the top-3 weighting)
 could report "not scored", or another number, for an item the run scored 0.644.
 Here the trial takes the run's defaults from the same place the run does
-(``judging.preferred_mode``, ``judging.DEFAULT_TOP_K``) and the engine's scorer.
+(``preferred_mode``; ``RUN_DEFAULT_TOP_K``, which a test holds equal to
+``plan_run``'s default) and the engine's scorer.
 ``prepare_prompt`` renders the lab's (possibly edited) template for the item the
 way a run renders it (few-shot examples, persona, aspect or KPI); the app's lab
 controller runs both on workers.
@@ -25,6 +26,9 @@ if TYPE_CHECKING:
     from .judges.templates import Template
     from .judges.types import JudgeBackend, JudgeRequest, Judgment, RenderedPrompt, ScoringMode
     from .model import Dataset, Example
+
+#: A run's top-K unless told otherwise (``plan_run``'s default): the expected value over every rating.
+RUN_DEFAULT_TOP_K = 0
 
 #: Where an edited template's errors point (the text is not a file yet).
 LAB_SOURCE = "prompt lab"
@@ -97,14 +101,14 @@ def trial_request(item_id: str, prompt: RenderedPrompt, template: Template, judg
     """The request a run with this template and judge sends for the item (repeat 0). ``mode`` and
     ``top_k`` default to a run's defaults; a mode the template lacks is refused as a run refuses it."""
     from .judges.types import JudgeRequest
-    from .judging import DEFAULT_TOP_K, preferred_mode
+    from .judging import preferred_mode
 
     chosen = preferred_mode(template.output.modes) if mode is None else mode
     if chosen not in template.output.modes:
         offered = ", ".join(m.value for m in template.output.modes)
         raise ConfigError(f"template {template.name!r} does not support {chosen.value} scoring (it offers: {offered})")
     return JudgeRequest(item_id=item_id, prompt=prompt, mode=chosen, sampling=judge.sampling,
-                        top_k=DEFAULT_TOP_K if top_k is None else top_k)
+                        top_k=RUN_DEFAULT_TOP_K if top_k is None else top_k)
 
 
 async def judge_once(backend: JudgeBackend, request: JudgeRequest, judge_label: str) -> Judgment:

@@ -15,14 +15,17 @@ from dialjudge.core.judges.store import RunStore
 from dialjudge.core.judges.templates import get_template
 from dialjudge.core.judges.types import ScoringMode
 from dialjudge.core.judging import build_backends, execute_run, plan_run
-from dialjudge.core.lab_trial import PromptSetup, judge_once, prepare_prompt, trial_request
+from dialjudge.core.lab_trial import RUN_DEFAULT_TOP_K, PromptSetup, judge_once, prepare_prompt, trial_request
 from dialjudge.core.registry import open_dataset
 
 JUDGES = {"judges": {"fa": {"backend": "fake", "model": "fa-model"}}}
 
 
-def test_the_trial_uses_the_engines_scorer() -> None:
+def test_the_trial_uses_the_engines_scorer_and_a_runs_default_top_k() -> None:
+    import inspect
+
     assert _default_scorer() is score_result
+    assert inspect.signature(plan_run).parameters["top_k"].default == RUN_DEFAULT_TOP_K
 
 
 @pytest.mark.parametrize("template", ["likert-1to5", "dstc10-yesno"])
