@@ -111,13 +111,13 @@ def _f(x: Any, signed: bool = False) -> str:
 
 def print_paired(con: Console, comparisons: Sequence[Any], coefficient: str = "spearman") -> None:
     """Paired comparisons (core.stats.paired): a Δ table with CIs and p-values, then the verdict lines."""
-    from dialjudge.core.stats.paired import SYMBOLS, verdict_line
+    from dialjudge.core.stats.paired import SYMBOLS, interval_text, verdict_line
 
     rows = []
     for c in comparisons:
         for method, d in c.deltas.items():
             williams = c.williams if method == "pearson" else None
-            interval = f"{number_text(d.ci_low, signed=True)} … {number_text(d.ci_high, signed=True)}"
+            interval = interval_text(d)
             rows.append((c.quality, c.subset, f"Δ{SYMBOLS[method]}", number_text(d.a), number_text(d.b),
                          number_text(d.delta, signed=True), interval, number_text(d.p_value),
                          "–" if williams is None else f"t={williams.t:.2f}, p={williams.p_value:.3f}",

@@ -202,7 +202,7 @@ def item_correlation(
         }
     n_units = n_groups if n_groups is not None else len(x)
     return CorrelationResult(**_coefficients(x, y, boot, confidence, n_units), **base,
-                             ci_reason=too_few_contexts(n_units) if n_boot else None)
+                             ci_reason=too_few_contexts(n_units, "for a CI") if n_boot else None)
 
 
 def system_correlation(
@@ -245,7 +245,7 @@ def system_correlation(
         }
     n_units = n_groups if n_groups is not None else len(x)
     return CorrelationResult(**_coefficients(mean_x, mean_y, boot, confidence, n_units), **base,
-                             ci_reason=too_few_contexts(n_units) if n_boot else None)
+                             ci_reason=too_few_contexts(n_units, "for a CI") if n_boot else None)
 
 
 def degenerate_reason(x: np.ndarray, y: np.ndarray, what: str) -> str | None:

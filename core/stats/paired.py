@@ -258,7 +258,8 @@ def paired_comparison(
         else:
             deltas[method] = DeltaEstimate(method, a, b, p_value=p_value, test=test)
     williams = None
-    if "pearson" in methods:
+    # Williams's test assumes independent items; on too few contexts it is not shown either.
+    if "pearson" in methods and not too_few_contexts(n_groups):
         # Evaluator 1 is B so that a positive t means B agrees better, like a positive Δ.
         r12 = float(np.corrcoef(x_a, x_b)[0, 1])
         williams = williams_test(estimates_b["pearson"][0], estimates_a["pearson"][0], r12, len(kept))
@@ -296,7 +297,11 @@ def verdict_line(comparison: PairedComparison, method: str = "spearman") -> str:
     symbol = SYMBOLS[method]
     few = comparison.too_few_contexts
     if few:
-        return f"{pair}: {few}; Δ{symbol} {d.delta:+.2f} (no CI, no test), {size}"
+        test = ""
+        if d.test is not None and math.isfinite(d.p_value):
+            test = (f", p = {_p(d.p_value)} ({d.test.description}; it cannot go below "
+                    f"{_p(d.test.smallest_possible_p)})")
+        return f"{pair}: {few}; Δ{symbol} {d.delta:+.2f}, no CI{test}; {size}"
     level = f"{comparison.confidence:.0%}".replace(".0%", "%")
     if math.isnan(d.ci_low):
         interval = "no CI (bootstrap off)" if not comparison.n_boot else "no CI (too few defined resamples)"
@@ -313,6 +318,13 @@ def verdict_line(comparison: PairedComparison, method: str = "spearman") -> str:
         head = f"no clear difference between {comparison.name_a} and {comparison.name_b} on {quality} " \
                f"(p ≥ {1.0 - comparison.confidence:.2g})"
     return f"{head}: {numbers}"
+
+
+def interval_text(d: DeltaEstimate) -> str:
+    """"[-0.12, +0.30]"-style CI cell text for tables, "–" where no CI is shown."""
+    if math.isnan(d.ci_low) or math.isnan(d.ci_high):
+        return "–"
+    return f"{d.ci_low:+.3f} … {d.ci_high:+.3f}"
 
 
 def _p(p: float) -> str:

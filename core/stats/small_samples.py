@@ -28,11 +28,11 @@ import math
 MIN_CONTEXTS = 6
 
 
-def too_few_contexts(n_units: int) -> str | None:
+def too_few_contexts(n_units: int, purpose: str = "to decide") -> str | None:
     """The user-facing reason no CI or verdict is shown, or None when there are enough contexts."""
     if n_units >= MIN_CONTEXTS:
         return None
-    return f"too few contexts to decide: {n_units} (at least {MIN_CONTEXTS} are needed)"
+    return f"too few contexts {purpose}: {n_units} (at least {MIN_CONTEXTS} are needed)"
 
 
 def expanded_tail(confidence: float, n_units: int) -> float:

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 def render_paired(comparisons: Sequence[PairedComparison], coefficient: str = "spearman", *,
                   williams: bool = False) -> RenderableType:
     """The Δ table and each comparison's verdict line; ``williams`` adds Williams's test for Δr."""
-    from dialjudge.core.stats.paired import SYMBOLS, verdict_line
+    from dialjudge.core.stats.paired import SYMBOLS, interval_text, verdict_line
 
     if not comparisons:
         return Text("No paired comparison: the two sides share no judge or no scored item.", style="dim")
@@ -37,7 +37,7 @@ def render_paired(comparisons: Sequence[PairedComparison], coefficient: str = "s
         for method, d in c.deltas.items():
             style = ("green" if d.delta > 0 else "red") if c.decided(method) else None
             table.add_row(c.quality, c.subset, f"Δ{SYMBOLS[method]}", number_text(d.a), number_text(d.b),
-                          Text(number_text(d.delta, signed=True), style=style or ""), f"{number_text(d.ci_low, signed=True)} … {number_text(d.ci_high, signed=True)}", number_text(d.p_value))
+                          Text(number_text(d.delta, signed=True), style=style or ""), interval_text(d), number_text(d.p_value))
         decided = c.decided(coefficient)
         if williams and c.williams is not None:
             lines.append(Text(williams_line(c), style="dim"))
