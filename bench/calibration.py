@@ -30,6 +30,7 @@ import time
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -155,10 +156,70 @@ def stop_rule_cell(n_datasets: int, seed: int, k: int = 40, m: int = 4, check_ev
                       time.perf_counter() - started)
 
 
-def cells(n_datasets: int, contexts: Sequence[int], candidates: Sequence[int], seed: int
-          ) -> list[tuple[str, SimulationDesign, int, int]]:
+#: Binary labels: 3 annotators and the judge answer yes where their latent view is above 0.
+LABELS = replace(NULL, agreement=0.5)
+LABEL_STATS = ("percent_agreement", "kappa", "alpha", "auc")
+LABEL_NAMES = {"percent_agreement": "agreement", "kappa": "κ", "alpha": "α", "auc": "ROC-AUC"}
+
+
+def label_examples(batch: Any, d: int) -> tuple[list[Any], dict[str, Any], dict[str, float]]:
+    """Dataset ``d`` of a batch as binary-labelled examples: each annotator says 1 where their rating
+    is above the latent mean; the judge says 1 where its score is above 0, with p(1) = Φ(score)."""
+    from scipy.stats import norm
+
+    from dialjudge.core.model import BINARY_01, Example, Rating
+
+    noise = batch.ratings[d] - batch.quality[d][:, None]  # the annotators' own noise
+    votes = (batch.quality[d][:, None] + noise > 0).astype(int)
+    examples, judge, p_yes = [], {}, {}
+    probabilities = norm.cdf(batch.judge_a[d])
+    for j, item in enumerate(batch.item_ids):
+        examples.append(Example(item, f"c{batch.groups[j]}", (), "", ratings={
+            "label": Rating(tuple(int(v) for v in votes[j]), BINARY_01)}))
+        score = float(batch.judge_a[d][j])
+        judge[item] = int(score > 0)
+        p_yes[item] = float(probabilities[j])
+    return examples, judge, p_yes
+
+
+@lru_cache(maxsize=8)
+def _label_truth(design: SimulationDesign) -> dict[str, float]:
+    from dialjudge.core.stats.label_agreement import compare_labels
+
+    big = simulate(replace(design, n_contexts=50_000, n_candidates=1, rating_points=None), 1, seed=20261124)
+    examples, judge, p_yes = label_examples(big, 0)
+    result = compare_labels(examples, "label", judge, probabilities=p_yes, positive=1, n_boot=0)
+    return {name: float(getattr(result, name).value) for name in LABEL_STATS}
+
+
+def run_label_cell(design: SimulationDesign, n_datasets: int, seed: int, n_boot: int = 1000) -> CellResult:
+    """κ, α (annotators plus the judge), percent agreement and ROC-AUC of a binary judge: coverage of
+    their bootstrap CIs (``compare_labels``, as the label report computes them)."""
+    from dialjudge.core.stats.label_agreement import compare_labels
+
+    started = time.perf_counter()
+    sim = replace(design, rating_points=None)  # annotators vote on the continuous view, thresholded
+    truth = _label_truth(replace(sim, n_contexts=1, n_candidates=1))
+    batch = simulate(sim, n_datasets, seed)
+    bounds = {name: (np.full(n_datasets, np.nan), np.full(n_datasets, np.nan)) for name in LABEL_STATS}
+    for d in range(n_datasets):
+        examples, judge, p_yes = label_examples(batch, d)
+        result = compare_labels(examples, "label", judge, probabilities=p_yes, positive=1, n_boot=n_boot, seed=d)
+        for name in LABEL_STATS:
+            estimate = getattr(result, name)
+            if estimate is not None:
+                bounds[name][0][d], bounds[name][1][d] = estimate.low, estimate.high
+    rates = {f"cover {LABEL_NAMES[name]}": coverage_rate(*bounds[name], truth[name]) for name in LABEL_STATS}
+    return CellResult("labels", design.n_contexts, design.n_candidates, n_datasets, rates,
+                      time.perf_counter() - started)
+
+
+def cells(n_datasets: int, contexts: Sequence[int], candidates: Sequence[int], seed: int,
+          parts: Sequence[str] = ("null", "effect", "labels")) -> list[tuple[str, SimulationDesign, int, int]]:
     out = []
-    for name, base in (("null", NULL), ("effect", EFFECT)):
+    for name, base in (("null", NULL), ("effect", EFFECT), ("labels", LABELS)):
+        if name not in parts:
+            continue
         for m in candidates:
             for k in contexts:
                 design = replace(base, n_contexts=k, n_candidates=m)
@@ -167,6 +228,8 @@ def cells(n_datasets: int, contexts: Sequence[int], candidates: Sequence[int], s
 
 
 def _run(args: tuple[str, SimulationDesign, int, int]) -> CellResult:
+    if args[0] == "labels":
+        return run_label_cell(*args[1:])
     return run_cell(*args)
 
 
@@ -189,7 +252,7 @@ def derived_min_contexts(results: Sequence[CellResult]) -> tuple[int, int]:
 def markdown(results: Sequence[CellResult], n_datasets: int, command: str) -> str:
     lines = [f"Regenerate: `{command}` ({n_datasets} simulated datasets per cell; rates ± Monte-Carlo "
              "standard error; \"—\": not shown at that k, so nothing to calibrate).", ""]
-    for design in ("null", "effect"):
+    for design in ("null", "effect", "labels"):
         rows = [r for r in results if r.design == design]
         if not rows:
             continue
@@ -223,12 +286,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--candidates", default=",".join(map(str, CANDIDATES)))
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workers", type=int, default=1, help="processes (the cells are independent)")
+    parser.add_argument("--parts", default="null,effect,labels,stop",
+                        help="which designs: null, effect (correlations and paired comparisons), labels (κ, α, "
+                             "AUC), stop (the stop rule)")
     parser.add_argument("--stop-datasets", type=int, default=300, help="simulated runs for the stop rule (0: skip)")
     parser.add_argument("--json", help="write the rates as JSON here")
     parser.add_argument("--markdown", help="write the tables as Markdown here (else to stdout)")
     args = parser.parse_args(argv)
+    parts = args.parts.split(",")
     todo = cells(args.datasets, [int(k) for k in args.contexts.split(",")],
-                 [int(m) for m in args.candidates.split(",")], args.seed)
+                 [int(m) for m in args.candidates.split(",")], args.seed, parts)
     results: list[CellResult] = []
     if args.workers > 1:
         with ProcessPoolExecutor(args.workers) as pool:
@@ -238,11 +305,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             results.append(_run(item))
             r = results[-1]
             print(f"{r.design} k={r.k} m={r.m}: {r.seconds:.1f}s", file=sys.stderr, flush=True)
-    if args.stop_datasets:
+    if args.stop_datasets and "stop" in parts:
         results.append(stop_rule_cell(args.stop_datasets, args.seed + 99))
         print(f"stop rule: {results[-1].seconds:.1f}s", file=sys.stderr, flush=True)
     command = "PYTHONPATH=src python -m bench.calibration" + (f" --datasets {args.datasets}"
-                                                              if args.datasets != 1000 else "")
+                                                              if args.datasets != 1000 else "") + \
+        (f" --parts {args.parts}" if args.parts != "null,effect,labels,stop" else "")
     text = markdown(results, args.datasets, command)
     if args.markdown:
         with open(args.markdown, "w", encoding="utf-8") as out:
