@@ -100,7 +100,8 @@ def run_cell(name: str, design: SimulationDesign, n_datasets: int, seed: int, n_
             delta_ci[method][0][d], delta_ci[method][1][d] = delta.ci_low, delta.ci_high
             decided[method][d] = comparison.decided(method)
             right_way[method][d] = decided[method][d] and delta.delta * design.delta > 0
-        old_decided[d], old_shown[d] = _old_rule(a, b, human, item_groups, paired_boot, d)
+        if design.delta == 0:
+            old_decided[d], old_shown[d] = _old_rule(a, b, human, item_groups, paired_boot, d)
         if comparison.williams is not None and math.isfinite(comparison.williams.p_value):
             williams_shown[d] = True
             williams[d] = comparison.williams.p_value < NOMINAL_FALSE
@@ -305,6 +306,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             results.append(_run(item))
             r = results[-1]
             print(f"{r.design} k={r.k} m={r.m}: {r.seconds:.1f}s", file=sys.stderr, flush=True)
+            if args.json:  # after every cell, so that an interrupted run keeps what it measured
+                with open(args.json, "w", encoding="utf-8") as out:
+                    json.dump([r.to_dict() for r in results], out, indent=1)
     if args.stop_datasets and "stop" in parts:
         results.append(stop_rule_cell(args.stop_datasets, args.seed + 99))
         print(f"stop rule: {results[-1].seconds:.1f}s", file=sys.stderr, flush=True)

@@ -81,7 +81,7 @@ def test_two_equally_noisy_evaluators_get_a_ci_that_includes_zero() -> None:
         assert d.ci_low < 0 < d.ci_high and not d.excludes_zero
         assert d.p_value > 0.05
     assert verdict_line(result).startswith("no clear difference between A and B on overall (p ≥ 0.05): Δρ ")
-    assert "(randomization test over 40 contexts, 2,000 random swaps of A and B)" in verdict_line(result)
+    assert "(randomization test over 40 contexts, 1,000 random swaps of A and B)" in verdict_line(result)
 
 
 def test_items_scored_by_one_side_only_are_excluded_and_counted() -> None:
