@@ -40,7 +40,7 @@ from dialjudge.core.simulation.calibration import Rate
 from dialjudge.core.stats import bootstrap as bs
 from dialjudge.core.stats.correlation import METHODS, item_correlation
 from dialjudge.core.stats.paired import paired_comparison
-from dialjudge.core.stats.small_samples import MIN_CONTEXTS
+from dialjudge.core.stats.small_samples import MIN_CONTEXTS, MIN_CONTEXTS_LABELS
 
 CONTEXTS = (2, 3, 5, 6, 10, 20, 60)
 CANDIDATES = (1, 4, 6)
@@ -274,9 +274,16 @@ def markdown(results: Sequence[CellResult], n_datasets: int, command: str) -> st
                      f"contexts from 10 ({r.n_datasets} datasets): stopped with a false \"better\" in "
                      f"{rate.value:.3f} ± {rate.mc_error():.3f} of runs (nominal at most {NOMINAL_FALSE}).")
         lines.append("")
-    ok_from, test_from = derived_min_contexts([r for r in results if r.design != "stop rule"])
-    lines.append(f"Every shown CI covers >= {COVERAGE_FLOOR:.0%} from k = {ok_from}; the exact randomization test "
-                 f"can first give p < {NOMINAL_FALSE} at k = {test_from}; MIN_CONTEXTS = {MIN_CONTEXTS}.")
+    correlations = [r for r in results if r.design in ("null", "effect")]
+    if correlations:
+        ok_from, test_from = derived_min_contexts(correlations)
+        lines.append(f"Correlations and paired comparisons: every shown CI covers >= {COVERAGE_FLOOR:.0%} from "
+                     f"k = {ok_from}; the exact randomization test can first give p < {NOMINAL_FALSE} at "
+                     f"k = {test_from}; MIN_CONTEXTS = {MIN_CONTEXTS}.")
+    labels = [r for r in results if r.design == "labels"]
+    if labels:
+        lines.append(f"Label statistics: every shown CI covers >= {COVERAGE_FLOOR:.0%} from "
+                     f"k = {derived_min_contexts(labels)[0]}; MIN_CONTEXTS_LABELS = {MIN_CONTEXTS_LABELS}.")
     return "\n".join(lines)
 
 
@@ -324,8 +331,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.json:
         with open(args.json, "w", encoding="utf-8") as out:
             json.dump([r.to_dict() for r in results], out, indent=1)
-    ok_from, test_from = derived_min_contexts([r for r in results if r.design != "stop rule"])
-    return 0 if max(ok_from, test_from) <= MIN_CONTEXTS else 1
+    correlations = [r for r in results if r.design in ("null", "effect")]
+    labels = [r for r in results if r.design == "labels"]
+    ok = not correlations or max(derived_min_contexts(correlations)) <= MIN_CONTEXTS
+    ok = ok and (not labels or derived_min_contexts(labels)[0] <= MIN_CONTEXTS_LABELS)
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":

@@ -293,13 +293,15 @@ def percentile_interval(values: np.ndarray, confidence: float) -> tuple[float, f
 ZERO_WIDTH = 1e-12
 
 
-def small_sample_interval(values: np.ndarray, confidence: float, n_units: int) -> tuple[float, float, int]:
+def small_sample_interval(values: np.ndarray, confidence: float, n_units: int,
+                          min_units: int | None = None) -> tuple[float, float, int]:
     """The expanded percentile CI (see :mod:`.small_samples`) over the resamples where the coefficient
-    is defined; NaN below ``MIN_CONTEXTS`` resampling units, and NaN rather than a zero-width interval."""
+    is defined; NaN below ``min_units`` (default ``MIN_CONTEXTS``) resampling units, and NaN rather
+    than a zero-width interval."""
     from .small_samples import expanded_tail, too_few_contexts
 
     finite = values[np.isfinite(values)]
-    if finite.size == 0 or too_few_contexts(n_units):
+    if finite.size == 0 or too_few_contexts(n_units, minimum=min_units):
         return float("nan"), float("nan"), int(finite.size)
     tail = expanded_tail(confidence, n_units) * 100.0
     low, high = np.percentile(finite, [tail, 100.0 - tail])

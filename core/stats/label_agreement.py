@@ -37,6 +37,7 @@ from ..model import Example, RatingValue, Scale, ScaleKind
 from . import bootstrap as bs
 from .categorical import cohen_kappa, is_missing, percent_agreement
 from .human import annotator_matrix
+from .small_samples import MIN_CONTEXTS_LABELS
 
 NAN = float("nan")
 EXCLUSION_REASONS = ("not_judged", "failed", "invalid_label", "no_human_label", "tie_excluded")
@@ -334,7 +335,7 @@ def compare_labels(
         if math.isnan(point) or resampled is None or not resampled.size:
             return Estimate(point)
         # The expanded percentile interval, none on too few contexts (stats/small_samples.py).
-        low, high, _ = bs.small_sample_interval(resampled, confidence, n_contexts)
+        low, high, _ = bs.small_sample_interval(resampled, confidence, n_contexts, MIN_CONTEXTS_LABELS)
         return Estimate(point, low, high)
 
     # Every agreement statistic is a function of the (human, judge) table; a resample's table
@@ -597,7 +598,8 @@ def label_ceiling(examples: Iterable[Example], quality: str, tie_rule: TieRule |
             units[unit] = ((np.outer(counts[unit], counts[unit]) - np.diag(counts[unit])) / (m[unit] - 1)).ravel()
         groups = [ex.group_id for ex in examples]
         weights = bs.resample(matrix.n_items, groups, n_boot=n_boot, seed=seed).item_weights
-        low, high, _ = bs.small_sample_interval(_nominal_alpha(weights @ units, k), confidence, len(set(groups)))
+        low, high, _ = bs.small_sample_interval(_nominal_alpha(weights @ units, k), confidence, len(set(groups)),
+                                                MIN_CONTEXTS_LABELS)
     return LabelCeiling(quality, matrix.n_items, len(matrix.annotators), False, alpha, _mean_defined(kappas),
                         _mean_defined(agreements), len(agreements), tuple(per_annotator), tie_rule, tuple(reasons),
                         low, high)

@@ -91,9 +91,9 @@ def test_bootstrap_matches_a_direct_recomputation(safety, monkeypatch) -> None:
     from scipy import stats
 
     from dialjudge.core.stats import bootstrap as bs
-    from dialjudge.core.stats import small_samples
+    from dialjudge.core.stats import label_agreement
 
-    monkeypatch.setattr(small_samples, "MIN_CONTEXTS", 1)
+    monkeypatch.setattr(label_agreement, "MIN_CONTEXTS_LABELS", 1)
     r = compare_labels(safety.examples, "safety", JUDGE, probabilities=P_YES, positive="Yes", n_boot=300, seed=7)
     kept = ["s1", "s2", "s4", "s5"]
     human = {"s1": "Yes", "s2": "No", "s4": "Yes", "s5": "No"}
@@ -188,6 +188,10 @@ def test_reports_say_a_label_quality_is_pooled_by_majority(safety) -> None:
 
 
 def test_ceiling_alpha_has_a_bootstrap_interval(safety, monkeypatch) -> None:
+    from dialjudge.core.stats import label_agreement
+
+    assert math.isnan(label_ceiling(safety.examples, "safety", n_boot=300, seed=3).alpha_low)  # 6 contexts: too few
+    monkeypatch.setattr(label_agreement, "MIN_CONTEXTS_LABELS", 1)  # to check the mechanics on 6 items
     plain = label_ceiling(safety.examples, "safety")
     assert math.isnan(plain.alpha_low)  # no resamples asked for
     c = label_ceiling(safety.examples, "safety", n_boot=300, seed=3)
