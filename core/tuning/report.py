@@ -48,7 +48,7 @@ class HeldoutResult:
         low, high = self.ci
         ci = f" [{number_text(low)}, {number_text(high)}]" if low is not None and high is not None else ""
         if not ci and self.correlation.ci_reason:
-            ci = f" (no CI: {self.correlation.ci_reason})"
+            ci = f" ({self.correlation.ci_reason})"
         return f"{number_text(self.heldout)}{ci} (n = {self.correlation.n_items} items in {self.correlation.n_groups} contexts)"
 
     @property
