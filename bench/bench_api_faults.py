@@ -31,9 +31,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from dialjudge.core.config import JudgeConfig
 from dialjudge.core.judges.backends.openai_api import OpenAIBackend
-from dialjudge.core.judges.engine import RunEngine
-from dialjudge.core.judges.runs import JudgeSpec, JudgeVariant, RunConfig
-from dialjudge.core.judges.store import RunStore
+from dialjudge.core.judges.run.config import JudgeSpec, JudgeVariant, RunConfig
+from dialjudge.core.judges.run.engine import RunEngine
+from dialjudge.core.judges.store.run_store import RunStore
 from dialjudge.core.judges.types import (
     Message,
     OutputKind,

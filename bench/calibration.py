@@ -139,7 +139,7 @@ def stop_rule_cell(n_datasets: int, seed: int, k: int = 40, m: int = 4, check_ev
                    min_contexts: int = 10) -> CellResult:
     """The stop rule against a baseline under the null (A and B equally good), fed context by context:
     how often does it stop claiming one is better at any of its looks?"""
-    from dialjudge.core.judges.stopping import StopRule
+    from dialjudge.core.judges.run.stopping import StopRule
 
     started = time.perf_counter()
     design = replace(NULL, n_contexts=k, n_candidates=m)

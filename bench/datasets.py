@@ -35,8 +35,8 @@ def save_big_dataset(n: int, path: Path) -> Path:
 def fake_run_config(dataset: Any) -> Any:
     """A logprob run of one fake judge over every item (the sample's template and quality)."""
     from dialjudge.core.config import JudgeConfig
-    from dialjudge.core.judges.runs import RunConfig
-    from dialjudge.core.judges.templates import get_template
+    from dialjudge.core.judges.prompts.templates import get_template
+    from dialjudge.core.judges.run.config import RunConfig
     from dialjudge.core.judges.types import ScoringMode
 
     return RunConfig.build(dataset, get_template("likert-1to5"), [JudgeConfig(name="fake", backend="fake")],

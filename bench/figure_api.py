@@ -41,10 +41,10 @@ def run_once(dataset: Any, base_url: str, concurrency: int, items: int, store_di
     """(seconds, summary) of one fresh run of ``items`` items."""
     from dialjudge.core.config import JudgeConfig
     from dialjudge.core.judges.backends.openai_api import OpenAIBackend
-    from dialjudge.core.judges.engine import RunEngine
-    from dialjudge.core.judges.runs import RunConfig
-    from dialjudge.core.judges.store import RunStore
-    from dialjudge.core.judges.templates import get_template
+    from dialjudge.core.judges.prompts.templates import get_template
+    from dialjudge.core.judges.run.config import RunConfig
+    from dialjudge.core.judges.run.engine import RunEngine
+    from dialjudge.core.judges.store.run_store import RunStore
     from dialjudge.core.judges.types import ScoringMode
 
     judge = JudgeConfig(name="stub", backend="openai", base_url=base_url, model="stub", concurrency=concurrency,

@@ -21,9 +21,10 @@ def judge_run(dataset: Any, store: Any, *, limit: int, persona: Any = None) -> i
     """Backend calls of one run (a new engine, as a rerun from the CLI or the app would make)."""
     from dialjudge.core.config import JudgeConfig
     from dialjudge.core.judges.backends.fake import FakeBackend
-    from dialjudge.core.judges.engine import RunEngine
-    from dialjudge.core.judges.runs import RunConfig
-    from dialjudge.core.judges.templates import get_template
+    from dialjudge.core.judges.prompts.templates import get_template
+    from dialjudge.core.judges.run.config import RunConfig
+    from dialjudge.core.judges.run.engine import RunEngine
+    from dialjudge.core.judges.run.events import RunStatus
     from dialjudge.core.judges.types import ScoringMode
 
     judge = JudgeConfig(name="fake", backend="fake", model="bench")
@@ -31,13 +32,13 @@ def judge_run(dataset: Any, store: Any, *, limit: int, persona: Any = None) -> i
                              mode=ScoringMode.LOGPROB, top_k=0, limit=limit, personas=[persona])
     backend = FakeBackend.from_config(judge)
     summary = asyncio.run(RunEngine(config, dataset, {"fake": backend}, store).run())
-    assert summary.status == "finished", summary
+    assert summary.status is RunStatus.FINISHED, summary
     return len(backend.requests)
 
 
 def run(ctx: Context) -> list[Row]:
-    from dialjudge.core.judges.runs import PersonaSpec
-    from dialjudge.core.judges.store import RunStore
+    from dialjudge.core.judges.run.config import PersonaSpec
+    from dialjudge.core.judges.store.run_store import RunStore
     from dialjudge.core.loaders.usr import read_usr
 
     dataset = read_usr(ctx.data_dir / "usr" / "usr_topical_chat.json")

@@ -52,11 +52,11 @@ def engine_run(dataset: Any, judge: Any, mode: Any, *, reuse_prefix: bool, quali
                template: str = TEMPLATE, aspect: str = ASPECT, top_k: int = 0) -> tuple[float, Any, list[Any]]:
     """(seconds, summary, judgments in run order) of one fresh engine run with the bundled model."""
     from dialjudge.core.judges.backends import make_backend
-    from dialjudge.core.judges.engine import RunEngine
-    from dialjudge.core.judges.events import JudgmentScored
-    from dialjudge.core.judges.runs import RunConfig
-    from dialjudge.core.judges.store import RunStore
-    from dialjudge.core.judges.templates import get_template
+    from dialjudge.core.judges.prompts.templates import get_template
+    from dialjudge.core.judges.run.config import RunConfig
+    from dialjudge.core.judges.run.engine import RunEngine
+    from dialjudge.core.judges.run.events import JudgmentScored
+    from dialjudge.core.judges.store.run_store import RunStore
 
     config = RunConfig.build(dataset, get_template(template), [judge], aspect=aspect, quality=quality,
                              mode=mode, top_k=top_k)
@@ -90,8 +90,8 @@ def prompt_token_lists(dataset: Any, model_path: str, order: list[str]) -> list[
     import llama_cpp
     from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
-    from dialjudge.core.judges.render import render_prompt
-    from dialjudge.core.judges.templates import get_template
+    from dialjudge.core.judges.prompts.render import render_prompt
+    from dialjudge.core.judges.prompts.templates import get_template
 
     template = get_template(TEMPLATE)
     by_id = {ex.id: ex for ex in dataset.examples}
@@ -188,7 +188,7 @@ def run(ctx: Context) -> list[Row]:
 
     # The app's first run on the bundled sample with nothing changed (template likert-1to5 on the
     # sample's first quality, the bundled judge, the default mode), verified through the engine.
-    from dialjudge.core.judging import plan_run
+    from dialjudge.core.planning import plan_run
     from dialjudge.core.registry import open_dataset
 
     sample = open_dataset("sample", remember=False)
@@ -222,8 +222,8 @@ def _default_config() -> Any:
 
 def _plan_run(plan: Any, dataset: Any, judge: Any) -> tuple[float, Any, list[Any]]:
     from dialjudge.core.judges.backends import make_backend
-    from dialjudge.core.judges.engine import RunEngine
-    from dialjudge.core.judges.store import RunStore
+    from dialjudge.core.judges.run.engine import RunEngine
+    from dialjudge.core.judges.store.run_store import RunStore
 
     backend = make_backend(judge)
     with tempfile.TemporaryDirectory() as tmp:

@@ -22,7 +22,7 @@ PEAK = ("import re; print(int(re.search(r'VmHWM:\\s+(\\d+)', open('/proc/self/st
         " / 1024)")
 
 ENGINE_IMPORTS = textwrap.dedent(f"""
-    import bench.datasets, dialjudge.core.judges.engine, dialjudge.core.judges.store
+    import bench.datasets, dialjudge.core.judges.run.engine, dialjudge.core.judges.store.run_store
     import dialjudge.core.judges.backends.fake, dialjudge.core.registry
     {PEAK}
 """)
@@ -37,8 +37,8 @@ ENGINE_RUN = textwrap.dedent(f"""
     from pathlib import Path
     from bench.datasets import big_dataset, fake_run_config
     from dialjudge.core.judges.backends.fake import FakeBackend
-    from dialjudge.core.judges.engine import RunEngine
-    from dialjudge.core.judges.store import RunStore
+    from dialjudge.core.judges.run.engine import RunEngine
+    from dialjudge.core.judges.store.run_store import RunStore
 
     dataset = big_dataset(int(sys.argv[1]))
     store = RunStore(Path(sys.argv[2]) / "runs.sqlite3")

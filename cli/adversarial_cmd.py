@@ -6,10 +6,9 @@ import argparse
 import json
 from pathlib import Path
 
-from dialjudge.core.adversarial.builder import KINDS, make_adversarial_set
+from dialjudge.core.api import ADVERSARIAL_KINDS as KINDS
+from dialjudge.core.api import make_adversarial, open_dataset
 from dialjudge.core.errors import DataError
-from dialjudge.core.loaders import save_dataset
-from dialjudge.core.registry import open_dataset
 
 from . import render
 
@@ -40,18 +39,14 @@ def run_make(args: argparse.Namespace) -> int:
         raise DataError(f"{args.out}: the adversarial set is written as native JSONL; use a .jsonl name")
     source = open_dataset(args.source)
     con = render.console(stderr=True)
-    if args.held_out_reference:
-        from dialjudge.core.adversarial.heldout import with_held_out_reference
-
-        source, given = with_held_out_reference(source, args.held_out_reference)
-        con.print(f"held-out references from {args.held_out_reference!r}: {given} contexts")
     kinds = tuple(k.strip() for k in args.kinds.split(",") if k.strip())
-    dataset, report = make_adversarial_set(source, kinds=kinds, per_item=args.per_item, n=args.n, seed=args.seed,
-                                           include_fact=not args.no_fact,
-                                           include_other_candidates=args.with_candidates)
-    path = save_dataset(dataset, args.out)
-    con.print(report.summary(), markup=False, highlight=False)
-    con.print(f"wrote {len(dataset)} items to {path}")
-    sidecar = path.with_suffix(".report.json")
-    sidecar.write_text(json.dumps(report.to_dict(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    built = make_adversarial(source, args.out, kinds=kinds, per_item=args.per_item, n=args.n, seed=args.seed,
+                             include_fact=not args.no_fact, include_other_candidates=args.with_candidates,
+                             held_out_reference=args.held_out_reference)
+    if args.held_out_reference:
+        con.print(f"held-out references from {args.held_out_reference!r}: {built.held_out_references} contexts")
+    con.print(built.report.summary(), markup=False, highlight=False)
+    con.print(f"wrote {len(built.dataset)} items to {built.path}")
+    sidecar = built.path.with_suffix(".report.json")
+    sidecar.write_text(json.dumps(built.report.to_dict(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     return 0

@@ -6,10 +6,15 @@ import argparse
 
 from rich.markup import escape
 
-from dialjudge.core.config import load_config
-from dialjudge.core.describe import describe
-from dialjudge.core.registry import list_datasets, open_dataset
-from dialjudge.core.stats.label_agreement import TieRule
+from dialjudge.core.api import (
+    TieRule,
+    dataset_statistics,
+    describe,
+    list_datasets,
+    load_config,
+    open_dataset,
+    quality_annotators,
+)
 
 from . import render
 
@@ -42,8 +47,6 @@ def run_list(args: argparse.Namespace) -> int:
 
 
 def run_show(args: argparse.Namespace) -> int:
-    from dialjudge.core.stats.label_agreement import AGGREGATE_ONLY_TEXT, is_aggregate_only
-
     dataset = open_dataset(args.dataset)
     summary = describe(dataset)
     con = render.console()
@@ -65,8 +68,7 @@ def run_show(args: argparse.Namespace) -> int:
     con.print(render.plain_table(
         "Qualities", ["quality", "level", "scale", "rated items", "annotators", "missing values"],
         [(q.name, q.level.value, q.scale_text, q.rated_items,
-          AGGREGATE_ONLY_TEXT if is_aggregate_only([ex for ex in dataset if ex.level is q.level], q.name)
-          else q.annotators, q.missing_values)
+          quality_annotators(dataset, q.name, q.level, q.annotators), q.missing_values)
          for q in summary.qualities],
         right=("rated items", "annotators", "missing values")))
     con.print(render.plain_table("Systems", ["system", "items"], summary.systems.items(), right=("items",)))
@@ -80,19 +82,13 @@ def run_show(args: argparse.Namespace) -> int:
 
 
 def run_stats(args: argparse.Namespace) -> int:
-    from dialjudge.core.stats.ceiling import ceiling_table
-    from dialjudge.core.stats.label_agreement import label_ceiling, majority_labels
-
     dataset = open_dataset(args.dataset)
-    rule = TieRule(args.majority_ties)
+    stats = dataset_statistics(dataset, tie_rule=args.majority_ties)
     con = render.console()
-    rows = ceiling_table(dataset.examples)
-    numeric = [r for r in rows if not r.scale.startswith(("categorical", "binary"))]
-    labelled = [r for r in rows if r.scale.startswith(("categorical", "binary"))]
-    if numeric:
+    if stats.numeric:
         reasons: list[str] = []
         table_rows = []
-        for r in numeric:
+        for r in stats.numeric:
             table_rows.append((r.quality, r.level, r.scale, r.n_items, r.n_annotators, _f(r.loo_pearson),
                                _f(r.loo_spearman), _f(r.alpha), r.alpha_level))
             reasons.extend(f"{r.quality} ({r.level}): {why}" for why in r.ceiling.reasons)
@@ -103,18 +99,16 @@ def run_stats(args: argparse.Namespace) -> int:
             right=("items", "annotators", "LOO Pearson", "LOO Spearman", "Krippendorff α")))
         con.print("[dim]LOO: each annotator against the mean of the others, averaged over annotators.[/dim]")
         render.print_notes(con, [f"why '–': {why}" for why in reasons])
-    if labelled:
+    if stats.labels:
         reasons = []
         label_rows: list[tuple[object, ...]] = []
-        for r in labelled:
-            members = [ex for ex in dataset.examples if ex.level.value == r.level and r.quality in ex.ratings]
-            ceiling = label_ceiling(members, r.quality, rule)
-            ties = majority_labels(members, r.quality, rule).n_ties
-            label_rows.append((r.quality, r.level, r.scale, ceiling.n_items, ceiling.annotators_text,
+        for row in stats.labels:
+            ceiling = row.ceiling
+            label_rows.append((row.quality, row.level, row.scale, ceiling.n_items, ceiling.annotators_text,
                                _pct(ceiling.pairwise_agreement), _f(ceiling.pairwise_kappa), _f(ceiling.alpha),
                                _pct(ceiling.vs_majority_agreement), _f(ceiling.vs_majority_kappa),
-                               "–" if ceiling.aggregate_only else ties))
-            reasons.extend(f"{r.quality} ({r.level}): {why}" for why in ceiling.reasons)
+                               "–" if row.majority_ties is None else row.majority_ties))
+            reasons.extend(f"{row.quality} ({row.level}): {why}" for why in ceiling.reasons)
         con.print(render.plain_table(
             f"Annotator agreement — {dataset.name} (label qualities)",
             ["quality", "level", "labels", "items", "annotators", "% agreement (pairs)", "κ (pairs)",
@@ -123,7 +117,8 @@ def run_stats(args: argparse.Namespace) -> int:
                                "% vs majority of others", "κ vs majority of others", "majority ties")))
         con.print("[dim](pairs): mean over annotator pairs that rated common items; vs majority of others: each "
                   "annotator against the majority label of the other annotators, averaged; α is nominal. "
-                  f"Majority ties: items whose annotators tie (rule {rule.value} for the others' majority).[/dim]")
+                  f"Majority ties: items whose annotators tie (rule {stats.tie_rule.value} for the others' "
+                  "majority).[/dim]")
         render.print_notes(con, [f"why '–': {why}" for why in reasons])
     for warning in dataset.meta.get("warnings", ()):
         con.print(f"[yellow]warning: {escape(str(warning))}[/yellow]")

@@ -10,9 +10,9 @@ from typing import Any
 from rich.console import Console
 from rich.markup import escape
 
-from dialjudge.core.judges.labels import LabelReport
-from dialjudge.core.label_rows import HEADER, confusion_rows, summary_rows, tie_lines
-from dialjudge.core.report import to_csv, to_json, to_jsonl
+from dialjudge.core.api import LABEL_HEADER as HEADER
+from dialjudge.core.api import LabelReport, confusion_rows, tie_lines, to_csv, to_json, to_jsonl
+from dialjudge.core.api import label_summary_rows as summary_rows
 
 from . import render
 

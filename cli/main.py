@@ -8,12 +8,12 @@ from typing import Callable, Sequence
 
 from dialjudge.core.errors import DialjudgeError
 
+from . import adversarial_cmd, datasets_cmd, judge_cmd, metrics_cmd, runs_cmd, tune_cmd
+
 Handler = Callable[[argparse.Namespace], int]
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from . import adversarial_cmd, datasets_cmd, judge_cmd, metrics_cmd, runs_cmd, tune_cmd
-
     parser = argparse.ArgumentParser(
         prog="dialjudge",
         description="Build and check judges of dialogue responses against human ratings. "
@@ -47,6 +47,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def open_app(args: argparse.Namespace) -> int:
+    # Textual loads only when the app opens: the headless commands start without it.
     from dialjudge.tui.app import make_app
 
     app = make_app(dataset=args.dataset)

@@ -5,14 +5,21 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from dialjudge.core.evaluation import EvaluationReport, evaluate, split_subsets
+from dialjudge.core.api import (
+    DEFAULT_DATASET,
+    FORMATS,
+    AgreementRequest,
+    EvaluationReport,
+    LabelReport,
+    metric_length_bias,
+    metrics_report,
+    only_dialogs,
+    open_dataset,
+    wide_table,
+)
+from dialjudge.core.api import render as render_records
 from dialjudge.core.format import number_text
-from dialjudge.core.judges.labels import LabelReport
 from dialjudge.core.model import Aggregation, Dataset
-from dialjudge.core.registry import DEFAULT_DATASET, open_dataset
-from dialjudge.core.report import FORMATS, wide_table
-from dialjudge.core.report import render as render_records
-from dialjudge.core.subsets import Subset
 
 from . import labels_view, render
 
@@ -54,50 +61,24 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=run)
 
 
-def levels_of(choice: str, dataset_has_dialogs: bool) -> list[str]:
-    if choice == "both":
-        return ["dialog" if dataset_has_dialogs else "turn", "system"]
-    if choice == "turn" and dataset_has_dialogs:
-        return ["dialog"]  # the default level, named for what a dialog-only set holds
-    return [choice]
-
-
 def run(args: argparse.Namespace) -> int:
     dataset = open_dataset(args.dataset)
-    only_dialogs = bool(len(dataset)) and all(ex.candidate is None for ex in dataset)
-    levels = levels_of(args.level, only_dialogs)
-    subsets = split_subsets(dataset, args.subset)
-    report = evaluate(dataset, qualities=args.qualities, subset=subsets[0], extra_subsets=subsets[1:],
-                      levels=levels,
-                      aggregation=Aggregation(args.aggregate),
-                      metric_ids=args.metrics.split(",") if args.metrics else None,
-                      n_boot=args.bootstrap, seed=args.seed, include_length=True)
+    request = AgreementRequest(qualities=tuple(args.qualities or ()), level=args.level,
+                               aggregation=Aggregation(args.aggregate), n_boot=args.bootstrap, seed=args.seed)
+    report = metrics_report(dataset, request, subset=args.subset,
+                            metric_ids=args.metrics.split(",") if args.metrics else None)
     emit(report, args, title=f"Reference-based metrics vs humans — {dataset.name}", dataset=dataset)
-    if args.format == "table" and args.output is None and "system" not in levels and not only_dialogs:
-        print_length_bias(dataset, report, subsets[0])
+    if args.format == "table" and args.output is None and "system" not in report.levels and not only_dialogs(dataset):
+        print_length_bias(dataset, report, report.subset)
     return 0
 
 
 def print_length_bias(dataset: Dataset, report: EvaluationReport, subset: str) -> None:
     """Verbosity: each metric's Spearman ρ with the response length beside the humans', and its
     agreement with the humans once length is partialled out (core/stats/baselines)."""
-    from dialjudge.core.stats.baselines import LENGTH_EVALUATOR, length_bias, length_scores
-    from dialjudge.core.stats.human import human_labels
-
-    selected = Subset(subset).select(dataset.examples)
-    lengths = length_scores(selected)
-    rows = []
-    for quality in report.qualities:
-        if not dataset.qualities[quality].is_numeric:
-            continue
-        human = {i: (float(v) if isinstance(v, (int, float)) else None)
-                 for i, v in human_labels(selected, quality).values.items()}
-        for name, column in report.scores.items():
-            if name == LENGTH_EVALUATOR:
-                continue
-            bias = length_bias(column, human, lengths, evaluator=name, quality=quality)
-            rows.append((name, quality, bias.n, *(number_text(v) for v in (
-                bias.judge_length_rho, bias.human_length_rho, bias.judge_human_rho, bias.partial_rho))))
+    rows = [(b.evaluator, b.quality, b.n, *(number_text(v) for v in (
+        b.judge_length_rho, b.human_length_rho, b.judge_human_rho, b.partial_rho)))
+        for b in metric_length_bias(dataset, report, subset)]
     if rows:
         right = ("n", "metric~length", "humans~length", "metric~humans", "… length partialled out")
         render.console().print(render.plain_table(
@@ -127,8 +108,7 @@ def emit(report: EvaluationReport, args: argparse.Namespace, *, title: str, data
         render.print_notes(con, report.notes)
         if dataset is not None and any(ex.is_adversarial for ex in dataset):
             # The same items as the first table: discernment follows --subset.
-            shown = dataset.subset(Subset(report.subset).select(dataset))
-            render.print_discernment(con, shown, report.scores)
+            render.print_discernment(con, dataset, report.subset, report.scores)
         return
     fmt = "markdown" if args.format == "table" else args.format
     if fmt in ("markdown", "latex"):

@@ -10,9 +10,19 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from dialjudge.core.api import (
+    SYMBOLS,
+    PairedComparison,
+    WideRow,
+    WideTable,
+    discernment,
+    interval_text,
+    sparkline,
+    verdict_line,
+)
 from dialjudge.core.errors import DialjudgeError
 from dialjudge.core.format import number_text
-from dialjudge.core.report import WideRow, WideTable, sparkline
+from dialjudge.core.model import Dataset
 
 
 def console(stderr: bool = False) -> Console:
@@ -86,11 +96,10 @@ def write_output(path: Path, text: str) -> None:
         raise DialjudgeError(f"{path}: cannot write: {exc.strerror}") from None
 
 
-def print_discernment(con: Console, dataset: Any, scores: Mapping[str, Mapping[str, Any]]) -> None:
-    from dialjudge.core.adversarial.discernment import discernment_table
-
+def print_discernment(con: Console, dataset: Dataset, subset: str,
+                      scores: Mapping[str, Mapping[str, float | None]]) -> None:
     rows = []
-    for row in discernment_table(dataset, scores):
+    for row in discernment(dataset, subset, scores):
         rows.append((row.evaluator, row.comparison, f"{row.n_positive}/{row.n_adversarial}", _f(row.auc),
                      _f(row.mean_positive), _f(row.mean_adversarial), _f(row.gap, signed=True),
                      "–" if row.share_at_or_above is None else f"{100 * row.share_at_or_above:.0f}%",
@@ -109,10 +118,8 @@ def _f(x: Any, signed: bool = False) -> str:
     return number_text(x, signed=signed)
 
 
-def print_paired(con: Console, comparisons: Sequence[Any], coefficient: str = "spearman") -> None:
+def print_paired(con: Console, comparisons: Sequence[PairedComparison], coefficient: str = "spearman") -> None:
     """Paired comparisons (core.stats.paired): a Δ table with CIs and p-values, then the verdict lines."""
-    from dialjudge.core.stats.paired import SYMBOLS, interval_text, verdict_line
-
     rows = []
     for c in comparisons:
         for method, d in c.deltas.items():

@@ -4,19 +4,47 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
-from dialjudge.core.compare import compare_runs
+from dialjudge.core.api import (
+    FORMAT_LABELS,
+    FORMATS,
+    USAGE_COLUMNS,
+    CompareRequest,
+    ExportRequest,
+    RescoreRequest,
+    RunDetails,
+    RunStatus,
+    RunStore,
+    ScoringMode,
+    build_backends,
+    compare,
+    dataset_of_run,
+    delete,
+    environment_lines,
+    execute_run,
+    export,
+    judgment_rows,
+    list_runs,
+    load_config,
+    metric_scores,
+    prepare_retry,
+    records_to_latex,
+    records_to_markdown,
+    rescore,
+    run_details,
+    to_csv,
+    to_json,
+    to_jsonl,
+    usage_rows,
+    usage_summary,
+)
 from dialjudge.core.errors import DialjudgeError
 from dialjudge.core.format import number_text
-from dialjudge.core.judges.store import RunStore
-from dialjudge.core.judges.types import ScoringMode
-from dialjudge.core.report import FORMATS, records_to_latex, records_to_markdown, to_csv, to_json, to_jsonl
-from dialjudge.core.run_export import FORMAT_LABELS
 
-from . import render
+from . import labels_cmd, render
+from .progress import ProgressDisplay
+from .signals import sigterm_as_interrupt
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -81,12 +109,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     delete = rsub.add_parser("delete", help="remove a run and its judgments")
     delete.add_argument("run", type=int)
     delete.set_defaults(handler=run_delete)
+    labels_cmd.register(rsub)
 
 
 def run_list(args: argparse.Namespace) -> int:
     rows = []
     with RunStore() as store:
-        records = store.list_runs()
+        records = list_runs(store)
     for r in records:
         cfg = r.run_config
         name = (r.name or "–") + (f" (from run {r.source_run})" if r.source_run is not None else "")
@@ -99,13 +128,9 @@ def run_list(args: argparse.Namespace) -> int:
 
 
 def run_show(args: argparse.Namespace) -> int:
-    from dialjudge.core.config import load_config
-    from dialjudge.core.judges.cost import USAGE_COLUMNS, run_usage, usage_rows, usage_summary
-
-    prices = load_config().prices
     with RunStore() as store:
-        record = store.get_run(args.run)
-        usage = run_usage(store, record, prices)
+        details = run_details(store, args.run, load_config())
+    record, usage = details.record, details.usage
     config = record.run_config
     con = render.console()
     con.print(render.key_values(f"Run {record.id} — {record.status.value}", {
@@ -117,9 +142,9 @@ def run_show(args: argparse.Namespace) -> int:
         "judges": ", ".join(v.label for v in config.variants()),
         "few-shot": config.fewshot.spec, "repeats": config.repeats,
         "judgments": f"{record.judgments} of {record.total} ({record.failures} failed)",
-        **_source_lines(record),
+        **_source_lines(details),
         "cost and latency": usage_summary(usage),
-        **_environment_lines(config.environment),
+        **environment_lines(config.environment),
         "error": record.error or "–"}))
     con.print(render.plain_table(f"Cost and latency of run {record.id}", USAGE_COLUMNS, usage_rows(usage),
                                  right=USAGE_COLUMNS[2:]))
@@ -128,30 +153,23 @@ def run_show(args: argparse.Namespace) -> int:
     return 0
 
 
-def _source_lines(record: Any) -> dict[str, str]:
+def _source_lines(details: RunDetails) -> dict[str, str]:
     """Where a rescored run's answers came from, and what the rescoring changed."""
+    record = details.record
     if record.source_run is None:
         return {}
-    changed = dict(record.config.get("rescore") or {})
-    what = ", ".join(f"{k} {v if not isinstance(v, dict) else json.dumps(v)}" for k, v in changed.items()
-                     if v is not None and k != "source_run")
+    what = ", ".join(f"{k} {v if not isinstance(v, dict) else json.dumps(v)}"
+                     for k, v in details.source_changes.items())
     return {"rescored from": f"run {record.source_run}" + (f" ({what})" if what else "")}
 
 
 def run_rescore(args: argparse.Namespace) -> int:
-    from dialjudge.core.config import load_config
-    from dialjudge.core.judges.rescore import rescore_run, settings_from_options
-    from dialjudge.core.registry import open_dataset
-
     if args.top_k is None and args.mode is None and args.template is None and args.mapping is None:
         raise DialjudgeError("say what to change: --top-k, --mode, --template or --map")
-    config = load_config()
-    settings = settings_from_options(top_k=args.top_k, mode=args.mode, template=args.template, mapping=args.mapping,
-                                     name=args.name, template_dirs=config.template_dirs)
+    request = RescoreRequest(top_k=args.top_k, mode=args.mode, template=args.template, mapping=args.mapping,
+                             name=args.name)
     with RunStore() as store:
-        source = store.get_run(args.run).run_config
-        dataset = open_dataset(source.dataset_path or source.dataset, config)
-        result = rescore_run(store, args.run, dataset, settings)
+        result, settings = rescore(store, args.run, request, load_config())
     con = render.console()
     con.print(f"run {result.run_id}: run {result.source_run} rescored ({settings.describe()}), no model called; "
               f"{result.rescored} judgments, {result.failures} without a score, {result.changed} changed",
@@ -162,61 +180,28 @@ def run_rescore(args: argparse.Namespace) -> int:
 
 
 def run_retry(args: argparse.Namespace) -> int:
-    import asyncio
-
-    from rich.progress import BarColumn, Progress, TextColumn
-
-    from dialjudge.core.config import load_config
-    from dialjudge.core.judges.retry import check_retryable, retry_run
-    from dialjudge.core.judges.status import RunState, RunStatus, status_text
-    from dialjudge.core.judging import build_backends
-    from dialjudge.core.registry import open_dataset
-
-    from .signals import sigterm_as_interrupt
-
+    config = load_config()
     with RunStore() as store:
-        record = store.get_run(args.run)
-        check_retryable(store, args.run)
-        failed = record.failures
-        config = record.run_config
-        dataset = open_dataset(config.dataset_path or config.dataset, load_config())
+        dataset = dataset_of_run(store.get_run(args.run).run_config, config)
+        retry = prepare_retry(store, args.run, dataset)
         con = render.console(stderr=True)
-        con.print(f"run {args.run}: {failed} judgments without a score to ask again", markup=False)
-        progress = Progress(TextColumn("[bold]retrying"), BarColumn(), TextColumn("{task.fields[detail]}",
-                                                                                   markup=False),
-                            console=con, transient=False)
-        state = RunState()
-        task = progress.add_task("retrying", total=None, detail=status_text(state))
-
-        def on_event(event: Any) -> None:
-            state.apply(event)
-            progress.update(task, total=state.total or None, completed=state.done, detail=status_text(state))
-
-        with progress, sigterm_as_interrupt():
-            summary = asyncio.run(retry_run(store, args.run, dataset, build_backends(config), on_event=on_event,
-                                            close_backends=True))
+        con.print(f"run {args.run}: {retry.failed} judgments without a score to ask again", markup=False)
+        with ProgressDisplay(con, "retrying") as display, sigterm_as_interrupt():
+            summary = execute_run(retry.config, dataset, store, build_backends(retry.config), display=display,
+                                  run_id=args.run, retry=True, close_backends=True)
         left = store.get_run(args.run).failures
-    render.console().print(f"run {args.run} {summary.status}: {failed - left} of {failed} failed judgments now "
-                           f"scored, {left} still without a score", markup=False, highlight=False)
+    render.console().print(f"run {args.run} {summary.status}: {retry.failed - left} of {retry.failed} failed "
+                           f"judgments now scored, {left} still without a score", markup=False, highlight=False)
     for reason, count in summary.failure_reasons:
         con.print(f"  {count} × {reason}", markup=False, highlight=False)
     return 0 if summary.status == RunStatus.FINISHED else 1
 
 
-def _environment_lines(environment: Mapping[str, Any]) -> dict[str, str]:
-    """Where each local model ran, and the library versions, as recorded when the run started."""
-    lines = {f"{name} runs on": str(info.get("where", "–"))
-             for name, info in dict(environment.get("judges") or {}).items()}
-    versions = environment.get("versions") or {}
-    if versions:
-        lines["versions"] = ", ".join(f"{name} {version}" for name, version in versions.items())
-    return lines
-
-
 def run_compare(args: argparse.Namespace) -> int:
+    request = CompareRequest(args.run_a, args.run_b, qualities=tuple(args.qualities or ()),
+                             subsets=tuple(args.subsets or ()), paired_boot=args.bootstrap, seed=args.seed)
     with RunStore() as store:
-        comparison = compare_runs(store, args.run_a, args.run_b, qualities=args.qualities,
-                                  subsets=args.subsets or ["all"], paired_boot=args.bootstrap, seed=args.seed)
+        comparison = compare(store, request, load_config())
     rows = [(d.evaluator, d.quality, d.subset, d.coefficient, _num(d.before), _num(d.after), _signed(d.change),
              f"{d.n_before}/{d.n_after}") for d in comparison.deltas]
     con = render.console()
@@ -251,10 +236,7 @@ def run_export(args: argparse.Namespace) -> int:
     if args.files:
         raise DialjudgeError("--file chooses what --to writes; give --to FOLDER too")
     with RunStore() as store:
-        record = store.get_run(args.run)
-        rows = store.export_rows(args.run)
-    if not rows:
-        raise DialjudgeError(f"run {args.run} has no judgments")
+        record, rows = judgment_rows(store, args.run)
     title = f"Run {record.id} judgments ({record.status})"
     if args.format == "jsonl":
         text = to_jsonl(rows)
@@ -277,21 +259,14 @@ def run_export(args: argparse.Namespace) -> int:
 
 def _export_files(args: argparse.Namespace) -> int:
     """The files the app's Runs screen writes (core/run_export), computed the same way."""
-    from dialjudge.core.config import load_config
-    from dialjudge.core.registry import open_dataset
-    from dialjudge.core.run_export import export_run
-
-    formats = args.files or list(FORMAT_LABELS)
+    config = load_config()
     with RunStore() as store:
-        config = store.get_run(args.run).run_config
-        dataset = open_dataset(config.dataset_path or config.dataset, load_config())
+        dataset = dataset_of_run(store.get_run(args.run).run_config, config)
         metrics = None
         if args.with_metrics:
-            from dialjudge.core.metrics import score_examples
-
-            scores = score_examples(dataset.examples, None)
-            metrics = {scores.info(m).label: dict(scores[m]) for m in scores.metric_ids}
-        result = export_run(store, args.run, dataset, args.folder, formats, extra_scores=metrics)
+            metrics = metric_scores(dataset)
+        request = ExportRequest(args.run, args.folder, tuple(args.files or ()), metric_scores=metrics)
+        result = export(store, request, config, current=dataset)
     con = render.console(stderr=True)
     for path in result.paths:
         con.print(f"wrote {path}", markup=False, highlight=False)
@@ -300,9 +275,7 @@ def _export_files(args: argparse.Namespace) -> int:
 
 def run_delete(args: argparse.Namespace) -> int:
     with RunStore() as store:
-        deleted = store.delete_run(args.run)
-    if not deleted:
-        raise DialjudgeError(f"no run {args.run}")
+        delete(store, args.run)
     render.console(stderr=True).print(f"deleted run {args.run}")
     return 0
 

@@ -5,25 +5,26 @@ from __future__ import annotations
 import argparse
 import asyncio
 from pathlib import Path
-from typing import Any
 
 from rich.console import Console
 
-from dialjudge.core.config import load_config
-from dialjudge.core.format import number_text
-from dialjudge.core.judges.store import RunStore
-from dialjudge.core.registry import open_dataset
-from dialjudge.core.tuning.report import FORMATS, TuningReport, render_report
-from dialjudge.core.tuning.search import (
+from dialjudge.core.api import TUNING_FORMATS as FORMATS
+from dialjudge.core.api import (
     JudgingProgressed,
     RoundStarted,
+    RunStore,
     SearchEvent,
     SearchStarted,
-    TuningSearch,
     VariantScored,
+    load_config,
+    open_dataset,
+    open_search,
+    read_space,
+    render_report,
     save_search_record,
+    save_winner,
 )
-from dialjudge.core.tuning.space import load_space
+from dialjudge.core.format import number_text
 
 from . import render
 from .signals import sigterm_as_interrupt
@@ -46,16 +47,16 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     config = load_config()
     dataset = open_dataset(args.dataset, config)
-    space = load_space(args.space).with_settings(quality=args.quality, budget=args.budget, seed=args.seed)
+    space = read_space(args.space, quality=args.quality, budget=args.budget, seed=args.seed)
     con = render.console(stderr=True)
     with RunStore() as store:
-        search = TuningSearch(space, dataset, config, store, on_event=_Printer(con))
+        search = open_search(space, dataset, config, store, on_event=_Printer(con))
         with sigterm_as_interrupt():
             report = asyncio.run(search.run())
         record = save_search_record(report)
     con.print(f"search stored in {record}", markup=False, highlight=False)
     if args.save_winner:
-        path = save_winning_template(report, search, args.save_winner)
+        path = save_winner(report, config, args.save_winner)
         con.print(f"saved the winner {report.winner!r} as template {args.save_winner!r}: {path}",
                   markup=False, highlight=False)
     text = render_report(report, args.format)
@@ -65,18 +66,6 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(text, end="")
     return 0
-
-
-def save_winning_template(report: TuningReport, search: TuningSearch, name: str) -> Path:
-    from dialjudge.core.tuning.winner import save_winner
-
-    planned = search.planned[report.winner]
-    win = report.heldout_of(report.winner)
-    provenance = {"dataset": report.dataset, "quality": report.quality,
-                  f"tuning {report.coefficient}": number_text(win.tuning if win else None),
-                  f"held-out {report.coefficient}": number_text(win.heldout if win else None),
-                  "split seed": report.split.seed}
-    return save_winner(planned.template_text, planned.variant, name, provenance=provenance)
 
 
 class _Printer:
@@ -107,7 +96,7 @@ class _Printer:
     def _spent(self, spent: int) -> str:
         return f"{spent}/{self.budget}" if self.budget else str(spent)
 
-    def _status(self, text: Any) -> None:
+    def _status(self, text: str) -> None:
         if text != self._last_status:
             self._last_status = text
             self.con.print(text, end="\r", markup=False, highlight=False)

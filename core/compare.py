@@ -14,11 +14,11 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .evaluation import evaluate
-from .judges.runs import RunConfig
-from .judges.store import RunStore
-from .judging import run_scores
+from .judges.run.config import RunConfig
+from .judges.store.run_store import RunStore
 from .model import Dataset
 from .registry import open_dataset
+from .run_columns import run_scores
 from .stats.paired import PairedComparison
 
 COEFFICIENTS = ("pearson", "spearman", "kendall")

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import ConfigError
+from .judges.backends import backend_kind, backend_names, model_file_backend
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -28,7 +29,6 @@ APP_NAME = "dialjudge"
 #: The judge every fresh install has: the bundled SmolLM2-135M-Instruct GGUF.
 BUNDLED_JUDGE = "smollm2"
 
-BACKENDS = ("llama", "openai", "fake")
 ENDPOINTS = ("chat", "completions")
 
 
@@ -139,7 +139,7 @@ class Config:
 
 
 def bundled_judge() -> JudgeConfig:
-    return JudgeConfig(name=BUNDLED_JUDGE, backend="llama", model="SmolLM2-135M-Instruct Q4_1")
+    return JudgeConfig(name=BUNDLED_JUDGE, backend=model_file_backend(), model="SmolLM2-135M-Instruct Q4_1")
 
 
 def load_config(path: Path | None = None) -> Config:
@@ -223,15 +223,14 @@ def _parse_judge(name: str, t: Mapping[str, Any], where: str) -> JudgeConfig:
             "put the key in an environment variable and name it in api_key_env"
         )
     backend = _get(t, "backend", str, where, key)
-    if backend not in BACKENDS:
-        raise ConfigError(f"{where}: {key}.backend must be one of {', '.join(BACKENDS)}, not {backend!r}")
+    if backend not in backend_names():
+        raise ConfigError(f"{where}: {key}.backend must be one of {', '.join(backend_names())}, not {backend!r}")
     endpoint = _get(t, "endpoint", str, where, key, "chat")
     if endpoint not in ENDPOINTS:
         raise ConfigError(f"{where}: {key}.endpoint must be chat or completions, not {endpoint!r}")
-    if backend == "openai" and not t.get("base_url"):
-        raise ConfigError(f"{where}: {key}.base_url is required for the openai backend")
-    if backend == "openai" and not t.get("model"):
-        raise ConfigError(f"{where}: {key}.model is required for the openai backend")
+    for required in backend_kind(backend).required_keys:
+        if not t.get(required):
+            raise ConfigError(f"{where}: {key}.{required} is required for the {backend} backend")
 
     preset_name = _get(t, "preset", str, where, key, "greedy")
     preset_name = PRESET_ALIASES.get(preset_name, preset_name)

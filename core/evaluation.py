@@ -8,10 +8,10 @@ references in the data, METEOR without WordNet) becomes a note on the report.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 from .errors import DataError
-from .model import Aggregation, Dataset, Level
+from .model import Aggregation, Dataset, Example, Level
 from .subsets import Subset, parse_subset
 
 Scores = Mapping[str, Mapping[str, "float | None"]]
@@ -54,6 +54,22 @@ def reference_metric_scores(dataset: Dataset, metric_ids: Sequence[str] | None =
     return scores, notes
 
 
+def compared_items(examples: Iterable[Example], judge_columns: Mapping[str, Mapping[str, object]]
+                   ) -> frozenset[str] | None:
+    """The items a table's judges are compared on, on which its human ceiling is computed too:
+    every item that some judge column holds (scored or failed). None when there is no judge
+    column: then the ceiling covers the whole view, as the metrics do.
+
+    The one rule for the command line, the app's Scores screen, exports and reports: a run of
+    12 items is set beside the humans' agreement on those 12 items, not on the whole set."""
+    if not judge_columns:
+        return None
+    judged: set[str] = set()
+    for column in judge_columns.values():
+        judged.update(column)
+    return frozenset(ex.id for ex in examples if ex.id in judged)
+
+
 def resolve_quality(dataset: Dataset, name: str) -> str:
     """The dataset's own spelling of a quality typed in any case ("overall" -> "Overall")."""
     if name in dataset.qualities:
@@ -81,11 +97,14 @@ def evaluate(dataset: Dataset, *, qualities: Sequence[str] | None = None, subset
              extra_subsets: Sequence[str] = (), levels: Sequence[str] = ("turn",), aggregation: Aggregation = Aggregation.MEAN,
              metric_ids: Sequence[str] | None = None, extra_scores: Scores | None = None,
              failures: Mapping[str, int] | None = None, include_metrics: bool = True,
-             n_boot: int = 1000, seed: int = 0, include_length: bool = False) -> EvaluationReport:
+             n_boot: int = 1000, seed: int = 0, include_length: bool = False,
+             judge_scores: Scores | None = None) -> EvaluationReport:
     """The full agreement table of reference metrics (and any extra evaluators) vs the humans.
 
     ``include_length`` adds the "response length" baseline row (tokens of the candidate), so a
-    reader sees when an evaluator is no better than counting words."""
+    reader sees when an evaluator is no better than counting words. ``judge_scores`` are LLM
+    judge columns: they join ``extra_scores``, and the human ceiling is computed on the items
+    they judged (:func:`compared_items`)."""
     from .stats import agreement_table
 
     if not len(dataset):
@@ -114,6 +133,9 @@ def evaluate(dataset: Dataset, *, qualities: Sequence[str] | None = None, subset
         notes.extend(metric_notes)
     if extra_scores:
         evaluator_scores.update(extra_scores)
+    if judge_scores:
+        evaluator_scores.update(judge_scores)
+    ceiling_items = compared_items(dataset.examples, judge_scores or {})
     if include_length and any(ex.candidate is not None for ex in dataset):
         from .stats.baselines import LENGTH_EVALUATOR, length_scores
 
@@ -124,7 +146,7 @@ def evaluate(dataset: Dataset, *, qualities: Sequence[str] | None = None, subset
     for name in subsets:
         table = agreement_table(dataset.examples, evaluator_scores, chosen, subset=Subset(name),
                                 levels=tuple(levels), aggregation=aggregation, n_boot=n_boot, seed=seed,
-                                failures=failures)
+                                failures=failures, ceiling_items=ceiling_items)
         for rec in table.to_records():
             rec["subset"] = name
             rec["is_ceiling"] = rec.get("evaluator") == "human ceiling"

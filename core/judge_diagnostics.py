@@ -44,8 +44,8 @@ from .stats.interjudge import (
 )
 
 if TYPE_CHECKING:
-    from .judges.runs import RunConfig
-    from .judges.store import RunStore
+    from .judges.run.config import RunConfig
+    from .judges.store.run_store import RunStore
 
 #: An ordinal scale with more whole points than this is treated as graded only (no confusion matrix).
 MAX_POINTS = 11
@@ -268,9 +268,9 @@ def top_point_probabilities(run_config: RunConfig, dataset: Dataset, column: Map
                             ) -> dict[str, Score] | None:
     """A run's judge column as p(the binary quality's top point), or None when the run's answers
     are not probabilities of a two-label answer (a generate-mode run, a Likert template, a graded quality)."""
-    from .judges.labels import LabelMappingError, label_mapping
-    from .judges.render import resolve_output
-    from .judges.templates import parse_template
+    from .judges.post_run.labels import LabelMappingError, label_mapping
+    from .judges.prompts.render import resolve_output
+    from .judges.prompts.templates import parse_template
 
     quality = run_config.quality
     scale = dataset.qualities.get(quality) if quality else None
@@ -292,7 +292,7 @@ def top_point_probabilities(run_config: RunConfig, dataset: Dataset, column: Map
 def run_diagnostics(store: RunStore, run_id: int, dataset: Dataset) -> JudgeDiagnostics | None:
     """The diagnostics of a stored run's judges on its quality over the items it judged; None when
     the run names no numeric quality of ``dataset``."""
-    from .judging import run_scores
+    from .run_columns import run_scores
 
     config = store.get_run(run_id).run_config
     quality = config.quality

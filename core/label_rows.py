@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from .judges.labels import LabelReport
+from .judges.post_run.labels import LabelReport
 from .stats.label_agreement import EXCLUSION_REASONS, Estimate, LabelComparison
 
 HEADER = ["evaluator", "n", "excluded", "% agreement", "Cohen's κ", "α (+ judge)", "ROC-AUC"]

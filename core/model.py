@@ -70,6 +70,12 @@ class Scale:
     def is_numeric(self) -> bool:
         return self.kind is not ScaleKind.CATEGORICAL
 
+    @property
+    def is_label(self) -> bool:
+        """Binary and categorical qualities are compared label against label (agreement, κ),
+        not by correlation; a binary one has a number too, so it is also numeric."""
+        return self.kind in (ScaleKind.BINARY, ScaleKind.CATEGORICAL)
+
     def normalize(self, value: float) -> float:
         """Map a value on this scale to 0-1 (the common scale of every evaluator)."""
         if not self.is_numeric:
@@ -113,6 +119,11 @@ class Scale:
 
 
 BINARY_01 = Scale(ScaleKind.BINARY, 0, 1)
+
+
+def is_label_quality(scale: Scale | None) -> bool:
+    """The one test of "is this a label quality" (see :attr:`Scale.is_label`); None: no quality."""
+    return scale is not None and scale.is_label
 
 
 @dataclass(frozen=True)

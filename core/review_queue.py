@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from dialjudge.core.judges.store import Review
+from dialjudge.core.judges.store.run_store import Review
 from dialjudge.core.judges.types import Judgment
 from dialjudge.core.model import Aggregation, Dataset, Example
 

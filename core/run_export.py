@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dialjudge.core.errors import DialjudgeError
-from dialjudge.core.judges.store import RunStore
+from dialjudge.core.judges.store.run_store import RunStore
 from dialjudge.core.model import Dataset
 
 #: Agreement-table formats (core/report) and judgment formats, with their file endings.
@@ -48,8 +48,8 @@ def export_run(store: RunStore, run_id: int, dataset: Dataset, folder: Path, for
     open dataset) appear in the tables beside the run's judges.
     """
     from dialjudge.core.evaluation import evaluate, split_subsets
-    from dialjudge.core.judging import run_scores
     from dialjudge.core.report import render
+    from dialjudge.core.run_columns import run_scores
 
     unknown = [f for f in formats if f not in TABLE_FORMATS and f not in JUDGMENT_FORMATS]
     if unknown:
@@ -66,11 +66,11 @@ def export_run(store: RunStore, run_id: int, dataset: Dataset, folder: Path, for
         scores, failures = run_scores(store, run_id)
         if not scores:
             raise ExportError(f"run {run_id} has no judgments yet; nothing to tabulate")
-        evaluators = {**(extra_scores or {}), **scores}
         qualities = [config.quality] if config.quality else None
         subsets = split_subsets(dataset, config.subset)
+        # The human ceiling on the items the run's judges are compared on, as everywhere else.
         report = evaluate(dataset, qualities=qualities, subset=subsets[0], extra_subsets=subsets[1:],
-                          extra_scores=evaluators, failures=failures, include_metrics=False,
+                          extra_scores=extra_scores, judge_scores=scores, failures=failures, include_metrics=False,
                           n_boot=n_boot, seed=seed)
         title = f"Run {run_id}: {config.label}"
         meta = {"run_id": run_id, "dataset": dataset.name, "template": config.template,

@@ -7,7 +7,7 @@ The TUI and its tests reason about this one object. It holds
 - LLM judge scores per (run, judge) as ``{evaluator: {example_id: score | None}}``,
   the score being the judgment's normalised 0-1 value and None a failure;
 - the pool of the judges (mean of their normalised scores, as
-  :func:`dialjudge.core.judges.pool.pool_scores` with ``PoolMethod.MEAN``)
+  :func:`dialjudge.core.judges.post_run.pool.pool_scores` with ``PoolMethod.MEAN``)
   once two or more judge columns are present;
 - the chosen quality (a numeric one) and subset;
 - a :class:`RunningCorrelations` fed by judgments as they arrive.
@@ -25,6 +25,7 @@ import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Iterable, Mapping
 
+from .evaluation import compared_items
 from .model import Aggregation, Dataset, Example, Scale
 from .subsets import ALL, Subset, default_subsets, parse_subset
 
@@ -81,6 +82,9 @@ class AgreementInputs:
     versions: Mapping[str, int]
     #: The workspace's selection version when the copy was taken.
     selection_version: int
+    #: The items the judges are compared on, where the human ceiling is computed
+    #: (core.evaluation.compared_items); None: no judge, the whole view.
+    ceiling_items: frozenset[str] | None = None
 
     def table(self, *, n_boot: int = 1000, seed: int = 0, confidence: float = 0.95) -> "AgreementTable":
         from .stats import agreement_table
@@ -88,6 +92,7 @@ class AgreementInputs:
         return agreement_table(
             self.examples, self.scores, [self.quality], subset=self.subset, levels=(ITEM_LEVEL,),
             aggregation=self.aggregation, n_boot=n_boot, seed=seed, confidence=confidence,
+            ceiling_items=self.ceiling_items,
         )
 
 
@@ -348,6 +353,7 @@ class Workspace:
             aggregation=self.aggregation,
             versions={name: self.version(name) for name in names},
             selection_version=self.selection_version,
+            ceiling_items=self.ceiling_items(),
         )
 
     def agreement_table(self, *, n_boot: int = 1000, seed: int | None = None) -> "AgreementTable":
@@ -359,13 +365,20 @@ class Workspace:
         """The agreement table as flat records (what the exporters in core/report take)."""
         return self.agreement_table(n_boot=n_boot, seed=seed).to_records(include_ceiling=include_ceiling)
 
+    def ceiling_items(self) -> frozenset[str] | None:
+        """The items of the view that the judge columns are compared on (None: no judge column)."""
+        return compared_items(self.selected_examples(), self._judge_scores)
+
     def ceiling(self) -> "HumanCeiling | None":
-        """The human-human ceiling of the chosen quality over the subset."""
+        """The human-human ceiling of the chosen quality on the items the judges are compared on
+        (the whole view when no judge is shown)."""
         if self.quality is None:
             return None
         from .stats import human_ceiling
 
-        return human_ceiling(self.selected_examples(), self.quality)
+        items = self.ceiling_items()
+        examples = self.selected_examples()
+        return human_ceiling(examples if items is None else [ex for ex in examples if ex.id in items], self.quality)
 
     @property
     def running(self) -> "RunningCorrelations | None":

@@ -16,7 +16,7 @@ from textual.binding import Binding, BindingType
 from textual.worker import Worker, WorkerState
 
 from dialjudge.core.errors import DialjudgeError
-from dialjudge.core.judges.events import RunFinished
+from dialjudge.core.judges.run.events import RunFinished
 from dialjudge.core.workspace import Workspace
 
 from .commands import DialjudgeCommands

@@ -12,15 +12,20 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from dialjudge.core.config import Config, JudgeConfig, load_config
-
-if TYPE_CHECKING:
-    from dialjudge.core.judges.store import RunStore
-    from dialjudge.core.judges.types import JudgeBackend
-    from dialjudge.core.model import Dataset
-    from dialjudge.core.registry import DatasetEntry
+from dialjudge.core.api import (
+    Config,
+    DatasetEntry,
+    JudgeBackend,
+    JudgeConfig,
+    RunStore,
+    list_datasets,
+    load_config,
+    make_backend,
+    open_dataset,
+)
+from dialjudge.core.model import Dataset
 
 
 @dataclass
@@ -72,30 +77,21 @@ class Services:
 
 
 def _open_dataset(name: str, config: Config) -> Dataset:
-    from dialjudge.core.registry import open_dataset
-
     return open_dataset(name, config)
 
 
 def _list_datasets(config: Config) -> list[DatasetEntry]:
-    from dialjudge.core.registry import list_datasets
-
     return list_datasets(config)
 
 
 def _default_store() -> RunStore:
-    from dialjudge.core.judges.store import RunStore
-
     return RunStore()
 
 
 def _store_at(path: Path) -> RunStore:
-    from dialjudge.core.judges.store import RunStore
-
     return RunStore(path)
 
 
 def _make_backend(config: JudgeConfig) -> JudgeBackend:
-    from dialjudge.core.judges.backends import make_backend
-
+    # The llama backend's heavy import waits inside its own module until a local judge is opened.
     return make_backend(config)

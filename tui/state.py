@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from dialjudge.core.stats import AgreementCell, AgreementTable, HumanCeiling
+    from dialjudge.core.api import AgreementCell, AgreementTable, HumanCeiling
 
 
 class Change(str, enum.Enum):

@@ -4,16 +4,15 @@ Generators propose perturbations of a reply (:mod:`negation`, :mod:`numbers`,
 :mod:`dates`, :mod:`knowledge`); :func:`make_adversarial_set` turns a dataset
 with references or knowledge into an adversarial set with known labels;
 :func:`discernment_table` measures whether evaluators score originals above
-their perturbations. :func:`load_kdconv` reads KdConv, :func:`tag_dataset`
-tags examples open- or closed-ended.
+their perturbations; :func:`tag_dataset` tags examples open- or closed-ended. (KdConv, the
+raw material of paper 000's sets, is read by :mod:`dialjudge.core.loaders.kdconv`.)
 """
 
 from .builder import KINDS, BuildReport, make_adversarial_set
 from .closedness import judge_closedness, tag_closedness, tag_dataset
 from .discernment import Caught, DiscernmentRow, caught_list, discernment_table
-from .kdconv import load_kdconv
 
 __all__ = [
     "KINDS", "BuildReport", "make_adversarial_set", "judge_closedness", "tag_closedness",
-    "tag_dataset", "Caught", "DiscernmentRow", "caught_list", "discernment_table", "load_kdconv",
+    "tag_dataset", "Caught", "DiscernmentRow", "caught_list", "discernment_table",
 ]

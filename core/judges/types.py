@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Protocol, runtime_checkable
 
 from ..config import Sampling
-from .constraint import AnswerConstraint
+from .prompts.constraint import AnswerConstraint
 
 
 class ScoringMode(str, enum.Enum):

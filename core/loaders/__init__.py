@@ -1,12 +1,13 @@
 """Load meta-evaluation datasets into :class:`~dialjudge.core.model.Dataset`.
 
-``load_dataset(path)`` works out the format from the extension and the content:
+``load_dataset(path)`` works out the format from the extension and the content,
+asking the formats the loader modules registered (:mod:`.formats`), in their
+detection order:
 
-* ``.jsonl``: dialjudge's native format (:mod:`.native`);
-* ``.json``: USR (a list of items with ``responses``), FED (a list of items with
-  ``annotations`` and ``system``), JUDGE-BENCH (an object with ``instances``) or a
-  KdConv split (a list of dialogues with ``messages``; no ratings, the raw material
-  of adversarial sets);
+* ``.jsonl``: dialjudge's native format (:mod:`.native`), recognised by its content
+  under any other name too;
+* ``.json``: USR (:mod:`.usr`), FED (:mod:`.fed`), JUDGE-BENCH (:mod:`.judge_bench`)
+  or a KdConv split (:mod:`.kdconv`: no ratings, the raw material of adversarial sets);
 * ``.csv`` / ``.tsv``: a column mapping (given, or ``<stem>.mapping.toml`` beside
   the file), else the standard column names (:mod:`.csv_table`).
 
@@ -16,78 +17,51 @@ returned half-loaded.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any
 
 from ..errors import DataError
 from ..model import Dataset
-from ._common import parse_json_text, read_text_file
 from .csv_table import CsvMapping, QualityColumns, default_mapping, read_csv
-from .fed import fed_dataset, looks_like_fed, read_fed
-from .judge_bench import judge_bench_dataset, looks_like_judge_bench, read_judge_bench
-from .native import example_to_record, native_dataset, read_native, record_to_example, split_records, write_native
-from .usr import looks_like_usr, read_usr, usr_dataset
-
-FORMATS = ("native", "usr", "fed", "judge-bench", "kdconv", "csv")
+from .fed import read_fed
+from .formats import DatasetFile, DatasetFormat, dataset_format, dataset_formats, format_names
+from .judge_bench import read_judge_bench
+from .native import example_to_record, read_native, record_to_example, write_native
+from .usr import read_usr
 
 __all__ = [
-    "FORMATS", "CsvMapping", "QualityColumns", "default_mapping", "detect_format",
+    "CsvMapping", "QualityColumns", "default_mapping", "detect_format", "format_names",
     "example_to_record", "load_dataset", "read_csv", "read_fed", "read_judge_bench", "read_native",
     "read_usr", "record_to_example", "save_dataset", "write_native",
 ]
 
-_EXPECTED = ("a dataset file: .jsonl (dialjudge native), .json (USR, FED, JUDGE-BENCH or KdConv) "
-             "or .csv/.tsv (with a column mapping)")
 MAPPING_SUFFIX = ".mapping.toml"
 
 
 def load_dataset(path: str | Path, *, format: str | None = None, name: str | None = None,
                  csv_mapping: CsvMapping | str | Path | None = None) -> Dataset:
-    """Load any supported file. ``format`` (one of FORMATS) skips detection;
+    """Load any supported file. ``format`` (one of :func:`format_names`) skips detection;
     ``name`` renames the dataset; ``csv_mapping`` is a CsvMapping or a TOML file."""
     path = Path(path)
-    if format is not None and format not in FORMATS:
-        raise DataError(f"unknown format {format!r} (use one of {', '.join(FORMATS)})", path=str(path))
-    if csv_mapping is not None and format not in (None, "csv"):
+    chosen = dataset_format(format) if format is not None else None
+    if format is not None and chosen is None:
+        raise DataError(f"unknown format {format!r} (use one of {', '.join(format_names())})", path=str(path))
+    if csv_mapping is not None and chosen is not None and not chosen.takes_mapping:
         raise DataError(f"a column mapping only applies to CSV files, not to format {format!r}",
                         path=str(path))
-    if not path.exists():
-        raise DataError(f"file not found; expected {_EXPECTED}", path=str(path))
-    if path.is_dir():
-        raise DataError(f"is a folder; expected {_EXPECTED}", path=str(path))
-
-    fmt = format or _format_from_suffix(path)
-    if fmt == "csv" or (fmt is None and csv_mapping is not None):
-        return read_csv(path, _mapping_for(path, csv_mapping), name=name)
-    text = read_text_file(path)
-    if fmt == "native" or (fmt is None and _looks_like_jsonl(text)):
-        return native_dataset(split_records(text), path, name=name)
-    data = parse_json_text(text, path)
-    fmt = fmt or _format_from_json(data, path)
-    if fmt == "usr":
-        return usr_dataset(data, path, name=name)
-    if fmt == "fed":
-        return fed_dataset(data, path, name=name)
-    if fmt == "kdconv":
-        from ..adversarial.kdconv import kdconv_dataset
-
-        return kdconv_dataset(data, path, name=name)
-    return judge_bench_dataset(data, path, name=name)
+    _check_is_file(path)
+    file = DatasetFile(path, name)
+    fmt = chosen or _format_from_suffix(path) or _mapping_format(csv_mapping) or _format_from_content(file)
+    if fmt.takes_mapping:
+        file.mapping = _mapping_for(path, csv_mapping)
+    return fmt.read(file)
 
 
 def detect_format(path: str | Path) -> str:
-    """The format load_dataset would use for this file (one of FORMATS)."""
+    """The format load_dataset would use for this file (one of :func:`format_names`)."""
     path = Path(path)
     if path.is_dir():
-        raise DataError(f"is a folder; expected {_EXPECTED}", path=str(path))
-    fmt = _format_from_suffix(path)
-    if fmt is not None:
-        return fmt
-    text = read_text_file(path)
-    if _looks_like_jsonl(text):
-        return "native"
-    return _format_from_json(parse_json_text(text, path), path)
+        raise DataError(f"is a folder; expected {_expected()}", path=str(path))
+    return (_format_from_suffix(path) or _format_from_content(DatasetFile(path))).name
 
 
 def save_dataset(dataset: Dataset, path: str | Path) -> Path:
@@ -99,46 +73,35 @@ def save_dataset(dataset: Dataset, path: str | Path) -> Path:
     return write_native(dataset, path)
 
 
-def _format_from_suffix(path: Path) -> str | None:
+def _expected() -> str:
+    return "a dataset file: " + "; ".join(fmt.layout for fmt in dataset_formats())
+
+
+def _check_is_file(path: Path) -> None:
+    if not path.exists():
+        raise DataError(f"file not found; expected {_expected()}", path=str(path))
+    if path.is_dir():
+        raise DataError(f"is a folder; expected {_expected()}", path=str(path))
+
+
+def _format_from_suffix(path: Path) -> DatasetFormat | None:
     suffix = path.suffix.lower()
-    if suffix == ".jsonl":
-        return "native"
-    if suffix in (".csv", ".tsv"):
-        return "csv"
-    return None
+    return next((fmt for fmt in dataset_formats() if suffix in fmt.suffixes), None)
 
 
-def _looks_like_jsonl(text: str) -> bool:
-    """A first line that is a whole JSON object with a header or an id, followed by more lines."""
-    first, _, rest = text.lstrip().partition("\n")
-    if not first.startswith("{"):
-        return False
-    try:
-        record = json.loads(first)
-    except (json.JSONDecodeError, RecursionError):
-        return False
-    if not isinstance(record, dict):
-        return False
-    if "dialjudge_dataset" in record:
-        return True
-    return "id" in record and "context" in record and (not rest.strip() or rest.lstrip().startswith("{"))
+def _mapping_format(mapping: object) -> DatasetFormat | None:
+    """A column mapping given without a format: the format that reads with one."""
+    if mapping is None:
+        return None
+    return next(fmt for fmt in dataset_formats() if fmt.takes_mapping)
 
 
-def _format_from_json(data: Any, path: Path) -> str:
-    if looks_like_usr(data):
-        return "usr"
-    if looks_like_fed(data):
-        return "fed"
-    if looks_like_judge_bench(data):
-        return "judge-bench"
-    from ..adversarial.kdconv import looks_like_kdconv
-
-    if looks_like_kdconv(data):
-        return "kdconv"
-    raise DataError("JSON in no known layout: expected a USR list (items with 'responses'), a FED "
-                    "list (items with 'annotations' and 'system'), a JUDGE-BENCH object (with "
-                    "'instances'), a KdConv list (dialogues with 'messages') or native JSON Lines",
-                    path=str(path))
+def _format_from_content(file: DatasetFile) -> DatasetFormat:
+    for fmt in dataset_formats():
+        if fmt.recognise is not None and fmt.recognise(file):
+            return fmt
+    layouts = ", ".join(fmt.layout for fmt in dataset_formats() if fmt.is_json)
+    raise DataError(f"JSON in no known layout: expected {layouts} or native JSON Lines", path=str(file.path))
 
 
 def _mapping_for(path: Path, mapping: CsvMapping | str | Path | None) -> CsvMapping | None:

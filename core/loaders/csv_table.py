@@ -27,6 +27,7 @@ from typing import Any, Mapping, Sequence
 from ..errors import DataError
 from ..model import Dataset, Example, Level, Rating, RatingValue, Scale, ScaleKind, Turn
 from ._common import alternating_turns, describe_scale, json_type, read_text_file, speaker_turns, split_speaker
+from .formats import DatasetFormat, register_format
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -431,3 +432,9 @@ def _parse_number(text: str) -> int | float | None:
     except ValueError:
         return None
     return number if math.isfinite(number) else None
+
+
+register_format(DatasetFormat(
+    name="csv", priority=50, suffixes=(".csv", ".tsv"), takes_mapping=True,
+    layout="a .csv/.tsv table (with a column mapping or the standard column names)",
+    read=lambda file: read_csv(file.path, file.mapping, name=file.name)))

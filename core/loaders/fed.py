@@ -19,6 +19,7 @@ from typing import Any
 from ..errors import DataError
 from ..model import Dataset, Example, Level, Rating, RatingValue, Scale, ScaleKind, Turn
 from ._common import check_value, json_type, read_json_file, type_name
+from .formats import DatasetFormat, register_format
 
 _OVERALL = Scale(ScaleKind.ORDINAL, 0, 4)
 _BINARY = Scale(ScaleKind.BINARY, 0, 1)
@@ -174,3 +175,9 @@ def _context_turns(text: str, fail: Any) -> tuple[Turn, ...]:
         else:
             raise fail(f"context line {n} does not start with 'User:' or 'System:'", "context")
     return tuple(Turn(s, t) for s, t in turns)
+
+
+register_format(DatasetFormat(
+    name="fed", priority=20, is_json=True, layout="a FED list (items with 'annotations' and 'system')",
+    recognise=lambda file: looks_like_fed(file.json),
+    read=lambda file: fed_dataset(file.json, file.path, name=file.name)))

@@ -37,6 +37,7 @@ from typing import Any, Mapping
 from ..errors import DataError
 from ..model import Dataset, Example, Level, PairedResponses, Rating, Scale, ScaleKind, Turn
 from ._common import alternating_turns, check_value, json_type, read_json_file, turns_from_text
+from .formats import DatasetFormat, register_format
 
 CATEGORIES = {"graded": ScaleKind.ORDINAL, "continuous": ScaleKind.CONTINUOUS,
               "categorical": ScaleKind.CATEGORICAL}
@@ -387,3 +388,9 @@ def _score(value: Any, scale: Scale, where: str, index: int, field: str) -> Any:
                             record=index, field=field)
         value = number
     return check_value(value, scale, path=where, record=index, field=field)
+
+
+register_format(DatasetFormat(
+    name="judge-bench", priority=30, is_json=True, layout="a JUDGE-BENCH object (with 'instances')",
+    recognise=lambda file: looks_like_judge_bench(file.json),
+    read=lambda file: judge_bench_dataset(file.json, file.path, name=file.name)))

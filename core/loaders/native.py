@@ -20,6 +20,7 @@ from typing import Any, Iterable, Mapping
 from ..errors import DataError
 from ..model import Dataset, Example, Level, Perturbation, Rating, Scale, ScaleKind, Turn
 from ._common import describe_scale, json_type, read_text_file, type_name
+from .formats import DatasetFormat, register_format
 
 FORMAT_VERSION = 1
 HEADER_KEY = "dialjudge_dataset"
@@ -121,6 +122,22 @@ def read_native(path: str | Path, *, name: str | None = None) -> Dataset:
     """Read a native JSONL file. ``name`` overrides the header's name (default: the file stem)."""
     path = Path(path)
     return native_dataset(split_records(read_text_file(path)), path, name=name)
+
+
+def looks_like_native(text: str) -> bool:
+    """A first line that is a whole JSON object with a header or an id, followed by more lines."""
+    first, _, rest = text.lstrip().partition("\n")
+    if not first.startswith("{"):
+        return False
+    try:
+        record = json.loads(first)
+    except (json.JSONDecodeError, RecursionError):
+        return False
+    if not isinstance(record, dict):
+        return False
+    if "dialjudge_dataset" in record:
+        return True
+    return "id" in record and "context" in record and (not rest.strip() or rest.lstrip().startswith("{"))
 
 
 def split_records(text: str) -> list[str]:
@@ -406,3 +423,9 @@ def _bad_score(score: Any, scale: Scale, field: str, fail: Any) -> DataError:
     if scale.is_numeric:
         return fail(f"value {score!r} is outside the {describe_scale(scale)}", field)
     return fail(f"{score!r} is not one of the labels {', '.join(scale.labels)}", field)
+
+
+register_format(DatasetFormat(
+    name="native", priority=0, suffixes=(".jsonl",), layout="dialjudge's native JSON Lines (.jsonl)",
+    recognise=lambda file: looks_like_native(file.text),
+    read=lambda file: native_dataset(split_records(file.text), file.path, name=file.name)))

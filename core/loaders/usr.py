@@ -14,6 +14,7 @@ from typing import Any, Mapping
 from ..errors import DataError
 from ..model import TAG_OPEN, Dataset, Example, Rating, Scale, ScaleKind
 from ._common import alternating_turns, check_value, json_type, read_json_file, split_lines, type_name
+from .formats import DatasetFormat, register_format
 
 TOPICAL_CHAT = "topicalchat"
 PERSONA_CHAT = "personachat"
@@ -177,3 +178,9 @@ def _ratings(response: Mapping[str, Any], annotators: list[str], field: str, whe
                        for k, v in enumerate(values))
         ratings[quality] = Rating(scores=scores, scale=scale, annotators=tuple(annotators))
     return ratings
+
+
+register_format(DatasetFormat(
+    name="usr", priority=10, is_json=True, layout="a USR list (items with 'responses')",
+    recognise=lambda file: looks_like_usr(file.json),
+    read=lambda file: usr_dataset(file.json, file.path, name=file.name)))

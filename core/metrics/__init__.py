@@ -5,21 +5,21 @@ Importing this package is cheap; sacrebleu, rouge-score and NLTK load on first u
 
 from .batch import MetricScores, SkipReason, score_examples, score_pair
 from .registry import (
-    METRIC_IDS,
     MetricInfo,
     available_metrics,
+    metric_ids,
     metric_info,
     resolve_metric_ids,
 )
 from .wordnet import meteor_variant
 
 __all__ = [
-    "METRIC_IDS",
     "MetricInfo",
     "MetricScores",
     "SkipReason",
     "available_metrics",
     "meteor_variant",
+    "metric_ids",
     "metric_info",
     "resolve_metric_ids",
     "score_examples",

@@ -13,16 +13,13 @@ import math
 import os
 import threading
 from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from ..model import Example, Level
+from .engine import MetricEngine
 from .language import is_chinese
-from .registry import METEOR_ID, MetricInfo, metric_info, resolve_metric_ids
-from .wordnet import meteor_variant
-
-if TYPE_CHECKING:
-    from .engine import MetricEngine
+from .registry import MetricInfo, families_of, metric_info, resolve_metric_ids
 
 #: Below this many pairs a process pool costs more (start-up, WordNet per worker) than it saves.
 POOL_MIN_PAIRS = 4000
@@ -152,8 +149,6 @@ def score_examples(
 
 
 def _new_engine(metric_ids: Sequence[str]) -> MetricEngine:
-    from .engine import MetricEngine
-
     return MetricEngine(metric_ids)
 
 
@@ -195,13 +190,9 @@ def _score_in_pool(
     pairs: list[ScoringPair], metric_ids: tuple[str, ...], n_workers: int,
     progress: Callable[[int, int], None] | None,
 ) -> list[tuple[str, dict[str, float]]]:
-    from concurrent.futures import ProcessPoolExecutor
-
-    if METEOR_ID in metric_ids:
-        # Find WordNet and build its synonym index once here, not racing in every worker.
-        from .wordnet import load_synonyms
-
-        load_synonyms()
+    for family, _ in families_of(metric_ids):
+        if family.prepare is not None:  # e.g. METEOR's synonym index: built once here, not racing in every worker
+            family.prepare()
     # Contiguous chunks keep the candidates of one reference together, so each
     # worker tokenizes that reference once.
     size = math.ceil(len(pairs) / (n_workers * 4))
@@ -216,7 +207,7 @@ def _score_in_pool(
 
 
 # score_pair serves interactive use: one engine per metric set, shared and locked.
-_pair_engines: dict[tuple[tuple[str, ...], str | None], MetricEngine] = {}
+_pair_engines: dict[tuple[tuple[str, ...], tuple[str, ...]], MetricEngine] = {}
 _pair_lock = threading.Lock()
 _PAIR_CACHE_LIMIT = 20_000
 
@@ -239,9 +230,9 @@ def score_pair(
         return {}
     ids = resolve_metric_ids(metric_ids)
     chinese = is_chinese(language, (candidate, *refs))
-    # The METEOR variant is part of the key: an engine built with WordNet must
-    # not serve after WordNet was found missing (or the other way round).
-    key = (ids, meteor_variant() if METEOR_ID in ids else None)
+    # A family's setting is part of the key: an engine whose METEOR was built with WordNet
+    # must not serve after WordNet was found missing (or the other way round).
+    key = (ids, tuple(family.setting() for family, _ in families_of(ids) if family.setting is not None))
     with _pair_lock:
         engine = _pair_engines.get(key)
         if engine is None or engine.cache_size() > _PAIR_CACHE_LIMIT:

@@ -1,31 +1,32 @@
-"""The reference-based metrics dialjudge knows: ids, display labels, descriptions.
+"""The reference-based metrics dialjudge knows, each family registered by its own module.
 
-Cheap to import: no metric library is loaded here. METEOR's label depends on
-whether WordNet can be found (see :mod:`.wordnet`), so the METEOR entry is built
-when it is asked for rather than fixed at import time.
+A family module (:mod:`.bleu`, :mod:`.rouge`, :mod:`.meteor`, :mod:`.chrf`) registers
+a :class:`MetricFamily`: its metric ids, how each is described and signed, and the
+scorer the :class:`~dialjudge.core.metrics.engine.MetricEngine` asks for its scores.
+Everything else (the engine, batch scoring, signatures, reports) asks this registry,
+so a new metric is one new family module.
+
+Cheap to import: the family modules load no metric library until a scorer is made.
+The registry finds them by importing every module of this package the first time it
+is asked.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import importlib
+import pkgutil
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..errors import ConfigError
 
-BLEU_ORDERS = (1, 2, 3, 4)
-BLEU_IDS = tuple(f"bleu{n}" for n in BLEU_ORDERS)
-ROUGE_IDS = ("rouge1", "rouge2", "rougeL")
-CHRF_ID = "chrf++"
-METEOR_ID = "meteor"
+if TYPE_CHECKING:
+    from .engine import ScoringContext
 
-#: Every metric id in display order.
-METRIC_IDS: tuple[str, ...] = (*BLEU_IDS, *ROUGE_IDS, METEOR_ID, CHRF_ID)
-
-METEOR_WORDNET = "wordnet"
-METEOR_EXACT_STEM = "exact+stem"
-
-_MULTI_REF_MAX = "With several references the best-matching one counts (max)."
-_CHINESE = "Chinese text is tokenized per character."
+MULTI_REF_MAX = "With several references the best-matching one counts (max)."
+CHINESE_CHARACTERS = "Chinese text is tokenized per character."
 
 
 @dataclass(frozen=True)
@@ -40,115 +41,108 @@ class MetricInfo:
     note: str | None = None
 
 
-def _bleu_info(n: int) -> MetricInfo:
-    return MetricInfo(
-        id=f"bleu{n}",
-        label=f"BLEU-{n}",
-        description=(
-            f"Sentence BLEU over 1- to {n}-grams (sacrebleu BLEU, max_ngram_order={n}, "
-            "smooth_method='exp' with effective order, 13a tokenizer; 'zh' tokenizer for "
-            "Chinese), scaled to 0-1. Several references are pooled as sacrebleu does "
-            "(clipped counts over all of them, closest reference length)."
-        ),
-        family="bleu",
-    )
+class PairScorer(Protocol):
+    """A family's scores of one candidate against its references, each on 0-1."""
+
+    def score(self, candidate: str, refs: tuple[str, ...], chinese: bool) -> dict[str, float]: ...
+
+    def cache_size(self) -> int: ...
 
 
-_ROUGE_NAMES = {"rouge1": ("ROUGE-1", "unigram"), "rouge2": ("ROUGE-2", "bigram"),
-                "rougeL": ("ROUGE-L", "longest-common-subsequence")}
+@dataclass(frozen=True)
+class MetricFamily:
+    """Metrics computed together by one library (BLEU-1..4, ROUGE-1/2/L, ...)."""
+
+    name: str
+    #: Display order of the families (then the order of ``ids``).
+    order: int
+    ids: tuple[str, ...]
+    #: The entry of one id; ``variant``: the matcher a family has variants of (METEOR), None: the current one.
+    info: Callable[[str, str | None], MetricInfo]
+    #: The signature (parameters and library version) of one id, for the same variant.
+    signature: Callable[[str, str | None], str]
+    #: A scorer of the wanted ids of this family, sharing the engine's context (stemmer, WordNet).
+    scorer: Callable[[tuple[str, ...], ScoringContext], PairScorer]
+    #: The variants ``info`` and ``signature`` know (METEOR: with WordNet or exact+stem); None: no variants.
+    variants: tuple[str | None, ...] = (None,)
+    #: What the family's scores depend on beyond its ids (METEOR: which variant runs here).
+    setting: Callable[[], str] | None = None
+    #: Work to do once before worker processes start (METEOR: build the synonym index).
+    prepare: Callable[[], Any] | None = None
 
 
-def _rouge_info(metric_id: str) -> MetricInfo:
-    label, unit = _ROUGE_NAMES[metric_id]
-    return MetricInfo(
-        id=metric_id,
-        label=label,
-        description=(
-            f"{label} F-measure ({unit} overlap; rouge-score with Porter stemming). "
-            f"{_CHINESE} {_MULTI_REF_MAX}"
-        ),
-        family="rouge",
-    )
+_FAMILIES: dict[str, MetricFamily] = {}
+_discovered = False
 
 
-_CHRF_INFO = MetricInfo(
-    id=CHRF_ID,
-    label="chrF++",
-    description=(
-        "chrF++: character 1-6-gram and word 1-2-gram F-score, beta 2 (sacrebleu CHRF with "
-        "word_order=2), scaled to 0-1. With several references the best one counts, as "
-        "sacrebleu chooses it."
-    ),
-    family="chrf",
-)
+def register_family(family: MetricFamily) -> None:
+    """Called once by each family module, at its import."""
+    known = _FAMILIES.get(family.name)
+    if known is not None and known != family:
+        raise ValueError(f"two metric families are named {family.name!r}")
+    _FAMILIES[family.name] = family
 
 
-def meteor_info(variant: str) -> MetricInfo:
-    """METEOR's entry for a matcher variant: 'wordnet' or 'exact+stem'."""
-    common = (
-        "NLTK meteor_score (alpha 0.9, beta 3, gamma 0.5) on lowercased sacrebleu-13a tokens. "
-        f"{_CHINESE} {_MULTI_REF_MAX}"
-    )
-    if variant == METEOR_WORDNET:
-        return MetricInfo(
-            id=METEOR_ID,
-            label="METEOR",
-            description=(
-                "METEOR with exact, Porter-stem and WordNet-synonym matching (NLTK looks up "
-                f"synonyms of the stems of words still unmatched); {common}"
-            ),
-            family="meteor",
-        )
-    if variant == METEOR_EXACT_STEM:
-        return MetricInfo(
-            id=METEOR_ID,
-            label="METEOR (exact+stem)",
-            description=f"METEOR with exact and Porter-stem matching only; {common}",
-            family="meteor",
-            note=(
-                "WordNet was not found, so METEOR ran without synonym matching; its scores "
-                "are not comparable with METEOR computed with WordNet."
-            ),
-        )
-    raise ValueError(f"unknown METEOR variant {variant!r}")
+def _discover() -> None:
+    global _discovered
+    if _discovered:
+        return
+    package = __name__.rpartition(".")[0]
+    for module in pkgutil.iter_modules([str(Path(__file__).parent)]):
+        importlib.import_module(f"{package}.{module.name}")  # a family module registers itself
+    _discovered = True
+
+
+def metric_families() -> tuple[MetricFamily, ...]:
+    """Every family in display order."""
+    _discover()
+    return tuple(sorted(_FAMILIES.values(), key=lambda family: (family.order, family.name)))
+
+
+def metric_ids() -> tuple[str, ...]:
+    """Every metric id in display order."""
+    return tuple(metric_id for family in metric_families() for metric_id in family.ids)
+
+
+def family_of(metric_id: str) -> MetricFamily:
+    for family in metric_families():
+        if metric_id in family.ids:
+            return family
+    raise ConfigError(f"unknown metric {metric_id!r}; known metrics: {', '.join(metric_ids())}")
+
+
+def families_of(ids: Sequence[str]) -> list[tuple[MetricFamily, tuple[str, ...]]]:
+    """The families of these ids, each with its wanted ids, in display order."""
+    wanted = set(ids)
+    found = [(family, tuple(m for m in family.ids if m in wanted)) for family in metric_families()]
+    return [(family, chosen) for family, chosen in found if chosen]
 
 
 def metric_info(metric_id: str, *, meteor_variant: str | None = None) -> MetricInfo:
-    """The entry for one id. METEOR's variant is looked up when not given."""
-    if metric_id in BLEU_IDS:
-        return _bleu_info(int(metric_id[4:]))
-    if metric_id in _ROUGE_NAMES:
-        return _rouge_info(metric_id)
-    if metric_id == CHRF_ID:
-        return _CHRF_INFO
-    if metric_id == METEOR_ID:
-        if meteor_variant is None:
-            from .wordnet import meteor_variant as current_variant
-
-            meteor_variant = current_variant()
-        return meteor_info(meteor_variant)
-    raise ConfigError(f"unknown metric {metric_id!r}; known metrics: {', '.join(METRIC_IDS)}")
+    """The entry for one id. A family with variants (METEOR) looks its variant up when not given."""
+    return family_of(metric_id).info(metric_id, meteor_variant)
 
 
 def available_metrics() -> list[MetricInfo]:
     """Every metric in display order, METEOR named after the matcher it will use."""
-    return [metric_info(metric_id) for metric_id in METRIC_IDS]
+    return [metric_info(metric_id) for metric_id in metric_ids()]
 
 
-def resolve_metric_ids(metric_ids: Iterable[str] | None) -> tuple[str, ...]:
+def resolve_metric_ids(requested_ids: Iterable[str] | None) -> tuple[str, ...]:
     """Validate requested ids (None = all) and return them in display order, once each."""
-    if metric_ids is None:
-        return METRIC_IDS
-    if isinstance(metric_ids, str):
-        raise ConfigError(f"metric ids must be a list, not the string {metric_ids!r}")
-    requested = list(metric_ids)
+    known = metric_ids()
+    if requested_ids is None:
+        return known
+    if isinstance(requested_ids, str):
+        raise ConfigError(f"metric ids must be a list, not the string {requested_ids!r}")
+    requested = list(requested_ids)
     if not requested:
-        raise ConfigError(f"no metric selected; known metrics: {', '.join(METRIC_IDS)}")
-    unknown = [m for m in requested if m not in METRIC_IDS]
+        raise ConfigError(f"no metric selected; known metrics: {', '.join(known)}")
+    unknown = [m for m in requested if m not in known]
     if unknown:
         raise ConfigError(
             f"unknown metric{'s' if len(unknown) > 1 else ''} {', '.join(map(repr, unknown))}; "
-            f"known metrics: {', '.join(METRIC_IDS)}"
+            f"known metrics: {', '.join(known)}"
         )
     wanted = set(requested)
-    return tuple(m for m in METRIC_IDS if m in wanted)
+    return tuple(m for m in known if m in wanted)

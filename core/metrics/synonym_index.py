@@ -29,6 +29,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from .signatures import distribution_version
+
 #: Bump when the file layout changes.
 INDEX_FORMAT = 1
 CACHE_DIR_ENV = "DIALJUDGE_CACHE_DIR"
@@ -59,8 +61,6 @@ def wordnet_files(location: str) -> list[Path]:
 
 def wordnet_identity(location: str) -> str:
     """A hash of the WordNet files' paths, sizes and modification times, plus the NLTK version."""
-    from .signatures import distribution_version
-
     digest = hashlib.sha256(f"format:{INDEX_FORMAT}|nltk:{distribution_version('nltk')}".encode())
     for file in wordnet_files(location):
         stat = file.stat()
@@ -202,7 +202,7 @@ def build_index(reader: Any) -> SynonymIndex:
     NLTK keeps in private attributes; there is no public call that lists the
     synsets of an exact form without applying morphology first.
     """
-    from nltk.corpus.reader.wordnet import WordNetCorpusReader
+    from nltk.corpus.reader.wordnet import WordNetCorpusReader  # NLTK is slow to import: only when building
 
     reader.ensure_loaded()  # a LazyCorpusLoader becomes the reader itself
     lemma_map: Mapping[str, Mapping[str, Sequence[int]]] = reader._lemma_pos_offset_map

@@ -5,51 +5,102 @@ own tokenizer (with Porter stemming) for ROUGE. Chinese: one token per Han
 character (sacrebleu's 'zh' tokenizer) everywhere; rouge-score needs its own
 tokenizer object for that, since its default keeps only ASCII letters and digits
 and would drop every Chinese character.
+
+Cheap to import: sacrebleu, rouge-score and NLTK load when a tokenizer is first made
+(importing NLTK alone takes a second or more), inside the functions below.
 """
 
 from __future__ import annotations
 
+import functools
 import unicodedata
 from typing import Any
 
-from rouge_score import tokenize as rouge_tokenize
-from rouge_score.tokenizers import Tokenizer
-from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
-from sacrebleu.tokenizers.tokenizer_zh import TokenizerZh
-
 from .params import BLEU_TOKENIZER, BLEU_TOKENIZER_CHINESE
 
-__all__ = ["BLEU_TOKENIZER", "BLEU_TOKENIZER_CHINESE", "ChineseCharTokenizer", "StemmingTokenizer", "meteor_tokens"]
+__all__ = [
+    "BLEU_TOKENIZER", "BLEU_TOKENIZER_CHINESE", "ChineseCharTokenizer", "RememberingStemmer",
+    "RememberingTokenizer", "StemmingTokenizer", "meteor_tokens",
+]
 
-_latin_tokenizer = Tokenizer13a()
-_chinese_tokenizer = TokenizerZh()
+
+@functools.cache
+def _latin_tokenizer() -> Any:
+    from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a  # heavy: loaded on first use
+
+    return Tokenizer13a()
+
+
+@functools.cache
+def _chinese_tokenizer() -> Any:
+    from sacrebleu.tokenizers.tokenizer_zh import TokenizerZh  # heavy: loaded on first use
+
+    return TokenizerZh()
 
 
 def _is_punctuation(token: str) -> bool:
     return all(unicodedata.category(char)[0] in "PS" for char in token)
 
 
-class StemmingTokenizer(Tokenizer):
+class RememberingStemmer:
+    """NLTK's Porter stemmer (as ROUGE and METEOR use it), remembering each word's stem."""
+
+    def __init__(self) -> None:
+        from nltk.stem.porter import PorterStemmer  # NLTK is slow to import: only when a metric scores
+
+        self._stemmer = PorterStemmer()
+        self._stems: dict[str, str] = {}
+
+    def stem(self, word: str) -> str:
+        stem = self._stems.get(word)
+        if stem is None:
+            stem = self._stems[word] = self._stemmer.stem(word)
+        return stem
+
+
+class StemmingTokenizer:
     """rouge-score's DefaultTokenizer(use_stemmer=True) with a stemmer of the caller's
-    choosing (one that remembers stems), so the tokens are the same."""
+    choosing (one that remembers stems), so the tokens are the same.
+    (rouge-score takes any object with ``tokenize(text)`` as its tokenizer.)"""
 
     def __init__(self, stemmer: Any) -> None:
+        from rouge_score import tokenize as rouge_tokenize  # loads NLTK: only when ROUGE scores
+
+        self._tokenize = rouge_tokenize.tokenize
         self._stemmer = stemmer
 
     def tokenize(self, text: str) -> list[str]:
-        return rouge_tokenize.tokenize(text, self._stemmer)
+        return self._tokenize(text, self._stemmer)
 
 
-class ChineseCharTokenizer(Tokenizer):
+class ChineseCharTokenizer:
     """rouge-score tokenizer: lowercased, one token per Han character, punctuation
     dropped (as rouge-score's default tokenizer drops it for English)."""
 
     def tokenize(self, text: str) -> list[str]:
-        return [t for t in _chinese_tokenizer(text.lower()).split() if not _is_punctuation(t)]
+        return [t for t in _chinese_tokenizer()(text.lower()).split() if not _is_punctuation(t)]
+
+
+class RememberingTokenizer:
+    """A rouge-score tokenizer that tokenizes each distinct text once (USR has five candidates
+    per reference, and every reference is tokenized again for every candidate otherwise)."""
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+        self._tokens: dict[str, list[str]] = {}
+
+    def tokenize(self, text: str) -> list[str]:
+        tokens = self._tokens.get(text)
+        if tokens is None:
+            tokens = self._tokens[text] = self._inner.tokenize(text)
+        return tokens
+
+    def remembered(self) -> int:  # not __len__: rouge-score tests the tokenizer's truth, and an empty one is falsy
+        return len(self._tokens)
 
 
 def meteor_tokens(text: str, chinese: bool = False) -> list[str]:
     """The words METEOR aligns: sacrebleu 13a tokens, or per-character tokens for Chinese.
     (NLTK's meteor_score lowercases them itself.)"""
-    tokenizer = _chinese_tokenizer if chinese else _latin_tokenizer
+    tokenizer = _chinese_tokenizer() if chinese else _latin_tokenizer()
     return tokenizer(text.strip()).split()

@@ -28,9 +28,13 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import DataError
-from .registry import METEOR_EXACT_STEM, METEOR_WORDNET
+from .synonym_index import cache_dir, load_or_build
 
 #: Where Debian's wordnet-base package installs the WordNet 3.0 database.
+#: METEOR's matcher variants: with WordNet synonyms, or exact words and Porter stems only.
+METEOR_WORDNET = "wordnet"
+METEOR_EXACT_STEM = "exact+stem"
+
 DEBIAN_WORDNET_DIR = Path("/usr/share/wordnet")
 
 #: Files NLTK's WordNetCorpusReader needs to look up synsets.
@@ -69,8 +73,6 @@ def lexnames_text() -> str:
 def cache_nltk_root() -> Path:
     """The NLTK data root dialjudge owns: ``<user cache dir>/dialjudge/nltk_data``
     (``$DIALJUDGE_CACHE_DIR/nltk_data`` when that is set)."""
-    from .synonym_index import cache_dir
-
     return cache_dir() / "nltk_data"
 
 
@@ -145,7 +147,7 @@ def _move_into_place(staging: Path, target: Path, source: Path) -> None:
 
 def find_nltk_wordnet() -> str | None:
     """Where NLTK's own data search finds WordNet, as its LazyCorpusLoader would."""
-    import nltk
+    import nltk  # NLTK is slow to import (a second or more): only when WordNet is looked for
 
     for resource in ("corpora/wordnet.zip/wordnet/", "corpora/wordnet"):
         try:
@@ -188,7 +190,7 @@ def _locate() -> WordNetLocation | None:
         corpus = ensure_wordnet_copy(DEBIAN_WORDNET_DIR, nltk_root)
     except OSError:
         return None  # an unwritable cache: fall back to exact+stem rather than fail
-    import nltk
+    import nltk  # NLTK: see find_nltk_wordnet
 
     if str(nltk_root) not in nltk.data.path:
         nltk.data.path.append(str(nltk_root))
@@ -207,7 +209,7 @@ def load_wordnet() -> Any | None:
             reader = None
             location = locate_wordnet()
             if location is not None:
-                from nltk.corpus import wordnet
+                from nltk.corpus import wordnet  # NLTK's WordNet: slow to import and to load, so only here
 
                 try:
                     wordnet.ensure_loaded()
@@ -229,8 +231,6 @@ def load_synonyms() -> Any | None:
             index = None
             location = locate_wordnet()
             if location is not None:
-                from .synonym_index import load_or_build
-
                 index = load_or_build(location.path, load_wordnet)
             _loaded["index"] = index
         return _loaded["index"]

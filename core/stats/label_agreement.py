@@ -60,11 +60,6 @@ TIE_RULE_HELP = {
 }
 
 
-def is_label_scale(scale: Scale | None) -> bool:
-    """Categorical qualities, and binary ones, are compared label against label."""
-    return scale is not None and scale.kind in (ScaleKind.CATEGORICAL, ScaleKind.BINARY)
-
-
 def scale_labels(scale: Scale, observed: Iterable[RatingValue] = ()) -> tuple[RatingValue, ...]:
     """The labels of a quality in its declared order: the label list of a categorical
     scale (then any other label seen, sorted), or the two points of a binary one."""

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from typing import Any, Mapping, Sequence
+from typing import Any, Collection, Mapping, Sequence
 
 import numpy as np
 
@@ -184,13 +184,18 @@ def agreement_table(
     seed: int = 0,
     failures: Mapping[str, int] | None = None,
     confidence: float = 0.95,
+    ceiling_items: Collection[str] | None = None,
 ) -> AgreementTable:
-    """Correlate every evaluator with the pooled human labels of every quality."""
+    """Correlate every evaluator with the pooled human labels of every quality.
+
+    ``ceiling_items``: the human ceiling is computed on these items of the subset (the items
+    the judges are compared on, core.evaluation.compared_items); None: on the whole subset."""
     levels = tuple(levels)
     unknown = [lv for lv in levels if lv not in LEVELS]
     if unknown:
         raise ValueError(f"unknown level {unknown[0]!r}: use {', '.join(LEVELS)}")
     selected = subset.select(examples)
+    ceiling_from = selected if ceiling_items is None else [ex for ex in selected if ex.id in ceiling_items]
     resamplings: dict[tuple[str, ...], bs.Resampling] = {}
     cells: dict[str, dict[tuple[str, str], AgreementCell]] = {name: {} for name in evaluator_scores}
     ceiling: dict[tuple[str, str], HumanCeiling] = {}
@@ -200,7 +205,7 @@ def agreement_table(
         ties[quality] = labels.n_ties
         rated = [ex for ex in selected if ex.id in labels.values]
         for level in levels:
-            ceiling[(quality, level)] = human_ceiling(selected, quality, level=SYSTEM if level == SYSTEM else TURN)
+            ceiling[(quality, level)] = human_ceiling(ceiling_from, quality, level=SYSTEM if level == SYSTEM else TURN)
         for name, scores in evaluator_scores.items():
             for level in levels:
                 cells[name][(quality, level)] = _correlation_cell(

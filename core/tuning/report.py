@@ -13,6 +13,7 @@ from typing import Any, Sequence
 
 from ..format import number_text
 from ..report import records_to_markdown, to_csv
+from ..stats.ceiling import HumanCeiling
 from ..stats.correlation import CorrelationResult
 from ..stats.paired import PairedComparison, verdict_line
 from .halving import Round, Standing
@@ -81,6 +82,8 @@ class TuningReport:
     stop_reason: str
     heldout_items: int = 0
     run_ids: dict[str, list[int]] = field(default_factory=dict)
+    #: The humans' agreement on the held-out items the finalists are compared on.
+    ceiling: HumanCeiling | None = None
 
     def variant(self, name: str) -> Variant:
         return next(v for v in self.variants if v.name == name)
@@ -123,11 +126,22 @@ class TuningReport:
         if win is not None:
             lines.append(f"Held-out {self.coefficient} of the winner: {win.heldout_text()}; tuning {number_text(win.tuning)}, "
                          f"gap (tuning − held-out) {number_text(win.gap, signed=True)}.")
+        if self.ceiling is not None:
+            lines.append(f"Human ceiling on those held-out items: {self.ceiling_text()}.")
         if self.paired is not None:
             lines.append("Winner vs starting prompt on held-out: " + verdict_line(self.paired, self.coefficient))
         elif self.winner == self.baseline:
             lines.append("The starting prompt won the search; there is nothing to compare it with.")
         return lines
+
+    def ceiling_text(self) -> str:
+        """The human ceiling's coefficient with its n, as the report and the app print it."""
+        c = self.ceiling
+        if c is None:
+            return "–"
+        value = c.coefficient(self.coefficient)
+        return (f"{self.coefficient} {number_text(None if value != value else value)} "
+                f"(n = {c.n_items} items, {c.n_annotators} annotators, leave-one-out)")
 
     @staticmethod
     def _round_text(r: Round) -> str:
@@ -145,6 +159,7 @@ class TuningReport:
             "heldout": self.heldout_records(),
             "paired": self.paired.to_records() if self.paired is not None else None,
             "run_ids": self.run_ids,
+            "ceiling": self.ceiling.to_dict() if self.ceiling is not None else None,
         }
 
 

@@ -19,7 +19,10 @@ from typing import Any
 
 from ..config import Config
 from ..errors import ConfigError, DialjudgeError
+from ..evaluation import compared_items
+from ..judges.run.events import RunStatus
 from ..model import Aggregation, Dataset, Example
+from ..stats.ceiling import HumanCeiling, human_ceiling
 from ..stats.correlation import CorrelationResult, correlate
 from ..stats.human import human_labels
 from .halving import Round, SuccessiveHalving
@@ -141,7 +144,7 @@ class TuningSearch:
             raise ConfigError(f"variant {variant.name!r}: {exc}") from None
 
     def _run_config(self, planned: PlannedVariant, item_ids: Sequence[str], name: str = "") -> Any:
-        from ..judging import plan_run
+        from ..planning import plan_run
 
         v = planned.variant
         plan = plan_run(self.dataset, self.config, template=v.template, judges=[v.judge], mode=v.mode,
@@ -150,7 +153,7 @@ class TuningSearch:
                         top_k=v.top_k, item_ids=tuple(item_ids), name=name)
         config = plan.config
         if planned.template_name != config.template:
-            from ..judges.templates import parse_template
+            from ..judges.prompts.templates import parse_template
 
             tpl = parse_template(planned.template_text, planned.template_name)
             if config.mode not in tpl.output.modes:
@@ -223,7 +226,7 @@ class TuningSearch:
             round_scores=tuple(halving.scores), leaderboard=tuple(leaderboard), heldout=tuple(heldout),
             winner=winner, baseline=baseline, paired=paired, spent=self.spent, budget=s.budget,
             model_calls=self.model_calls, stop_reason=halving.stop_reason, heldout_items=len(heldout_ids),
-            run_ids=dict(self.run_ids))
+            run_ids=dict(self.run_ids), ceiling=self._ceiling(heldout_items, columns))
         self._emit(SearchFinished(report))
         return report
 
@@ -231,8 +234,8 @@ class TuningSearch:
                      ) -> tuple[dict[str, float | None], int]:
         """Run one variant on ``item_ids`` through the engine; its scores by item, and the run id.
         ``new_items`` of them count against the budget (the rest were judged in an earlier round)."""
-        from ..judges.engine import RunEngine
-        from ..judges.events import RunProgress
+        from ..judges.run.engine import RunEngine
+        from ..judges.run.events import RunProgress
 
         if self._cancelled:
             raise SearchCancelled("the tuning search was cancelled")
@@ -261,7 +264,7 @@ class TuningSearch:
         self.model_calls += summary.backend_calls
         self.spent += new_items
         self.run_ids.setdefault(name, []).append(summary.run_id)
-        if self._cancelled or summary.status != "finished":
+        if self._cancelled or summary.status is not RunStatus.FINISHED:
             raise SearchCancelled(f"the tuning search stopped while judging {name!r} ({summary.status})")
         table = self.store.load_judgments(summary.run_id)
         judgments: Mapping[str, Any] = next(iter(table.values()), {})
@@ -276,6 +279,13 @@ class TuningSearch:
             else:
                 self._backends[spec.name] = self._make_backend(spec.config)
         return self._backends[spec.name]
+
+    def _ceiling(self, items: Sequence[Example], columns: Mapping[str, Mapping[str, float | None]]
+                 ) -> HumanCeiling:
+        """The humans' agreement on the held-out items the finalists are compared on (the one
+        ceiling rule: core.evaluation.compared_items)."""
+        compared = compared_items(items, columns)
+        return human_ceiling([ex for ex in items if compared is None or ex.id in compared], self.quality)
 
     def _agreement(self, column: Mapping[str, float | None], item_ids: Sequence[str], *,
                    n_boot: int) -> CorrelationResult:
@@ -311,7 +321,7 @@ def stored_split(path: Path) -> ContextSplit:
 
 def _quality(dataset: Dataset, wanted: str | None) -> str:
     from ..evaluation import resolve_quality
-    from ..judging import is_label_quality
+    from ..model import is_label_quality
 
     if wanted is None:
         if "overall" in {q.lower() for q in dataset.qualities}:

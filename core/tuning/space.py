@@ -14,7 +14,7 @@ from typing import Any, Mapping
 
 from ..config import tomllib
 from ..errors import ConfigError
-from ..judges.fewshot import FewShotSetting
+from ..judges.prompts.fewshot import FewShotSetting
 from ..judges.types import ScoringMode
 
 COEFFICIENTS = ("spearman", "pearson", "kendall")

@@ -7,8 +7,8 @@ import json
 import pytest
 
 from dialjudge.core.adversarial.builder import CONTRADICTS, make_adversarial_set
-from dialjudge.core.adversarial.kdconv import load_kdconv
 from dialjudge.core.errors import ConfigError, DataError
+from dialjudge.core.loaders.kdconv import load_kdconv
 from dialjudge.core.model import Dataset, Example, Rating, Scale, ScaleKind, Turn
 from shared_data import require_file
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from dialjudge.core.adversarial.closedness import judge_closedness, shared_facts, tag_closedness, tag_dataset
-from dialjudge.core.adversarial.kdconv import load_kdconv
 from dialjudge.core.errors import DataError
+from dialjudge.core.loaders.kdconv import load_kdconv
 from dialjudge.core.model import Dataset, Example, Turn
 from shared_data import require_file
 

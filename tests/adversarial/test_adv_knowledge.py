@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import random
 
-from dialjudge.core.adversarial.kdconv import read_kdconv_json
 from dialjudge.core.adversarial.knowledge import KnowledgePools, Triple, realised_triples, swap_knowledge
+from dialjudge.core.loaders.kdconv import read_kdconv_json
 from shared_data import require_file
 
 FILM = "我是山姆"

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from cli_helpers import run
 
-from dialjudge.core.judges.templates import shipped_template_dir
+from dialjudge.core.judges.prompts.templates import shipped_template_dir
 from dialjudge.core.model import majority_vote
 from dialjudge.core.registry import open_dataset
 from shared_data import shared_data_dir
@@ -114,9 +114,12 @@ def test_judge_then_every_runs_command(capsys: pytest.CaptureFixture[str], tmp_p
     code, out, _ = run(capsys, "runs", "compare", "1", "2")
     assert code == 0
     assert "Run 1 → run 2 (sample)" in out
-    deltas = [row for row in table_rows(out) if row[0] == "fa"]
+    # The subsets are core's choice, as in the app's compare dialog: the whole set, then its open and closed parts.
+    rows = [row for row in table_rows(out) if row[0] == "fa"]
+    assert [row[2] for row in rows] == ["all"] * 3 + ["open"] * 3 + ["closed"] * 3
+    deltas = [row for row in rows if row[2] == "all"]
     assert [row[3] for row in deltas] == ["pearson", "spearman", "kendall"]
-    assert all(row[2] == "all" and row[7] == "8/8" for row in deltas)
+    assert all(row[7] == "8/8" for row in deltas)
     assert any(row[6] not in ("+0.000", "-0.000") for row in deltas)
     assert "template.name" in out and '"adv-edit"' in out
     assert "Prompt diff" in out
@@ -221,8 +224,8 @@ def test_dialog_only_data_is_reported_at_dialog_level(capsys: pytest.CaptureFixt
 
 
 def test_random_fewshot_draws_report_mean_and_std_over_the_draws(capsys: pytest.CaptureFixture[str]) -> None:
-    from dialjudge.core.judges.store import RunStore
-    from dialjudge.core.judging import draw_spread
+    from dialjudge.core.api.reports import draw_spread
+    from dialjudge.core.judges.store.run_store import RunStore
 
     code, out, err = run(capsys, "judge", "--dataset", "sample", "--template", "likert-1to5", "--aspect", "overall",
                          "--judge", "fa", "--fewshot", "random:2", "--fewshot-draws", "3", "--no-metrics",
@@ -244,7 +247,7 @@ def test_random_fewshot_draws_report_mean_and_std_over_the_draws(capsys: pytest.
 def test_fewshot_draws_need_random_selection(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run(capsys, "judge", "--dataset", "sample", "--template", "likert-1to5", "--aspect", "overall",
                          "--judge", "fa", "--fewshot", "bm25-context:2", "--fewshot-draws", "3")
-    assert code == 2 and "--fewshot-draws needs --fewshot random:K" in err
+    assert code == 2 and "several few-shot draws need random:K few-shot" in err
 
 
 def test_the_default_mode_is_logprob_where_the_template_supports_it(capsys: pytest.CaptureFixture[str]) -> None:

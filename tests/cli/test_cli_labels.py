@@ -98,7 +98,7 @@ def test_yes_label_names_the_label_and_is_recorded(capsys: pytest.CaptureFixture
     code, out, err = run(capsys, *base, "--yes-label", "safe", "--format", "json")
     assert code == 0, err
     assert json.loads(out)["results"][0]["mapping"] == "judge answer yes = 'safe', no = 'unsafe'"
-    from dialjudge.core.judges.store import RunStore
+    from dialjudge.core.judges.store.run_store import RunStore
 
     with RunStore() as store:
         latest = max(store.list_runs(), key=lambda r: r.id)

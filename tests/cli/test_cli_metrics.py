@@ -11,13 +11,13 @@ import pytest
 from cli_helpers import run
 
 from dialjudge.cli.main import main
-from dialjudge.core.metrics import METRIC_IDS, metric_info
+from dialjudge.core.metrics import metric_ids, metric_info
 from shared_data import require_file
 
 
 def metric_labels() -> list[str]:
     """The nine labels; METEOR's names the variant available here ("METEOR (exact+stem)" without WordNet)."""
-    return [metric_info(m).label for m in METRIC_IDS]
+    return [metric_info(m).label for m in metric_ids()]
 
 USR = ("--dataset", "usr-topicalchat", "--quality", "Overall", "--bootstrap", "50")
 

@@ -8,7 +8,7 @@ import pytest
 from cli_helpers import run, use_fake_judges
 
 from dialjudge.core.compare import compare_runs
-from dialjudge.core.judges.store import RunStore
+from dialjudge.core.judges.store.run_store import RunStore
 
 
 @pytest.fixture(autouse=True)

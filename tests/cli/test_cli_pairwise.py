@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from cli_helpers import run, use_fake_judges
 
-from dialjudge.core.judges.pairwise_report import pairwise_report, share_text
-from dialjudge.core.judges.store import RunStore
+from dialjudge.core.judges.post_run.pairwise_report import pairwise_report, share_text
+from dialjudge.core.judges.store.run_store import RunStore
 from dialjudge.core.registry import open_dataset
 
 PAIRWISE = ("judge", "--judge", "fa", "--template", "pairwise-plain", "--mode", "pairwise", "--pairs", "2",

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from cli_helpers import run
 
-from dialjudge.core.judges.store import RunStore
+from dialjudge.core.judges.store.run_store import RunStore
 
 CONFIG = """
 [prices."gpt-4o-mini"]

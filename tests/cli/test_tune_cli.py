@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from cli_helpers import run, use_fake_judges
 
-from dialjudge.core.judges.templates import load_template_file, user_template_dir
+from dialjudge.core.judges.prompts.templates import load_template_file, user_template_dir
 
 SPACE = """
 [search]

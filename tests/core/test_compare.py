@@ -2,19 +2,20 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 import pytest
 
+from dialjudge.core.api import build_backends, execute_run
 from dialjudge.core.compare import Delta, compare_runs, config_changes
 from dialjudge.core.config import Config, parse_config
 from dialjudge.core.evaluation import evaluate
-from dialjudge.core.judges.store import RunStore
-from dialjudge.core.judges.templates import shipped_template_dir
-from dialjudge.core.judging import build_backends, execute_run, plan_run, run_scores
+from dialjudge.core.judges.prompts.templates import shipped_template_dir
+from dialjudge.core.judges.store.run_store import RunStore
 from dialjudge.core.model import Dataset
+from dialjudge.core.planning import plan_run
 from dialjudge.core.registry import open_dataset
+from dialjudge.core.run_columns import run_scores
 
 OLD_LINE = "Rate the response from {aspect}. The score is from 0 to 1. Please output a score."
 NEW_LINE = "Rate the response from {aspect}. The score is from 0 to 1. Please output only a number."
@@ -41,7 +42,7 @@ def sample() -> Dataset:
 def judge_run(store: RunStore, dataset: Dataset, config: Config, template: str, judges: list[str],
               **options: object) -> int:
     plan = plan_run(dataset, config, template=template, judges=judges, aspect="coherence", **options)
-    summary = asyncio.run(execute_run(plan.config, dataset, store, build_backends(plan.config)))
+    summary = execute_run(plan.config, dataset, store, build_backends(plan.config))
     assert summary.status == "finished"
     return summary.run_id
 

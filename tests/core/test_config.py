@@ -133,7 +133,7 @@ def test_unknown_judge_name_lists_the_configured_ones() -> None:
     ("data = 3\n", r"\[data\] must be a table"),
     ("judges = { j = 3 }\n", r"judges\.j must be a table"),
     ("[judges.j]\nmodel = 'x'\n", r"judges\.j\.backend is required"),
-    ("[judges.j]\nbackend = 'vllm'\n", r"judges\.j\.backend must be one of llama, openai, fake, not 'vllm'"),
+    ("[judges.j]\nbackend = 'vllm'\n", r"judges\.j\.backend must be one of fake, llama, openai, not 'vllm'"),
     ("[judges.j]\nbackend = 'fake'\nendpoint = 'embeddings'\n", r"judges\.j\.endpoint must be chat or completions"),
     ("[judges.j]\nbackend = 'fake'\npreset = 'creative'\n", r"judges\.j\.preset must be one of greedy, liu2023"),
     ("[judges.j]\nbackend = 'fake'\nmax_tokens = 'many'\n", r"judges\.j\.max_tokens must be an integer, not str"),

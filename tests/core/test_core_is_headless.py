@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import pkgutil
 import subprocess
 import sys
@@ -31,7 +32,9 @@ def test_importing_every_core_module_loads_no_ui_library() -> None:
         "ui = sorted(n for n in sys.modules if n.split('.')[0] in ('textual', 'rich'))\n"
         "print(json.dumps(ui))\n"
     )
-    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    # The child must import the checkout under test, not whichever copy is pip-installed.
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300, env=env)
     assert proc.returncode == 0, proc.stderr
     loaded = json.loads(proc.stdout.strip().splitlines()[-1])
     assert loaded == [], f"core imported UI libraries: {loaded[:10]}"

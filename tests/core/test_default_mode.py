@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from dialjudge.core.judges.templates import get_template
+from dialjudge.core.judges.prompts.templates import get_template
 from dialjudge.core.judges.types import ScoringMode
-from dialjudge.core.judging import preferred_mode
+from dialjudge.core.planning import preferred_mode
 
 
 def test_preferred_mode_is_logprob_when_offered() -> None:

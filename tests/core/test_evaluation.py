@@ -15,7 +15,7 @@ from dialjudge.core.evaluation import (
     reference_metric_scores,
     split_subsets,
 )
-from dialjudge.core.metrics import METRIC_IDS, metric_info
+from dialjudge.core.metrics import metric_ids, metric_info
 from dialjudge.core.model import Aggregation, Dataset, Example, Level, Rating, Scale, ScaleKind, Turn
 from dialjudge.core.registry import open_dataset
 from shared_data import require_file
@@ -26,7 +26,7 @@ N_BOOT = 50
 def metric_labels() -> list[str]:
     """The nine labels, METEOR's as the variant available here names it ("METEOR" with
     WordNet, "METEOR (exact+stem)" without; tests/core/test_metrics.py checks both)."""
-    return [metric_info(m).label for m in METRIC_IDS]
+    return [metric_info(m).label for m in metric_ids()]
 
 
 @pytest.fixture(scope="module")

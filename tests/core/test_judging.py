@@ -2,28 +2,29 @@
 
 from __future__ import annotations
 
-import asyncio
 import math
 from pathlib import Path
 
 import pytest
 
+from dialjudge.core.api import RunEvent, build_backends, execute_run
 from dialjudge.core.config import Config, parse_config
 from dialjudge.core.errors import ConfigError, TemplateError
 from dialjudge.core.judges.backends.fake import FakeBackend
-from dialjudge.core.judges.store import RunStore
+from dialjudge.core.judges.store.run_store import RunStore
 from dialjudge.core.judges.types import ScoringMode
-from dialjudge.core.judging import (
-    POOL,
-    build_backends,
-    execute_run,
-    infer_quality,
-    is_label_quality,
-    plan_run,
-    run_scores,
-)
-from dialjudge.core.model import BINARY_01, Dataset, Example, Rating, Scale, ScaleKind, Turn
+from dialjudge.core.model import BINARY_01, Dataset, Example, Rating, Scale, ScaleKind, Turn, is_label_quality
+from dialjudge.core.planning import infer_quality, plan_run
 from dialjudge.core.registry import open_dataset
+from dialjudge.core.run_columns import POOL, run_scores
+
+
+class EventLog(list[RunEvent]):
+    """A RunDisplay that keeps every event."""
+
+    def on_event(self, event: RunEvent) -> None:
+        self.append(event)
+
 
 #: Two fake judges that answer differently (the fake's score hashes the sampling seed), one
 #: of which writes unparseable text on every 4th request.
@@ -143,8 +144,7 @@ def test_build_backends_makes_fake_judges_from_the_config(sample: Dataset, confi
 def test_run_scores_with_a_pool_of_two_judges(tmp_path: Path, sample: Dataset, config: Config) -> None:
     plan = plan_run(sample, config, template="adv-0to1", judges=["fa", "fb"], aspect="coherence", limit=12)
     store = RunStore(tmp_path / "runs.sqlite3")
-    summary = asyncio.run(execute_run(plan.config, sample, store, build_backends(plan.config),
-                                      close_backends=True))
+    summary = execute_run(plan.config, sample, store, build_backends(plan.config), close_backends=True)
     assert summary.status == "finished" and summary.done == 24
 
     scores, failures = run_scores(store, summary.run_id)
@@ -167,9 +167,8 @@ def test_run_scores_with_a_pool_of_two_judges(tmp_path: Path, sample: Dataset, c
 def test_a_single_judge_has_no_pool(tmp_path: Path, sample: Dataset, config: Config) -> None:
     plan = plan_run(sample, config, template="adv-0to1", judges=["fa"], aspect="fluency", limit=3)
     store = RunStore(tmp_path / "runs.sqlite3")
-    events: list[object] = []
-    summary = asyncio.run(execute_run(plan.config, sample, store, build_backends(plan.config),
-                                      on_event=events.append))
+    events = EventLog()
+    summary = execute_run(plan.config, sample, store, build_backends(plan.config), display=events)
     scores, failures = run_scores(store, summary.run_id)
     assert list(scores) == ["fa"] and failures == {"fa": 0}
     assert len(scores["fa"]) == 3

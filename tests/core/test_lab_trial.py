@@ -1,4 +1,4 @@
-"""The Prompt lab's "try it" scores an item exactly as a run scores it (core/lab_trial.py)."""
+"""The Prompt lab's "try it" scores an item exactly as a run scores it (core/api/lab_trial.py)."""
 
 from __future__ import annotations
 
@@ -6,16 +6,17 @@ import asyncio
 
 import pytest
 
+from dialjudge.core.api import build_backends, execute_run
+from dialjudge.core.api.lab_trial import RUN_DEFAULT_TOP_K, PromptSetup, judge_once, prepare_prompt, trial_request
 from dialjudge.core.config import Config, parse_config
 from dialjudge.core.errors import ConfigError
 from dialjudge.core.judges.backends.fake import FakeBackend
-from dialjudge.core.judges.engine import _default_scorer
-from dialjudge.core.judges.scoring import score_result
-from dialjudge.core.judges.store import RunStore
-from dialjudge.core.judges.templates import get_template
+from dialjudge.core.judges.prompts.templates import get_template
+from dialjudge.core.judges.run.engine import _default_scorer
+from dialjudge.core.judges.run.scoring import score_result
+from dialjudge.core.judges.store.run_store import RunStore
 from dialjudge.core.judges.types import ScoringMode
-from dialjudge.core.judging import build_backends, execute_run, plan_run
-from dialjudge.core.lab_trial import RUN_DEFAULT_TOP_K, PromptSetup, judge_once, prepare_prompt, trial_request
+from dialjudge.core.planning import plan_run
 from dialjudge.core.registry import open_dataset
 
 JUDGES = {"judges": {"fa": {"backend": "fake", "model": "fa-model"}}}
@@ -35,7 +36,7 @@ def test_a_trial_scores_each_item_as_the_run_did(tmp_path, template: str) -> Non
     aspect = "overall" if template == "likert-1to5" else None
     plan = plan_run(sample, config, template=template, judges=["fa"], limit=6, aspect=aspect)  # otherwise defaults
     store = RunStore(tmp_path / "runs.sqlite3")
-    summary = asyncio.run(execute_run(plan.config, sample, store, build_backends(plan.config)))
+    summary = execute_run(plan.config, sample, store, build_backends(plan.config))  # runs to the end
     judged = store.load_judgments(summary.run_id)["fa"]
     tpl = get_template(template)
     judge = config.judge("fa")

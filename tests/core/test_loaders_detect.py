@@ -8,14 +8,14 @@ from pathlib import Path
 import pytest
 
 from dialjudge.core.errors import DataError
-from dialjudge.core.loaders import FORMATS, detect_format, load_dataset, save_dataset
+from dialjudge.core.loaders import detect_format, format_names, load_dataset, save_dataset
 from shared_data import require_file
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 
 
 def test_formats() -> None:
-    assert FORMATS == ("native", "usr", "fed", "judge-bench", "kdconv", "csv")
+    assert format_names() == ("native", "usr", "fed", "judge-bench", "kdconv", "csv")
 
 
 @pytest.mark.parametrize(("relative", "fmt", "name", "size"), [

@@ -162,8 +162,8 @@ def test_pairwise_instances_load_as_pairwise_items(tmp_path: Path) -> None:
 
 def test_pairwise_items_are_refused_by_pointwise_templates(tmp_path: Path) -> None:
     from dialjudge.core.errors import TemplateError
-    from dialjudge.core.judges.render import render_prompt
-    from dialjudge.core.judges.templates import get_template
+    from dialjudge.core.judges.prompts.render import render_prompt
+    from dialjudge.core.judges.prompts.templates import get_template
 
     annotations = [{"metric": "preference", "category": "categorical", "labels_list": ["A", "B"]}]
     path = _write(tmp_path, [{"id": "p", "instance": {"input": "q", "output_a": "a", "output_b": "b"},

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from dialjudge.core.config import load_config
 from dialjudge.core.errors import ConfigError, DataError, DialjudgeError, TemplateError
-from dialjudge.core.judges.templates import parse_template, shipped_template_dir
+from dialjudge.core.judges.prompts.templates import parse_template, shipped_template_dir
 from dialjudge.core.loaders import load_dataset
 from dialjudge.core.model import Dataset
 

@@ -16,19 +16,22 @@ from sacrebleu.metrics import BLEU, CHRF
 
 from dialjudge.core.errors import ConfigError
 from dialjudge.core.metrics import (
-    METRIC_IDS,
     SkipReason,
     available_metrics,
+    metric_ids,
     metric_info,
     score_examples,
     score_pair,
 )
 from dialjudge.core.metrics import wordnet as wn
-from dialjudge.core.metrics.engine import MetricEngine, lcs_length
+from dialjudge.core.metrics.engine import MetricEngine
 from dialjudge.core.metrics.language import han_ratio, is_chinese, is_chinese_code
+from dialjudge.core.metrics.rouge import lcs_length
 from dialjudge.core.metrics.tokenize import ChineseCharTokenizer, meteor_tokens
 from dialjudge.core.model import Example, Level
 from shared_data import require_file
+
+METRIC_IDS = metric_ids()
 
 TOLERANCE = 1e-9
 GROUND_TRUTH = "Original Ground Truth"
@@ -85,8 +88,11 @@ def scored(examples: list[Example]) -> list[Example]:
     return [ex for ex in examples if not ex.is_reference]
 
 
-def library_scores(candidate: str, refs: list[str], chinese: bool = False, wordnet=None) -> dict[str, float]:
-    """Each metric straight from its library, one call per metric."""
+def library_scores(candidate: str, refs: list[str], *, wordnet, chinese: bool = False) -> dict[str, float]:
+    """Each metric straight from its library, one call per metric.
+
+    ``wordnet`` is required: left out, NLTK's METEOR reads its global WordNet, which raises
+    LookupError on a machine without NLTK's data (see the ``available_wordnet`` fixture)."""
     tokenizer = "zh" if chinese else "13a"
     out = {
         f"bleu{n}": BLEU(tokenize=tokenizer, max_ngram_order=n, effective_order=True,
@@ -97,9 +103,8 @@ def library_scores(candidate: str, refs: list[str], chinese: bool = False, wordn
               else rouge_scorer.RougeScorer(ROUGE_TYPES, use_stemmer=True))
     best = scorer.score_multi(refs, candidate)
     out.update({k: best[k].fmeasure for k in ROUGE_TYPES})
-    meteor_kwargs = {} if wordnet is None else {"wordnet": wordnet}
     out["meteor"] = meteor_score([meteor_tokens(r, chinese) for r in refs],
-                                 meteor_tokens(candidate, chinese), **meteor_kwargs)
+                                 meteor_tokens(candidate, chinese), wordnet=wordnet)
     out["chrf++"] = CHRF(word_order=2).sentence_score(candidate, refs).score / 100
     return out
 
@@ -148,7 +153,7 @@ def test_chrf_plus_plus_equals_sacrebleu(topical_chat, topical_scores):
 
 def test_meteor_equals_nltk_with_wordnet(topical_chat, topical_scores, wordnet_reader):
     for ex in scored(topical_chat):
-        expected = meteor_score([meteor_tokens(ex.references[0])], meteor_tokens(ex.candidate))
+        expected = meteor_score([meteor_tokens(ex.references[0])], meteor_tokens(ex.candidate), wordnet=wordnet_reader)
         assert topical_scores["meteor"][ex.id] == pytest.approx(expected, abs=TOLERANCE)
     assert topical_scores.info("meteor").label == "METEOR"
     assert topical_scores.notes == []
@@ -246,15 +251,28 @@ def test_chinese_is_not_scored_as_whitespace_words(available_wordnet):
     assert meteor_tokens(candidate, chinese=True)[:3] == ["我", "很", "喜"]
 
 
-def test_chinese_examples_are_detected_or_declared(available_wordnet):
+@pytest.fixture
+def without_wordnet(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
+    """This machine as one without NLTK's WordNet and without Debian's (through the module's hooks)."""
+    monkeypatch.setattr(wn, "find_nltk_wordnet", lambda: None)
+    monkeypatch.setattr(wn, "DEBIAN_WORDNET_DIR", tmp_path / "no-wordnet-here")
+    monkeypatch.setattr(wn, "cache_nltk_root", lambda: tmp_path / "cache")
+    wn.reset_wordnet_state()
+    yield wn.NoSynonyms()
+    wn.reset_wordnet_state()
+
+
+@pytest.mark.parametrize("wordnet_here", ["as this machine has it", "hidden"])
+def test_chinese_examples_are_detected_or_declared(wordnet_here, request):
+    wordnet = request.getfixturevalue("available_wordnet" if wordnet_here != "hidden" else "without_wordnet")
     candidate, refs = CHINESE_PAIRS[2]
     declared = Example(id="zh-1", group_id="g", context=(), candidate=candidate,
                        references=tuple(refs), language="zh")
     detected = Example(id="zh-2", group_id="g", context=(), candidate=candidate,
                        references=tuple(refs), language=None)
-    result = score_examples([declared, detected], ["rouge1", "bleu2"])
-    expected = library_scores(candidate, refs, chinese=True)
-    for metric_id in ("rouge1", "bleu2"):
+    result = score_examples([declared, detected], ["rouge1", "bleu2", "meteor"])
+    expected = library_scores(candidate, refs, chinese=True, wordnet=wordnet)
+    for metric_id in ("rouge1", "bleu2", "meteor"):
         assert result[metric_id]["zh-1"] == pytest.approx(expected[metric_id], abs=TOLERANCE)
         assert result[metric_id]["zh-2"] == pytest.approx(expected[metric_id], abs=TOLERANCE)
 

@@ -8,9 +8,12 @@ import pytest
 from sacrebleu.metrics import BLEU, CHRF
 
 from dialjudge import __version__
-from dialjudge.core.metrics import METRIC_IDS
+from dialjudge.core.metrics import metric_ids
 from dialjudge.core.metrics import signatures as sig
-from dialjudge.core.metrics.registry import meteor_info
+from dialjudge.core.metrics.bleu import bleu_signature
+from dialjudge.core.metrics.chrf import chrf_signature
+from dialjudge.core.metrics.meteor import meteor_info, meteor_signature
+from dialjudge.core.metrics.rouge import rouge_signature
 
 
 def fields(signature: str) -> set[str]:
@@ -26,34 +29,34 @@ def sacrebleu_fields(metric) -> set[str]:
 def test_bleu_signature_holds_sacrebleus_own_fields(order: int) -> None:
     expected = sacrebleu_fields(BLEU(tokenize="13a", smooth_method="exp", effective_order=True,
                                       max_ngram_order=order))
-    assert expected <= fields(sig.bleu_signature(order))
-    assert sig.bleu_signature(order).startswith(f"BLEU-{order}|")
-    assert f"order:{order}" in fields(sig.bleu_signature(order))
+    assert expected <= fields(bleu_signature(f"bleu{order}"))
+    assert bleu_signature(f"bleu{order}").startswith(f"BLEU-{order}|")
+    assert f"order:{order}" in fields(bleu_signature(f"bleu{order}"))
 
 
 def test_chrf_signature_holds_sacrebleus_own_fields() -> None:
     expected = sacrebleu_fields(CHRF(word_order=2))
-    assert expected <= fields(sig.chrf_signature())
-    assert {"nc:6", "nw:2", "beta:2"} <= fields(sig.chrf_signature())
+    assert expected <= fields(chrf_signature())
+    assert {"nc:6", "nw:2", "beta:2"} <= fields(chrf_signature())
 
 
 def test_meteor_and_rouge_signatures_name_matcher_stemming_and_library() -> None:
     nltk = metadata.version("nltk")
     assert {"match:exact+stem+wordnet", f"version:{nltk}", "alpha:0.9", "beta:3", "gamma:0.5"} <= \
-        fields(sig.meteor_signature("wordnet"))
-    assert "match:exact+stem" in fields(sig.meteor_signature("exact+stem"))
+        fields(meteor_signature("wordnet"))
+    assert "match:exact+stem" in fields(meteor_signature("exact+stem"))
     with pytest.raises(ValueError, match="variant"):
-        sig.meteor_signature("synonyms")
-    assert {"stem:porter", f"version:{metadata.version('rouge-score')}"} <= fields(sig.rouge_signature("rougeL"))
+        meteor_signature("synonyms")
+    assert {"stem:porter", f"version:{metadata.version('rouge-score')}"} <= fields(rouge_signature("rougeL"))
 
 
 def test_every_metric_has_a_signature_found_from_its_label() -> None:
     signatures = sig.metric_signatures(meteor_variant="exact+stem")
-    assert list(signatures) == list(METRIC_IDS)
-    assert len(set(signatures.values())) == len(METRIC_IDS)
-    assert sig.signature_for_label(meteor_info("wordnet").label) == sig.meteor_signature("wordnet")
-    assert sig.signature_for_label(meteor_info("exact+stem").label) == sig.meteor_signature("exact+stem")
-    assert sig.signature_for_label("ROUGE-L") == sig.rouge_signature("rougeL")
+    assert list(signatures) == list(metric_ids())
+    assert len(set(signatures.values())) == len(metric_ids())
+    assert sig.signature_for_label(meteor_info("wordnet").label) == meteor_signature("wordnet")
+    assert sig.signature_for_label(meteor_info("exact+stem").label) == meteor_signature("exact+stem")
+    assert sig.signature_for_label("ROUGE-L") == rouge_signature("rougeL")
     assert sig.signature_for_label("judge@persona") is None
 
 

@@ -9,7 +9,8 @@ import nltk
 import pytest
 
 from dialjudge.core.metrics import wordnet as wn
-from dialjudge.core.metrics.registry import METEOR_EXACT_STEM, METEOR_WORDNET, metric_info
+from dialjudge.core.metrics.registry import metric_info
+from dialjudge.core.metrics.wordnet import METEOR_EXACT_STEM, METEOR_WORDNET
 
 
 @pytest.fixture

@@ -176,9 +176,11 @@ METRIC_RECORDS = [record("BLEU-4", "Overall", 0.3, 0.2), record("METEOR (exact+s
 
 def test_every_export_records_versions_and_metric_signatures() -> None:
     from dialjudge import __version__
-    from dialjudge.core.metrics.signatures import bleu_signature, chrf_signature, meteor_signature
+    from dialjudge.core.metrics.bleu import bleu_signature
+    from dialjudge.core.metrics.chrf import chrf_signature
+    from dialjudge.core.metrics.meteor import meteor_signature
 
-    bleu4, meteor, chrf = bleu_signature(4), meteor_signature("exact+stem"), chrf_signature()
+    bleu4, meteor, chrf = bleu_signature("bleu4"), meteor_signature("exact+stem"), chrf_signature()
     markdown = render(METRIC_RECORDS, "markdown", title="t")
     assert f"- signature: `{bleu4}`" in markdown and f"- signature: `{meteor}`" in markdown
     assert f"dialjudge {__version__}" in markdown

@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
+from dialjudge.core.api import execute_run
 from dialjudge.core.config import JudgeConfig
 from dialjudge.core.judges.backends.fake import FakeBackend
-from dialjudge.core.judges.events import JudgmentScored, RunFailed, RunFinished, RunProgress, RunStarted, RunSummary
-from dialjudge.core.judges.runs import RunConfig
-from dialjudge.core.judges.status import Part, RunState, RunStatus, problem_lines, status_line, status_text
-from dialjudge.core.judges.store import RUN_STATUSES, RunStore
-from dialjudge.core.judges.templates import get_template
+from dialjudge.core.judges.prompts.templates import get_template
+from dialjudge.core.judges.run.config import RunConfig
+from dialjudge.core.judges.run.events import JudgmentScored, RunFailed, RunFinished, RunProgress, RunStarted, RunSummary
+from dialjudge.core.judges.store.run_store import RUN_STATUSES, RunStore
+from dialjudge.core.judges.store.status import Part, RunState, RunStatus, problem_lines, status_line, status_text
 from dialjudge.core.judges.types import Judgment, ScoringMode
-from dialjudge.core.judging import execute_run
 from dialjudge.core.registry import open_dataset
 
 
@@ -31,13 +30,16 @@ def test_a_run_folded_from_its_events_matches_the_store(tmp_path: Path):
     state = RunState()
     events: list[object] = []
 
-    def follow(event) -> None:
-        events.append(event)
-        state.apply(event)
+    class Follow:
+        """A RunDisplay that folds the events as the app and the command line do."""
+
+        def on_event(self, event) -> None:
+            events.append(event)
+            state.apply(event)
 
     with RunStore(tmp_path / "runs.sqlite3") as store:
         backends = {"fake": FakeBackend(name="fake", fail_every=4)}
-        summary = asyncio.run(execute_run(config, dataset, store, backends, on_event=follow))
+        summary = execute_run(config, dataset, store, backends, display=Follow())
         record = store.get_run(summary.run_id)
     assert any(isinstance(e, RunProgress) for e in events)
     assert state.status is RunStatus.FINISHED is record.status and not state.active
@@ -64,9 +66,9 @@ def test_the_status_line_by_hand():
     state.apply(RunProgress(done=4, total=10, failures=1, cached=2, tokens_per_s=10.0, items_per_s=2.5, eta_s=125))
     assert status_text(state) == "Run 4 running · 4/10 judged · 1 failed · 2 from cache · 2.5 items/s · ETA 2:05"
     assert status_text(state, show_timings=False) == "Run 4 running · 4/10 judged · 1 failed · 2 from cache"
-    summary = RunSummary(run_id=4, status="cancelled", total=10, done=4, failures=1, cached=2, backend_calls=2,
+    summary = RunSummary(run_id=4, status=RunStatus.CANCELLED, total=10, done=4, failures=1, cached=2, backend_calls=2,
                          resumed=True, elapsed_s=1.0)
-    state.apply(RunFinished(4, "cancelled", summary))
+    state.apply(RunFinished(4, RunStatus.CANCELLED, summary))
     assert state.status is RunStatus.CANCELLED and not state.active
     assert status_text(state) == "Run 4 cancelled · 4/10 judged · 1 failed · 2 from cache"  # no rate once stopped
     state.apply(RunFailed("backend exploded", 4))
@@ -75,7 +77,7 @@ def test_the_status_line_by_hand():
 
 
 def test_problem_lines_by_hand():
-    summary = RunSummary(run_id=3, status="failed", total=10, done=4, failures=4, cached=0, backend_calls=4,
+    summary = RunSummary(run_id=3, status=RunStatus.FAILED, total=10, done=4, failures=4, cached=0, backend_calls=4,
                          resumed=False, elapsed_s=1.0,
                          failure_reasons=[("timeout", 1), ("the server refused the key (401)", 3)],
                          paused={"gpt": "judge gpt paused: the server refused the key (401)"},
@@ -87,5 +89,5 @@ def test_problem_lines_by_hand():
         ("3 × the server refused the key (401)", Part.FAILURES),
         ("1 × timeout", Part.FAILURES),
     ]
-    assert problem_lines(RunSummary(run_id=1, status="finished", total=1, done=1, failures=0, cached=0,
+    assert problem_lines(RunSummary(run_id=1, status=RunStatus.FINISHED, total=1, done=1, failures=0, cached=0,
                                     backend_calls=1, resumed=False, elapsed_s=0.1)) == []

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from dialjudge.core.judges.pool import PoolMethod, pool_scores
+from dialjudge.core.judges.post_run.pool import PoolMethod, pool_scores
 from dialjudge.core.judges.types import Judgment, ScoringMode
 from dialjudge.core.metrics import score_examples
 from dialjudge.core.model import Aggregation

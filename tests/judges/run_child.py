@@ -15,9 +15,9 @@ from pathlib import Path
 
 from dialjudge.core.config import JudgeConfig
 from dialjudge.core.judges.backends.fake import FakeBackend
-from dialjudge.core.judges.engine import RunEngine
-from dialjudge.core.judges.runs import JudgeSpec, JudgeVariant, RunConfig
-from dialjudge.core.judges.store import RunStore
+from dialjudge.core.judges.run.config import JudgeSpec, JudgeVariant, RunConfig
+from dialjudge.core.judges.run.engine import RunEngine
+from dialjudge.core.judges.store.run_store import RunStore
 from dialjudge.core.judges.types import JudgeRequest, Message, OutputKind, OutputSpec, RenderedPrompt, ScoringMode
 from dialjudge.core.model import BINARY_01, Dataset, Example, Rating, Turn
 

@@ -16,7 +16,7 @@ from dialjudge.core.config import JudgeConfig, Sampling
 from dialjudge.core.errors import BackendError
 from dialjudge.core.judges.backends import make_backend
 from dialjudge.core.judges.backends.openai_api import OpenAIBackend
-from dialjudge.core.judges.scoring import score_result
+from dialjudge.core.judges.run.scoring import score_result
 from dialjudge.core.judges.types import (
     JudgeRequest,
     Message,

@@ -11,12 +11,19 @@ import pytest
 from dialjudge.core.config import JudgeConfig, ModelPrice, parse_config
 from dialjudge.core.errors import ConfigError
 from dialjudge.core.judges.backends.fake import FakeBackend
-from dialjudge.core.judges.cost import estimate_cost, judge_usage, money_text, run_usage, usage_rows, usage_summary
-from dialjudge.core.judges.engine import RunEngine
-from dialjudge.core.judges.rescore import RescoreSettings, rescore_run
-from dialjudge.core.judges.runs import RunConfig
-from dialjudge.core.judges.store import RunStore
-from dialjudge.core.judges.templates import get_template
+from dialjudge.core.judges.post_run.cost import (
+    estimate_cost,
+    judge_usage,
+    money_text,
+    run_usage,
+    usage_rows,
+    usage_summary,
+)
+from dialjudge.core.judges.post_run.rescore import RescoreSettings, rescore_run
+from dialjudge.core.judges.prompts.templates import get_template
+from dialjudge.core.judges.run.config import RunConfig
+from dialjudge.core.judges.run.engine import RunEngine
+from dialjudge.core.judges.store.run_store import RunStore
 from dialjudge.core.judges.types import Judgment, ScoringMode
 from dialjudge.core.registry import open_dataset
 

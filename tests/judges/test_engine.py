@@ -16,12 +16,12 @@ import pytest
 from dialjudge.core.config import JudgeConfig, Sampling
 from dialjudge.core.errors import BackendError, ConfigError
 from dialjudge.core.judges.backends.fake import GARBAGE_OUTPUT, FakeBackend
-from dialjudge.core.judges.engine import RunEngine, order_for_prefix_reuse
-from dialjudge.core.judges.events import JudgmentScored, RunFailed, RunFinished, RunProgress, RunStarted
-from dialjudge.core.judges.fewshot import FewShotSetting
-from dialjudge.core.judges.runs import JudgeSpec, JudgeVariant, PersonaSpec, RunConfig
-from dialjudge.core.judges.stopping import seeded_context_order
-from dialjudge.core.judges.store import RunStore
+from dialjudge.core.judges.prompts.fewshot import FewShotSetting
+from dialjudge.core.judges.run.config import JudgeSpec, JudgeVariant, PersonaSpec, RunConfig
+from dialjudge.core.judges.run.engine import RunEngine, order_for_prefix_reuse
+from dialjudge.core.judges.run.events import JudgmentScored, RunFailed, RunFinished, RunProgress, RunStarted
+from dialjudge.core.judges.run.stopping import seeded_context_order
+from dialjudge.core.judges.store.run_store import RunStore
 from dialjudge.core.judges.types import (
     BackendResult,
     JudgeRequest,
@@ -187,7 +187,7 @@ async def test_requests_are_ordered_for_prefix_reuse(store: RunStore) -> None:
     await engine(config(judge("a"), repeats=2, personas=(PersonaSpec("p", "P."), PersonaSpec("q", "Q."))),
                  ds, {"a": backend}, store).run()
     order = [(r.prompt.messages[0].content, r.item_id, r.repeat) for r in backend.requests]
-    # Contexts in the seeded random order, the candidates of each together (core/judges/stopping.py).
+    # Contexts in the seeded random order, the candidates of each together (core/judges/run/stopping.py).
     items = [ex.id for ex in seeded_context_order(ds)]
     assert sorted(items) == ["g0c0", "g0c1", "g1c0", "g1c1", "g2c0", "g2c1"]
     assert all(items[k][:2] == items[k + 1][:2] for k in (0, 2, 4))
@@ -371,8 +371,8 @@ KILL_SCRIPT = textwrap.dedent("""
     sys.path.insert(0, {test_dir!r})
     from test_engine import config, engine, judge, make_dataset
     from dialjudge.core.judges.backends.fake import FakeBackend
-    from dialjudge.core.judges.events import JudgmentScored
-    from dialjudge.core.judges.store import RunStore
+    from dialjudge.core.judges.run.events import JudgmentScored
+    from dialjudge.core.judges.store.run_store import RunStore
 
     def die(event):
         if isinstance(event, JudgmentScored) and event.done == 7:
@@ -392,7 +392,7 @@ async def test_a_killed_process_resumes_without_redoing_or_duplicating(tmp_path:
     db = tmp_path / "runs.sqlite3"
     script = KILL_SCRIPT.format(test_dir=str(Path(__file__).parent), db=str(db))
     proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
-                          env={**os.environ})
+                          env={**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)})
     assert proc.returncode == 9, proc.stderr
     with RunStore(db) as store:
         (record,) = store.list_runs()
@@ -521,9 +521,9 @@ def _incar_dataset() -> Dataset:
 async def test_end_to_end_inca_persona_sweep_and_max_vote(store: RunStore) -> None:
     """Paper 002's setting on the bundled illustrative data: three judges x two personas, binary
     JSON answers parsed from generated text, then each judge and the Max-Vote pool against humans."""
-    from dialjudge.core.judges.personas import load_personas
-    from dialjudge.core.judges.pool import pool_report
-    from dialjudge.core.judges.templates import get_template
+    from dialjudge.core.judges.post_run.pool import pool_report
+    from dialjudge.core.judges.prompts.personas import load_personas
+    from dialjudge.core.judges.prompts.templates import get_template
     from dialjudge.core.model import Aggregation
 
     ds = _incar_dataset()
@@ -568,8 +568,8 @@ async def test_end_to_end_fewshot_logprob_repeats_and_stability(store: RunStore)
     """The likert-1to5 template with BM25 few-shot examples, logprob scoring and 3 stability repeats."""
     from importlib import resources
 
-    from dialjudge.core.judges.pool import stability
-    from dialjudge.core.judges.templates import get_template
+    from dialjudge.core.judges.post_run.pool import stability
+    from dialjudge.core.judges.prompts.templates import get_template
     from dialjudge.core.loaders.native import read_native
 
     ds = read_native(resources.files("dialjudge.datasets") / "sample_dialogues.jsonl")

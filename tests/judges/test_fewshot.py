@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from dialjudge.core.errors import ConfigError
-from dialjudge.core.judges import fewshot as fewshot_module
-from dialjudge.core.judges.fewshot import FewShotSelector, FewShotSetting, random_settings, tokenize
+from dialjudge.core.judges.prompts import fewshot as fewshot_module
+from dialjudge.core.judges.prompts.fewshot import FewShotSelector, FewShotSetting, random_settings, tokenize
 from dialjudge.core.model import Example, Level, Rating, Scale, ScaleKind, Turn
 
 Q = "Interesting"

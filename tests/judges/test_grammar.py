@@ -1,4 +1,4 @@
-"""The answer grammars of core.judges.grammar, checked with llama.cpp's own grammar engine.
+"""The answer grammars of core.judges.prompts.grammar, checked with llama.cpp's own grammar engine.
 
 For every shipped template's output spec (both constraint forms), a grammar
 sampler is initialised on the bundled model's vocabulary
@@ -23,16 +23,16 @@ from typing import Any
 
 import pytest
 
-from dialjudge.core.judges.constraint import AnswerConstraint
-from dialjudge.core.judges.grammar import (
+from dialjudge.core.judges.prompts.constraint import AnswerConstraint
+from dialjudge.core.judges.prompts.grammar import (
     GrammarError,
     answer_text,
     build_grammar,
     json_schema,
     value_strings,
 )
-from dialjudge.core.judges.parsing import parse_output
-from dialjudge.core.judges.templates import load_templates
+from dialjudge.core.judges.prompts.templates import load_templates
+from dialjudge.core.judges.run.parsing import parse_output
 from dialjudge.core.judges.types import OutputKind, OutputSpec
 
 pytestmark = pytest.mark.model

@@ -8,9 +8,9 @@ import pytest
 
 from dialjudge.core.config import Sampling
 from dialjudge.core.judges.backends.llama import LlamaBackend
-from dialjudge.core.judges.constraint import AnswerConstraint
-from dialjudge.core.judges.grammar import GrammarError
-from dialjudge.core.judges.parsing import parse_output
+from dialjudge.core.judges.prompts.constraint import AnswerConstraint
+from dialjudge.core.judges.prompts.grammar import GrammarError
+from dialjudge.core.judges.run.parsing import parse_output
 from dialjudge.core.judges.types import (
     JudgeRequest,
     Message,

@@ -17,12 +17,12 @@ from dialjudge.core.config import JudgeConfig, Sampling
 from dialjudge.core.errors import BackendError, ConfigError
 from dialjudge.core.judges.backends.fake import FakeBackend
 from dialjudge.core.judges.backends.openai_api import OpenAIBackend
-from dialjudge.core.judges.constraint import AnswerConstraint
-from dialjudge.core.judges.engine import RunEngine
-from dialjudge.core.judges.grammar import build_grammar, json_schema
-from dialjudge.core.judges.runs import JudgeSpec, JudgeVariant, RunConfig
-from dialjudge.core.judges.scoring import score_result
-from dialjudge.core.judges.store import RunStore
+from dialjudge.core.judges.prompts.constraint import AnswerConstraint
+from dialjudge.core.judges.prompts.grammar import build_grammar, json_schema
+from dialjudge.core.judges.run.config import JudgeSpec, JudgeVariant, RunConfig
+from dialjudge.core.judges.run.engine import RunEngine
+from dialjudge.core.judges.run.scoring import score_result
+from dialjudge.core.judges.store.run_store import RunStore
 from dialjudge.core.judges.types import (
     BackendResult,
     JudgeRequest,

@@ -6,11 +6,11 @@ import pytest
 
 from dialjudge.core.config import Sampling
 from dialjudge.core.errors import TemplateError
-from dialjudge.core.judges.labels import LabelMappingError, label_mapping
-from dialjudge.core.judges.parsing import parse_output
-from dialjudge.core.judges.render import render_prompt, resolve_output
-from dialjudge.core.judges.scoring import score_result
-from dialjudge.core.judges.templates import get_template, parse_template
+from dialjudge.core.judges.post_run.labels import LabelMappingError, label_mapping
+from dialjudge.core.judges.prompts.render import render_prompt, resolve_output
+from dialjudge.core.judges.prompts.templates import get_template, parse_template
+from dialjudge.core.judges.run.parsing import parse_output
+from dialjudge.core.judges.run.scoring import score_result
 from dialjudge.core.judges.types import (
     BackendResult,
     JudgeRequest,

@@ -11,9 +11,13 @@ import pytest
 from dialjudge.core.config import JudgeConfig
 from dialjudge.core.errors import ConfigError, TemplateError
 from dialjudge.core.judges.backends.fake import FakeBackend
-from dialjudge.core.judges.engine import RunEngine
-from dialjudge.core.judges.events import RunSummary
-from dialjudge.core.judges.pairwise import (
+from dialjudge.core.judges.post_run.pairwise_report import pairwise_report
+from dialjudge.core.judges.prompts.render import render_prompt
+from dialjudge.core.judges.prompts.templates import Template, load_templates, parse_template
+from dialjudge.core.judges.run.config import JudgeSpec, RunConfig
+from dialjudge.core.judges.run.engine import RunEngine
+from dialjudge.core.judges.run.events import RunSummary
+from dialjudge.core.judges.run.pairwise import (
     PairSetting,
     Verdict,
     pair_example,
@@ -22,11 +26,7 @@ from dialjudge.core.judges.pairwise import (
     plan_pairs,
     verdict_of,
 )
-from dialjudge.core.judges.pairwise_report import pairwise_report
-from dialjudge.core.judges.render import render_prompt
-from dialjudge.core.judges.runs import JudgeSpec, RunConfig
-from dialjudge.core.judges.store import RunStore
-from dialjudge.core.judges.templates import Template, load_templates, parse_template
+from dialjudge.core.judges.store.run_store import RunStore
 from dialjudge.core.judges.types import Judgment, OutputKind, OutputSpec, ScoringMode
 from dialjudge.core.model import Dataset, Example, Rating, Scale, ScaleKind, Turn
 

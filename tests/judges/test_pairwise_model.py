@@ -6,10 +6,10 @@ import pytest
 
 from dialjudge.core.config import Sampling
 from dialjudge.core.judges.backends.llama import LlamaBackend
-from dialjudge.core.judges.pairwise import pair_example
-from dialjudge.core.judges.render import render_prompt
-from dialjudge.core.judges.scoring import score_result
-from dialjudge.core.judges.templates import load_templates
+from dialjudge.core.judges.prompts.render import render_prompt
+from dialjudge.core.judges.prompts.templates import load_templates
+from dialjudge.core.judges.run.pairwise import pair_example
+from dialjudge.core.judges.run.scoring import score_result
 from dialjudge.core.judges.types import JudgeRequest, ScoringMode
 from dialjudge.core.model import Example, Turn
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from dialjudge.core.judges.parsing import ParsedOutput, parse_output, strip_echo
-from dialjudge.core.judges.render import render_prompt
-from dialjudge.core.judges.templates import get_template
+from dialjudge.core.judges.prompts.render import render_prompt
+from dialjudge.core.judges.prompts.templates import get_template
+from dialjudge.core.judges.run.parsing import ParsedOutput, parse_output, strip_echo
 from dialjudge.core.judges.types import Message, OutputKind, OutputSpec, RenderedPrompt
 from dialjudge.core.model import Example, Turn
 

@@ -7,7 +7,7 @@ import math
 import pytest
 
 from dialjudge.core.errors import ConfigError
-from dialjudge.core.judges.pool import (
+from dialjudge.core.judges.post_run.pool import (
     PoolMethod,
     default_pool_method,
     judge_label,

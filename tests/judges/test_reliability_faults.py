@@ -20,11 +20,11 @@ import pytest
 from dialjudge.core.config import JudgeConfig
 from dialjudge.core.errors import DialjudgeError
 from dialjudge.core.judges.backends.openai_api import OpenAIBackend
-from dialjudge.core.judges.engine import RunEngine
-from dialjudge.core.judges.events import JudgmentScored, RunEvent, RunFinished, RunProgress
-from dialjudge.core.judges.failures import BreakerSettings
-from dialjudge.core.judges.runs import JudgeSpec, JudgeVariant, RunConfig
-from dialjudge.core.judges.store import RunStore
+from dialjudge.core.judges.run.config import JudgeSpec, JudgeVariant, RunConfig
+from dialjudge.core.judges.run.engine import RunEngine
+from dialjudge.core.judges.run.events import JudgmentScored, RunEvent, RunFinished, RunProgress
+from dialjudge.core.judges.run.failures import BreakerSettings
+from dialjudge.core.judges.store.run_store import RunStore
 from dialjudge.core.judges.types import Message, OutputKind, OutputSpec, RenderedPrompt, ScoringMode
 from dialjudge.core.model import BINARY_01, Dataset, Example, Rating, Turn
 from fault_server import FAULTS, FaultPlan, FaultServer, closed_port_url, mixed, rating_for

@@ -24,8 +24,8 @@ import pytest
 import run_child
 
 from dialjudge.core.judges.backends.fake import FakeBackend
-from dialjudge.core.judges.events import JudgmentScored
-from dialjudge.core.judges.store import RunLocked, RunStore
+from dialjudge.core.judges.run.events import JudgmentScored
+from dialjudge.core.judges.store.run_store import RunLocked, RunStore
 
 ITEMS = 15  # x 2 repeats = 30 judgments
 TOTAL = ITEMS * 2

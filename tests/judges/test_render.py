@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from dialjudge.core.errors import TemplateError
-from dialjudge.core.judges.personas import Persona, load_personas
-from dialjudge.core.judges.render import convert_rating, rating_label, render_prompt, resolve_output
-from dialjudge.core.judges.templates import get_template, parse_template
+from dialjudge.core.judges.prompts.personas import Persona, load_personas
+from dialjudge.core.judges.prompts.render import convert_rating, rating_label, render_prompt, resolve_output
+from dialjudge.core.judges.prompts.templates import get_template, parse_template
 from dialjudge.core.judges.types import OutputKind, OutputSpec
 from dialjudge.core.model import Example, Level, Rating, Scale, ScaleKind, Turn
 

@@ -14,12 +14,12 @@ import pytest
 from dialjudge.core.config import JudgeConfig
 from dialjudge.core.errors import ConfigError
 from dialjudge.core.judges.backends.fake import GARBAGE_OUTPUT, FakeBackend
-from dialjudge.core.judges.engine import RunEngine
-from dialjudge.core.judges.rescore import RescoreSettings, parse_mapping, rescore_run
-from dialjudge.core.judges.retry import retry_run
-from dialjudge.core.judges.runs import RunConfig
-from dialjudge.core.judges.store import SCHEMA_VERSION, RunStore
-from dialjudge.core.judges.templates import get_template
+from dialjudge.core.judges.post_run.rescore import RescoreSettings, parse_mapping, rescore_run
+from dialjudge.core.judges.post_run.retry import retry_run
+from dialjudge.core.judges.prompts.templates import get_template
+from dialjudge.core.judges.run.config import RunConfig
+from dialjudge.core.judges.run.engine import RunEngine
+from dialjudge.core.judges.store.run_store import SCHEMA_VERSION, RunStore
 from dialjudge.core.judges.types import BackendResult, JudgeRequest, ScoringMode
 from dialjudge.core.model import Dataset
 from dialjudge.core.registry import open_dataset

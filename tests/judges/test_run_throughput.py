@@ -9,10 +9,10 @@ import pytest
 
 from dialjudge.core.config import JudgeConfig
 from dialjudge.core.judges.backends.fake import FakeBackend
-from dialjudge.core.judges.engine import RunEngine
-from dialjudge.core.judges.events import RunSummary
-from dialjudge.core.judges.runs import JudgeSpec, RunConfig
-from dialjudge.core.judges.store import RunStore
+from dialjudge.core.judges.run.config import JudgeSpec, RunConfig
+from dialjudge.core.judges.run.engine import RunEngine
+from dialjudge.core.judges.run.events import RunStatus, RunSummary
+from dialjudge.core.judges.store.run_store import RunStore
 from dialjudge.core.judges.types import JudgeRequest, Message, OutputKind, OutputSpec, RenderedPrompt, ScoringMode
 from dialjudge.core.model import BINARY_01, Dataset, Example, Rating, Turn
 
@@ -33,13 +33,13 @@ def render(variant: object, example: Example) -> RenderedPrompt:
 
 
 def test_items_per_s_is_done_over_wall_time() -> None:
-    summary = RunSummary(run_id=1, status="finished", total=30, done=30, failures=0, cached=0, backend_calls=30,
+    summary = RunSummary(run_id=1, status=RunStatus.FINISHED, total=30, done=30, failures=0, cached=0, backend_calls=30,
                          resumed=False, elapsed_s=4.0, session_done={"a": 20, "b": 10})
     assert summary.items_per_s("a") == 5.0
     assert summary.items_per_s("b") == 2.5
     assert summary.items_per_s() == 7.5
     assert summary.items_per_s("nobody") is None
-    idle = RunSummary(run_id=1, status="finished", total=0, done=0, failures=0, cached=0, backend_calls=0,
+    idle = RunSummary(run_id=1, status=RunStatus.FINISHED, total=0, done=0, failures=0, cached=0, backend_calls=0,
                       resumed=False, elapsed_s=0.0)
     assert idle.items_per_s() is None
 

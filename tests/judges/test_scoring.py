@@ -7,7 +7,7 @@ import math
 import pytest
 
 from dialjudge.core.config import Sampling
-from dialjudge.core.judges.scoring import score_result
+from dialjudge.core.judges.run.scoring import score_result
 from dialjudge.core.judges.types import (
     BackendResult,
     JudgeRequest,

@@ -10,11 +10,11 @@ import pytest
 
 from dialjudge.core.config import JudgeConfig
 from dialjudge.core.judges.backends.fake import FakeBackend
-from dialjudge.core.judges.engine import RunEngine
-from dialjudge.core.judges.events import RunFinished, StopRuleChecked
-from dialjudge.core.judges.runs import JudgeSpec, JudgeVariant, RunConfig
-from dialjudge.core.judges.stopping import StopRule, seeded_context_order
-from dialjudge.core.judges.store import RunStore
+from dialjudge.core.judges.run.config import JudgeSpec, JudgeVariant, RunConfig
+from dialjudge.core.judges.run.engine import RunEngine
+from dialjudge.core.judges.run.events import RunFinished, StopRuleChecked
+from dialjudge.core.judges.run.stopping import StopRule, seeded_context_order
+from dialjudge.core.judges.store.run_store import RunStore
 from dialjudge.core.judges.types import (
     Message,
     OutputKind,

@@ -14,9 +14,10 @@ import pytest
 
 from dialjudge.core.config import JudgeConfig, Sampling, user_data_dir
 from dialjudge.core.judges.backends.fake import FakeBackend
-from dialjudge.core.judges.engine import RunEngine
-from dialjudge.core.judges.runs import JudgeSpec, JudgeVariant, PersonaSpec, RunConfig
-from dialjudge.core.judges.store import (
+from dialjudge.core.judges.run.config import JudgeSpec, JudgeVariant, PersonaSpec, RunConfig
+from dialjudge.core.judges.run.engine import RunEngine
+from dialjudge.core.judges.run.events import RunStatus
+from dialjudge.core.judges.store.run_store import (
     EXPORT_COLUMNS,
     SCHEMA_VERSION,
     JudgmentKey,
@@ -95,9 +96,9 @@ def test_runs_are_listed_newest_first_with_counts(store: RunStore) -> None:
     assert (runs[0].judgments, runs[0].failures) == (2, 1)
     assert (runs[1].judgments, runs[1].failures) == (0, 0)
     assert runs[0].config == {"what": "test"} and runs[0].status == "running"
-    store.set_status(first, "finished")
-    assert [r.id for r in store.list_runs(status="finished")] == [first]
-    with pytest.raises(ValueError, match="unknown run status"):
+    store.set_status(first, RunStatus.FINISHED)
+    assert [r.id for r in store.list_runs(status=RunStatus.FINISHED)] == [first]
+    with pytest.raises(ValueError, match="not a valid RunStatus"):
         store.set_status(first, "paused")
     with pytest.raises(StoreError, match="no run with id 999"):
         store.get_run(999)
@@ -146,11 +147,11 @@ def test_a_failed_request_is_retried_and_replaced_but_a_scored_one_is_not(store:
 
 def test_find_resumable_ignores_finished_runs(store: RunStore) -> None:
     done = new_run(store)
-    store.set_status(done, "finished")
+    store.set_status(done, RunStatus.FINISHED)
     assert store.find_resumable("fp") is None
     killed = new_run(store)  # still "running": the process died
     assert store.find_resumable("fp").id == killed
-    store.set_status(killed, "cancelled")
+    store.set_status(killed, RunStatus.CANCELLED)
     assert store.find_resumable("fp").id == killed
     assert store.find_resumable("other") is None
 

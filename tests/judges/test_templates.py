@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from dialjudge.core.errors import ConfigError, TemplateError
-from dialjudge.core.judges.personas import (
+from dialjudge.core.judges.prompts.personas import (
     Persona,
     get_persona,
     load_personas,
@@ -16,7 +16,7 @@ from dialjudge.core.judges.personas import (
     toml_string,
     user_persona_dir,
 )
-from dialjudge.core.judges.templates import (
+from dialjudge.core.judges.prompts.templates import (
     VARIABLES,
     TextPattern,
     get_template,

@@ -8,11 +8,8 @@ import pytest
 
 from dialjudge.core.config import JudgeConfig, Sampling
 from dialjudge.core.judges.backends.fake import FakeBackend
-from dialjudge.core.judges.engine import RunEngine
-from dialjudge.core.judges.runs import RunConfig
-from dialjudge.core.judges.store import RunStore
-from dialjudge.core.judges.templates import get_template
-from dialjudge.core.judges.truncation import (
+from dialjudge.core.judges.prompts.templates import get_template
+from dialjudge.core.judges.prompts.truncation import (
     TEMPLATE_MARGIN_TOKENS,
     PromptTooLong,
     WindowBudget,
@@ -20,6 +17,9 @@ from dialjudge.core.judges.truncation import (
     fit_to_window,
     marker_text,
 )
+from dialjudge.core.judges.run.config import RunConfig
+from dialjudge.core.judges.run.engine import RunEngine
+from dialjudge.core.judges.store.run_store import RunStore
 from dialjudge.core.judges.types import Message, OutputKind, OutputSpec, RenderedPrompt, ScoringMode
 from dialjudge.core.model import BINARY_01, Dataset, Example, Rating, Turn
 

@@ -12,8 +12,8 @@ from dialjudge.core.adversarial.builder import make_adversarial_set
 from dialjudge.core.adversarial.discernment import ORIGINAL_VS_ADVERSARIAL, discernment_table
 from dialjudge.core.config import JudgeConfig
 from dialjudge.core.judges.backends.fake import FakeBackend
-from dialjudge.core.judges.runs import RunConfig
-from dialjudge.core.judges.templates import get_template
+from dialjudge.core.judges.prompts.templates import get_template
+from dialjudge.core.judges.run.config import RunConfig
 from dialjudge.core.judges.types import ScoringMode
 from dialjudge.core.loaders import read_native, save_dataset
 from dialjudge.core.registry import open_dataset

@@ -8,8 +8,8 @@ from textual.app import App, ComposeResult
 from textual.widgets import Static
 from tui_helpers import static_text
 
-from dialjudge.core.judges.labels import label_report
-from dialjudge.core.judges.templates import get_template
+from dialjudge.core.judges.post_run.labels import label_report
+from dialjudge.core.judges.prompts.templates import get_template
 from dialjudge.core.judges.types import Judgment, ScoringMode
 from dialjudge.core.loaders import read_judge_bench
 from dialjudge.tui.widgets.label_agreement_panel import LabelAgreementPanel

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from tui_helpers import SIZE, settle, wait_until
 
-from dialjudge.core.judges.labels import run_label_report
-from dialjudge.core.judging import plan_run
+from dialjudge.core.judges.post_run.labels import run_label_report
+from dialjudge.core.planning import plan_run
 from dialjudge.tui.app import make_app
 from dialjudge.tui.screens.scores import ScoresScreen
 from dialjudge.tui.widgets.label_agreement_panel import LabelAgreementPanel

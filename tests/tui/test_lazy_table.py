@@ -11,7 +11,7 @@ from rich.cells import cell_len
 from textual.app import App, ComposeResult
 from tui_helpers import SIZE, settle
 
-from dialjudge.core.judges.events import JudgmentScored, RunStarted
+from dialjudge.core.judges.run.events import JudgmentScored, RunStarted
 from dialjudge.core.judges.types import Judgment, ScoringMode
 from dialjudge.tui.app import make_app
 from dialjudge.tui.controllers.runs import RunEventReceived

@@ -7,8 +7,8 @@ import pytest
 from textual.widgets import Input, Select, SelectionList, Static
 from tui_helpers import SIZE, settle, static_text
 
-from dialjudge.core.judges.pairwise import PairSetting, plan_pairs
-from dialjudge.core.judges.pairwise_report import pairwise_report
+from dialjudge.core.judges.post_run.pairwise_report import pairwise_report
+from dialjudge.core.judges.run.pairwise import PairSetting, plan_pairs
 from dialjudge.tui.app import make_app
 from dialjudge.tui.screens.run import RunScreen
 from dialjudge.tui.widgets.pairwise_report import PairwiseReportView
@@ -108,8 +108,8 @@ async def test_the_prompt_lab_previews_a_pairwise_template_in_both_orders(servic
 async def test_a_stored_pairwise_run_loaded_into_the_scores_shows_its_candidate_columns(services):
     import asyncio
 
-    from dialjudge.core.judges.engine import RunEngine
-    from dialjudge.core.judging import plan_run
+    from dialjudge.core.judges.run.engine import RunEngine
+    from dialjudge.core.planning import plan_run
 
     app = make_app(services=services)
     async with app.run_test(size=SIZE) as pilot:

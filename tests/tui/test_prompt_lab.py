@@ -9,10 +9,15 @@ from tui_helpers import SIZE, settle, static_text, toast_texts
 from dialjudge.core.config import JudgeConfig
 from dialjudge.core.errors import TemplateError
 from dialjudge.core.judges.backends.fake import FakeBackend
-from dialjudge.core.judges.personas import Persona, user_persona_dir
-from dialjudge.core.judges.render import render_prompt
-from dialjudge.core.judges.scoring import score_result
-from dialjudge.core.judges.templates import get_template, parse_template, shipped_template_dir, user_template_dir
+from dialjudge.core.judges.prompts.personas import Persona, user_persona_dir
+from dialjudge.core.judges.prompts.render import render_prompt
+from dialjudge.core.judges.prompts.templates import (
+    get_template,
+    parse_template,
+    shipped_template_dir,
+    user_template_dir,
+)
+from dialjudge.core.judges.run.scoring import score_result
 from dialjudge.core.judges.types import JudgeRequest, ScoringMode
 from dialjudge.tui.app import make_app
 from dialjudge.tui.screens.dialogs import PersonaEditor

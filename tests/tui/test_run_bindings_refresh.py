@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from tui_helpers import SIZE, settle
 
-from dialjudge.core.judges.events import RunProgress, RunStarted
+from dialjudge.core.judges.run.events import RunProgress, RunStarted
 from dialjudge.tui.app import make_app
 from dialjudge.tui.controllers.runs import RunEventReceived
 

@@ -8,7 +8,7 @@ from textual.widgets import Select, SelectionList, Static
 from tui_helpers import SIZE, settle, static_text, toast_texts
 
 from dialjudge.core.judges.backends.fake import FakeBackend
-from dialjudge.core.judges.constraint import AnswerConstraint
+from dialjudge.core.judges.prompts.constraint import AnswerConstraint
 from dialjudge.core.judges.types import JudgeRequest
 from dialjudge.tui.app import make_app
 from dialjudge.tui.screens.run import RunScreen

@@ -11,7 +11,7 @@ from tui_helpers import SIZE, make_services, settle, static_text, toast_texts, w
 from dialjudge.core.config import BUNDLED_JUDGE, Config, JudgeConfig
 from dialjudge.core.evaluation import evaluate
 from dialjudge.core.judges.backends.fake import FakeBackend
-from dialjudge.core.judging import run_scores
+from dialjudge.core.run_columns import run_scores
 from dialjudge.tui.app import make_app
 from dialjudge.tui.screens.dialogs import ResumeDialog
 from dialjudge.tui.screens.run import RunScreen

@@ -11,8 +11,8 @@ from tui_helpers import SIZE, make_services, settle, static_text
 from dialjudge.core.config import JudgeConfig
 from dialjudge.core.judges.backends.answers import match_choice
 from dialjudge.core.judges.backends.fake import FakeBackend
-from dialjudge.core.judges.runs import RunConfig
-from dialjudge.core.judges.templates import get_template
+from dialjudge.core.judges.prompts.templates import get_template
+from dialjudge.core.judges.run.config import RunConfig
 from dialjudge.core.judges.types import ScoringMode
 from dialjudge.tui.app import make_app
 from dialjudge.tui.screens.rescore_dialog import RescoreDialog

@@ -12,11 +12,11 @@ from tui_helpers import SIZE, settle, static_text
 from dialjudge.core.compare import compare_runs
 from dialjudge.core.config import JudgeConfig
 from dialjudge.core.evaluation import evaluate, split_subsets
-from dialjudge.core.judges.personas import Persona
-from dialjudge.core.judges.runs import RunConfig
-from dialjudge.core.judges.templates import get_template, parse_template
+from dialjudge.core.judges.prompts.personas import Persona
+from dialjudge.core.judges.prompts.templates import get_template, parse_template
+from dialjudge.core.judges.run.config import RunConfig
 from dialjudge.core.judges.types import ScoringMode
-from dialjudge.core.judging import run_scores
+from dialjudge.core.run_columns import run_scores
 from dialjudge.tui.app import make_app
 from dialjudge.tui.screens.dialogs import ExportDialog
 from dialjudge.tui.screens.runs import RunsScreen

@@ -11,9 +11,9 @@ from tui_helpers import SIZE, settle, toast_texts, wait_until
 
 from dialjudge.core.config import JudgeConfig
 from dialjudge.core.judges.backends.fake import FakeBackend
-from dialjudge.core.judges.events import JudgmentScored, RunProgress, RunStarted
-from dialjudge.core.judges.runs import RunConfig
-from dialjudge.core.judges.templates import get_template
+from dialjudge.core.judges.prompts.templates import get_template
+from dialjudge.core.judges.run.config import RunConfig
+from dialjudge.core.judges.run.events import JudgmentScored, RunProgress, RunStarted
 from dialjudge.core.judges.types import Judgment, ScoringMode
 from dialjudge.core.model import Aggregation
 from dialjudge.core.stats import agreement_table, correlate

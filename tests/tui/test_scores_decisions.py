@@ -9,8 +9,8 @@ from tui_helpers import SIZE, settle, static_text
 from dialjudge.core.compare import compare_evaluators
 from dialjudge.core.config import JudgeConfig, Sampling
 from dialjudge.core.judge_diagnostics import judge_diagnostics
-from dialjudge.core.judges.runs import RunConfig
-from dialjudge.core.judges.templates import get_template
+from dialjudge.core.judges.prompts.templates import get_template
+from dialjudge.core.judges.run.config import RunConfig
 from dialjudge.core.judges.types import ScoringMode
 from dialjudge.core.stats.baselines import LENGTH_EVALUATOR
 from dialjudge.core.stats.paired import verdict_line

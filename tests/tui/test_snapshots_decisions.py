@@ -9,8 +9,8 @@ from pathlib import Path
 from tui_helpers import SIZE, make_services, settle
 
 from dialjudge.core.config import JudgeConfig, Sampling
-from dialjudge.core.judges.runs import RunConfig
-from dialjudge.core.judges.templates import get_template
+from dialjudge.core.judges.prompts.templates import get_template
+from dialjudge.core.judges.run.config import RunConfig
 from dialjudge.core.judges.types import ScoringMode
 from dialjudge.tui.app import make_app
 

@@ -16,8 +16,8 @@ from tui_helpers import SIZE, make_services, settle
 
 from dialjudge.core.config import JudgeConfig
 from dialjudge.core.judges.backends.fake import FakeBackend
-from dialjudge.core.judges.runs import RunConfig
-from dialjudge.core.judges.templates import get_template, parse_template
+from dialjudge.core.judges.prompts.templates import get_template, parse_template
+from dialjudge.core.judges.run.config import RunConfig
 from dialjudge.core.judges.types import ScoringMode
 from dialjudge.tui.app import make_app
 
@@ -27,7 +27,7 @@ FIXED_TIME = "2025-01-31T09:30:00.000+00:00"
 @pytest.fixture(autouse=True)
 def pinned_store_clock(monkeypatch: pytest.MonkeyPatch) -> None:
     """Runs listed with their creation time: the same time in every screenshot."""
-    monkeypatch.setattr("dialjudge.core.judges.store._now", lambda: FIXED_TIME)
+    monkeypatch.setattr("dialjudge.core.judges.store.run_store._now", lambda: FIXED_TIME)
 
 
 def fake_judges(config: JudgeConfig) -> FakeBackend:

@@ -10,7 +10,7 @@ from textual.widgets import DataTable, Input, Static
 from tui_helpers import FAKE_JUDGE_SEARCH_SPACE, SIZE, make_services, settle, static_text, wait_until
 
 from dialjudge.core.judges.backends.fake import FakeBackend
-from dialjudge.core.judges.templates import load_template_file, user_template_dir
+from dialjudge.core.judges.prompts.templates import load_template_file, user_template_dir
 from dialjudge.core.tuning.search import SearchFinished, VariantScored
 from dialjudge.tui.app import make_app
 from dialjudge.tui.controllers.tune import SearchEventReceived

@@ -14,7 +14,7 @@ from scipy import stats
 from dialjudge.core.config import parse_config
 from dialjudge.core.errors import ConfigError
 from dialjudge.core.judges.backends.fake import FakeBackend
-from dialjudge.core.judges.store import RunStore
+from dialjudge.core.judges.store.run_store import RunStore
 from dialjudge.core.loaders import load_dataset
 from dialjudge.core.model import Dataset
 from dialjudge.core.tuning.halving import SuccessiveHalving
@@ -218,6 +218,13 @@ def test_heldout_numbers_match_scipy_and_the_winner_is_chosen_on_tuning(tmp_path
         assert d.delta == pytest.approx(report.heldout_of(report.winner).heldout
                                         - report.heldout_of(report.baseline).heldout)
     assert {h.variant for h in report.heldout} == {report.winner, report.baseline}
+    # The human ceiling on exactly the held-out items the finalists are compared on: with two
+    # annotators, leave-one-out is one annotator against the other.
+    by_id = {ex.id: ex.ratings["overall"].scores for ex in dataset.examples}
+    assert report.ceiling is not None and report.ceiling.n_items == len(heldout_ids)
+    assert report.ceiling.spearman == pytest.approx(stats.spearmanr([by_id[i][0] for i in heldout_ids],
+                                                                    [by_id[i][1] for i in heldout_ids]).statistic)
+    assert f"n = {len(heldout_ids)} items" in report.ceiling_text()
     spent = sum(r.cost for r in report.rounds) + len(report.heldout) * len(heldout_ids)
     assert report.spent == spent
 

@@ -36,7 +36,7 @@ from .base import start_thread_work
 
 if TYPE_CHECKING:
     from dialjudge.core.judge_diagnostics import JudgeDiagnostics
-    from dialjudge.core.judges.runs import RunConfig
+    from dialjudge.core.judges.run.config import RunConfig
     from dialjudge.core.stats.paired import PairedComparison
 
     from ..services import Services
@@ -200,7 +200,7 @@ class DecisionController:
             return None
         run_id = int(run)
         if run_id not in self._run_configs:
-            from dialjudge.core.judges.store import StoreError
+            from dialjudge.core.judges.store.run_store import StoreError
 
             try:
                 with self.services.open_store() as store:

@@ -19,19 +19,38 @@ from textual.message import Message
 from textual.message_pump import MessagePump
 from textual.worker import Worker, get_current_worker
 
+from dialjudge.core.api import (
+    CompareRequest,
+    ExportRequest,
+    RescoreRequest,
+    RescoreResult,
+    RunComparison,
+    RunConfig,
+    RunRecord,
+    RunStore,
+    RunUsage,
+    compare,
+    export,
+    judge_columns,
+    judge_evaluator,
+    list_runs,
+    prepare_retry,
+    rescore,
+    usage_of_run,
+)
+from dialjudge.core.errors import ConfigError
+from dialjudge.core.model import Dataset
+
 from ..state import Change
 from .base import start_thread_work
 
 if TYPE_CHECKING:
-    from dialjudge.core.compare import RunComparison
-    from dialjudge.core.judges.cost import RunUsage
-    from dialjudge.core.judges.rescore import RescoreResult
-    from dialjudge.core.judges.runs import RunConfig
-    from dialjudge.core.judges.store import RunRecord, RunStore
-    from dialjudge.core.model import Dataset
-
     from ..services import Services
     from .datasets import DatasetController
+
+#: RescoreRequest is core's (core.api); the rescore dialog imports it from here too.
+__all__ = ["RescoreRequest", "RunsListed", "FilesExported", "RunsCompared", "RunRescored", "RetryPrepared",
+           "RunUsageRead", "RunScoresLoaded", "StoredRunsController", "stored_runs", "dataset_for"]
 
 RUNS_GROUP = "runs-list"
 COMPARE_GROUP = "runs-compare"
@@ -87,21 +106,6 @@ class RunUsageRead(Message):
     usage: RunUsage
 
 
-@dataclass(frozen=True)
-class RescoreRequest:
-    """What the rescore dialog asks for, as typed (blank: keep the run's setting)."""
-
-    top_k: int | None = None
-    mode: str | None = None
-    template: str | None = None
-    mapping: str | None = None
-    name: str = ""
-
-    @property
-    def empty(self) -> bool:
-        return self.top_k is None and not self.mode and not self.template and not self.mapping
-
-
 @dataclass
 class RunScoresLoaded(Message):
     """A stored run's judge columns were read, to be shown beside the open dataset's evaluators."""
@@ -111,12 +115,9 @@ class RunScoresLoaded(Message):
     scores: dict[str, dict[str, float | None]]
 
 
-def list_runs(store: RunStore, dataset: str | None) -> list[RunRecord]:
+def stored_runs(store: RunStore, dataset: str | None) -> list[RunRecord]:
     """Every stored run, newest first (of ``dataset`` only, when given)."""
-    runs = store.list_runs()
-    if dataset is not None:
-        runs = [r for r in runs if r.run_config.dataset == dataset]
-    return runs
+    return list_runs(store, dataset=dataset)
 
 
 def dataset_for(services: Services, config: RunConfig, current: Dataset | None) -> Dataset:
@@ -143,7 +144,7 @@ class StoredRunsController:
 
         def read() -> None:
             with self.services.open_store() as store:
-                runs = list_runs(store, dataset)
+                runs = list_runs(store, dataset=dataset)
             if not get_current_worker().is_cancelled:
                 reply_to.post_message(RunsListed(runs))
 
@@ -153,64 +154,48 @@ class StoredRunsController:
         """Correlation deltas and the prompt diff of two runs; ``reply_to`` receives :class:`RunsCompared`."""
         current = self.datasets.workspace.dataset
 
-        def compare() -> None:
-            from dialjudge.core.compare import compare_runs
-            from dialjudge.core.errors import ConfigError
-            from dialjudge.core.evaluation import split_subsets
-
+        def compare_runs() -> None:
             with self.services.open_store() as store:
-                config_a = store.get_run(run_a).run_config
-                config_b = store.get_run(run_b).run_config
-                if config_a.dataset != config_b.dataset:
-                    raise ConfigError(f"run {run_a} judged {config_a.dataset} and run {run_b} {config_b.dataset}; "
-                                      "only runs on the same dataset can be compared")
-                dataset = dataset_for(self.services, config_a, current)
-                comparison = compare_runs(store, run_a, run_b, dataset=dataset,
-                                          subsets=split_subsets(dataset, "all"), n_boot=0, seed=self.services.seed)
+                dataset = dataset_for(self.services, store.get_run(run_a).run_config, current)
+                comparison = compare(store, CompareRequest(run_a, run_b, seed=self.services.seed),
+                                     self.services.config, current=dataset)
             if not get_current_worker().is_cancelled:
                 reply_to.post_message(RunsCompared(comparison))
 
-        return start_thread_work(self.app, compare, group=COMPARE_GROUP, description="Comparing runs")
+        return start_thread_work(self.app, compare_runs, group=COMPARE_GROUP, description="Comparing runs")
 
     def export(self, run_id: int, folder: Path, formats: Sequence[str], reply_to: MessagePump) -> Worker[None]:
         """Write a run's agreement tables and judgments; ``reply_to`` receives :class:`FilesExported`."""
         workspace = self.datasets.workspace
         current = workspace.dataset
         # The open dataset's metric scores are already computed: they join the run's judges.
-        metrics = {name: dict(workspace.scores_of(name)) for name in workspace.metric_names}
+        metrics: dict[str, dict[str, float | None]] = {
+            name: dict(workspace.scores_of(name)) for name in workspace.metric_names}
         chosen = tuple(formats)
 
-        def export() -> None:
-            from dialjudge.core.run_export import export_run
-
+        def export_files() -> None:
             with self.services.open_store() as store:
-                config = store.get_run(run_id).run_config
-                dataset = dataset_for(self.services, config, current)
+                dataset = dataset_for(self.services, store.get_run(run_id).run_config, current)
                 extra = metrics if current is not None and dataset is current else None
-                result = export_run(store, run_id, dataset, Path(folder), chosen, extra_scores=extra,
-                                    n_boot=self.services.n_boot, seed=self.services.seed)
+                request = ExportRequest(run_id, Path(folder), chosen, n_boot=self.services.n_boot,
+                                        seed=self.services.seed, metric_scores=extra)
+                result = export(store, request, self.services.config, current=dataset)
             reply_to.post_message(FilesExported(f"run {run_id}", result.paths))
 
-        return start_thread_work(self.app, export, group=EXPORT_GROUP, description="Exporting the run")
+        return start_thread_work(self.app, export_files, group=EXPORT_GROUP, description="Exporting the run")
 
     def rescore(self, run_id: int, request: RescoreRequest, reply_to: MessagePump) -> Worker[None]:
         """Score run ``run_id``'s stored answers again into a new run (no model); ``reply_to`` receives
         :class:`RunRescored`."""
         current = self.datasets.workspace.dataset
-        template_dirs = self.services.config.template_dirs
 
-        def rescore() -> None:
-            from dialjudge.core.judges.rescore import rescore_run, settings_from_options
-
-            settings = settings_from_options(top_k=request.top_k, mode=request.mode, template=request.template,
-                                             mapping=request.mapping, name=request.name,
-                                             template_dirs=template_dirs)
+        def rescore_run() -> None:
             with self.services.open_store() as store:
                 dataset = dataset_for(self.services, store.get_run(run_id).run_config, current)
-                result = rescore_run(store, run_id, dataset, settings)
+                result, _settings = rescore(store, run_id, request, self.services.config, current=dataset)
             reply_to.post_message(RunRescored(result))
 
-        return start_thread_work(self.app, rescore, group=RESCORE_GROUP, description="Rescoring the run")
+        return start_thread_work(self.app, rescore_run, group=RESCORE_GROUP, description="Rescoring the run")
 
     def prepare_retry(self, run_id: int, reply_to: MessagePump) -> Worker[None]:
         """Mark run ``run_id``'s failed judgments to be asked again; ``reply_to`` receives :class:`RetryPrepared`
@@ -218,32 +203,22 @@ class StoredRunsController:
         current = self.datasets.workspace.dataset
 
         def prepare() -> None:
-            from dialjudge.core.errors import ConfigError
-            from dialjudge.core.judges.retry import check_retryable
-
+            if current is None:
+                raise ConfigError(f"open the dataset of run {run_id} first (Datasets screen), then retry")
             with self.services.open_store() as store:
-                record = store.get_run(run_id)
-                check_retryable(store, run_id)
-                config = record.run_config
-                if current is None or current.name != config.dataset:
-                    shown = current.name if current is not None else "no dataset"
-                    raise ConfigError(f"run {run_id} judged {config.dataset}, but {shown} is open; open "
-                                      f"{config.dataset} first (Datasets screen), then retry")
-                failed = store.mark_failed_for_retry(run_id)
-            reply_to.post_message(RetryPrepared(run_id, config, failed))
+                retry = prepare_retry(store, run_id, current)
+            reply_to.post_message(RetryPrepared(retry.run_id, retry.config, retry.failed))
 
         return start_thread_work(self.app, prepare, group=RETRY_GROUP, description="Preparing the retry")
 
     def usage(self, run_id: int, reply_to: MessagePump, *, group: str = USAGE_GROUP) -> Worker[None]:
         """A run's cost and latency per judge; ``reply_to`` receives :class:`RunUsageRead` (each screen
         reads in its own ``group``)."""
-        prices = self.services.config.prices
+        config = self.services.config
 
         def read() -> None:
-            from dialjudge.core.judges.cost import run_usage
-
             with self.services.open_store() as store:
-                usage = run_usage(store, run_id, prices)
+                usage = usage_of_run(store, run_id, config)
             if not get_current_worker().is_cancelled:
                 reply_to.post_message(RunUsageRead(usage))
 
@@ -255,19 +230,14 @@ class StoredRunsController:
         """Add a stored run's judges to the open dataset's evaluators (the Scores screen shows them)."""
 
         def load() -> None:
-            from dialjudge.core.judging import run_scores
-
             with self.services.open_store() as store:
-                dataset = store.get_run(run_id).run_config.dataset
-                scores, _ = run_scores(store, run_id, with_pool=False)
+                dataset, scores = judge_columns(store, run_id)
             if not get_current_worker().is_cancelled:
                 self.app.post_message(RunScoresLoaded(run_id, dataset, scores))
 
         return start_thread_work(self.app, load, group=LOAD_RUN_GROUP, description="Reading the run")
 
     def run_scores_loaded(self, message: RunScoresLoaded) -> None:
-        from dialjudge.core.workspace import judge_evaluator
-
         workspace = self.datasets.workspace
         if workspace.dataset is None or workspace.dataset.name != message.dataset:
             shown = workspace.dataset.name if workspace.dataset is not None else "no dataset"

@@ -23,14 +23,14 @@ from textual.message import Message
 from textual.message_pump import MessagePump
 from textual.worker import Worker, get_current_worker
 
+from dialjudge.core.api.lab_trial import LAB_SOURCE, PreparedPrompt, PromptSetup, prepare_prompt
 from dialjudge.core.config import JudgeConfig
 from dialjudge.core.errors import ConfigError, TemplateError
-from dialjudge.core.lab_trial import LAB_SOURCE, PreparedPrompt, PromptSetup, prepare_prompt
 
 from .base import start_thread_work
 
 if TYPE_CHECKING:
-    from dialjudge.core.judges.personas import Persona
+    from dialjudge.core.judges.prompts.personas import Persona
     from dialjudge.core.judges.types import JudgeBackend, Judgment, ScoringMode
 
     from ..services import Services
@@ -148,10 +148,10 @@ class LabController:
     def try_prompt(self, setup: PromptSetup, judge: JudgeConfig, mode: ScoringMode | None, reply_to: MessagePump,
                    *, top_k: int | None = None) -> Worker[None]:
         """Ask ``judge`` about ``setup``'s item now, scored as a run scores it (``mode`` and ``top_k``
-        default to a run's: core/lab_trial.py); ``reply_to`` receives TrialFinished or TrialFailed."""
+        default to a run's: core/api/lab_trial.py); ``reply_to`` receives TrialFinished or TrialFailed."""
 
         def trial() -> None:
-            from dialjudge.core.lab_trial import judge_once, trial_request
+            from dialjudge.core.api.lab_trial import judge_once, trial_request
 
             try:
                 prepared = prepare_prompt(setup, self._state.selectors)
@@ -170,7 +170,7 @@ class LabController:
 
     def _trial_backend(self, judge: JudgeConfig) -> JudgeBackend:
         """One backend per judge configuration, kept open for the next trial."""
-        from dialjudge.core.judges.runs import judge_config_to_dict
+        from dialjudge.core.judges.run.config import judge_config_to_dict
 
         state = self._state
         key = repr(sorted(judge_config_to_dict(judge).items()))
@@ -198,8 +198,8 @@ class LabController:
         ``reply_to`` receives :class:`TemplateSaved`."""
 
         def save() -> None:
-            from dialjudge.core.judges.personas import save_template
-            from dialjudge.core.judges.templates import parse_template, shipped_template_dir
+            from dialjudge.core.judges.prompts.personas import save_template
+            from dialjudge.core.judges.prompts.templates import parse_template, shipped_template_dir
 
             name = parse_template(text, LAB_SOURCE).name
             path = save_template(text, name)
@@ -212,7 +212,7 @@ class LabController:
         """Save a persona to the user's persona folder; ``reply_to`` receives :class:`PersonaSaved`."""
 
         def save() -> None:
-            from dialjudge.core.judges.personas import save_persona
+            from dialjudge.core.judges.prompts.personas import save_persona
 
             path = save_persona(persona)
             reply_to.post_message(PersonaSaved(persona.name, str(path)))

@@ -2,7 +2,7 @@
 
 Numeric qualities get running correlations; categorical and binary ones also need
 % agreement, κ, α, the confusion matrix and AUC, which core computes from a stored
-run (:func:`~dialjudge.core.judges.labels.run_label_report`, the same numbers
+run (:func:`~dialjudge.core.judges.post_run.labels.run_label_report`, the same numbers
 ``dialjudge judge`` prints). That reads the store and bootstraps, so it runs on a
 worker; the answer comes back to the app as :class:`LabelReportComputed`.
 """
@@ -22,7 +22,7 @@ from .base import start_thread_work
 from .history import dataset_for
 
 if TYPE_CHECKING:
-    from dialjudge.core.judges.labels import LabelReport
+    from dialjudge.core.judges.post_run.labels import LabelReport
 
     from ..services import Services
     from .datasets import DatasetController
@@ -62,18 +62,18 @@ class LabelReportController:
     def compute(self, run_id: int) -> Worker[None] | None:
         """Compare run ``run_id`` with the human labels, if its quality is a label quality of the
         open dataset; None when there is nothing to compare."""
-        from dialjudge.core.stats.label_agreement import is_label_scale
+        from dialjudge.core.model import is_label_quality
 
         dataset = self.datasets.workspace.dataset
         if dataset is None:
             return None
         with self.services.open_store() as store:
             config = store.get_run(run_id).run_config
-        if config.dataset != dataset.name or not is_label_scale(dataset.qualities.get(config.quality or "")):
+        if config.dataset != dataset.name or not is_label_quality(dataset.qualities.get(config.quality or "")):
             return None
 
         def work() -> None:
-            from dialjudge.core.judges.labels import run_label_report
+            from dialjudge.core.judges.post_run.labels import run_label_report
 
             with self.services.open_store() as store:
                 judgments = store.load_judgments(run_id)

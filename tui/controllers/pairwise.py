@@ -1,7 +1,7 @@
 """A pairwise run's report for the app: position bias, length preference, accuracy, per-candidate scores.
 
 After a pairwise run finishes (or a stored one is loaded), core's
-:func:`~dialjudge.core.judges.pairwise_report.pairwise_report` reads its verdicts
+:func:`~dialjudge.core.judges.post_run.pairwise_report.pairwise_report` reads its verdicts
 from the store on a worker; the answer comes back to the app as
 :class:`PairwiseReportComputed`. The per-candidate columns (``judge:winrate``,
 ``judge:bt``) then join the workspace, so the Scores screen compares them with
@@ -23,7 +23,7 @@ from .base import start_thread_work
 from .history import dataset_for
 
 if TYPE_CHECKING:
-    from dialjudge.core.judges.pairwise_report import PairwiseReport
+    from dialjudge.core.judges.post_run.pairwise_report import PairwiseReport
 
     from ..services import Services
     from .datasets import DatasetController
@@ -60,7 +60,7 @@ class PairwiseReportController:
             return None
 
         def work() -> None:
-            from dialjudge.core.judges.pairwise_report import pairwise_report
+            from dialjudge.core.judges.post_run.pairwise_report import pairwise_report
 
             with self.services.open_store() as store:
                 judgments = store.load_judgments(run_id)

@@ -21,8 +21,8 @@ from .base import start_thread_work
 from .history import FilesExported, dataset_for
 
 if TYPE_CHECKING:
-    from dialjudge.core.judges.runs import RunConfig
-    from dialjudge.core.judges.store import Review, RunRecord
+    from dialjudge.core.judges.run.config import RunConfig
+    from dialjudge.core.judges.store.run_store import Review, RunRecord
     from dialjudge.core.judges.types import Judgment
     from dialjudge.core.model import Dataset
     from dialjudge.core.review_queue import ReviewCase

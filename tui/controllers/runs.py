@@ -12,7 +12,6 @@ and decides (resume, start afresh). Every engine event reaches the app as one
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,42 +23,44 @@ from textual.message_pump import MessagePump
 from textual.signal import Signal
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from dialjudge.core.config import JudgeConfig
+from dialjudge.core.api import (
+    JudgeChoices,
+    JudgeConfig,
+    JudgmentScored,
+    RunConfig,
+    RunEngine,
+    RunEvent,
+    RunFinished,
+    RunPlan,
+    RunProgress,
+    RunRecord,
+    RunRequest,
+    RunState,
+    RunStatus,
+    build_backends,
+    find_resumable,
+    judge_choices,
+    model_file_backend,
+    open_run,
+    plan_run,
+)
 from dialjudge.core.errors import ConfigError
-from dialjudge.core.judges.events import JudgmentScored, RunEvent, RunFinished, RunProgress
-from dialjudge.core.judges.status import RunState, RunStatus
+from dialjudge.core.model import Dataset
 
 from ..state import Change
 from .base import start_thread_work
 
 if TYPE_CHECKING:
-    from dialjudge.core.errors import TemplateError
-    from dialjudge.core.judges.engine import RunEngine
-    from dialjudge.core.judges.personas import Persona
-    from dialjudge.core.judges.runs import RunConfig
-    from dialjudge.core.judges.store import RunRecord
-    from dialjudge.core.judges.templates import Template
-    from dialjudge.core.judging import RunPlan
-    from dialjudge.core.model import Dataset
-
     from ..services import Services
     from .datasets import DatasetController
+
+#: RunRequest and JudgeChoices are core's (core.api); the screens import them from here too.
+__all__ = ["RunRequest", "JudgeChoices", "JudgeChoicesLoaded", "RunEventReceived", "RunPlanned", "RunController",
+           "gguf_judge"]
 
 RUN_GROUP = "run"
 CHOICES_GROUP = "judge-choices"
 PLAN_GROUP = "run-plan"
-
-
-@dataclass(frozen=True)
-class JudgeChoices:
-    """Every template and persona a run or the Prompt lab may use."""
-
-    templates: dict[str, Template]
-    personas: dict[str, Persona]
-    #: Broken user template files, skipped (each names its file, line and column).
-    errors: tuple[TemplateError, ...] = ()
-    #: Names of the templates read from dialjudge's own folder (not overridden by a user file).
-    shipped: frozenset[str] = frozenset()
 
 
 @dataclass
@@ -78,29 +79,6 @@ class RunEventReceived(Message):
     def can_replace(self, message: Message) -> bool:
         return (isinstance(self.event, RunProgress) and isinstance(message, RunEventReceived)
                 and isinstance(message.event, RunProgress))
-
-
-@dataclass(frozen=True)
-class RunRequest:
-    """What the Run screen's form asks for, before it is validated into a plan."""
-
-    template: str
-    judges: tuple[str, ...]
-    mode: str
-    #: core.judges.types.AnswerConstraint's value: generate mode held to the template's answer format.
-    constrain: str = "off"
-    aspect: str | None = None
-    kpi: str | None = None
-    personas: tuple[str, ...] = ()
-    fewshot: str = "none"
-    subset: str | None = None
-    limit: int | None = None
-    repeats: int = 1
-    #: Judges typed in on the screen (a .gguf path), beside those of the config file.
-    extra_judges: tuple[JudgeConfig, ...] = ()
-    #: Pairwise templates: "all" or pairs per context (core.judges.pairwise.PairSetting), and the draw's seed.
-    pairs: str | None = None
-    pair_seed: int = 0
 
 
 @dataclass
@@ -123,7 +101,7 @@ def gguf_judge(path: str, taken: set[str]) -> JudgeConfig:
     name, n = base, 2
     while name in taken:
         name, n = f"{base}-{n}", n + 1
-    return JudgeConfig(name=name, backend="llama", model=file.stem, model_path=str(file))
+    return JudgeConfig(name=name, backend=model_file_backend(), model=file.stem, model_path=str(file))
 
 
 class RunController:
@@ -165,17 +143,9 @@ class RunController:
         """Read templates and personas again (after one was saved, or on first use)."""
 
         def load() -> None:
-            from dialjudge.core.judges.personas import load_personas
-            from dialjudge.core.judges.templates import load_templates, shipped_template_dir
-
-            errors: list[TemplateError] = []
-            dirs = self.services.config.template_dirs
-            templates = load_templates(dirs, errors=errors)
-            personas = load_personas(dirs)
-            shipped_dir = str(shipped_template_dir())
-            shipped = frozenset(name for name, t in templates.items() if t.source.startswith(shipped_dir))
+            choices = judge_choices(self.services.config.template_dirs)
             if not get_current_worker().is_cancelled:
-                self.app.post_message(JudgeChoicesLoaded(JudgeChoices(templates, personas, tuple(errors), shipped)))
+                self.app.post_message(JudgeChoicesLoaded(choices))
 
         return start_thread_work(self.app, load, group=CHOICES_GROUP, description="Reading templates and personas")
 
@@ -191,31 +161,9 @@ class RunController:
         """Validate ``request`` into a plan on a worker; ``reply_to`` receives :class:`RunPlanned`."""
 
         def plan() -> None:
-            from dialjudge.core.judging import plan_run
-
-            config = self.services.config
-            if request.extra_judges:
-                for judge in request.extra_judges:
-                    if judge.model_path and not Path(judge.model_path).is_file():
-                        raise ConfigError(f"{judge.model_path}: no such model file (judge {judge.name!r})")
-                config = dataclasses.replace(
-                    config, judges={**config.judges, **{j.name: j for j in request.extra_judges}})
-            from dialjudge.core.judges.pairwise import PairSetting
-
-            pairs = None if request.pairs is None else PairSetting.parse(request.pairs, seed=request.pair_seed)
-            planned = plan_run(dataset, config, template=request.template, judges=list(request.judges),
-                               mode=request.mode, aspect=request.aspect, kpi=request.kpi,
-                               personas=request.personas, fewshot=request.fewshot, subset=request.subset,
-                               limit=request.limit, repeats=request.repeats, pairs=pairs)
-            if not planned.config.select_items(dataset):  # fail here, with the form still open
-                raise ConfigError(f"subset {planned.subset!r} of {dataset.name} holds no items to judge")
-            from dialjudge.core.judges.constraint import AnswerConstraint
-
-            if request.constrain != AnswerConstraint.OFF.value:
-                planned = dataclasses.replace(planned, config=dataclasses.replace(
-                    planned.config, constrain=AnswerConstraint(request.constrain)))
+            planned = plan_run(request, dataset, self.services.config)
             with self.services.open_store() as store:
-                resumable = store.find_resumable(planned.config.fingerprint)
+                resumable = find_resumable(store, planned)
             if not get_current_worker().is_cancelled:
                 reply_to.post_message(RunPlanned(planned, resumable))
 
@@ -250,15 +198,12 @@ class RunController:
         self._changed()
 
         def run() -> Any:
-            from dialjudge.core.judges.engine import RunEngine
-
-            backends = {spec.name: self.services.make_backend(spec.config) for spec in config.judges}
+            backends = build_backends(config, self.services.make_backend)
             store = self.services.open_store()
             try:
                 options = {"clock": self.services.clock, "close_backends": True, **engine_options}
-                engine = RunEngine(config, dataset, backends, store, **options)
-                # Called on this thread: the app applies each event on the UI thread.
-                engine.subscribe(lambda event: self._post(RunEventReceived(event)))
+                # The display is called on this thread: the app applies each event on the UI thread.
+                engine = open_run(config, dataset, store, backends, display=self, **options)
                 self._engine = engine
                 return asyncio.run(engine.run())
             finally:
@@ -267,8 +212,9 @@ class RunController:
 
         return start_thread_work(self.app, run, group=RUN_GROUP, description="Judge run")
 
-    def _post(self, message: Message) -> None:
-        self.app.post_message(message)
+    def on_event(self, event: RunEvent) -> None:
+        """The running engine's events (core.api.RunDisplay), on the run's thread: posted to the app."""
+        self.app.post_message(RunEventReceived(event))
 
     def cancel(self) -> None:
         """Stop the run: what is stored stays, and the run can be resumed."""

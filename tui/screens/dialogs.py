@@ -16,8 +16,8 @@ from textual.widgets import Button, Checkbox, Input, Label, Static, TextArea
 from ..widgets.path_suggester import PathSuggester
 
 if TYPE_CHECKING:
-    from dialjudge.core.judges.personas import Persona
-    from dialjudge.core.judges.store import RunRecord
+    from dialjudge.core.judges.prompts.personas import Persona
+    from dialjudge.core.judges.store.run_store import RunRecord
 
 RESUME = "resume"
 FRESH = "fresh"
@@ -163,7 +163,7 @@ class PersonaEditor(ModalScreen["Persona | None"]):
     def action_save(self) -> None:
         """Save the persona to your persona folder."""
         from dialjudge.core.errors import TemplateError
-        from dialjudge.core.judges.personas import Persona, _check_name
+        from dialjudge.core.judges.prompts.personas import Persona, _check_name
 
         name = self.query_one("#persona-name", Input).value.strip()
         try:

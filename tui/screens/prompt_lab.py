@@ -21,7 +21,7 @@ from textual.suggester import SuggestFromList
 from textual.timer import Timer
 from textual.widgets import Button, Footer, Header, Input, Label, Select, Static, TextArea
 
-from dialjudge.core.judging import NO_PERSONA, preferred_mode
+from dialjudge.core.api import NO_PERSONA, preferred_mode
 from dialjudge.core.review_queue import human_unit
 
 from ..controllers.lab import PersonaSaved, PreviewRendered, PromptSetup, TemplateSaved, TrialFailed, TrialFinished
@@ -35,8 +35,8 @@ from .dialogs import PersonaEditor
 from .run import FEWSHOT_METHODS
 
 if TYPE_CHECKING:
-    from dialjudge.core.judges.personas import Persona
-    from dialjudge.core.judges.templates import Template
+    from dialjudge.core.judges.prompts.personas import Persona
+    from dialjudge.core.judges.prompts.templates import Template
     from dialjudge.core.model import Example
 
 #: Seconds of quiet typing after which the preview is rendered again.

@@ -36,7 +36,7 @@ from .base import WorkspaceScreen
 from .dialogs import ExportChoice, ExportDialog
 
 if TYPE_CHECKING:
-    from dialjudge.core.judges.store import RunRecord
+    from dialjudge.core.judges.store.run_store import RunRecord
 
 KIND_STYLES = {FlagKind.PARSE_FAILURE: "red", FlagKind.CAUGHT: "magenta", FlagKind.JUDGE_HUMAN: "yellow",
                FlagKind.JUDGES_DISAGREE: "cyan"}

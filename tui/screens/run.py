@@ -18,8 +18,8 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import Button, Footer, Header, Input, Label, Select, SelectionList, Static
 
-from dialjudge.core.judges.constraint import AnswerConstraint
-from dialjudge.core.judging import preferred_mode
+from dialjudge.core.api import local_threads, preferred_mode
+from dialjudge.core.judges.prompts.constraint import AnswerConstraint
 
 from ..controllers.history import RunUsageRead
 from ..controllers.runs import JudgeChoices, RunPlanned, RunRequest, gguf_judge
@@ -32,11 +32,11 @@ from .dialogs import FRESH, RESUME, ResumeDialog
 
 if TYPE_CHECKING:
     from dialjudge.core.config import JudgeConfig
-    from dialjudge.core.judges.templates import Template
+    from dialjudge.core.judges.prompts.templates import Template
     from dialjudge.core.model import Dataset
 
 FEWSHOT_METHODS = ("none", "random", "bm25-context", "bm25-response", "bm25-both")
-#: The Answers field: free text, or held to the template's answer format (core.judges.grammar).
+#: The Answers field: free text, or held to the template's answer format (core.judges.prompts.grammar).
 ANSWER_CONSTRAINTS = [("free text, parsed", AnswerConstraint.OFF.value),
                       ("constrained to the answer format", AnswerConstraint.ANSWER.value),
                       ("a reasoning line, then constrained", AnswerConstraint.REASONING.value)]
@@ -320,7 +320,7 @@ class RunScreen(WorkspaceScreen):
         self.query_one("#run-plan", Static).update(self._plan_text())
 
     def _plan_text(self) -> Text:
-        from dialjudge.core.judging import infer_quality
+        from dialjudge.core.api import infer_quality
         from dialjudge.core.subsets import parse_subset
 
         dataset = self.dj.workspace.dataset
@@ -400,7 +400,7 @@ def _is_pairwise(template: Template | None) -> bool:
 def _pair_fields(screen: RunScreen) -> tuple[str, int]:
     """The Pairs and Seed fields; ValueError names the one that is wrong."""
     from dialjudge.core.errors import ConfigError
-    from dialjudge.core.judges.pairwise import PairSetting
+    from dialjudge.core.judges.run.pairwise import PairSetting
 
     pairs = screen.query_one("#run-pairs", Input).value.strip() or "all"
     try:
@@ -413,7 +413,7 @@ def _pair_fields(screen: RunScreen) -> tuple[str, int]:
 def _pair_plan_text(dataset: Dataset, subset: str, request: RunRequest) -> Text:
     """How many pairs the run asks, before it starts (the items and judgment counts above are candidates)."""
     from dialjudge.core.errors import ConfigError
-    from dialjudge.core.judges.pairwise import PairSetting, plan_pairs
+    from dialjudge.core.judges.run.pairwise import PairSetting, plan_pairs
     from dialjudge.core.subsets import parse_subset
 
     setting = PairSetting.parse(request.pairs, seed=request.pair_seed)
@@ -445,10 +445,8 @@ def _judge_label(judge: JudgeConfig) -> Content:
     # Content, not markup: a path or a model name may hold brackets.
     where = judge.model_path or judge.base_url or judge.model or ""
     detail = f"  {judge.backend}{' · ' + where if where else ''}"
-    if judge.backend == "llama":  # how fast a local judge can go depends on it
-        from dialjudge.core.judges.backends.llama import available_cores
-
-        threads = judge.n_threads or available_cores()
+    threads = local_threads(judge)
+    if threads is not None:  # how fast a local judge can go depends on it
         detail += f" · {threads} thread{'s' if threads != 1 else ''}"
     return Content.assemble(judge.name, (detail, "dim"))
 

@@ -14,7 +14,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.widgets import Footer, Header, Static, TabbedContent, TabPane
 
-from dialjudge.core.judges.status import RunStatus
+from dialjudge.core.judges.store.status import RunStatus
 from dialjudge.core.run_export import FORMAT_LABELS
 
 from ..controllers.history import (
@@ -34,8 +34,8 @@ from .dialogs import ExportChoice, ExportDialog
 from .rescore_dialog import RescoreDialog
 
 if TYPE_CHECKING:
-    from dialjudge.core.judges.cost import RunUsage
-    from dialjudge.core.judges.store import RunRecord
+    from dialjudge.core.judges.post_run.cost import RunUsage
+    from dialjudge.core.judges.store.run_store import RunRecord
 
 STATUS_STYLES = {RunStatus.FINISHED: "green", RunStatus.RUNNING: "cyan", RunStatus.CANCELLED: "yellow",
                  RunStatus.FAILED: "red"}
@@ -80,7 +80,7 @@ def run_details(record: RunRecord, usage: RunUsage | None = None, *, show_timing
 
 def usage_text(usage: RunUsage, *, show_timings: bool) -> str:
     """Per judge: tokens, throughput and estimated cost; the run's wall time (timings only when shown)."""
-    from dialjudge.core.judges.cost import money_text, usage_summary
+    from dialjudge.core.judges.post_run.cost import money_text, usage_summary
 
     if show_timings:
         lines = [usage_summary(usage)]

@@ -1,6 +1,6 @@
 """A label quality's comparison: judges against the human majority label, and the human ceiling.
 
-Shows a :class:`~dialjudge.core.judges.labels.LabelReport` (computed in core, the same
+Shows a :class:`~dialjudge.core.judges.post_run.labels.LabelReport` (computed in core, the same
 numbers the CLI prints): % agreement, Cohen's κ, Krippendorff's α with the judge as one
 more rater and ROC-AUC, each with its bootstrap CI; the ceiling rows; each judge's
 confusion matrix with per-label recall and precision; the tie count and the notes.
@@ -21,7 +21,7 @@ from textual.widgets import Static
 from dialjudge.core.label_rows import HEADER, confusion_rows, summary_rows, tie_lines
 
 if TYPE_CHECKING:
-    from dialjudge.core.judges.labels import LabelReport
+    from dialjudge.core.judges.post_run.labels import LabelReport
 
 
 class LabelAgreementPanel(VerticalScroll):

@@ -1,5 +1,5 @@
 """The summary of a pairwise run: per judge and for the humans, position flips, first-position
-wins, ties, length preference and accuracy (core.judges.pairwise_report's rows and notes)."""
+wins, ties, length preference and accuracy (core.judges.post_run.pairwise_report's rows and notes)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 if TYPE_CHECKING:
-    from dialjudge.core.judges.pairwise_report import PairwiseReport
+    from dialjudge.core.judges.post_run.pairwise_report import PairwiseReport
 
 
 class PairwiseReportView(Static):
@@ -23,7 +23,7 @@ class PairwiseReportView(Static):
     """
 
     def show(self, report: PairwiseReport | None, run_id: int | None = None) -> None:
-        from dialjudge.core.judges.pairwise_report import SUMMARY_COLUMNS, summary_notes, summary_rows
+        from dialjudge.core.judges.post_run.pairwise_report import SUMMARY_COLUMNS, summary_notes, summary_rows
 
         self.set_class(report is not None, "-shown")
         if report is None:

@@ -38,6 +38,7 @@ from typing import Awaitable, Callable, Iterable, Mapping
 from ...config import JudgeConfig
 from ...errors import BackendError, ConfigError
 from ..types import BackendResult, JudgeRequest, OutputKind, OutputSpec, ScoringMode
+from . import BackendKind, register_backend
 from .answers import answer_choices, normalize_answer, top_logprobs_count
 
 ScoreFn = Callable[[str, str], float]
@@ -296,3 +297,6 @@ def _generated_text(spec: OutputSpec, score: float) -> str:
             return "yes" if score >= (spec.min + spec.max) / 2 else "no"
         return label
     return f"The fake judge weighed the response.\nScore: {label}"
+
+
+register_backend(BackendKind(name="fake", create=FakeBackend.from_config))

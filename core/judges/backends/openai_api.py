@@ -25,7 +25,7 @@ is normalised over what was found. Nothing falls back silently to another mode:
 :meth:`OpenAIBackend.check_mode` probes the server and refuses a probability
 mode when it returns no log-probabilities.
 
-Constrained generate runs (core.judges.grammar) send ``response_format`` with
+Constrained generate runs (core.judges.prompts.grammar) send ``response_format`` with
 a JSON schema for JSON answers, or with ``options.constrain_with = "grammar"``
 the GBNF grammar in llama.cpp's ``grammar`` field; other answers cannot be
 constrained over this API, and :meth:`OpenAIBackend.check_constraint` refuses
@@ -45,10 +45,11 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from ...config import JudgeConfig
 from ...errors import BackendError
-from ..constraint import AnswerConstraint
-from ..failures import FailureKind, RequestFailed
-from ..runs import scrub_url
+from ..prompts.constraint import AnswerConstraint
+from ..run.config import scrub_url
+from ..run.failures import FailureKind, RequestFailed
 from ..types import BackendResult, JudgeRequest, Message, ScoringMode
+from . import BackendKind, register_backend
 from .answers import (
     answer_choices,
     is_partial_answer,
@@ -181,7 +182,7 @@ class OpenAIBackend:
         """The request fields that hold the answer to the template's format (none when unconstrained)."""
         if request.constrain is AnswerConstraint.OFF:
             return {}
-        from ..grammar import GrammarError, build_grammar, json_schema
+        from ..prompts.grammar import GrammarError, build_grammar, json_schema
 
         spec = request.prompt.output
         how = self.config.extra.get("constrain_with", "json_schema")
@@ -610,3 +611,7 @@ def _key_from_environment(config: JudgeConfig, judge: str) -> httpx.Auth:
             yield request
 
     return KeyFromEnvironment()
+
+
+register_backend(BackendKind(name="openai", create=OpenAIBackend, required_keys=("base_url", "model"),
+                             paid_per_token=True))

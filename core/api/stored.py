@@ -1,0 +1,130 @@
+"""Stored runs: listing, details with cost and latency, judge columns, rescoring, exporting, deleting.
+
+Every function takes an open :class:`RunStore`; the command line opens one per
+command, the app one per worker. A run's dataset is opened again from what the
+run recorded (:func:`dataset_of_run`) unless the caller already has it open.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..config import Config
+from ..errors import ConfigError, DialjudgeError
+from ..judges.post_run.cost import RunUsage, run_usage
+from ..judges.post_run.rescore import RescoreResult, RescoreSettings, rescore_run, settings_from_options
+from ..judges.run.config import RunConfig
+from ..judges.store.run_store import RunRecord, RunStore
+from ..model import Dataset
+from ..registry import open_dataset
+from ..run_columns import run_scores
+from ..run_export import FORMAT_LABELS, ExportResult, export_run
+from .requests import ExportRequest, RescoreRequest
+
+
+def list_runs(store: RunStore, *, dataset: str | None = None) -> list[RunRecord]:
+    """Every stored run, newest first (of ``dataset`` only, when given)."""
+    runs = store.list_runs()
+    if dataset is not None:
+        runs = [r for r in runs if r.run_config.dataset == dataset]
+    return runs
+
+
+def dataset_of_run(config: RunConfig, app_config: Config | None = None, *, current: Dataset | None = None
+                   ) -> Dataset:
+    """The dataset a run judged: ``current`` when it is that one, else opened again (not remembered
+    as a recent file: reading a run is not opening a set)."""
+    if current is not None and current.name == config.dataset:
+        return current
+    return open_dataset(config.dataset_path or config.dataset, app_config, remember=False)
+
+
+@dataclass(frozen=True)
+class RunDetails:
+    """One stored run: its record and its cost and latency per judge."""
+
+    record: RunRecord
+    usage: RunUsage
+
+    @property
+    def source_changes(self) -> dict[str, Any]:
+        """What a rescoring changed (empty for a run that was judged)."""
+        changed = dict(self.record.config.get("rescore") or {})
+        return {k: v for k, v in changed.items() if v is not None and k != "source_run"}
+
+
+def run_details(store: RunStore, run_id: int, app_config: Config) -> RunDetails:
+    record = store.get_run(run_id)
+    return RunDetails(record, run_usage(store, record, app_config.prices))
+
+
+def usage_of_run(store: RunStore, run_id: int, app_config: Config) -> RunUsage:
+    """A run's tokens, wall time, throughput and estimated cost, per judge."""
+    return run_usage(store, run_id, app_config.prices)
+
+
+def judge_columns(store: RunStore, run_id: int) -> tuple[str, dict[str, dict[str, float | None]]]:
+    """A stored run's dataset name and its judges as evaluator columns (0-1 scores; None: failed)."""
+    dataset = store.get_run(run_id).run_config.dataset
+    scores, _ = run_scores(store, run_id, with_pool=False)
+    return dataset, scores
+
+
+def rescore_settings(request: RescoreRequest, app_config: Config) -> RescoreSettings:
+    """What to change, from what a user typed; a request that changes nothing is refused."""
+    if request.empty:
+        raise DialjudgeError("say what to change: top-K, mode, template or answer mapping")
+    return settings_from_options(top_k=request.top_k, mode=request.mode, template=request.template,
+                                 mapping=request.mapping, name=request.name,
+                                 template_dirs=app_config.template_dirs)
+
+
+def rescore(store: RunStore, run_id: int, request: RescoreRequest, app_config: Config, *,
+            current: Dataset | None = None) -> tuple[RescoreResult, RescoreSettings]:
+    """Score run ``run_id``'s stored answers again into a new run, without calling a model."""
+    settings = rescore_settings(request, app_config)
+    dataset = dataset_of_run(store.get_run(run_id).run_config, app_config, current=current)
+    return rescore_run(store, run_id, dataset, settings), settings
+
+
+def export(store: RunStore, request: ExportRequest, app_config: Config | None = None, *,
+           current: Dataset | None = None) -> ExportResult:
+    """Write a run's agreement tables (the human ceiling on the items its judges are compared on)
+    and judgments into ``request.folder``."""
+    config = store.get_run(request.run_id).run_config
+    dataset = dataset_of_run(config, app_config, current=current)
+    formats = request.formats or tuple(FORMAT_LABELS)
+    return export_run(store, request.run_id, dataset, request.folder, formats, extra_scores=request.metric_scores,
+                      n_boot=request.n_boot, seed=request.seed)
+
+
+def judgment_rows(store: RunStore, run_id: int) -> tuple[RunRecord, list[dict[str, Any]]]:
+    """A run's per-item judgments as flat rows (what ``runs export --format`` writes)."""
+    record = store.get_run(run_id)
+    rows = store.export_rows(run_id)
+    if not rows:
+        raise DialjudgeError(f"run {run_id} has no judgments")
+    return record, rows
+
+
+def delete(store: RunStore, run_id: int) -> None:
+    if not store.delete_run(run_id):
+        raise DialjudgeError(f"no run {run_id}")
+
+
+def environment_lines(environment: Mapping[str, Any]) -> dict[str, str]:
+    """Where each local model ran, and the library versions, as recorded when the run started."""
+    lines = {f"{name} runs on": str(info.get("where", "–"))
+             for name, info in dict(environment.get("judges") or {}).items()}
+    versions = environment.get("versions") or {}
+    if versions:
+        lines["versions"] = ", ".join(f"{name} {version}" for name, version in versions.items())
+    return lines
+
+
+def same_dataset(config_a: RunConfig, config_b: RunConfig, run_a: int, run_b: int) -> None:
+    if config_a.dataset != config_b.dataset:
+        raise ConfigError(f"run {run_a} judged {config_a.dataset} and run {run_b} {config_b.dataset}; "
+                          "only runs on the same dataset can be compared")

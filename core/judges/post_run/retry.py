@@ -1,0 +1,45 @@
+"""Retry only the failed judgments of a run: timeouts, backend errors and unparseable answers.
+
+A resume already asks again for failed *requests*; an answer that came back but
+could not be read counts as done, and the response cache would hand the same
+answer back. A retry therefore marks every judgment without a score as a failed
+request, then resumes the run without the response cache: only those judgments
+(and any the run never reached) are asked for, every scored judgment stays as it
+is, and a new answer replaces the failure in place. The run keeps its id.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from ...errors import ConfigError
+from ...model import Dataset
+from ..run.events import RunEvent, RunSummary
+from ..store.run_store import RunStore
+from ..types import JudgeBackend
+
+
+def check_retryable(store: RunStore, run_id: int) -> None:
+    """Refuse a run that has no answers of its own to retry (a rescored run)."""
+    record = store.get_run(run_id)
+    if record.source_run is not None:
+        raise ConfigError(f"run {run_id} was rescored from run {record.source_run} without a model; retry run "
+                          f"{record.source_run}, then rescore it again")
+
+
+async def retry_run(store: RunStore, run_id: int, dataset: Dataset, backends: Mapping[str, JudgeBackend], *,
+                    on_event: Callable[[RunEvent], None] | None = None, **engine_options: Any) -> RunSummary:
+    """Judge again the judgments of run ``run_id`` that have no score; returns the run's summary."""
+    from ..run.engine import RunEngine
+
+    check_retryable(store, run_id)
+    config = store.get_run(run_id).run_config
+    if config.dataset != dataset.name:
+        raise ConfigError(f"run {run_id} judged {config.dataset}, not {dataset.name}")
+    store.mark_failed_for_retry(run_id)
+    engine_options.setdefault("use_cache", False)  # the cache holds the very answers that failed to parse
+    engine = RunEngine(config, dataset, backends, store, run_id=run_id, retry_failed=True, **engine_options)
+    if on_event is not None:
+        engine.subscribe(on_event)
+    return await engine.run()

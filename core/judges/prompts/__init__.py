@@ -1,0 +1,1 @@
+"""Stage 1, the prompt: templates, personas, few-shot examples, rendering, truncation, answer constraints."""

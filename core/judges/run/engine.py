@@ -1,0 +1,593 @@
+"""The async run engine: render, look up, ask, score, store, report.
+
+For each judge variant x item x repeat of a :class:`RunConfig` the engine
+renders the prompt, skips what the store already holds (resume), answers
+identical requests from the response cache, sends the rest to the judge's
+backend (at most ``backend.max_concurrency`` at once), scores the answer and
+commits it at once. Items are ordered so consecutive prompts share the longest
+prefix — every candidate of one context together, repeats back to back — which
+lets a local backend reuse its KV cache; the contexts themselves come in a
+seeded random order, so a partial run is a random sample of contexts, and an
+optional stop rule ends the run once it has enough evidence (see .stopping). A request that finally fails becomes
+a failed judgment (error text, no score) and the run carries on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import time
+from collections import deque
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from ...errors import ConfigError, DialjudgeError
+from ...model import Dataset, Example
+from ..backends import backend_kind
+from ..prompts.constraint import AnswerConstraint
+from ..prompts.truncation import PromptTooLong
+from ..store.run_store import JudgmentKey, RunStore
+from ..types import BackendResult, JudgeBackend, JudgeRequest, Judgment, RenderedPrompt
+from .config import JudgeVariant, RunConfig
+from .events import (
+    JudgmentScored,
+    RunEvent,
+    RunFailed,
+    RunFinished,
+    RunProgress,
+    RunStarted,
+    RunStatus,
+    RunSummary,
+    StopRuleChecked,
+    Subscriber,
+)
+from .failures import BreakerSettings, CircuitBreaker, failure_kind
+from .stopping import DEFAULT_ORDER_SEED, StopRule, StopState, seeded_context_order
+
+Scorer = Callable[[JudgeRequest, BackendResult, str], Judgment]
+
+
+class PromptRenderer(Protocol):
+    def __call__(self, variant: JudgeVariant, example: Example) -> RenderedPrompt: ...
+
+
+class TemplateRenderer:
+    """Renders with the run's own template snapshot, persona texts and few-shot setting."""
+
+    def __init__(self, config: RunConfig, fewshot_pool: Sequence[Example]) -> None:
+        from ..prompts.personas import Persona
+        from ..prompts.render import render_prompt
+        from ..prompts.templates import parse_template
+
+        self._render = render_prompt
+        self.config = config
+        self.template = parse_template(config.template_text, config.template_source or config.template)
+        if config.mode not in self.template.output.modes:
+            offered = ", ".join(m.value for m in self.template.output.modes)
+            raise ConfigError(
+                f"template {config.template!r} does not support {config.mode.value} scoring "
+                f"(it offers: {offered})")
+        self._personas = {
+            p.name: Persona(name=p.name, description=p.description, text=p.text)
+            for p in config.personas if p is not None
+        }
+        self._selector = None
+        if config.fewshot.enabled:
+            if not config.quality:
+                raise ConfigError("few-shot examples need the run's quality (which human rating to show)")
+            from ..prompts.fewshot import FewShotSelector
+
+            self._selector = FewShotSelector(fewshot_pool, config.fewshot, config.quality)
+        self._shots: dict[str, list[Example]] = {}
+        #: Items whose oldest context turns were left out to fit a judge's window: label -> item -> turns.
+        self.truncated: dict[str, dict[str, int]] = {}
+
+    def fewshot_for(self, example: Example) -> list[Example]:
+        if self._selector is None:
+            return []
+        if example.id not in self._shots:
+            self._shots[example.id] = list(self._selector.select(example))
+        return self._shots[example.id]
+
+    def __call__(self, variant: JudgeVariant, example: Example) -> RenderedPrompt:
+        from ..prompts.truncation import fit_to_window
+
+        persona = self._personas.get(variant.persona.name) if variant.persona else None
+        fewshot = self.fewshot_for(example)
+
+        def render(ex: Example) -> RenderedPrompt:
+            return self._render(self.template, ex, aspect=self.config.aspect, persona=persona,
+                                fewshot=fewshot, quality=self.config.quality, kpi=self.config.kpi)
+
+        budget = _window_budget(variant, self.config.mode)
+        if budget is None:
+            return render(example)
+        fitted = fit_to_window(render, example, budget)  # PromptTooLong fails this item only
+        if fitted.dropped_turns:
+            self.truncated.setdefault(variant.label, {})[example.id] = fitted.dropped_turns
+        return fitted.prompt
+
+
+def _window_budget(variant: JudgeVariant, mode: Any) -> Any:
+    """The judge's prompt budget (truncation.WindowBudget), or None where its window is unknown."""
+    from ..prompts.truncation import WindowBudget
+    from ..types import ScoringMode
+
+    config = variant.judge.config
+    window = backend_kind(config.backend).context_window(config)
+    if isinstance(window, bool) or not isinstance(window, int) or window <= 0:
+        return None
+    answer = variant.judge.sampling.max_tokens if mode is ScoringMode.GENERATE else 16
+    return WindowBudget(window, answer)
+
+
+def order_for_prefix_reuse(items: Iterable[Example]) -> list[Example]:
+    """All candidates of one context consecutively, contexts in first-seen order,
+    candidates in their original order."""
+    groups: dict[str, list[Example]] = {}
+    for ex in items:
+        groups.setdefault(ex.group_id, []).append(ex)
+    return [ex for group in groups.values() for ex in group]
+
+
+@dataclass
+class _Work:
+    variant: JudgeVariant
+    example: Example
+    request: JudgeRequest
+    cache_key: str
+    backend: JudgeBackend
+
+
+class RunEngine:
+    """Runs one :class:`RunConfig` over a dataset; ``await engine.run()``.
+
+    ``backends`` maps each judge name of the config to a backend built by the
+    caller (``make_backend``). The engine opens the backends it needs (``open``
+    should be idempotent) and closes them only with ``close_backends=True``,
+    so a caller may keep a loaded model for the next run.
+    """
+
+    def __init__(
+        self,
+        config: RunConfig,
+        dataset: Dataset,
+        backends: Mapping[str, JudgeBackend],
+        store: RunStore,
+        *,
+        renderer: PromptRenderer | None = None,
+        scorer: Scorer | None = None,
+        fewshot_pool: Sequence[Example] | None = None,
+        run_id: int | None = None,
+        resume: bool = True,
+        use_cache: bool = True,
+        retry_failed: bool = True,
+        request_timeout_s: float | None = None,
+        close_backends: bool = False,
+        clock: Callable[[], float] = time.monotonic,
+        progress_interval_s: float = 0.2,
+        progress_every: int = 50,
+        breaker: BreakerSettings | None = None,
+        context_order_seed: int | None = DEFAULT_ORDER_SEED,
+        stop_rule: StopRule | None = None,
+    ) -> None:
+        self.config = config
+        self.dataset = dataset
+        self.backends = dict(backends)
+        self.store = store
+        self._renderer = renderer
+        self._scorer = scorer
+        self._fewshot_pool = list(fewshot_pool) if fewshot_pool is not None else list(dataset.examples)
+        self._requested_run_id = run_id
+        self.resume = resume
+        self.use_cache = use_cache
+        self.retry_failed = retry_failed
+        self.request_timeout_s = request_timeout_s
+        self.close_backends = close_backends
+        self._clock = clock
+        self.progress_interval_s = progress_interval_s
+        self.progress_every = max(1, progress_every)
+        self._subscribers: list[Subscriber] = []
+        self._breaker_settings = breaker or BreakerSettings()
+        self._breakers: dict[str, CircuitBreaker] = {}
+        #: Judges stopped by their circuit breaker, with the reason; their remaining items stay pending.
+        self.paused: dict[str, str] = {}
+        self._lock_owner: str | None = None
+        self._workers_stop = False
+        #: Per judge variant: items whose oldest context turns were left out to fit its window.
+        self.truncated: dict[str, dict[str, int]] = {}
+        #: Contexts are judged in this seed's random order (None: file order); see .stopping.
+        self.context_order_seed = context_order_seed
+        self.stop_rule = stop_rule
+        #: The stop rule's decision that ended the run early (None when it did not).
+        self.stopped_by_rule: StopState | None = None
+
+        self.run_id: int | None = None
+        self.total = 0
+        self.done = 0
+        self.failures = 0
+        self.cached = 0
+        self.backend_calls = 0
+        self.resumed = False
+        self._session_done = 0
+        self._session_done_by_judge: dict[str, int] = {}
+        self._tokens = 0
+        self._started_at = 0.0
+        self._last_progress_at = 0.0
+        self._last_progress_done = 0
+        self._cancel_requested = False
+        self._main: asyncio.Task[None] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    # -- subscribers and control ----------------------------------------------------------
+
+    def subscribe(self, callback: Subscriber) -> Callable[[], None]:
+        """Call ``callback(event)`` for every event; returns a function that unsubscribes."""
+        self._subscribers.append(callback)
+        return lambda: self._subscribers.remove(callback) if callback in self._subscribers else None
+
+    def _emit(self, event: RunEvent) -> None:
+        for callback in list(self._subscribers):
+            callback(event)
+
+    def cancel(self) -> None:
+        """Stop the run cleanly: what is stored stays, the run is marked cancelled (resumable).
+        Safe to call from another thread."""
+        self._cancel_requested = True
+        loop = self._loop
+        if loop is None or self._main is None:
+            return
+        try:
+            on_loop = asyncio.get_running_loop() is loop
+        except RuntimeError:
+            on_loop = False
+        if on_loop:
+            self._main.cancel()
+        else:
+            loop.call_soon_threadsafe(self._main.cancel)
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancel_requested
+
+    # -- the run --------------------------------------------------------------------------
+
+    async def run(self) -> RunSummary:
+        """Do the run (or the rest of it). Raises DialjudgeError when it cannot start.
+        An engine runs once; build another to run again."""
+        if self._loop is not None:
+            raise RuntimeError("this RunEngine has already run; build a new one")
+        self._loop = asyncio.get_running_loop()
+        try:
+            return await self._run_once()
+        finally:
+            if self._lock_owner is not None:
+                self.store.unlock_run(self._lock_owner)
+
+    async def _run_once(self) -> RunSummary:
+        self._started_at = self._last_progress_at = self._clock()
+        try:
+            cached_work, queues, timeouts = await self._prepare()
+        except Exception as exc:
+            self._emit(RunFailed(_describe(exc), self.run_id))
+            raise
+        if self._cancel_requested:
+            return self._stop(RunStatus.CANCELLED)
+        self._main = asyncio.ensure_future(self._process(cached_work, queues, timeouts))
+        try:
+            await self._main
+        except asyncio.CancelledError:
+            summary = self._stop(RunStatus.CANCELLED)
+            if self._cancel_requested:
+                return summary
+            raise
+        except BaseException as exc:
+            assert self.run_id is not None
+            self.store.set_status(self.run_id, RunStatus.FAILED, error=_describe(exc))
+            self._emit(RunFailed(_describe(exc), self.run_id))
+            raise
+        finally:
+            if self.close_backends:
+                await self._close_backends(queues)
+        if self.paused:
+            return self._stop(RunStatus.FAILED, error="; ".join(self.paused.values()))
+        cut_short = self._cancel_requested and self.done < self.total
+        return self._stop(RunStatus.CANCELLED if cut_short else RunStatus.FINISHED)
+
+    async def _prepare(self) -> tuple[list[tuple[_Work, BackendResult]], dict[str, deque[_Work]], dict[str, float]]:
+        config = self.config
+        variants = config.variants()
+        missing = sorted({v.judge.name for v in variants} - set(self.backends))
+        if missing:
+            raise ConfigError(f"no backend given for judge {missing[0]!r}")
+        items = seeded_context_order(config.select_items(self.dataset), self.context_order_seed)
+        if not items:
+            raise ConfigError(f"subset {config.subset!r} of dataset {self.dataset.name!r} selects no items")
+        wanted = [JudgmentKey(ex.id, v.label, r) for v in variants for ex in items for r in range(config.repeats)]
+        self.total = len(wanted)
+
+        # Before looking for a run to resume: two processes on one run would both send every request.
+        self._lock_owner = self.store.lock_run(config.fingerprint, label=config.label)
+        record = self._find_run()
+        pending = (self.store.pending(record.id, wanted, retry_failed=self.retry_failed)
+                   if record else wanted)
+        renderer = self._renderer or TemplateRenderer(config, self._fewshot_pool)
+        if self._scorer is None:
+            self._scorer = _default_scorer()
+        by_label = {v.label: v for v in variants}
+        by_id = {ex.id: ex for ex in items}
+        prompts: dict[tuple[str, str], RenderedPrompt] = {}
+        cached_work: list[tuple[_Work, BackendResult]] = []
+        queues: dict[str, deque[_Work]] = {}
+        too_long: list[Judgment] = []
+        for key in pending:
+            variant, example = by_label[key.judge], by_id[key.item_id]
+            prompt = prompts.get((variant.label, example.id))
+            if prompt is None:
+                try:
+                    prompt = prompts[(variant.label, example.id)] = renderer(variant, example)
+                except PromptTooLong as exc:  # this item fails; the run goes on
+                    too_long.append(Judgment(
+                        item_id=example.id, judge=variant.label, mode=config.mode, prompt_hash="",
+                        raw_output="", score=None, normalized=None, error=str(exc), repeat=key.repeat))
+                    continue
+            backend = self.backends[variant.judge.name]
+            request = JudgeRequest(item_id=example.id, prompt=prompt, mode=config.mode,
+                                   sampling=variant.judge.sampling, top_k=config.top_k, repeat=key.repeat,
+                                   constrain=config.constrain)
+            work = _Work(variant, example, request, request.cache_key(backend.identity), backend)
+            hit = self.store.cached_response(work.cache_key) if self.use_cache else None
+            if hit is not None:
+                cached_work.append((work, hit))
+            else:
+                queues.setdefault(variant.judge.name, deque()).append(work)
+
+        # Fail fast, before the run is recorded and before any request is sent.
+        for name in queues:
+            backend = self.backends[name]
+            await backend.open()
+            await backend.check_mode(config.mode, config.top_k)
+            if config.constrain is not AnswerConstraint.OFF:
+                await _check_constraint(backend, queues[name][0].request)
+        timeouts = {name: self._timeout_for(name) for name in queues}
+
+        if record is None:
+            from ..store.provenance import run_environment
+
+            opened = {name: self.backends[name] for name in queues}
+            snapshot = {**config.to_dict(), "environment": run_environment(opened)}
+            self.run_id = self.store.create_run(snapshot, config.fingerprint, name=config.name,
+                                                total=self.total)
+        else:
+            self.run_id = record.id
+            self.resumed = True
+            self.store.set_status(record.id, RunStatus.RUNNING)
+            self.store.set_total(record.id, self.total)
+        self.store.set_lock_run(self._lock_owner, self.run_id)
+        self.truncated = dict(getattr(renderer, "truncated", {}))
+        for judgment in too_long:
+            self.store.add_judgment(self.run_id, judgment)
+        self.done = self.total - len(pending) + len(too_long)
+        if record is not None and self.stop_rule is not None:
+            stored = self.store.load_judgments(record.id)
+            judge = self.stop_rule.judge or variants[0].label
+            self.stop_rule.judge = judge
+            self.stop_rule.preload({item: j.normalized for item, j in stored.get(judge, {}).items()})
+        self.failures = (self.store.count_judgments(self.run_id, failed_only=True,
+                                                    include_request_failures=not self.retry_failed)
+                         if record else len(too_long))
+        self._emit(RunStarted(self.run_id, self.total, self.done, self.resumed))
+        return cached_work, queues, timeouts
+
+    def _find_run(self) -> Any:
+        if self._requested_run_id is not None:
+            record = self.store.get_run(self._requested_run_id)
+            if record.fingerprint != self.config.fingerprint:
+                raise ConfigError(
+                    f"run {record.id} was made from a different configuration; it cannot be resumed with this one")
+            return record
+        return self.store.find_resumable(self.config.fingerprint) if self.resume else None
+
+    def _timeout_for(self, judge_name: str) -> float:
+        if self.request_timeout_s is not None:
+            return self.request_timeout_s
+        # A guard against a hung backend; the backend's own timeout and retries act first.
+        judge = next(j for j in self.config.judges if j.name == judge_name)
+        return judge.config.timeout * (judge.config.max_retries + 1) + 60.0
+
+    async def _process(self, cached_work: list[tuple[_Work, BackendResult]],
+                       queues: dict[str, deque[_Work]], timeouts: dict[str, float]) -> None:
+        for work, response in cached_work:
+            if self._cancel_requested:
+                return
+            self._record(work, self._score(work, response, cached=True), False, response=None)
+            await asyncio.sleep(0)  # lets a cancel land between judgments
+        workers = [
+            asyncio.ensure_future(self._worker(queue, self.backends[name], timeouts[name], first=index == 0))
+            for name, queue in queues.items()
+            for index in range(max(1, int(self.backends[name].max_concurrency)))
+        ]
+        if not workers:
+            return
+        try:
+            done, pending = await asyncio.wait(workers, return_when=asyncio.FIRST_EXCEPTION)
+        except asyncio.CancelledError:
+            # asyncio.wait_for (before Python 3.12) swallows a cancel that lands as its request
+            # completes; the flag stops such a worker at its next item.
+            self._workers_stop = True
+            await _cancel_all(workers)
+            raise
+        await _cancel_all(pending)
+        for task in done:
+            if task.exception() is not None:
+                raise task.exception()  # type: ignore[misc]
+
+    async def _worker(self, queue: deque[_Work], backend: JudgeBackend, timeout: float, *, first: bool) -> None:
+        if not queue:
+            return
+        breaker = self._breaker(queue[0].variant.judge.name)
+        if not first:
+            # One request at a time until the judge has answered once: a wrong key or a dead
+            # server then costs one request, not one per concurrent slot.
+            await breaker.answered.wait()
+        try:
+            await self._work_through(queue, backend, timeout, breaker)
+        finally:
+            breaker.answered.set()  # this worker is done: the others must not wait for it
+
+    async def _work_through(self, queue: deque[_Work], backend: JudgeBackend, timeout: float,
+                            breaker: CircuitBreaker) -> None:
+        while queue and not self._cancel_requested and not self._workers_stop:
+            work = queue.popleft()
+            started = self._clock()
+            self.backend_calls += 1
+            try:
+                response = await asyncio.wait_for(backend.complete(work.request), timeout)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # the backend already retried; record and carry on
+                reason = (f"no answer within {timeout:g} s" if isinstance(exc, asyncio.TimeoutError)
+                          else _describe(exc))
+                self._record(work, self._failed(work, reason, started), request_failed=True, response=None)
+                breaker.record_failure(failure_kind(exc), reason)
+                if breaker.reason is not None:
+                    # The items not reached stay unstored, so a resume once it is fixed does them.
+                    self.paused[work.variant.judge.name] = breaker.reason
+                    queue.clear()
+                continue
+            breaker.record_success()
+            breaker.answered.set()
+            self._record(work, self._score(work, response, cached=False), False, response=response)
+            await asyncio.sleep(0)  # a backend that never yields must not keep a cancel waiting
+
+    def _breaker(self, judge_name: str) -> CircuitBreaker:
+        if judge_name not in self._breakers:
+            self._breakers[judge_name] = CircuitBreaker(judge_name, self._breaker_settings)
+        return self._breakers[judge_name]
+
+    def _score(self, work: _Work, response: BackendResult, *, cached: bool) -> Judgment:
+        assert self._scorer is not None
+        request = work.request
+        try:
+            judgment = self._scorer(request, response, work.variant.label)
+        except Exception as exc:  # a scoring bug must not lose the model's answer
+            judgment = self._failed(work, f"scoring failed: {_describe(exc)}", None,
+                                    raw_output=response.raw_output)
+        # The stored sampling names the seed this repeat actually used (sampling.seed + r).
+        return dataclasses.replace(
+            judgment, judge=work.variant.label, repeat=request.repeat, cached=cached,
+            sampling=_sampling_record(request))
+
+    def _failed(self, work: _Work, error: str, started: float | None, *, raw_output: str = "") -> Judgment:
+        request = work.request
+        return Judgment(
+            item_id=request.item_id, judge=work.variant.label, mode=request.mode,
+            prompt_hash=request.prompt.hash, raw_output=raw_output, score=None, normalized=None,
+            error=error, latency_s=(self._clock() - started) if started is not None else 0.0,
+            repeat=request.repeat, sampling=_sampling_record(request))
+
+    def _record(self, work: _Work, judgment: Judgment, request_failed: bool, *,
+                response: BackendResult | None) -> None:
+        assert self.run_id is not None
+        self.store.add_judgment(self.run_id, judgment, cache_key=work.cache_key, request_failed=request_failed,
+                                response=response, model_identity=work.backend.identity)
+        self.done += 1
+        self._session_done += 1
+        self._session_done_by_judge[judgment.judge] = self._session_done_by_judge.get(judgment.judge, 0) + 1
+        if judgment.failed:
+            self.failures += 1
+        if judgment.cached:
+            self.cached += 1
+        else:
+            self._tokens += (judgment.evaluated_tokens or judgment.prompt_tokens) + judgment.completion_tokens
+        self._emit(JudgmentScored(judgment, self.done, self.total))
+        self._maybe_progress()
+        if self.stop_rule is not None and judgment.repeat == 0:
+            state = self.stop_rule.observe(judgment.judge, judgment.item_id, judgment.normalized)
+            if state is not None:
+                self._emit(StopRuleChecked(state))
+                if state.decided and self.stopped_by_rule is None:
+                    self.stopped_by_rule = state
+                    self.cancel()  # stored judgments stay; the run is resumable and can be extended
+
+    # -- progress and the end -------------------------------------------------------------
+
+    def progress(self) -> RunProgress:
+        elapsed = max(self._clock() - self._started_at, 0.0)
+        items_per_s = self._session_done / elapsed if elapsed > 0 else 0.0
+        remaining = self.total - self.done
+        eta = 0.0 if remaining == 0 else (remaining / items_per_s if items_per_s > 0 else None)
+        return RunProgress(
+            done=self.done, total=self.total, failures=self.failures, cached=self.cached,
+            tokens_per_s=self._tokens / elapsed if elapsed > 0 else 0.0, items_per_s=items_per_s, eta_s=eta)
+
+    def _maybe_progress(self, *, force: bool = False) -> None:
+        now = self._clock()
+        if (force or now - self._last_progress_at >= self.progress_interval_s
+                or self.done - self._last_progress_done >= self.progress_every):
+            self._last_progress_at = now
+            self._last_progress_done = self.done
+            self._emit(self.progress())
+
+    def _stop(self, status: RunStatus, *, error: str | None = None) -> RunSummary:
+        if self.run_id is None:  # cancelled before anything was recorded
+            summary = self._summary(status, 0)
+            self._emit(RunFinished(0, status, summary))
+            return summary
+        self.store.set_status(self.run_id, status, error=error)
+        self.store.add_wall_time(self.run_id, self._clock() - self._started_at)  # for cost and latency
+        self._maybe_progress(force=True)
+        summary = self._summary(status, self.run_id)
+        self._emit(RunFinished(self.run_id, status, summary))
+        return summary
+
+    def _summary(self, status: RunStatus, run_id: int) -> RunSummary:
+        return RunSummary(
+            run_id=run_id, status=status, total=self.total, done=self.done, failures=self.failures,
+            cached=self.cached, backend_calls=self.backend_calls, resumed=self.resumed,
+            elapsed_s=max(self._clock() - self._started_at, 0.0),
+            per_judge=self.store.judge_counts(run_id) if run_id else {},
+            failure_reasons=self.store.failure_reasons(run_id) if run_id else [],
+            truncated=dict(self.truncated),
+            paused=dict(self.paused),
+            session_done=dict(self._session_done_by_judge))
+
+    async def _close_backends(self, queues: Mapping[str, Any]) -> None:
+        for name in queues:
+            await self.backends[name].close()
+
+
+async def _cancel_all(tasks: Iterable[asyncio.Future[Any]]) -> None:
+    tasks = list(tasks)
+    for task in tasks:
+        task.cancel()
+    if tasks:
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def _default_scorer() -> Scorer:
+    from .scoring import score_result
+
+    return score_result
+
+
+async def _check_constraint(backend: JudgeBackend, request: JudgeRequest) -> None:
+    """Before the run: the backend can hold answers to this template's format (else it says why)."""
+    check = getattr(backend, "check_constraint", None)
+    if check is None:
+        raise ConfigError(f"judge {backend.name!r}: its backend cannot constrain answers; "
+                          "run without --constrain, or use a local GGUF or an OpenAI-compatible judge")
+    await check(request)
+
+
+def _sampling_record(request: JudgeRequest) -> dict[str, Any]:
+    return {**request.sampling.to_dict(), "seed": request.seed}
+
+
+def _describe(exc: BaseException) -> str:
+    """The message a user sees: a DialjudgeError's own text, else the exception's type and text."""
+    if isinstance(exc, DialjudgeError):
+        return str(exc)
+    text = str(exc)
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__

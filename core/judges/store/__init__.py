@@ -1,0 +1,1 @@
+"""Stage 3, the record: the SQLite run store, each run's status and its provenance."""

@@ -1,0 +1,631 @@
+"""The run store: every run, every judgment, a response cache and the reviews, in SQLite.
+
+One file, ``<user_data_dir>/runs.sqlite3``, in WAL mode so the TUI can read
+while a run writes. Each judgment is committed as it arrives and the pair
+(run, item, judge, repeat) is unique, so a run killed at any point resumes
+without redoing or duplicating anything. API keys never reach this file: run
+configs carry only the *name* of the key's environment variable.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sqlite3
+import threading
+import uuid
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from ...config import user_data_dir
+from ...errors import DialjudgeError
+from ..run.config import RunConfig
+from ..run.events import RunStatus
+from ..types import BackendResult, Judgment, ScoringMode
+
+#: 1: runs, judgments, response cache, reviews. 2: run locks. 3: judgments keep their top
+#: log-probabilities (so a run can be rescored with another top-K) and runs their source run.
+SCHEMA_VERSION = 3
+STORE_FILENAME = "runs.sqlite3"
+
+RUN_STATUSES = tuple(status.value for status in RunStatus)
+#: Statuses of a run that stopped before all its judgments were made.
+RESUMABLE_STATUSES = (RunStatus.RUNNING, RunStatus.CANCELLED, RunStatus.FAILED)
+REVIEW_VERDICTS = ("judge-wrong", "human-doubtful", "fine")
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS runs (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    created TEXT NOT NULL,
+    updated TEXT NOT NULL,
+    name TEXT NOT NULL DEFAULT '',
+    status TEXT NOT NULL CHECK (status IN ('running', 'finished', 'cancelled', 'failed')),
+    config TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,
+    total INTEGER NOT NULL DEFAULT 0,
+    error TEXT,
+    -- The run this one was rescored from (core.judges.post_run.rescore); NULL for a judged run.
+    source_run INTEGER,
+    -- Seconds the engine spent on the run, summed over its sessions (resumes, retries).
+    wall_s REAL NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS runs_by_fingerprint ON runs (fingerprint, id);
+
+CREATE TABLE IF NOT EXISTS judgments (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    item_id TEXT NOT NULL,
+    judge TEXT NOT NULL,
+    repeat INTEGER NOT NULL,
+    mode TEXT NOT NULL,
+    cache_key TEXT,
+    prompt_hash TEXT NOT NULL,
+    raw_output TEXT NOT NULL,
+    score REAL,
+    normalized REAL,
+    distribution TEXT,
+    reasoning TEXT,
+    relevancy TEXT,
+    latency REAL NOT NULL DEFAULT 0,
+    prompt_tokens INTEGER NOT NULL DEFAULT 0,
+    evaluated_tokens INTEGER NOT NULL DEFAULT 0,
+    completion_tokens INTEGER NOT NULL DEFAULT 0,
+    error TEXT,
+    -- 1 when the backend itself failed (no answer at all): such rows are retried on resume.
+    request_failed INTEGER NOT NULL DEFAULT 0,
+    cached INTEGER NOT NULL DEFAULT 0,
+    sampling TEXT NOT NULL DEFAULT '{}',
+    created TEXT NOT NULL,
+    top_logprobs TEXT,
+    UNIQUE (run_id, item_id, judge, repeat)
+);
+
+CREATE TABLE IF NOT EXISTS response_cache (
+    cache_key TEXT PRIMARY KEY,
+    model_identity TEXT NOT NULL,
+    raw_output TEXT NOT NULL,
+    choice_probs TEXT,
+    top_logprobs TEXT,
+    prompt_tokens INTEGER NOT NULL DEFAULT 0,
+    evaluated_tokens INTEGER NOT NULL DEFAULT 0,
+    completion_tokens INTEGER NOT NULL DEFAULT 0,
+    latency REAL NOT NULL DEFAULT 0,
+    created TEXT NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS reviews (
+    run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    item_id TEXT NOT NULL,
+    verdict TEXT NOT NULL CHECK (verdict IN ('judge-wrong', 'human-doubtful', 'fine')),
+    note TEXT NOT NULL DEFAULT '',
+    own_rating REAL,
+    updated TEXT NOT NULL,
+    PRIMARY KEY (run_id, item_id)
+);
+
+-- Who is executing a run configuration now: a second process is refused, a dead one's lock taken over.
+CREATE TABLE IF NOT EXISTS run_locks (
+    fingerprint TEXT PRIMARY KEY,
+    run_id INTEGER,
+    pid INTEGER NOT NULL,
+    host TEXT NOT NULL,
+    owner TEXT NOT NULL,
+    started TEXT NOT NULL
+);
+"""
+
+_JUDGMENT_COLUMNS = (
+    "run_id", "item_id", "judge", "repeat", "mode", "cache_key", "prompt_hash", "raw_output", "score",
+    "normalized", "distribution", "reasoning", "relevancy", "latency", "prompt_tokens",
+    "evaluated_tokens", "completion_tokens", "error", "request_failed", "cached", "sampling", "created",
+    "top_logprobs",
+)
+
+#: Columns later schema versions added to existing tables: (table, column, type).
+_ADDED_COLUMNS = (("judgments", "top_logprobs", "TEXT"), ("runs", "source_run", "INTEGER"),
+                  ("runs", "wall_s", "REAL NOT NULL DEFAULT 0"))
+
+#: Columns of :meth:`RunStore.export_rows`, in order (CSV header).
+EXPORT_COLUMNS = (
+    "run_id", "item_id", "judge", "repeat", "mode", "score", "normalized", "error", "raw_output",
+    "reasoning", "relevancy", "distribution", "latency", "prompt_tokens", "evaluated_tokens",
+    "completion_tokens", "cached", "prompt_hash", "cache_key", "sampling", "created",
+)
+
+
+class StoreError(DialjudgeError):
+    """The run store file cannot be opened or was written by an incompatible version."""
+
+
+class RunLocked(StoreError):
+    """Another live process is executing the same run."""
+
+    def __init__(self, message: str, *, pid: int, host: str) -> None:
+        super().__init__(message)
+        self.pid = pid
+        self.host = host
+
+
+def process_is_alive(pid: int) -> bool:
+    """Whether a process with this id exists on this machine (signal 0 checks without sending)."""
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # exists, owned by someone else
+        return True
+    except OSError:
+        return False
+    return True
+
+
+def default_store_path() -> Path:
+    return user_data_dir() / STORE_FILENAME
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    """One row of the runs table with its judgment counts."""
+
+    id: int
+    created: str
+    updated: str
+    name: str
+    status: RunStatus
+    config: dict[str, Any]
+    fingerprint: str
+    total: int
+    error: str | None
+    judgments: int
+    failures: int
+    #: The run this one was rescored from, without calling the model (None: judged by a model).
+    source_run: int | None = None
+    #: Seconds the engine spent on the run, over all its sessions.
+    wall_s: float = 0.0
+
+    @property
+    def run_config(self) -> RunConfig:
+        """The stored configuration, read (never reach into ``config`` by key)."""
+        return RunConfig.from_dict(self.config)
+
+
+@dataclass(frozen=True)
+class Review:
+    run_id: int
+    item_id: str
+    verdict: str
+    note: str
+    own_rating: float | None
+    updated: str
+
+
+@dataclass(frozen=True)
+class JudgmentKey:
+    """What makes a judgment unique within a run."""
+
+    item_id: str
+    judge: str
+    repeat: int
+
+
+class RunStore:
+    """SQLite-backed store of runs. Open with a path, or none for the default file.
+
+    One connection, guarded by a lock so a UI thread may read while the event
+    loop writes.
+    """
+
+    def __init__(self, path: Path | str | None = None) -> None:
+        self.path = Path(path) if path is not None else default_store_path()
+        self._lock = threading.RLock()
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+            self._db.row_factory = sqlite3.Row
+            self._db.execute("PRAGMA busy_timeout=5000")
+            version = self._check_version()  # before anything is written to a file we may not own
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.execute("PRAGMA foreign_keys=ON")
+            self._migrate(version)
+        except StoreError:
+            self._db.close()
+            raise
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{self.path}: cannot open the run store: {exc}") from None
+        except OSError as exc:
+            raise StoreError(f"{self.path}: cannot create the run store: {exc.strerror}") from None
+
+    # -- lifecycle -------------------------------------------------------------------------
+
+    def _check_version(self) -> int:
+        """The file's schema version; refuses a file this dialjudge must not touch."""
+        # One statement, one snapshot: another process may be creating the schema right now.
+        version, tables = self._db.execute(
+            "SELECT (SELECT user_version FROM pragma_user_version), (SELECT COUNT(*) FROM sqlite_master)").fetchone()
+        if version == 0 and tables:
+            raise StoreError(f"{self.path}: an SQLite file that is not a dialjudge run store (no schema "
+                             "version); use another data directory")
+        if version > SCHEMA_VERSION:
+            raise StoreError(
+                f"{self.path}: written by a newer dialjudge (schema {version}, this one reads "
+                f"up to {SCHEMA_VERSION}); upgrade dialjudge or use another data directory"
+            )
+        return int(version)
+
+    def _migrate(self, version: int) -> None:
+        if version < SCHEMA_VERSION:
+            # One script so that two processes opening a fresh file cannot interleave;
+            # every statement is idempotent (IF NOT EXISTS), so it also brings an older
+            # store up to date: version 1 lacks only the run_locks table.
+            with self._lock:
+                self._db.executescript(f"BEGIN IMMEDIATE;\n{_SCHEMA}\nCOMMIT;")
+            # Columns added since: ALTER TABLE has no IF NOT EXISTS, so look first, in one transaction.
+            with self._transaction() as db:
+                for table, column, kind in _ADDED_COLUMNS:
+                    if column not in {row[1] for row in db.execute(f"PRAGMA table_info({table})")}:
+                        db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
+                db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+    @property
+    def schema_version(self) -> int:
+        with self._lock:
+            return int(self._db.execute("PRAGMA user_version").fetchone()[0])
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    def __enter__(self) -> RunStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    class _Tx:
+        def __init__(self, store: RunStore) -> None:
+            self.store = store
+
+        def __enter__(self) -> sqlite3.Connection:
+            self.store._lock.acquire()
+            self.store._db.execute("BEGIN IMMEDIATE")
+            return self.store._db
+
+        def __exit__(self, exc_type: object, *rest: object) -> None:
+            try:
+                self.store._db.execute("ROLLBACK" if exc_type else "COMMIT")
+            finally:
+                self.store._lock.release()
+
+    def _transaction(self) -> RunStore._Tx:
+        return RunStore._Tx(self)
+
+    def _query(self, sql: str, params: Iterable[Any] = ()) -> list[sqlite3.Row]:
+        with self._lock:
+            return self._db.execute(sql, tuple(params)).fetchall()
+
+    # -- runs ------------------------------------------------------------------------------
+
+    def create_run(self, config: Mapping[str, Any], fingerprint: str, *, name: str = "",
+                   total: int = 0, source_run: int | None = None) -> int:
+        now = _now()
+        with self._transaction() as db:
+            cur = db.execute(
+                "INSERT INTO runs (created, updated, name, status, config, fingerprint, total, source_run) "
+                "VALUES (?, ?, ?, 'running', ?, ?, ?, ?)",
+                (now, now, name, json.dumps(config, ensure_ascii=False, sort_keys=True, default=str), fingerprint,
+                 total, source_run),
+            )
+            assert cur.lastrowid is not None  # an INSERT always sets it
+            return int(cur.lastrowid)
+
+    def set_status(self, run_id: int, status: RunStatus, *, error: str | None = None) -> None:
+        with self._transaction() as db:
+            db.execute("UPDATE runs SET status = ?, error = ?, updated = ? WHERE id = ?",
+                       (RunStatus(status).value, error, _now(), run_id))  # refuses a stray string
+
+    def set_total(self, run_id: int, total: int) -> None:
+        with self._transaction() as db:
+            db.execute("UPDATE runs SET total = ?, updated = ? WHERE id = ?", (total, _now(), run_id))
+
+    def add_wall_time(self, run_id: int, seconds: float) -> None:
+        """Add a session's wall time to the run's (a resumed run adds each session's)."""
+        with self._transaction() as db:
+            db.execute("UPDATE runs SET wall_s = wall_s + ? WHERE id = ?", (max(seconds, 0.0), run_id))
+
+    def get_run(self, run_id: int) -> RunRecord:
+        rows = self._query(_RUN_SELECT + " WHERE r.id = ? GROUP BY r.id", (run_id,))
+        if not rows:
+            raise StoreError(f"{self.path}: no run with id {run_id}")
+        return _run_record(rows[0])
+
+    def list_runs(self, *, status: RunStatus | None = None) -> list[RunRecord]:
+        """Every run (or every run with this status), newest first."""
+        where, params = ("WHERE r.status = ?", (status.value,)) if status else ("", ())
+        rows = self._query(_RUN_SELECT + f" {where} GROUP BY r.id ORDER BY r.id DESC", params)
+        return [_run_record(row) for row in rows]
+
+    def find_resumable(self, fingerprint: str) -> RunRecord | None:
+        """The newest unfinished run made from the same config, if any."""
+        marks = ", ".join("?" for _ in RESUMABLE_STATUSES)
+        rows = self._query(
+            _RUN_SELECT + f" WHERE r.fingerprint = ? AND r.status IN ({marks}) GROUP BY r.id "
+            "ORDER BY r.id DESC LIMIT 1",
+            (fingerprint, *(status.value for status in RESUMABLE_STATUSES)),
+        )
+        return _run_record(rows[0]) if rows else None
+
+    def delete_run(self, run_id: int) -> bool:
+        """Delete a run with its judgments and reviews. The response cache is kept."""
+        with self._transaction() as db:
+            return db.execute("DELETE FROM runs WHERE id = ?", (run_id,)).rowcount > 0
+
+    # -- run locks -------------------------------------------------------------------------
+
+    def lock_run(self, fingerprint: str, *, label: str = "") -> str:
+        """Claim the run configuration ``fingerprint`` for this process; returns the lock's owner token.
+
+        Raises :class:`RunLocked` naming the other process when a live one holds it
+        (two processes on one run would send, and pay for, every request twice). A
+        lock left by a process that no longer exists on this host is taken over.
+        """
+        owner = uuid.uuid4().hex
+        host = socket.gethostname()
+        with self._transaction() as db:
+            row = db.execute("SELECT * FROM run_locks WHERE fingerprint = ?", (fingerprint,)).fetchone()
+            if row is not None and not (row["host"] == host and not process_is_alive(int(row["pid"]))):
+                what = f"run {row['run_id']}" if row["run_id"] is not None else f"run {label or fingerprint[:8]}"
+                where = f"process {row['pid']}" + (f" on {row['host']}" if row["host"] != host else "")
+                raise RunLocked(
+                    f"{what} is already being executed by {where} (since {row['started'][:19]} UTC); "
+                    "wait for it to finish or stop it, then run again", pid=int(row["pid"]), host=row["host"])
+            db.execute("INSERT OR REPLACE INTO run_locks (fingerprint, run_id, pid, host, owner, started) "
+                       "VALUES (?, NULL, ?, ?, ?, ?)", (fingerprint, os.getpid(), host, owner, _now()))
+        return owner
+
+    def set_lock_run(self, owner: str, run_id: int) -> None:
+        """Name the run a held lock covers (known once the run is created or found)."""
+        with self._transaction() as db:
+            db.execute("UPDATE run_locks SET run_id = ? WHERE owner = ?", (run_id, owner))
+
+    def unlock_run(self, owner: str) -> None:
+        with self._transaction() as db:
+            db.execute("DELETE FROM run_locks WHERE owner = ?", (owner,))
+
+    def run_lock(self, fingerprint: str) -> dict[str, Any] | None:
+        rows = self._query("SELECT * FROM run_locks WHERE fingerprint = ?", (fingerprint,))
+        return dict(rows[0]) if rows else None
+
+    # -- judgments -------------------------------------------------------------------------
+
+    def add_judgment(self, run_id: int, judgment: Judgment, *, cache_key: str | None = None,
+                     request_failed: bool = False, response: BackendResult | None = None,
+                     model_identity: str = "") -> bool:
+        """Store one judgment (and, when given, the backend response for the cache), committed at once.
+
+        A row that already exists is only replaced when it records a failed
+        request, so a retried request overwrites its failure and nothing else
+        is ever written twice. Returns whether a row was written.
+        """
+        row = _judgment_row(run_id, judgment, cache_key, request_failed)
+        marks = ", ".join("?" for _ in _JUDGMENT_COLUMNS)
+        updates = ", ".join(f"{c} = excluded.{c}" for c in _JUDGMENT_COLUMNS[4:])
+        with self._transaction() as db:
+            cur = db.execute(
+                f"INSERT INTO judgments ({', '.join(_JUDGMENT_COLUMNS)}) VALUES ({marks}) "
+                f"ON CONFLICT (run_id, item_id, judge, repeat) DO UPDATE SET {updates} "
+                "WHERE judgments.request_failed = 1",
+                row,
+            )
+            if response is not None and cache_key is not None:
+                _put_cache(db, cache_key, model_identity, response)
+            db.execute("UPDATE runs SET updated = ? WHERE id = ?", (_now(), run_id))
+            return cur.rowcount > 0
+
+    def done_keys(self, run_id: int, *, retry_failed: bool = True) -> set[JudgmentKey]:
+        """Judgments already made; with ``retry_failed``, failed requests count as not done."""
+        sql = "SELECT item_id, judge, repeat FROM judgments WHERE run_id = ?"
+        if retry_failed:
+            sql += " AND request_failed = 0"
+        return {JudgmentKey(r["item_id"], r["judge"], r["repeat"]) for r in self._query(sql, (run_id,))}
+
+    def request_failed_keys(self, run_id: int) -> set[JudgmentKey]:
+        """Judgments whose request failed (no answer at all), as opposed to answers without a score."""
+        rows = self._query("SELECT item_id, judge, repeat FROM judgments WHERE run_id = ? AND request_failed = 1",
+                           (run_id,))
+        return {JudgmentKey(r["item_id"], r["judge"], r["repeat"]) for r in rows}
+
+    def mark_failed_for_retry(self, run_id: int) -> int:
+        """Mark every judgment of a run without a score as a failed request, so the next run of its
+        configuration asks again (a retry); returns how many. Scored judgments stay as they are."""
+        with self._transaction() as db:
+            return db.execute("UPDATE judgments SET request_failed = 1 WHERE run_id = ? AND score IS NULL",
+                              (run_id,)).rowcount
+
+    def pending(self, run_id: int, wanted: Iterable[JudgmentKey], *,
+                retry_failed: bool = True) -> list[JudgmentKey]:
+        """Of ``wanted``, those still to do when resuming, in the given order."""
+        done = self.done_keys(run_id, retry_failed=retry_failed)
+        return [key for key in wanted if key not in done]
+
+    def count_judgments(self, run_id: int, *, failed_only: bool = False,
+                        include_request_failures: bool = True) -> int:
+        """Rows of a run; ``failed_only`` counts those without a score, optionally
+        leaving out failed requests (which a resume retries)."""
+        sql = "SELECT COUNT(*) FROM judgments WHERE run_id = ?"
+        if failed_only:
+            sql += " AND score IS NULL"
+        if not include_request_failures:
+            sql += " AND request_failed = 0"
+        return int(self._query(sql, (run_id,))[0][0])
+
+    def judge_counts(self, run_id: int) -> dict[str, tuple[int, int]]:
+        """Per judge: (judgments stored, of which failed)."""
+        rows = self._query(
+            "SELECT judge, COUNT(*) AS n, SUM(score IS NULL) AS failed FROM judgments "
+            "WHERE run_id = ? GROUP BY judge ORDER BY judge", (run_id,))
+        return {r["judge"]: (int(r["n"]), int(r["failed"] or 0)) for r in rows}
+
+    def failure_reasons(self, run_id: int) -> list[tuple[str, int]]:
+        """Why a run's judgments failed: each distinct reason with its count, commonest first."""
+        rows = self._query(
+            "SELECT error, COUNT(*) AS n FROM judgments WHERE run_id = ? AND score IS NULL "
+            "GROUP BY error ORDER BY n DESC, error", (run_id,))
+        return [(r["error"] or "no score and no reason recorded", int(r["n"])) for r in rows]
+
+    def iter_judgments(self, run_id: int) -> Iterator[Judgment]:
+        rows = self._query(
+            "SELECT * FROM judgments WHERE run_id = ? ORDER BY judge, item_id, repeat", (run_id,))
+        for row in rows:
+            yield _judgment_from_row(row)
+
+    def load_judgments(self, run_id: int, *, repeat: int = 0) -> dict[str, dict[str, Judgment]]:
+        """One repeat of a run as ``{judge: {item_id: Judgment}}``."""
+        out: dict[str, dict[str, Judgment]] = {}
+        for j in self.iter_judgments(run_id):
+            if j.repeat == repeat:
+                out.setdefault(j.judge, {})[j.item_id] = j
+        return out
+
+    def load_repeats(self, run_id: int) -> dict[str, dict[str, dict[int, Judgment]]]:
+        """Every repeat of a run as ``{judge: {item_id: {repeat: Judgment}}}``."""
+        out: dict[str, dict[str, dict[int, Judgment]]] = {}
+        for j in self.iter_judgments(run_id):
+            out.setdefault(j.judge, {}).setdefault(j.item_id, {})[j.repeat] = j
+        return out
+
+    def export_rows(self, run_id: int) -> list[dict[str, Any]]:
+        """A run's judgments as flat rows (keys in :data:`EXPORT_COLUMNS` order) for CSV or JSON."""
+        self.get_run(run_id)  # a clear error for an unknown run rather than an empty file
+        rows = self._query(
+            "SELECT * FROM judgments WHERE run_id = ? ORDER BY judge, item_id, repeat", (run_id,))
+        out = []
+        for row in rows:
+            record = {c: row[c] for c in EXPORT_COLUMNS}
+            record["cached"] = bool(record["cached"])
+            out.append(record)
+        return out
+
+    # -- response cache --------------------------------------------------------------------
+
+    def cached_response(self, cache_key: str) -> BackendResult | None:
+        rows = self._query("SELECT * FROM response_cache WHERE cache_key = ?", (cache_key,))
+        if not rows:
+            return None
+        row = rows[0]
+        top = json.loads(row["top_logprobs"]) if row["top_logprobs"] else None
+        return BackendResult(
+            raw_output=row["raw_output"],
+            choice_probs=json.loads(row["choice_probs"]) if row["choice_probs"] else None,
+            top_logprobs=[(str(t), float(p)) for t, p in top] if top is not None else None,
+            prompt_tokens=row["prompt_tokens"],
+            evaluated_tokens=row["evaluated_tokens"],
+            completion_tokens=row["completion_tokens"],
+            latency_s=row["latency"],
+        )
+
+    def put_cached_response(self, cache_key: str, model_identity: str, response: BackendResult) -> None:
+        with self._transaction() as db:
+            _put_cache(db, cache_key, model_identity, response)
+
+    def cache_size(self) -> int:
+        return int(self._query("SELECT COUNT(*) FROM response_cache")[0][0])
+
+    def clear_cache(self) -> int:
+        with self._transaction() as db:
+            return db.execute("DELETE FROM response_cache").rowcount
+
+    # -- reviews ---------------------------------------------------------------------------
+
+    def set_review(self, run_id: int, item_id: str, verdict: str, *, note: str = "",
+                   own_rating: float | None = None) -> Review:
+        if verdict not in REVIEW_VERDICTS:
+            raise ValueError(f"unknown review verdict {verdict!r} (one of {', '.join(REVIEW_VERDICTS)})")
+        now = _now()
+        with self._transaction() as db:
+            db.execute(
+                "INSERT INTO reviews (run_id, item_id, verdict, note, own_rating, updated) "
+                "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (run_id, item_id) DO UPDATE SET "
+                "verdict = excluded.verdict, note = excluded.note, own_rating = excluded.own_rating, "
+                "updated = excluded.updated",
+                (run_id, item_id, verdict, note, own_rating, now),
+            )
+        return Review(run_id, item_id, verdict, note, own_rating, now)
+
+    def reviews(self, run_id: int) -> dict[str, Review]:
+        rows = self._query("SELECT * FROM reviews WHERE run_id = ? ORDER BY item_id", (run_id,))
+        return {r["item_id"]: Review(r["run_id"], r["item_id"], r["verdict"], r["note"], r["own_rating"],
+                                     r["updated"]) for r in rows}
+
+    def delete_review(self, run_id: int, item_id: str) -> bool:
+        with self._transaction() as db:
+            return db.execute("DELETE FROM reviews WHERE run_id = ? AND item_id = ?",
+                              (run_id, item_id)).rowcount > 0
+
+
+_RUN_SELECT = (
+    "SELECT r.*, COUNT(j.id) AS n_judgments, COALESCE(SUM(j.id IS NOT NULL AND j.score IS NULL), 0) AS n_failures "
+    "FROM runs r LEFT JOIN judgments j ON j.run_id = r.id"
+)
+
+
+def _run_record(row: sqlite3.Row) -> RunRecord:
+    return RunRecord(
+        id=row["id"], created=row["created"], updated=row["updated"], name=row["name"],
+        status=RunStatus(row["status"]), config=json.loads(row["config"]), fingerprint=row["fingerprint"],
+        total=row["total"], error=row["error"], judgments=row["n_judgments"], failures=row["n_failures"],
+        source_run=row["source_run"], wall_s=float(row["wall_s"] or 0.0),
+    )
+
+
+def _json_or_none(value: Any) -> str | None:
+    return None if value is None else json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+def _judgment_row(run_id: int, j: Judgment, cache_key: str | None, request_failed: bool) -> tuple[Any, ...]:
+    return (
+        run_id, j.item_id, j.judge, j.repeat, j.mode.value, cache_key, j.prompt_hash, j.raw_output,
+        j.score, j.normalized, _json_or_none(j.distribution), j.reasoning, j.relevancy, j.latency_s,
+        j.prompt_tokens, j.evaluated_tokens, j.completion_tokens, j.error, int(request_failed),
+        int(j.cached), json.dumps(dict(j.sampling), sort_keys=True), _now(),
+        _json_or_none([list(p) for p in j.top_logprobs] if j.top_logprobs is not None else None),
+    )
+
+
+def _judgment_from_row(row: sqlite3.Row) -> Judgment:
+    return Judgment(
+        item_id=row["item_id"], judge=row["judge"], mode=ScoringMode(row["mode"]),
+        prompt_hash=row["prompt_hash"], raw_output=row["raw_output"], score=row["score"],
+        normalized=row["normalized"], error=row["error"], reasoning=row["reasoning"],
+        relevancy=row["relevancy"],
+        distribution=json.loads(row["distribution"]) if row["distribution"] else None,
+        latency_s=row["latency"], prompt_tokens=row["prompt_tokens"],
+        evaluated_tokens=row["evaluated_tokens"], completion_tokens=row["completion_tokens"],
+        repeat=row["repeat"], cached=bool(row["cached"]), sampling=json.loads(row["sampling"]),
+        top_logprobs=_logprob_pairs(row["top_logprobs"]),
+    )
+
+
+def _logprob_pairs(text: str | None) -> list[tuple[str, float]] | None:
+    return [(str(t), float(p)) for t, p in json.loads(text)] if text else None
+
+
+def _put_cache(db: sqlite3.Connection, cache_key: str, model_identity: str, r: BackendResult) -> None:
+    db.execute(
+        "INSERT OR REPLACE INTO response_cache (cache_key, model_identity, raw_output, choice_probs, "
+        "top_logprobs, prompt_tokens, evaluated_tokens, completion_tokens, latency, created) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (cache_key, model_identity, r.raw_output, _json_or_none(r.choice_probs),
+         _json_or_none([list(p) for p in r.top_logprobs] if r.top_logprobs is not None else None),
+         r.prompt_tokens, r.evaluated_tokens, r.completion_tokens, r.latency_s, _now()),
+    )

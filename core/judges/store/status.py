@@ -1,0 +1,117 @@
+"""Where a judge run stands: its status, its counts as events arrive, and the one-line summary of both.
+
+The engine's events (:mod:`..run.events`) fold into a :class:`RunState`; the app's
+Run screen and the CLI's progress bar both show :func:`status_line` of it, so
+a run reads the same wherever it is followed.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+from ...format import duration_text
+from ..run.events import (
+    JudgmentScored,
+    RunEvent,
+    RunFailed,
+    RunFinished,
+    RunProgress,
+    RunStarted,
+    RunStatus,
+    RunSummary,
+)
+
+
+@dataclass
+class RunState:
+    """One run followed through its events; ``status`` None: starting (the judges are loading)."""
+
+    run_id: int | None = None
+    status: RunStatus | None = None
+    total: int = 0
+    done: int = 0
+    failures: int = 0
+    progress: RunProgress | None = None
+    summary: RunSummary | None = None
+    error: str | None = None
+    judges: list[str] = field(default_factory=list)
+
+    @property
+    def active(self) -> bool:
+        return self.status is None or self.status is RunStatus.RUNNING
+
+    def apply(self, event: RunEvent) -> None:
+        """Fold one engine event into the state."""
+        if isinstance(event, RunStarted):
+            self.run_id, self.total, self.done = event.run_id, event.total, event.done
+            self.status = RunStatus.RUNNING
+        elif isinstance(event, JudgmentScored):
+            self.done, self.total = event.done, event.total
+            if event.judgment.failed:
+                self.failures += 1
+        elif isinstance(event, RunProgress):
+            self.progress = event
+            self.done, self.total, self.failures = event.done, event.total, event.failures
+        elif isinstance(event, RunFinished):
+            self.run_id, self.status, self.summary = event.run_id, RunStatus(event.status), event.summary
+            self.done, self.failures = event.summary.done, event.summary.failures
+        elif isinstance(event, RunFailed):
+            self.status, self.error = RunStatus.FAILED, event.error
+            if event.run_id is not None:
+                self.run_id = event.run_id
+
+
+class Part(str, enum.Enum):
+    """What a piece of the status line says, so a UI can colour it."""
+
+    STATUS = "status"
+    COUNT = "count"
+    FAILURES = "failures"
+    NOTE = "note"
+    ERROR = "error"
+
+
+def status_line(state: RunState, *, show_timings: bool = True) -> list[tuple[str, Part]]:
+    """Status, done/total, failures, cached, items/s and ETA, as (text, part) pieces to join.
+
+    Timings can be left out (snapshot tests). No key hints: how to cancel or
+    resume is the caller's to say (a key in the app, a command in the shell).
+    """
+    label = f"Run {state.run_id}" if state.run_id is not None else "Run"
+    status = state.status.value if state.status is not None else "starting"
+    out: list[tuple[str, Part]] = [(f"{label} {status}", Part.STATUS)]
+    if state.status is None:
+        out.append((" · loading the judges…", Part.NOTE))
+        return out
+    out.append((f" · {state.done}/{state.total} judged", Part.COUNT))
+    out.append((f" · {state.failures} failed", Part.FAILURES if state.failures else Part.NOTE))
+    progress = state.progress
+    if progress is not None and progress.cached:
+        out.append((f" · {progress.cached} from cache", Part.NOTE))
+    if state.active and progress is not None and show_timings:
+        out.append((f" · {progress.items_per_s:.1f} items/s · ETA {duration_text(progress.eta_s)}", Part.COUNT))
+    if state.error:
+        out.append((f"\n{state.error}", Part.ERROR))
+    return out
+
+
+def status_text(state: RunState, *, show_timings: bool = True) -> str:
+    """:func:`status_line` as plain text."""
+    return "".join(text for text, _ in status_line(state, show_timings=show_timings))
+
+
+def problem_lines(summary: RunSummary) -> list[tuple[str, Part]]:
+    """What went wrong in a finished run, one line each: judges a circuit breaker paused (with
+    why), dialogues cut to fit a judge's window, and failure reasons with their counts, most
+    frequent first. Empty when nothing did."""
+    lines: list[tuple[str, Part]] = [(reason, Part.ERROR) for reason in summary.paused.values()]
+    for judge, items in summary.truncated.items():
+        counts = sorted(items.values())
+        spread = str(counts[0]) if counts[0] == counts[-1] else f"{counts[0]}–{counts[-1]}"
+        lines.append((f"judge {judge}: the oldest turns of {len(items)} dialogue(s) were left out to fit its "
+                      f"context window ({spread} turn(s) each; the response and the instructions are never cut)",
+                      Part.NOTE))
+    for reason, count in sorted(summary.failure_reasons, key=lambda rc: -rc[1]):
+        lines.append((f"{count} × {reason}", Part.FAILURES))
+    return lines

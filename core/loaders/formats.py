@@ -1,0 +1,100 @@
+"""The dataset formats dialjudge reads, each registered by its own loader module.
+
+A loader module registers a :class:`DatasetFormat`: its name (``--format``), the
+file suffixes that name it outright, how its content is recognised when the suffix
+does not say, and how a file of it is read. :func:`dialjudge.core.loaders.load_dataset`
+and :func:`~dialjudge.core.loaders.detect_format` only ask this registry, so a new
+format is one new module in ``core/loaders/`` (plus its documentation).
+
+The registry finds the formats by importing every module of the loaders package
+the first time it is asked.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from ..model import Dataset
+from ._common import parse_json_text, read_text_file
+
+
+@dataclass
+class DatasetFile:
+    """A file being loaded: its text and its JSON are read once, when a format first asks."""
+
+    path: Path
+    name: str | None = None
+    #: A column mapping (csv_table.CsvMapping), for the formats that take one.
+    mapping: Any = None
+
+    @cached_property
+    def text(self) -> str:
+        return read_text_file(self.path)
+
+    @cached_property
+    def json(self) -> Any:
+        """The parsed JSON; DataError where the text is not JSON."""
+        return parse_json_text(self.text, self.path)
+
+
+@dataclass(frozen=True)
+class DatasetFormat:
+    """One file format, as load_dataset and detect_format see it."""
+
+    name: str
+    #: Detection order, lowest first: content that two formats could both claim goes to the first.
+    priority: int
+    #: What a file of this format looks like, for the message listing what dialjudge reads.
+    layout: str
+    read: Callable[[DatasetFile], Dataset]
+    #: Suffixes (lower case, with the dot) that name the format without looking inside.
+    suffixes: tuple[str, ...] = ()
+    #: Whether its content is this format (a suffix-only format leaves it None).
+    recognise: Callable[[DatasetFile], bool] | None = None
+    #: Whether the content is JSON (a file in no known layout is then reported as JSON).
+    is_json: bool = False
+    #: Reads with a column mapping (given, or ``<stem>.mapping.toml`` beside the file).
+    takes_mapping: bool = False
+
+
+_FORMATS: dict[str, DatasetFormat] = {}
+_discovered = False
+
+
+def register_format(fmt: DatasetFormat) -> None:
+    """Called once by each loader module, at its import."""
+    known = _FORMATS.get(fmt.name)
+    if known is not None and known != fmt:
+        raise ValueError(f"two dataset formats are named {fmt.name!r}")
+    _FORMATS[fmt.name] = fmt
+
+
+def _discover() -> None:
+    global _discovered
+    if _discovered:
+        return
+    package = __name__.rpartition(".")[0]
+    for module in pkgutil.iter_modules([str(Path(__file__).parent)]):
+        importlib.import_module(f"{package}.{module.name}")  # a loader module registers its format
+    _discovered = True
+
+
+def dataset_formats() -> tuple[DatasetFormat, ...]:
+    """Every registered format, in detection order."""
+    _discover()
+    return tuple(sorted(_FORMATS.values(), key=lambda fmt: (fmt.priority, fmt.name)))
+
+
+def format_names() -> tuple[str, ...]:
+    return tuple(fmt.name for fmt in dataset_formats())
+
+
+def dataset_format(name: str) -> DatasetFormat | None:
+    _discover()
+    return _FORMATS.get(name)

@@ -1,0 +1,121 @@
+"""Planning a judge run: what a user chose (template, judges, personas, few-shot, ...) validated
+into a :class:`RunConfig`, with every error naming the choice that is wrong.
+
+The application layer (``core.api.runs``) turns a front end's request into these
+arguments; the tuning search plans its variants here too.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .config import Config
+from .errors import ConfigError
+from .evaluation import resolve_quality
+from .judges.prompts.constraint import AnswerConstraint
+from .judges.prompts.fewshot import FewShotSetting
+from .judges.prompts.personas import Persona, load_personas
+from .judges.prompts.render import pairwise_refusal
+from .judges.prompts.templates import get_template
+from .judges.run.config import RunConfig
+from .judges.run.pairwise import PairSetting, check_pairwise_plan
+from .judges.types import ScoringMode
+from .model import Dataset
+
+NO_PERSONA = "none"
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    config: RunConfig
+    quality: str | None
+    subset: str
+
+
+def infer_quality(dataset: Dataset, *, aspect: str | None, kpi: str | None) -> str | None:
+    """The human-rated quality a judge's aspect or KPI is compared with: the KPI's, the aspect's,
+    else Overall, else the first."""
+    for wanted in (kpi, aspect, "overall"):
+        if wanted and resolve_quality(dataset, wanted) in dataset.qualities:
+            return resolve_quality(dataset, wanted)
+    return next(iter(dataset.qualities), None)
+
+
+def preferred_mode(modes: Sequence[ScoringMode]) -> ScoringMode:
+    """The mode a run uses unless told otherwise: probability scoring where the template
+    supports it (fast, and every answer is a valid rating), else the template's first mode."""
+    if ScoringMode.LOGPROB in modes:
+        return ScoringMode.LOGPROB
+    return modes[0] if modes else ScoringMode.GENERATE
+
+
+def plan_run(dataset: Dataset, config: Config, *, template: str, judges: Sequence[str],
+             mode: ScoringMode | str | None = None, aspect: str | None = None, kpi: str | None = None,
+             quality: str | None = None, personas: Sequence[str] = (), fewshot: str = "none",
+             subset: str | None = None, limit: int | None = None, repeats: int = 1, top_k: int = 0,
+             item_ids: Sequence[str] = (), name: str = "", yes_label: str | None = None,
+             pairs: PairSetting | None = None, constrain: AnswerConstraint = AnswerConstraint.OFF) -> RunPlan:
+    """A validated run configuration, or a :class:`ConfigError` that names the wrong choice.
+
+    ``constrain`` holds generate mode's answers to the template's answer format (a run that asks
+    for it and names no mode runs in generate mode)."""
+    tpl = get_template(template, config.template_dirs)
+    pairs = check_pairwise_plan(tpl, pairs, fewshot)
+    if mode is None and constrain is not AnswerConstraint.OFF:
+        mode = ScoringMode.GENERATE  # the constraint holds a generated answer
+    mode = preferred_mode(tpl.output.modes) if mode is None else ScoringMode(mode)
+    if mode not in tpl.output.modes:
+        supported = ", ".join(m.value for m in tpl.output.modes)
+        raise ConfigError(f"template {tpl.name!r} does not support mode {mode.value!r} (it supports: {supported})")
+    if tpl.needs_aspect and not aspect and quality and tpl.resolve_aspect(quality) is not None:
+        aspect = quality  # the quality names the aspect ("Relevant" on FED -> the template's "relevant")
+    if tpl.needs_aspect and not aspect:
+        raise ConfigError(f"template {tpl.name!r} needs an aspect: {', '.join(tpl.aspects)}")
+    if aspect and tpl.aspects and tpl.resolve_aspect(aspect) is None:
+        raise ConfigError(f"template {tpl.name!r} has no aspect {aspect!r} (aspects: {', '.join(tpl.aspects)})")
+    if tpl.needs_kpi and not kpi:
+        raise ConfigError(f"template {tpl.name!r} needs a KPI: {', '.join(tpl.kpis)}")
+    if kpi and tpl.kpis and tpl.resolve_kpi(kpi) is None:
+        raise ConfigError(f"template {tpl.name!r} has no KPI {kpi!r} (KPIs: {', '.join(tpl.kpis)})")
+    # An alias ("coherent", "harmful_input") must pick the same quality and KPI items as the name itself.
+    aspect = tpl.resolve_aspect(aspect) or aspect
+    kpi = tpl.resolve_kpi(kpi) or kpi
+
+    known_personas = load_personas(config.template_dirs)
+    chosen_personas: list[Persona | None] = []
+    for persona_name in personas:
+        if persona_name == NO_PERSONA:
+            chosen_personas.append(None)
+        elif persona_name in known_personas:
+            chosen_personas.append(known_personas[persona_name])
+        else:
+            raise ConfigError(f"no persona named {persona_name!r} (personas: {', '.join(known_personas)})")
+
+    quality = resolve_quality(dataset, quality) if quality else infer_quality(dataset, aspect=aspect, kpi=kpi)
+    if quality is not None and quality not in dataset.qualities:
+        raise ConfigError(f"{dataset.name} has no quality {quality!r} (qualities: {', '.join(dataset.qualities)})")
+    if subset is None:
+        # A KPI set holds items of several KPIs; a KPI run judges only its own items.
+        kpi_tag = f"kpi:{kpi}" if kpi else None
+        subset = f"tag:{kpi_tag}" if kpi_tag and kpi_tag in dataset.tags else "all"
+
+    try:
+        setting = FewShotSetting.parse(fewshot)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
+    run_config = RunConfig.build(
+        dataset, tpl, [config.judge(j) for j in judges], personas=chosen_personas, fewshot=setting,
+        mode=mode, aspect=aspect, kpi=kpi, quality=quality, subset=subset, limit=limit, repeats=repeats,
+        top_k=top_k, item_ids=tuple(item_ids), name=name, yes_label=yes_label or None, pairs=pairs,
+    )
+    if constrain is not AnswerConstraint.OFF:
+        run_config = dataclasses.replace(run_config, constrain=constrain)
+
+    pairwise = [ex.id for ex in run_config.select_items(dataset) if ex.is_pairwise]
+    if pairwise and pairs is None:
+        raise ConfigError(pairwise_refusal(tpl.name, pairwise))
+    return RunPlan(run_config, quality, subset)
+
+
