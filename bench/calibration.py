@@ -31,6 +31,7 @@ from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -66,6 +67,12 @@ class CellResult:
     def to_dict(self) -> dict[str, Any]:
         return {"design": self.design, "k": self.k, "m": self.m, "datasets": self.n_datasets, "seconds": self.seconds,
                 **{name: {"hits": r.hits, "trials": r.trials, "rate": r.value} for name, r in self.rates.items()}}
+
+
+def cell_from_dict(row: dict[str, Any]) -> CellResult:
+    """A cell written by ``--json`` read back."""
+    rates = {name: Rate(int(v["hits"]), int(v["trials"])) for name, v in row.items() if isinstance(v, dict)}
+    return CellResult(row["design"], int(row["k"]), int(row["m"]), int(row["datasets"]), rates, float(row["seconds"]))
 
 
 def run_cell(name: str, design: SimulationDesign, n_datasets: int, seed: int, n_boot: int = 1000,
@@ -242,10 +249,10 @@ def derived_min_contexts(results: Sequence[CellResult]) -> tuple[int, int]:
     for k in reversed(ks):
         at_k = [rate for r in results if r.k == k for name, rate in r.rates.items()
                 if name.startswith("cover") and rate.trials]
-        if all(rate.value >= COVERAGE_FLOOR for rate in at_k):
+        if at_k and all(rate.value >= COVERAGE_FLOOR for rate in at_k):
             ok_from = k
         else:
-            break
+            break  # below: a cell under the floor, or no CI shown at all (no evidence either way)
     test_from = next(k for k in range(1, 64) if 2.0 / 2 ** k < NOMINAL_FALSE)
     return ok_from, test_from
 
@@ -277,12 +284,12 @@ def markdown(results: Sequence[CellResult], n_datasets: int, command: str) -> st
     correlations = [r for r in results if r.design in ("null", "effect")]
     if correlations:
         ok_from, test_from = derived_min_contexts(correlations)
-        lines.append(f"Correlations and paired comparisons: every shown CI covers >= {COVERAGE_FLOOR:.0%} from "
+        lines.append(f"Correlations and paired comparisons: every CI covers >= {COVERAGE_FLOOR:.0%} from "
                      f"k = {ok_from}; the exact randomization test can first give p < {NOMINAL_FALSE} at "
                      f"k = {test_from}; MIN_CONTEXTS = {MIN_CONTEXTS}.")
     labels = [r for r in results if r.design == "labels"]
     if labels:
-        lines.append(f"Label statistics: every shown CI covers >= {COVERAGE_FLOOR:.0%} from "
+        lines.append(f"Label statistics: every CI covers >= {COVERAGE_FLOOR:.0%} from "
                      f"k = {derived_min_contexts(labels)[0]}; MIN_CONTEXTS_LABELS = {MIN_CONTEXTS_LABELS}.")
     return "\n".join(lines)
 
@@ -300,7 +307,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--stop-datasets", type=int, default=300, help="simulated runs for the stop rule (0: skip)")
     parser.add_argument("--json", help="write the rates as JSON here")
     parser.add_argument("--markdown", help="write the tables as Markdown here (else to stdout)")
+    parser.add_argument("--no-floor", action="store_true",
+                        help="show CIs at every k (MIN_CONTEXTS lowered to 2): the run the floor is derived from")
+    parser.add_argument("--render", nargs="+", metavar="JSON",
+                        help="only write the Markdown from the JSON of earlier runs (several runs' cells merged)")
     args = parser.parse_args(argv)
+    if args.render:
+        saved = [cell_from_dict(row) for path in args.render for row in json.loads(Path(path).read_text("utf-8"))]
+        text = markdown(saved, max(r.n_datasets for r in saved if r.design != "stop rule"),
+                        "PYTHONPATH=src python -m bench.calibration")
+        if args.markdown:
+            Path(args.markdown).write_text(text + "\n", encoding="utf-8")
+        else:
+            print(text)
+        return 0
+    if args.no_floor:
+        from dialjudge.core.stats import label_agreement, small_samples
+
+        small_samples.MIN_CONTEXTS = 2
+        label_agreement.MIN_CONTEXTS_LABELS = 2
     parts = args.parts.split(",")
     todo = cells(args.datasets, [int(k) for k in args.contexts.split(",")],
                  [int(m) for m in args.candidates.split(",")], args.seed, parts)
