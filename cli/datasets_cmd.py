@@ -15,6 +15,7 @@ from dialjudge.core.api import (
     open_dataset,
     quality_annotators,
 )
+from dialjudge.core.format import collapse_rater_notes
 
 from . import render
 
@@ -74,8 +75,9 @@ def run_show(args: argparse.Namespace) -> int:
     con.print(render.plain_table("Systems", ["system", "items"], summary.systems.items(), right=("items",)))
     pairwise = sum(1 for ex in dataset if ex.is_pairwise)
     if pairwise:
-        con.print(f"{pairwise} pairwise items (a prompt, two responses and the humans' preference); pointwise "
-                  "templates cannot judge them")
+        from .preference_view import print_pair_summary
+
+        print_pair_summary(con, dataset)
     for warning in dataset.meta.get("warnings", ()):
         con.print(f"[yellow]warning: {escape(str(warning))}[/yellow]")
     return 0
@@ -98,7 +100,7 @@ def run_stats(args: argparse.Namespace) -> int:
              "level of α"], table_rows,
             right=("items", "annotators", "LOO Pearson", "LOO Spearman", "Krippendorff α")))
         con.print("[dim]LOO: each annotator against the mean of the others, averaged over annotators.[/dim]")
-        render.print_notes(con, [f"why '–': {why}" for why in reasons])
+        render.print_notes(con, [f"why '–': {why}" for why in collapse_rater_notes(reasons)])
     if stats.labels:
         reasons = []
         label_rows: list[tuple[object, ...]] = []
@@ -119,7 +121,7 @@ def run_stats(args: argparse.Namespace) -> int:
                   "annotator against the majority label of the other annotators, averaged; α is nominal. "
                   f"Majority ties: items whose annotators tie (rule {stats.tie_rule.value} for the others' "
                   "majority).[/dim]")
-        render.print_notes(con, [f"why '–': {why}" for why in reasons])
+        render.print_notes(con, [f"why '–': {why}" for why in collapse_rater_notes(reasons)])
     for warning in dataset.meta.get("warnings", ()):
         con.print(f"[yellow]warning: {escape(str(warning))}[/yellow]")
     return 0

@@ -36,9 +36,11 @@ from dialjudge.core.api import (
     execute_run,
     label_run_note,
     load_config,
+    on_prepaired_items,
     open_dataset,
     pair_plan_text,
     plan_runs,
+    preference_plan_text,
     problem_lines,
     run_finished,
     run_reports,
@@ -51,6 +53,7 @@ from dialjudge.core.model import Aggregation, Dataset
 from . import labels_view, render
 from .metrics_cmd import add_table_options, emit
 from .pairwise_view import add_pair_options, pair_options, report_pairwise
+from .preference_view import preference_request, report_preferences
 from .progress import ProgressDisplay
 from .signals import sigterm_as_interrupt
 
@@ -87,7 +90,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--repeats", type=int, default=1, help="repeat every judgment R times with seeds seed..seed+R-1")
     p.add_argument("--name", default="", help="a name for the run")
     p.add_argument("--no-metrics", action="store_true", help="leave the reference-based metrics out of the table")
-    p.add_argument("--fresh", action="store_true", help="start a new run instead of resuming an unfinished one")
+    p.add_argument("--fresh", action="store_true", help="start a new run instead of resuming an unfinished one "
+                   "or showing an identical finished one again")
     p.add_argument("--majority-ties", choices=[r.value for r in TieRule], default=TieRule.EXCLUDE.value,
                    help="label qualities, a tied human majority: exclude the item, take the first tied label "
                         "in the quality's label list, or take the file's published majority (else exclude)")
@@ -109,6 +113,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    preference_request(args)  # a wrong --tie-band is refused before anything is judged
     config = load_config()
     dataset = open_dataset(args.dataset)
     plans = plan_runs(run_request(args), dataset, config)
@@ -118,6 +123,9 @@ def run(args: argparse.Namespace) -> int:
         if stop_rule is not None and len(plans) > 1:
             raise ConfigError("a stop rule watches one run; it cannot be combined with --fewshot-draws")
         summaries = _judge(args, dataset, plans, store, stop_rule)
+        if on_prepaired_items(plans[0].config, dataset):  # pre-paired data: the humans' votes (issue 21)
+            _show_preferences(args, dataset, plans[0], store, summaries[0])
+            return 0 if run_finished(summaries, stopped=False) else 1
         stopped = stop_rule is not None and stop_rule.last is not None and stop_rule.last.decided
         reports = run_reports(store, plans[0], dataset, [s.run_id for s in summaries], agreement,
                               for_file=_writes_file(args))
@@ -161,7 +169,7 @@ def _judge(args: argparse.Namespace, dataset: Dataset, plans: list[RunPlan], sto
            stop_rule: StopRule | None) -> list[RunSummary]:
     """Run every plan (one per few-shot draw) with a progress bar; stop at the first that does not finish."""
     con = render.console(stderr=True)
-    pairs = pair_plan_text(plans[0], dataset)
+    pairs = preference_plan_text(plans[0].config, dataset) or pair_plan_text(plans[0], dataset)
     if pairs is not None:
         con.print(pairs, markup=False, highlight=False)
     summaries = []
@@ -170,11 +178,26 @@ def _judge(args: argparse.Namespace, dataset: Dataset, plans: list[RunPlan], sto
             con.print(f"few-shot draw {draw.config.fewshot.spec}")
         with ProgressDisplay(con, "judging") as display, sigterm_as_interrupt():
             summaries.append(execute_run(draw.config, dataset, store, build_backends(draw.config), display=display,
-                                         resume=not args.fresh, close_backends=True, stop_rule=stop_rule,
+                                         resume=not args.fresh, reuse_finished=not args.fresh and not args.name,
+                                         close_backends=True, stop_rule=stop_rule,
                                          order_seed=args.order_seed))
         if summaries[-1].status != RunStatus.FINISHED:
             break
     return summaries
+
+
+def _show_preferences(args: argparse.Namespace, dataset: Dataset, plan: RunPlan, store: RunStore,
+                      summary: RunSummary) -> None:
+    """A run on pre-paired items: its counts, then the agreement with the humans' votes."""
+    judgments = store.load_judgments(summary.run_id)
+    con = render.console(stderr=True)
+    _print_run_summary(con, judgments, summary)
+    _print_failures(con, summary)
+    if summary.status != RunStatus.FINISHED:
+        con.print(f"[yellow]run {summary.run_id} {summary.status}; run the same command again to resume it[/yellow]")
+    for warning in dataset.meta.get("warnings", ()):
+        con.print(f"[yellow]warning: {escape(str(warning))}[/yellow]")
+    report_preferences(args, dataset, plan, judgments, summary.run_id)
 
 
 def _print_outcome(summary: RunSummary, reports: RunReports, stopped_by: StopRule | None) -> None:
@@ -189,6 +212,9 @@ def _print_outcome(summary: RunSummary, reports: RunReports, stopped_by: StopRul
         con.print("[dim]resume without the stop rule (or with a narrower W) to extend it[/dim]")
     elif summary.status != RunStatus.FINISHED:
         con.print(f"[yellow]run {summary.run_id} {summary.status}; run the same command again to resume it[/yellow]")
+    elif summary.resumed and not summary.session_done:
+        con.print(f"run {summary.run_id} had finished with exactly these settings: shown again, nothing asked "
+                  "(--fresh judges anew, --name keeps a named copy)", markup=False)
     for warning in reports.dataset.meta.get("warnings", ()):
         con.print(f"[yellow]warning: {escape(str(warning))}[/yellow]")
 

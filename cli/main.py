@@ -48,11 +48,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def open_app(args: argparse.Namespace) -> int:
     # Textual loads only when the app opens: the headless commands start without it.
-    from dialjudge.tui.app import make_app
+    from dialjudge.tui.app import end_process_promptly, make_app
 
     app = make_app(dataset=args.dataset)
     app.run()
-    return int(app.return_code or 0)
+    code = int(app.return_code or 0)
+    end_process_promptly(code)  # a model still loading must not keep the process alive
+    return code
 
 
 if __name__ == "__main__":  # pragma: no cover

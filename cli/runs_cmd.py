@@ -1,4 +1,4 @@
-"""`dialjudge runs list|show|compare|export|rescore|retry|delete`: the run store from the command line."""
+"""`dialjudge runs list|show|compare|export|rescore|retry|delete|import`: the run store from the command line."""
 
 from __future__ import annotations
 
@@ -27,12 +27,14 @@ from dialjudge.core.api import (
     judgment_rows,
     list_runs,
     load_config,
+    mass_lines,
     metric_scores,
     prepare_retry,
     records_to_latex,
     records_to_markdown,
     rescore,
     run_details,
+    scoring_lines,
     to_csv,
     to_json,
     to_jsonl,
@@ -42,7 +44,7 @@ from dialjudge.core.api import (
 from dialjudge.core.errors import DialjudgeError
 from dialjudge.core.format import number_text
 
-from . import labels_cmd, render
+from . import labels_cmd, render, runs_import
 from .progress import ProgressDisplay
 from .signals import sigterm_as_interrupt
 
@@ -110,6 +112,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     delete.add_argument("run", type=int)
     delete.set_defaults(handler=run_delete)
     labels_cmd.register(rsub)
+    runs_import.register(rsub)
 
 
 def run_list(args: argparse.Namespace) -> int:
@@ -118,8 +121,9 @@ def run_list(args: argparse.Namespace) -> int:
         records = list_runs(store)
     for r in records:
         cfg = r.run_config
-        name = (r.name or "–") + (f" (from run {r.source_run})" if r.source_run is not None else "")
-        rows.append((r.id, r.created[:19], name, r.status.value, cfg.dataset, cfg.template, cfg.mode.value,
+        name = (r.name or "–") + (f" (from run {r.source_run})" if r.source_run is not None else
+                                  " (imported)" if r.kind == "imported" else "")
+        rows.append((r.id, r.created[:19], name, r.status.value, cfg.dataset, cfg.template_label, cfg.mode.value,
                      ", ".join(j.name for j in cfg.judges), f"{r.judgments}/{r.total}", r.failures))
     render.console().print(render.plain_table(
         "Runs", ["id", "created", "name", "status", "dataset", "template", "mode", "judges", "done", "failed"], rows,
@@ -130,12 +134,13 @@ def run_list(args: argparse.Namespace) -> int:
 def run_show(args: argparse.Namespace) -> int:
     with RunStore() as store:
         details = run_details(store, args.run, load_config())
+        masses = mass_lines(store, args.run)
     record, usage = details.record, details.usage
     config = record.run_config
     con = render.console()
     con.print(render.key_values(f"Run {record.id} — {record.status.value}", {
         "created": record.created, "dataset": f"{config.dataset} ({config.subset})",
-        "template": config.template,
+        "template": config.template_label,
         "mode": config.mode.value + (f" (top-{config.top_k})"
                                      if config.mode is ScoringMode.LOGPROB and config.top_k else ""),
         "aspect / KPI / quality": f"{config.aspect or '–'} / {config.kpi or '–'} / {config.quality or '–'}",
@@ -145,6 +150,8 @@ def run_show(args: argparse.Namespace) -> int:
         **_source_lines(details),
         "cost and latency": usage_summary(usage),
         **environment_lines(config.environment),
+        **scoring_lines(config.environment),
+        **masses,
         "error": record.error or "–"}))
     con.print(render.plain_table(f"Cost and latency of run {record.id}", USAGE_COLUMNS, usage_rows(usage),
                                  right=USAGE_COLUMNS[2:]))
@@ -154,8 +161,13 @@ def run_show(args: argparse.Namespace) -> int:
 
 
 def _source_lines(details: RunDetails) -> dict[str, str]:
-    """Where a rescored run's answers came from, and what the rescoring changed."""
+    """Where a rescored run's answers came from, and what the rescoring changed; an imported run's file."""
     record = details.record
+    imported = record.config.get("imported")
+    if record.source_run is None and imported:
+        return {"imported from": f"{imported.get('file')} ({imported.get('format')} format, sha256 "
+                                 f"{str(imported.get('sha256'))[:12]}…, importer {imported.get('importer_version')})",
+                "import scale": str(imported.get("scale") or "the template's")}
     if record.source_run is None:
         return {}
     what = ", ".join(f"{k} {v if not isinstance(v, dict) else json.dumps(v)}"
@@ -227,7 +239,7 @@ def run_compare(args: argparse.Namespace) -> int:
 #: What `runs export` writes: every file format of `judge --format` (not its terminal table), and jsonl.
 EXPORT_FORMATS = tuple(f for f in FORMATS if f != "table") + ("jsonl",)
 #: Markdown and LaTeX are for reading: the columns that fit a page.
-TABLE_COLUMNS = ("item_id", "judge", "repeat", "score", "normalized", "error")
+TABLE_COLUMNS = ("item_id", "judge", "repeat", "score", "normalized", "valid_mass", "error")
 
 
 def run_export(args: argparse.Namespace) -> int:

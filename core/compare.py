@@ -16,10 +16,12 @@ from typing import Any
 from .evaluation import evaluate
 from .judges.run.config import RunConfig
 from .judges.store.run_store import RunStore
-from .model import Dataset
+from .model import Aggregation, Dataset
 from .registry import open_dataset
 from .run_columns import run_scores
-from .stats.paired import PairedComparison
+from .stats.human import human_labels
+from .stats.paired import PairedComparison, paired_comparison
+from .subsets import Subset
 
 COEFFICIENTS = ("pearson", "spearman", "kendall")
 
@@ -108,10 +110,6 @@ def compare_evaluators(dataset: Dataset, scores_a: Mapping[str, float | None], s
                        n_boot: int = 2000, seed: int = 0, confidence: float = 0.95) -> PairedComparison:
     """Two evaluator columns (two runs, two judges of one run, a judge and a metric) against the
     humans' mean label of ``quality`` on the subset's items, paired over contexts."""
-    from .model import Aggregation
-    from .stats.human import human_labels
-    from .stats.paired import paired_comparison
-    from .subsets import Subset
 
     selected = Subset(subset).select(dataset.examples)
     labels = human_labels(selected, quality, Aggregation.MEAN).values
@@ -141,8 +139,8 @@ def prompt_diff(a: RunConfig, b: RunConfig, run_a: int, run_b: int) -> list[str]
                 lines += ["", f"# persona {persona.name}", *persona.text.splitlines()]
         return lines
 
-    return list(difflib.unified_diff(prompt_source(a), prompt_source(b), fromfile=f"run {run_a}: {a.template}",
-                                     tofile=f"run {run_b}: {b.template}", lineterm=""))
+    return list(difflib.unified_diff(prompt_source(a), prompt_source(b), fromfile=f"run {run_a}: {a.template_label}",
+                                     tofile=f"run {run_b}: {b.template_label}", lineterm=""))
 
 
 def config_changes(a: Mapping[str, Any], b: Mapping[str, Any], prefix: str = "") -> list[tuple[str, Any, Any]]:

@@ -64,7 +64,7 @@ def markdown(d: JudgeDiagnostics, *, title: str) -> str:
             lines.append(f"| {_md_escape(a)} | " + " | ".join(cells) + " |")
         lines.append("")
     for view in d.confusion:
-        labels = [str(_label(v)) for v in view.matrix.labels]
+        labels = [_md_escape(str(_label(v))) for v in view.matrix.labels]
         lines += [f"**{_md_escape(view.evaluator)} — {_md_escape(view.quality)}: rows judge, columns human**", "",
                   "| judge \\ human | " + " | ".join(labels) + " |", "|---|" + "---|" * len(labels)]
         for label, row in zip(labels, view.matrix.counts, strict=True):

@@ -10,8 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
+from .adversarial.builder import CONTRADICTS
 from .errors import DataError
-from .model import Aggregation, Dataset, Example, Level
+from .metrics import score_examples
+from .model import TAG_CLOSED, TAG_OPEN, Aggregation, Dataset, Example, Level
+from .stats import agreement_table
+from .stats.baselines import LENGTH_EVALUATOR, length_scores
 from .subsets import Subset, parse_subset
 
 Scores = Mapping[str, Mapping[str, "float | None"]]
@@ -39,7 +43,6 @@ class EvaluationReport:
 def reference_metric_scores(dataset: Dataset, metric_ids: Sequence[str] | None = None
                             ) -> tuple[dict[str, dict[str, float]], list[str]]:
     """Score every eligible item with the reference-based metrics; keys are display labels."""
-    from .metrics import score_examples
 
     result = score_examples(dataset.examples, metric_ids)
     scores = {info.label: dict(result.values[info.id]) for info in result.metrics}
@@ -85,7 +88,6 @@ def default_qualities(dataset: Dataset, level: Level = Level.TURN) -> list[str]:
 def split_subsets(dataset: Dataset, subset: str = "all") -> list[str]:
     """The subsets a report shows: the chosen one, plus open and closed separately (paper 000,
     Tables 5-8) when the whole set is shown and holds both kinds."""
-    from .model import TAG_CLOSED, TAG_OPEN
 
     if subset != "all":
         return [subset]
@@ -105,7 +107,6 @@ def evaluate(dataset: Dataset, *, qualities: Sequence[str] | None = None, subset
     reader sees when an evaluator is no better than counting words. ``judge_scores`` are LLM
     judge columns: they join ``extra_scores``, and the human ceiling is computed on the items
     they judged (:func:`compared_items`)."""
-    from .stats import agreement_table
 
     if not len(dataset):
         raise DataError(f"{dataset.name} has no items")
@@ -137,7 +138,6 @@ def evaluate(dataset: Dataset, *, qualities: Sequence[str] | None = None, subset
         evaluator_scores.update(judge_scores)
     ceiling_items = compared_items(dataset.examples, judge_scores or {})
     if include_length and any(ex.candidate is not None for ex in dataset):
-        from .stats.baselines import LENGTH_EVALUATOR, length_scores
 
         evaluator_scores[LENGTH_EVALUATOR] = length_scores(dataset.examples)
 
@@ -151,7 +151,6 @@ def evaluate(dataset: Dataset, *, qualities: Sequence[str] | None = None, subset
             rec["subset"] = name
             rec["is_ceiling"] = rec.get("evaluator") == "human ceiling"
             records.append(rec)
-    from .adversarial.builder import CONTRADICTS
     from .stats.small_samples import MIN_CONTEXTS
 
     if CONTRADICTS in chosen:

@@ -47,3 +47,40 @@ def duration_text(seconds: float | None) -> str:
     hours, rest = divmod(whole, 3600)
     minutes, secs = divmod(rest, 60)
     return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
+
+
+def collapse_rater_notes(notes: list[str], *, shown_names: int = 3) -> list[str]:
+    """Notes of the form ``"WHERE: RATER: WHY"`` that repeat for many raters, as one line with a count.
+
+    A crowd-sourced set has dozens of rater positions; one note per rater and quality buries the
+    table. ``"Overall (turn): a1: only 2 items"`` for 40 raters becomes
+    ``"Overall (turn): 40 raters (a1, a2, a3, … and 37 more): only 2 items"``. Other notes, and a
+    reason only one rater has, are kept as they are, in their first order.
+    """
+    groups: dict[tuple[str, str], list[str]] = {}
+    order: list[tuple[str, str] | str] = []
+    for note in notes:
+        parts = note.split(": ", 2)
+        if len(parts) < 3:
+            order.append(note)
+            continue
+        where, rater, why = parts
+        key = (where, why)
+        if key not in groups:
+            groups[key] = []
+            order.append(key)
+        groups[key].append(rater)
+    out = []
+    for item in order:
+        if isinstance(item, str):
+            out.append(item)
+            continue
+        where, why = item
+        raters = groups[item]
+        if len(raters) == 1:
+            out.append(f"{where}: {raters[0]}: {why}")
+            continue
+        names = ", ".join(raters[:shown_names])
+        more = f", … and {len(raters) - shown_names} more" if len(raters) > shown_names else ""
+        out.append(f"{where}: {len(raters)} raters ({names}{more}): {why}")
+    return out

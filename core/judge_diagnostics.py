@@ -31,7 +31,11 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from .judges.post_run.labels import LabelMappingError, label_mapping
+from .judges.prompts.render import resolve_output
+from .judges.prompts.templates import parse_template
 from .model import Aggregation, Dataset, Example, Scale, ScaleKind
+from .run_columns import run_scores
 from .stats.calibration import Calibration, reliability
 from .stats.categorical import cohen_kappa
 from .stats.interjudge import (
@@ -268,9 +272,6 @@ def top_point_probabilities(run_config: RunConfig, dataset: Dataset, column: Map
                             ) -> dict[str, Score] | None:
     """A run's judge column as p(the binary quality's top point), or None when the run's answers
     are not probabilities of a two-label answer (a generate-mode run, a Likert template, a graded quality)."""
-    from .judges.post_run.labels import LabelMappingError, label_mapping
-    from .judges.prompts.render import resolve_output
-    from .judges.prompts.templates import parse_template
 
     quality = run_config.quality
     scale = dataset.qualities.get(quality) if quality else None
@@ -292,7 +293,6 @@ def top_point_probabilities(run_config: RunConfig, dataset: Dataset, column: Map
 def run_diagnostics(store: RunStore, run_id: int, dataset: Dataset) -> JudgeDiagnostics | None:
     """The diagnostics of a stored run's judges on its quality over the items it judged; None when
     the run names no numeric quality of ``dataset``."""
-    from .run_columns import run_scores
 
     config = store.get_run(run_id).run_config
     quality = config.quality

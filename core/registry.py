@@ -16,6 +16,7 @@ from typing import Iterable
 
 from .config import Config, load_config, user_data_dir
 from .errors import DataError
+from .loaders import load_dataset
 from .model import Dataset, Level
 
 BUNDLED = {
@@ -103,7 +104,6 @@ def resolve_dataset(name_or_path: str, config: Config | None = None) -> DatasetE
 
 def open_dataset(name_or_path: str, config: Config | None = None, *, remember: bool = True) -> Dataset:
     """Resolve and load a dataset; files opened by path are remembered as recent."""
-    from .loaders import load_dataset
 
     entry = resolve_dataset(name_or_path, config)
     assert entry.path is not None

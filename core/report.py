@@ -16,6 +16,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from .metrics.signatures import library_versions, signature_for_label
+
 COEFFICIENTS = ("pearson", "spearman", "kendall")
 SYMBOL = {"pearson": "r", "spearman": "ρ", "kendall": "τ"}
 LATEX_SYMBOL = {"pearson": r"$r$", "spearman": r"$\rho$", "kendall": r"$\tau$"}
@@ -114,7 +116,8 @@ def to_csv(records: Sequence[Mapping[str, Any]]) -> str:
             if k not in fields:
                 fields.append(k)
     writer = csv.DictWriter(buf, fieldnames=fields, lineterminator="\n")
-    writer.writeheader()
+    # Column names can come from data too (a quality or judge name).
+    csv.writer(buf, lineterminator="\n").writerow([neutralize_formula(k) for k in fields])
     for rec in records:
         writer.writerow({k: _csv_value(rec.get(k)) for k in fields})
     return buf.getvalue()
@@ -164,9 +167,12 @@ def to_markdown(table: WideTable, *, with_ci: bool = True, provenance: Provenanc
     lines = [f"**{_md_escape(table.title)}**", "", "| " + " | ".join(_md_escape(h) for h in header) + " |",
              "|" + "|".join(["---"] + ["---:"] * (len(header) - 1)) + "|"]
     for line in table.text_rows(with_ci):
-        lines.append("| " + " | ".join(_md_escape(c) for c in line) + " |")
+        # The evaluator's name is text from outside; the number cells are ours ("0.500* [0.40, 0.60]"),
+        # kept readable in the Markdown source.
+        cells = [_md_escape(line[0]), *(c.replace("|", "\\|") for c in line[1:])]
+        lines.append("| " + " | ".join(cells) + " |")
     lines.append("")
-    lines.extend(f"- {note}" for note in table.notes)
+    lines.extend(f"- {_md_escape(note)}" for note in table.notes)
     lines.append("- `*` p < 0.05; brackets: bootstrap 95% CI; n: items scored; excluded: missing score or human label.")
     if provenance is not None:
         lines.append(f"- versions: {_md_escape(provenance.versions_text())}")
@@ -202,7 +208,6 @@ class Provenance:
 
     @classmethod
     def of(cls, records: Sequence[Mapping[str, Any]]) -> Provenance:
-        from .metrics.signatures import library_versions, signature_for_label
 
         signatures: dict[str, str] = {}
         for rec in records:
@@ -273,10 +278,35 @@ def _range_text(values: Iterable[int]) -> str:
     return str(vals[0]) if len(vals) == 1 else f"{vals[0]}–{vals[-1]}"
 
 
+#: A cell starting with one of these is a formula to a spreadsheet (OWASP "CSV injection").
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
 def _csv_value(v: Any) -> Any:
     if isinstance(v, float) and math.isnan(v):
         return ""
-    return "" if v is None else v
+    if v is None:
+        return ""
+    if isinstance(v, str):
+        # A lone carriage return is no line end to the csv writer (ours is "\n"), so it would go
+        # unquoted and split the row for every reader: written as "\n", the cell is quoted.
+        return neutralize_formula(v).replace("\r\n", "\n").replace("\r", "\n")
+    return v
+
+
+def neutralize_formula(text: str) -> str:
+    """``text`` safe to open in a spreadsheet: a leading ``'`` where it would start a formula.
+
+    Dataset text and model answers are untrusted: ``=HYPERLINK(...)`` in a reply would run
+    when the CSV is opened. A number written as text (``-0.25``) is left as it is.
+    """
+    if not text.startswith(_FORMULA_STARTS):
+        return text
+    try:
+        float(text)
+    except ValueError:
+        return "'" + text
+    return text
 
 
 def _json_value(v: Any) -> Any:
@@ -285,9 +315,17 @@ def _json_value(v: Any) -> Any:
     return v
 
 
+#: Markdown punctuation that could format, link or split a table cell; HTML is written as entities.
+_MD_PUNCTUATION = frozenset("\\`*_{}[]()#|~!")
+_MD_ENTITIES = {"<": "&lt;", ">": "&gt;", "&": "&amp;"}
+
+
 def _md_escape(text: str) -> str:
-    # `|` would split a table cell; `_` around a name (a judge label) would turn it italic.
-    return "".join("\\" + ch if ch in "\\|_" else ch for ch in text)
+    """``text`` printed literally in Markdown: on one line (a line break would end a table row),
+    its punctuation escaped (a reply's ``[link](javascript:…)`` stays text, ``|`` never splits a cell,
+    ``_`` around a judge label never turns it italic), its HTML tags shown, never rendered."""
+    text = " ".join(text.split()) if ("\n" in text or "\r" in text) else text
+    return "".join(_MD_ENTITIES.get(ch) or ("\\" + ch if ch in _MD_PUNCTUATION else ch) for ch in text)
 
 
 _TEX = {"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}",
@@ -296,4 +334,6 @@ _TEX = {"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", 
 
 
 def _tex(text: str) -> str:
-    return "".join(_TEX.get(ch, ch) for ch in text)
+    # On one line: a blank line inside a tabular cell is a LaTeX error; control characters are dropped.
+    text = " ".join(text.split()) if ("\n" in text or "\r" in text) else text
+    return "".join(_TEX.get(ch, ch) for ch in text if ch >= " " or ch == "\t")

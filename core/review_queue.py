@@ -1,8 +1,11 @@
 """Which judged items deserve a human look, and the reviewed labels as export rows.
 
-A run's items are flagged for four reasons, in this order of urgency:
+A run's items are flagged for five reasons, in this order of urgency:
 
 1. a judge's answer could not be scored (parse failure or failed request);
+1b. a probability-mode answer put little probability on valid answers at the
+   answer position (below ``LOW_MASS``: not scored below the judge's threshold,
+   scored but shaky above it);
 2. an adversarial candidate was scored at or above its own original
    (:func:`dialjudge.core.adversarial.discernment.caught_list`);
 3. a judge disagrees with the human label by at least ``min_gap`` on the
@@ -23,6 +26,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from dialjudge.core.adversarial.discernment import caught_list
 from dialjudge.core.judges.store.run_store import Review
 from dialjudge.core.judges.types import Judgment
 from dialjudge.core.model import Aggregation, Dataset, Example
@@ -31,10 +35,13 @@ from dialjudge.core.model import Aggregation, Dataset, Example
 MIN_GAP = 0.3
 #: At most this many items per disagreement kind (the largest gaps).
 PER_KIND = 25
+#: Valid-answer mass below which a probability-mode judgment is flagged (scored or not).
+LOW_MASS = 0.75
 
 
 class FlagKind(str, enum.Enum):
     PARSE_FAILURE = "parse-failure"
+    LOW_MASS = "low-valid-mass"
     CAUGHT = "adversarial-caught"
     JUDGE_HUMAN = "judge-vs-human"
     JUDGES_DISAGREE = "judges-disagree"
@@ -46,6 +53,7 @@ class FlagKind(str, enum.Enum):
 
 _LABELS = {
     FlagKind.PARSE_FAILURE: "not scored",
+    FlagKind.LOW_MASS: "little probability on valid answers",
     FlagKind.CAUGHT: "adversarial ≥ original",
     FlagKind.JUDGE_HUMAN: "judge vs human",
     FlagKind.JUDGES_DISAGREE: "judges disagree",
@@ -111,6 +119,12 @@ def build_queue(dataset: Dataset, judgments: Mapping[str, Mapping[str, Judgment]
         for item_id, j in by_item.items():
             if j.failed:
                 add(item_id, Flag(FlagKind.PARSE_FAILURE, 1.0, f"{judge}: {j.error or 'no score'}", judge))
+            if j.valid_mass is not None and j.valid_mass < LOW_MASS:
+                bound = "at least " if j.mass_is_lower_bound else ""
+                what = "not scored" if j.failed else f"scored {j.normalized:.2f} (0-1) all the same"
+                add(item_id, Flag(FlagKind.LOW_MASS, 1.0 - j.valid_mass,
+                                  f"{judge}: {bound}{100 * j.valid_mass:.1f}% of the probability on valid "
+                                  f"answers; {what}", judge))
 
     scores = {judge: {i: j.normalized for i, j in by_item.items() if j.normalized is not None}
               for judge, by_item in judgments.items()}
@@ -157,7 +171,6 @@ def build_queue(dataset: Dataset, judgments: Mapping[str, Mapping[str, Judgment]
 def _caught(dataset: Dataset, scores: Mapping[str, Mapping[str, float]]) -> list[tuple[str, Flag]]:
     if not any(ex.is_adversarial for ex in dataset.examples):
         return []
-    from dialjudge.core.adversarial.discernment import caught_list
 
     out = []
     for judge in scores:
@@ -187,6 +200,7 @@ def review_rows(dataset: Dataset, run_id: int, quality: str | None,
     with ``label_is_manual`` true, else the dataset's), the review, the flags and each judge's 0-1 score."""
     judged = dict.fromkeys(i for by_item in judgments.values() for i in by_item)
     flagged = {case.item_id: case for case in queue}
+    measured = {judge for judge, by_item in judgments.items() if any(j.valid_mass is not None for j in by_item.values())}
     rows = []
     for ex in dataset.examples:
         if ex.id not in judged:
@@ -208,6 +222,8 @@ def review_rows(dataset: Dataset, run_id: int, quality: str | None,
         for judge, by_item in judgments.items():
             j = by_item.get(ex.id)
             row[f"judge:{judge}"] = None if j is None else j.normalized
+            if judge in measured:  # probability modes: how much the answer put on valid answers
+                row[f"valid_mass:{judge}"] = None if j is None else j.valid_mass
         rows.append(row)
     return rows
 

@@ -12,9 +12,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from dialjudge.core import diagnostics_report as dr
 from dialjudge.core.errors import DialjudgeError
+from dialjudge.core.evaluation import evaluate, split_subsets
+from dialjudge.core.judge_diagnostics import run_diagnostics
 from dialjudge.core.judges.store.run_store import RunStore
 from dialjudge.core.model import Dataset
+from dialjudge.core.report import render, to_csv, to_jsonl
+from dialjudge.core.run_columns import run_scores
 
 #: Agreement-table formats (core/report) and judgment formats, with their file endings.
 TABLE_FORMATS: dict[str, str] = {"csv": "csv", "json": "json", "markdown": "md", "latex": "tex"}
@@ -47,9 +52,6 @@ def export_run(store: RunStore, run_id: int, dataset: Dataset, folder: Path, for
     ``extra_scores`` (say, the reference-based metrics already computed for the
     open dataset) appear in the tables beside the run's judges.
     """
-    from dialjudge.core.evaluation import evaluate, split_subsets
-    from dialjudge.core.report import render
-    from dialjudge.core.run_columns import run_scores
 
     unknown = [f for f in formats if f not in TABLE_FORMATS and f not in JUDGMENT_FORMATS]
     if unknown:
@@ -67,9 +69,12 @@ def export_run(store: RunStore, run_id: int, dataset: Dataset, folder: Path, for
         if not scores:
             raise ExportError(f"run {run_id} has no judgments yet; nothing to tabulate")
         qualities = [config.quality] if config.quality else None
-        subsets = split_subsets(dataset, config.subset)
+        # Only the items the run asked about (its subset, limit, item list): an item never asked is
+        # no "not scored" exclusion. A pairwise run's items are pair orders, read against the candidates.
+        asked = dataset if config.pairs is not None else dataset.subset(config.select_items(dataset))
+        subsets = split_subsets(asked, config.subset)
         # The human ceiling on the items the run's judges are compared on, as everywhere else.
-        report = evaluate(dataset, qualities=qualities, subset=subsets[0], extra_subsets=subsets[1:],
+        report = evaluate(asked, qualities=qualities, subset=subsets[0], extra_subsets=subsets[1:],
                           extra_scores=extra_scores, judge_scores=scores, failures=failures, include_metrics=False,
                           n_boot=n_boot, seed=seed)
         title = f"Run {run_id}: {config.label}"
@@ -89,7 +94,6 @@ def export_run(store: RunStore, run_id: int, dataset: Dataset, folder: Path, for
 
     judgment_formats = [f for f in formats if f in JUDGMENT_FORMATS]
     if judgment_formats:
-        from dialjudge.core.report import to_csv, to_jsonl
 
         rows = store.export_rows(run_id)
         if not rows:
@@ -104,8 +108,6 @@ def _write_diagnostics(store: RunStore, run_id: int, dataset: Dataset, folder: P
                        title: str, meta: Mapping[str, object]) -> list[Path]:
     """Beside the agreement table: the confusion matrices with plain and weighted κ, the reliability
     bins with ECE and Brier, the inter-judge matrix (whichever apply to the run's quality and judges)."""
-    from dialjudge.core import diagnostics_report as dr
-    from dialjudge.core.judge_diagnostics import run_diagnostics
 
     diagnostics = run_diagnostics(store, run_id, dataset)
     if diagnostics is None or diagnostics.empty:

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Iterable, Mapping
 
 from .evaluation import compared_items
 from .model import Aggregation, Dataset, Example, Scale
+from .stats import RunningCorrelations, agreement_table, human_ceiling
 from .subsets import ALL, Subset, default_subsets, parse_subset
 
 if TYPE_CHECKING:
@@ -87,7 +88,6 @@ class AgreementInputs:
     ceiling_items: frozenset[str] | None = None
 
     def table(self, *, n_boot: int = 1000, seed: int = 0, confidence: float = 0.95) -> "AgreementTable":
-        from .stats import agreement_table
 
         return agreement_table(
             self.examples, self.scores, [self.quality], subset=self.subset, levels=(ITEM_LEVEL,),
@@ -374,7 +374,6 @@ class Workspace:
         (the whole view when no judge is shown)."""
         if self.quality is None:
             return None
-        from .stats import human_ceiling
 
         items = self.ceiling_items()
         examples = self.selected_examples()
@@ -405,7 +404,6 @@ class Workspace:
         self._in_scope = frozenset()
         if self.dataset is None or self.quality is None:
             return
-        from .stats import RunningCorrelations
 
         human = self.human_labels()
         groups = {ex.id: ex.group_id for ex in self.selected_examples() if ex.id in human}

@@ -41,7 +41,8 @@ def rating_for(prompt: str) -> int:
 def top_tokens(rating: int) -> list[tuple[str, float]]:
     """The answer position's top tokens: the rating likeliest, its neighbours next, yes/no beside them."""
     out = [(str(d), -0.2 if d == rating else -2.0 if abs(d - rating) == 1 else -4.0) for d in range(1, 6)]
-    out += [("yes", -1.0 if rating >= 3 else -3.0), ("no", -3.0 if rating >= 3 else -1.0)]
+    # yes/no hold most of a yes/no question's probability (a model answering it), as the digits do a rating's.
+    out += [("yes", -0.4 if rating >= 3 else -2.4), ("no", -2.4 if rating >= 3 else -0.4)]
     return sorted(out, key=lambda e: -e[1])
 
 
@@ -58,6 +59,17 @@ class FaultPlan:
     slow_s: float = 0.05
     #: Error answers quote the Authorization header back, as careless servers do.
     echo_key: bool = False
+    #: Probability answers: the share of the answer position's probability on the digits 1-5 (None: most
+    #: of it, as a model that answers with a rating). Below 1/2 the generated token is "A" (as in
+    #: "A: yes, i've heard of it"), and the rest of the top list holds words. ``top_coverage`` is how much
+    #: probability the listed tokens hold together (less than 1: a truncated list).
+    valid_mass: float | None = None
+    top_coverage: float = 1.0
+    #: Honour continue_final_message: a request with it counts fewer prompt tokens (the prompt stops
+    #: inside the started assistant turn), as vLLM does; without, the field is ignored.
+    continues_final_message: bool = False
+    #: What GET /props shows as the model's chat template (llama.cpp's server); None: no /props.
+    chat_template: str | None = None
 
     def fault(self, prompt: str, attempt: int) -> str | None:
         digest = hashlib.sha256(f"{self.seed}|{attempt}|{prompt}".encode()).digest()
@@ -110,6 +122,9 @@ class FaultServer:
             def do_POST(self) -> None:  # the name http.server calls
                 server._handle(self)
 
+            def do_GET(self) -> None:
+                server._handle_get(self)
+
             def log_message(self, format: str, *args: Any) -> None:  # quiet
                 pass
 
@@ -135,6 +150,12 @@ class FaultServer:
         self.stop()
 
     # -- one request ---------------------------------------------------------------------
+
+    def _handle_get(self, h: BaseHTTPRequestHandler) -> None:
+        template = self.plan.chat_template
+        if h.path.rstrip("/").endswith("/props") and template is not None:
+            return self._send(h, 200, json.dumps({"chat_template": template, "bos_token": "", "eos_token": "</s>"}))
+        self._send(h, 404, json.dumps({"error": {"message": "not found"}}))
 
     def _handle(self, h: BaseHTTPRequestHandler) -> None:
         length = int(h.headers.get("Content-Length") or 0)
@@ -184,6 +205,10 @@ class FaultServer:
                 fault: str | None) -> Any:
         rating = rating_for(prompt)
         top = top_tokens(rating)
+        generated = str(rating)
+        if self.plan.valid_mass is not None:
+            top = little_valid_mass(rating, self.plan.valid_mass, self.plan.top_coverage)
+            generated = max(top, key=lambda e: e[1])[0]
         if fault == "positive-logprob":
             top = [(t, 0.7 if t == str(rating) else lp) for t, lp in top]
         elif fault == "nan-logprob":
@@ -191,18 +216,20 @@ class FaultServer:
         elif fault == "string-logprob":
             top = [(t, "high" if t == str(rating) else lp) for t, lp in top]  # type: ignore[misc]
         usage = {"prompt_tokens": len(prompt) // 4, "completion_tokens": 3}
+        if self.plan.continues_final_message and payload.get("continue_final_message"):
+            usage["prompt_tokens"] -= 5  # no end of the assistant turn, no new turn after it
         if chat:
             choice: dict[str, Any] = {"index": 0, "finish_reason": "stop",
                                       "message": {"role": "assistant",
-                                                  "content": str(rating) if probability else f"Score: {rating}"}}
+                                                  "content": generated if probability else f"Score: {rating}"}}
             if probability and fault != "no-logprobs":
                 choice["logprobs"] = {"content": [{
-                    "token": str(rating), "logprob": -0.2,
+                    "token": generated, "logprob": dict(top).get(generated, -0.2),
                     "top_logprobs": [{"token": t, "logprob": lp} for t, lp in top]}]}
         else:
-            choice = {"index": 0, "finish_reason": "stop", "text": f" {rating}" if probability else f" {rating}"}
+            choice = {"index": 0, "finish_reason": "stop", "text": f" {generated}"}
             if probability and fault != "no-logprobs":
-                choice["logprobs"] = {"tokens": [str(rating)], "token_logprobs": [-0.2],
+                choice["logprobs"] = {"tokens": [generated], "token_logprobs": [dict(top).get(generated, -0.2)],
                                       "top_logprobs": [dict(top)]}
         if fault == "empty-choices":
             return {"choices": [], "usage": usage}
@@ -233,6 +260,21 @@ class FaultServer:
         with contextlib.suppress(OSError):
             h.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
         h.close_connection = True
+
+
+def little_valid_mass(rating: int, mass: float, coverage: float = 1.0) -> list[tuple[str, float]]:
+    """An answer position whose digits hold ``mass`` (shaped as :func:`top_tokens`) and words the rest of
+    ``coverage``: what a chat model that did not start with a rating shows."""
+    import math
+
+    digits = [(t, math.exp(lp)) for t, lp in top_tokens(rating) if t.isdigit()]
+    total = sum(p for _, p in digits)
+    words = ("A", "The", "I", "Yes", "**", "Sure", "This", "It")
+    weights = [0.5 ** i for i in range(len(words))]
+    rest = max(coverage - mass, 0.0)
+    out = [(t, math.log(mass * p / total)) for t, p in digits]
+    out += [(w, math.log(rest * x / sum(weights))) for w, x in zip(words, weights)]
+    return sorted(out, key=lambda e: -e[1])
 
 
 def closed_port_url() -> str:

@@ -2,22 +2,27 @@
 
 The app holds its controllers (composed, not inherited): each owns a part
 of the state, starts its work on workers through the app, and defines the
-messages its workers post. Those messages arrive here and go straight to
-their owner; :meth:`DialjudgeApp.on_worker_state_changed` is the one place
-a failed worker becomes something the user sees.
+messages its workers post. Those messages arrive here: one table routes each
+to its owner, and the few whose news concerns other controllers to the
+app's coordination methods, which say what follows what.
+:meth:`DialjudgeApp.on_worker_state_changed` is the one place a failed worker
+becomes something the user sees.
 """
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
+from textual import on
 from textual.app import App
 from textual.binding import Binding, BindingType
+from textual.message import Message
+from textual.screen import ModalScreen
+from textual.widgets import Input, TextArea
 from textual.worker import Worker, WorkerState
 
+from dialjudge.core.api import DEFAULT_DATASET, RunFinished, Workspace
 from dialjudge.core.errors import DialjudgeError
-from dialjudge.core.judges.run.events import RunFinished
-from dialjudge.core.workspace import Workspace
 
 from .commands import DialjudgeCommands
 from .controllers.adversarial import AdversarialController, AdversarialSetBuilt
@@ -33,11 +38,15 @@ from .controllers.decisions import DecisionController, DiagnosticsComputed, Eval
 from .controllers.history import RunScoresLoaded, StoredRunsController
 from .controllers.lab import LabController
 from .controllers.labels import LabelReportComputed, LabelReportController
-from .controllers.pairwise import PairwiseReportComputed, PairwiseReportController
+from .controllers.pairwise import PairwiseReportComputed, PairwiseReportController, PreferenceReportComputed
 from .controllers.review import ReviewController
-from .controllers.runs import RUN_GROUP, JudgeChoicesLoaded, RunController, RunEventReceived
+from .controllers.runs import RUN_GROUP, InterruptedRunFound, JudgeChoicesLoaded, RunController, RunEventReceived
+from .controllers.shutdown import ShutdownController, end_process_promptly
 from .controllers.tune import SearchEventReceived, SearchSpaceLoaded, SearchStopped, TuneController, WinnerSaved
 from .navigation import DESTINATIONS, HOME
+from .routes import Route, message_routes
+from .screens.help import HelpScreen
+from .screens.quit_dialog import InterruptedRunDialog
 from .services import Services
 from .widgets.selection_bar import SelectionBar
 
@@ -59,30 +68,35 @@ class DialjudgeApp(App[int]):
         *(d.binding() for d in DESTINATIONS),
         Binding("question_mark", "help", "Help", key_display="?"),
         Binding("f1", "help", "Help", show=False),
+        # Esc in a text field leaves the field (then screen keys work again); only outside one does it
+        # cancel a run. Priority, so that no screen's own Esc acts first; off outside text fields.
+        Binding("escape", "leave_field", "Leave the field", show=False, priority=True),
         Binding("escape", "cancel_run", "Cancel run"),
         Binding("q", "quit", "Quit"),
+        # Textual's Ctrl+C only says "press ctrl+q"; here it quits, cancelling a run without asking.
+        Binding("ctrl+c", "quit_now", "Quit now (a run is cancelled)", show=False),
     ]
     COMMANDS = App.COMMANDS | {DialjudgeCommands}
 
-    def __init__(self, services: Services, dataset: str, *, datasets: DatasetController | None = None,
-                 runs: RunController | None = None, lab: LabController | None = None,
-                 review: ReviewController | None = None, stored_runs: StoredRunsController | None = None,
-                 adversarial: AdversarialController | None = None,
-                 labels: LabelReportController | None = None, tune: TuneController | None = None) -> None:
-        """Controllers not passed in are made here, on ``services``."""
+    def __init__(self, services: Services, dataset: str) -> None:
+        """The app on ``services``, opening ``dataset`` (a name or a path) when it starts."""
         super().__init__()
         self.services = services
         self.initial_dataset = dataset
-        self.datasets = datasets or DatasetController(self, services)
-        self.runs = runs or RunController(self, services, self.datasets)
-        self.lab = lab or LabController(self, services)
-        self.review = review or ReviewController(self, services, self.datasets)
-        self.stored_runs = stored_runs or StoredRunsController(self, services, self.datasets)
-        self.adversarial = adversarial or AdversarialController(self, services, self.datasets)
-        self.labels = labels or LabelReportController(self, services, self.datasets)
+        self.datasets = DatasetController(self, services)
+        self.runs = RunController(self, services, self.datasets)
+        self.lab = LabController(self, services)
+        self.review = ReviewController(self, services, self.datasets)
+        self.stored_runs = StoredRunsController(self, services, self.datasets)
+        self.adversarial = AdversarialController(self, services, self.datasets)
+        self.labels = LabelReportController(self, services, self.datasets)
         self.decisions = DecisionController(self, services, self.datasets, run_active=lambda: self.runs.active)
         self.pairwise = PairwiseReportController(self, services, self.datasets)
-        self.tune = tune or TuneController(self, services, self.datasets)
+        self.tune = TuneController(self, services, self.datasets)
+        self.shutdown = ShutdownController(self, self.runs, self.tune)
+        #: The launch's offer to resume an unfinished run is made once, for the first dataset opened.
+        self._interrupted_checked = False
+        self._routes = message_routes(type(self), self._routes_to_owners(), self._routes_across_controllers())
         for d in DESTINATIONS:
             self.add_mode(d.mode, d.make_screen)
 
@@ -95,6 +109,14 @@ class DialjudgeApp(App[int]):
         self.switch_mode(HOME)
         self.set_interval(self.services.redraw_interval_s, self.datasets.flush_live_updates, name="live redraw")
         self.datasets.open(self.initial_dataset)
+        if not self.is_headless:  # a test's app leaves its process's signals alone
+            self.shutdown.install_signal_handlers()
+
+    def on_unmount(self) -> None:
+        # However the app ends (a crash included): a run still going is cancelled, so it stores its
+        # end instead of judging on behind a closed screen.
+        self.shutdown.cancel_all()
+        self.shutdown.remove_signal_handlers()
 
     # -- keys ------------------------------------------------------------------------------
 
@@ -104,10 +126,16 @@ class DialjudgeApp(App[int]):
 
     def action_help(self) -> None:
         """List every key."""
-        from .screens.help import HelpScreen
-
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen())
+
+    async def action_quit(self) -> None:
+        """Quit; a run in progress is cancelled first (asks)."""
+        self.shutdown.request_quit(ask=True)
+
+    def action_quit_now(self) -> None:
+        """Quit at once; a run in progress is cancelled first, without asking."""
+        self.shutdown.request_quit(ask=False)
 
     def action_cancel_run(self) -> None:
         """Stop the run: what is stored stays, and the run can be resumed."""
@@ -125,73 +153,97 @@ class DialjudgeApp(App[int]):
         """Recompute the statistics now."""
         self.datasets.refresh_stats()
 
+    def action_leave_field(self) -> None:
+        """Leave the text field: keys act on the screen again."""
+        self.screen.set_focus(None)
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "leave_field":
+            # In a dialog Esc keeps closing the dialog, as its footer says.
+            return isinstance(self.focused, (Input, TextArea)) and not isinstance(self.screen, ModalScreen)
         if action == "cancel_run":
             return self.runs.active
         return True
 
-    # -- messages from the controllers' workers, each handed to its owner ----------------
+    # -- messages from the controllers' workers ------------------------------------------
 
-    def on_dataset_loaded(self, message: DatasetLoaded) -> None:
+    def _routes_to_owners(self) -> list[Route[Any]]:
+        """Messages that concern only the controller whose worker posted them."""
+        datasets, runs, tune = self.datasets, self.runs, self.tune
+        return [
+            Route(MetricsProgressed, datasets.metrics_progressed),
+            Route(MetricsScored, datasets.metrics_scored),
+            Route(ItemScored, datasets.item_scored),
+            Route(SelectionBar.Chosen, lambda m: datasets.choose_view(quality=m.quality, subset=m.subset)),
+            Route(EvaluatorsCompared, self.decisions.compared),
+            Route(DiagnosticsComputed, self.decisions.diagnostics_computed),
+            Route(JudgeChoicesLoaded, runs.judge_choices_loaded),
+            Route(LabelReportComputed, self.labels.computed),
+            Route(PairwiseReportComputed, self.pairwise.computed),
+            Route(PreferenceReportComputed, self.pairwise.preference_computed),
+            Route(AdversarialSetBuilt, self.adversarial.set_built),
+            Route(SearchSpaceLoaded, tune.space_loaded),
+            Route(SearchEventReceived, tune.event_received),
+            Route(SearchStopped, tune.stopped),
+            Route(WinnerSaved, tune.winner_saved),
+        ]
+
+    def _routes_across_controllers(self) -> list[Route[Any]]:
+        """Messages whose news concerns more than their owner: the app's coordination, in one place."""
+        return [
+            Route(DatasetLoaded, self._dataset_loaded),
+            Route(InterruptedRunFound, self._interrupted_run_found),
+            Route(StatsRefreshed, self._stats_refreshed),
+            Route(RunEventReceived, self._run_event_received),
+            Route(RunScoresLoaded, self._stored_run_scores_loaded),
+        ]
+
+    @on(Message)
+    def _route(self, message: Message) -> None:
+        route = self._routes.get(type(message))
+        if route is not None:
+            route.handler(message)
+
+    def _dataset_loaded(self, message: DatasetLoaded) -> None:
+        """The dataset opened; the first time, the store is asked whether its newest run was left unfinished."""
         self.datasets.dataset_loaded(message)
+        if not self._interrupted_checked:
+            self._interrupted_checked = True
+            self.runs.find_interrupted(message.dataset.name)
 
-    def on_metrics_progressed(self, message: MetricsProgressed) -> None:
-        self.datasets.metrics_progressed(message)
+    def _interrupted_run_found(self, message: InterruptedRunFound) -> None:
+        """Offer to resume the run a quit, a crash or a closed terminal cut off."""
+        record = message.record
 
-    def on_metrics_scored(self, message: MetricsScored) -> None:
-        self.datasets.metrics_scored(message)
+        def answered(resume: bool | None) -> None:
+            if resume and not self.runs.active:
+                self.switch_mode("run")
+                self.runs.resume_stored(record)
 
-    def on_item_scored(self, message: ItemScored) -> None:
-        self.datasets.item_scored(message)
+        self.push_screen(InterruptedRunDialog(record), answered)
 
-    def on_stats_refreshed(self, message: StatsRefreshed) -> None:
+    def _stats_refreshed(self, message: StatsRefreshed) -> None:
+        """New statistics of the view: the paired comparison and the judge diagnostics follow them."""
         self.datasets.stats_refreshed(message)
         self.decisions.view_refreshed()
 
-    def on_evaluators_compared(self, message: EvaluatorsCompared) -> None:
-        self.decisions.compared(message)
-
-    def on_diagnostics_computed(self, message: DiagnosticsComputed) -> None:
-        self.decisions.diagnostics_computed(message)
-
-    def on_selection_bar_chosen(self, message: SelectionBar.Chosen) -> None:
-        self.datasets.choose_view(quality=message.quality, subset=message.subset)
-
-    def on_judge_choices_loaded(self, message: JudgeChoicesLoaded) -> None:
-        self.runs.judge_choices_loaded(message)
-
-    def on_run_event_received(self, message: RunEventReceived) -> None:
+    def _run_event_received(self, message: RunEventReceived) -> None:
+        """A run's progress; when it finishes, its labels and pairwise reports are computed where
+        core's ``reports_after_run`` says they follow the run (the same reports ``dialjudge judge`` prints)."""
         self.runs.event_received(message)
-        if isinstance(message.event, RunFinished):
-            self.labels.compute(message.event.run_id)
-            self.pairwise.compute(message.event.run_id)
+        if isinstance(message.event, RunFinished) and message.event.run_id:  # 0: stopped before it was recorded
+            self._report_on_run(message.event.run_id)
 
-    def on_run_scores_loaded(self, message: RunScoresLoaded) -> None:
-        # A pairwise run's judgments are pair orders: its candidate columns come from its report instead.
+    def _stored_run_scores_loaded(self, message: RunScoresLoaded) -> None:
+        """A stored run opened from the history: its judge columns join the view, or, for a pairwise
+        run (whose judgments are pair orders, not scores), its pairwise report stands in for them."""
         if self.pairwise.compute(message.run_id) is None:
             self.stored_runs.run_scores_loaded(message)
         self.labels.compute(message.run_id)
 
-    def on_label_report_computed(self, message: LabelReportComputed) -> None:
-        self.labels.computed(message)
-
-    def on_pairwise_report_computed(self, message: PairwiseReportComputed) -> None:
-        self.pairwise.computed(message)
-
-    def on_adversarial_set_built(self, message: AdversarialSetBuilt) -> None:
-        self.adversarial.set_built(message)
-
-    def on_search_space_loaded(self, message: SearchSpaceLoaded) -> None:
-        self.tune.space_loaded(message)
-
-    def on_search_event_received(self, message: SearchEventReceived) -> None:
-        self.tune.event_received(message)
-
-    def on_search_stopped(self, message: SearchStopped) -> None:
-        self.tune.stopped(message)
-
-    def on_winner_saved(self, message: WinnerSaved) -> None:
-        self.tune.winner_saved(message)
+    def _report_on_run(self, run_id: int) -> None:
+        self.labels.compute(run_id)
+        self.pairwise.compute(run_id)
 
     # -- failures --------------------------------------------------------------------------
 
@@ -207,8 +259,9 @@ class DialjudgeApp(App[int]):
             self.runs.worker_changed(event.state)
 
 
+__all__ = ["DialjudgeApp", "end_process_promptly", "make_app"]
+
+
 def make_app(dataset: str | None = None, *, services: Services | None = None) -> DialjudgeApp:
     """The app on ``dataset`` (name or path; default: the bundled sample)."""
-    from dialjudge.core.registry import DEFAULT_DATASET
-
     return DialjudgeApp(services if services is not None else Services.default(), dataset or DEFAULT_DATASET)

@@ -7,11 +7,18 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from textual.binding import Binding, BindingType
+from textual.screen import Screen
 
 from .navigation import DESTINATIONS
+from .widgets.virtual_table import VirtualTable
 
 if TYPE_CHECKING:
     from textual.app import App
+
+#: The help screen's keys (here, so the help lists itself without importing the help screen).
+HELP_BINDINGS: list[BindingType] = [
+    Binding("escape,q,question_mark", "dismiss", "Close help"),
+]
 
 
 @dataclass(frozen=True)
@@ -27,19 +34,14 @@ def expand(bindings: Iterable[BindingType]) -> tuple[Binding, ...]:
 
 def key_sections(app: App) -> list[KeySection]:
     """The app's keys (Textual's own included), each screen's, then those of tables and the help."""
-    from textual.screen import Screen
-
-    from .screens.help import HelpScreen
-    from .widgets.virtual_table import VirtualTable
-
     everywhere = [*merged_bindings(type(app)), *Screen.BINDINGS]
     if app.ENABLE_COMMAND_PALETTE:
         everywhere.append(Binding(app.COMMAND_PALETTE_BINDING, "app.command_palette", "Command palette"))
     sections = [KeySection("Everywhere", expand(everywhere))]
     for d in DESTINATIONS:
-        sections.append(KeySection(f"{d.title} screen", expand(merged_bindings(d.screen_class(), below=Screen))))
+        sections.append(KeySection(f"{d.title} screen", expand(merged_bindings(d.screen, below=Screen))))
     sections.append(KeySection("Item tables", expand(VirtualTable.BINDINGS)))
-    sections.append(KeySection("Help screen", expand(merged_bindings(HelpScreen, below=Screen))))
+    sections.append(KeySection("Help screen", expand(HELP_BINDINGS)))
     return [s for s in sections if s.bindings]
 
 

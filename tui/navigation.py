@@ -1,20 +1,25 @@
 """The app's screens: each a mode with its own key, listed in the command palette and the help.
 
 To add a screen, append a :class:`Destination`; the app installs it as a
-mode, binds its key and lists it. The screen class is imported only when the
-screen is first shown.
+mode, binds its key and lists it. Screens reach the app only through
+:class:`~.host.DialjudgeHost`, so importing them here makes no cycle.
 """
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from textual.binding import Binding
+from textual.screen import Screen
 
-if TYPE_CHECKING:
-    from textual.screen import Screen
+from .screens.datasets import DatasetsScreen
+from .screens.plots import PlotsScreen
+from .screens.prompt_lab import PromptLabScreen
+from .screens.review import ReviewScreen
+from .screens.run import RunScreen
+from .screens.runs import RunsScreen
+from .screens.scores import ScoresScreen
+from .screens.tune import TuneScreen
 
 
 @dataclass(frozen=True)
@@ -23,15 +28,10 @@ class Destination:
     title: str
     key: str
     description: str
-    #: "module:Class" of the screen, imported on first use.
-    screen: str
+    screen: type[Screen[None]]
 
-    def screen_class(self) -> type[Screen]:
-        module, _, name = self.screen.partition(":")
-        return getattr(importlib.import_module(module), name)
-
-    def make_screen(self) -> Screen:
-        return self.screen_class()()
+    def make_screen(self) -> Screen[None]:
+        return self.screen()
 
     def binding(self) -> Binding:
         return Binding(self.key, f"app.go({self.mode!r})", self.title, tooltip=self.description)
@@ -39,23 +39,22 @@ class Destination:
 
 DESTINATIONS: tuple[Destination, ...] = (
     Destination("scores", "Scores", "s", "Every item's human and evaluator scores, with live correlations",
-                "dialjudge.tui.screens.scores:ScoresScreen"),
+                ScoresScreen),
     Destination("datasets", "Datasets", "d", "Bundled, configured and recent datasets; filter and read items",
-                "dialjudge.tui.screens.datasets:DatasetsScreen"),
+                DatasetsScreen),
     Destination("plots", "Plots", "p", "Score histograms and evaluator-versus-human scatter plots",
-                "dialjudge.tui.screens.plots:PlotsScreen"),
+                PlotsScreen),
     Destination("run", "Run", "j", "Set up a judge run, start or resume it, and follow its progress",
-                "dialjudge.tui.screens.run:RunScreen"),
+                RunScreen),
     Destination("lab", "Prompt lab", "l", "Edit a template and see the exact prompt; try a judge on one item",
-                "dialjudge.tui.screens.prompt_lab:PromptLabScreen"),
+                PromptLabScreen),
     Destination("review", "Review", "v", "Review flagged items of a run: disagreements, caught adversarials, failures",
-                "dialjudge.tui.screens.review:ReviewScreen"),
+                ReviewScreen),
     Destination("runs", "Runs", "u", "Run history: compare two runs, export tables and judgments",
-                "dialjudge.tui.screens.runs:RunsScreen"),
+                RunsScreen),
     Destination("tune", "Tune", "t", "Search judge variants on tuning contexts; report the winner on held-out ones",
-                "dialjudge.tui.screens.tune:TuneScreen"),
+                TuneScreen),
 )
 
 #: The screen shown on start.
 HOME = "scores"
-

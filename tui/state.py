@@ -1,4 +1,5 @@
-"""What the app tells its screens when the workspace changes, and the statistics of the current view."""
+"""What the app tells its screens when the workspace changes, the statistics of the current view, and the
+order its evaluator columns are shown in (screens and controllers both follow it)."""
 
 from __future__ import annotations
 
@@ -6,8 +7,10 @@ import enum
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from dialjudge.core.api import POOL
+
 if TYPE_CHECKING:
-    from dialjudge.core.api import AgreementCell, AgreementTable, HumanCeiling
+    from dialjudge.core.api import AgreementCell, AgreementTable, HumanCeiling, Workspace
 
 
 class Change(str, enum.Enum):
@@ -47,3 +50,8 @@ class StatsState:
 
     def is_current(self, evaluator: str, version: int) -> bool:
         return evaluator in self.cells and self.versions.get(evaluator) == version
+
+
+def column_order(workspace: Workspace) -> list[str]:
+    """Judges (and their pool) first: they are what a run changes; then the metrics."""
+    return [*workspace.judge_names, *([POOL] if workspace.has_pool else []), *workspace.metric_names]

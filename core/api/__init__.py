@@ -12,7 +12,12 @@ request (:mod:`core.api.requests`) and calls one function per use case:
   :func:`export`, :func:`judgment_rows`, :func:`delete`; :func:`compare` two of them;
 - tuning: :func:`read_space`, :func:`open_search`, :func:`save_winner`;
 - datasets: :func:`list_datasets`, :func:`open_dataset`, :func:`describe`, :func:`dataset_statistics`,
-  :func:`metrics_report`, :func:`make_adversarial`.
+  :func:`metrics_report`, :func:`make_adversarial`;
+- the app's live view of an open dataset (:mod:`core.api.view`): :func:`item_metric_scores`,
+  :func:`compare_columns`, :func:`judges_as_labels`, :func:`stored_run_of`;
+- the prompt lab (:mod:`core.api.prompt_lab`): :func:`prepare_prompt`, :func:`trial_request`,
+  :func:`ask_judge`, :func:`trial_judgment`, :func:`save_edited_template`, :func:`check_persona_name`;
+- reviewing a run (:mod:`core.api.review`): :func:`review_data`, :func:`export_reviews`.
 
 The names below the use cases are the types those functions hand out (results,
 events, enums) and the functions that lay them out as rows and text, so that
@@ -23,31 +28,42 @@ from __future__ import annotations
 
 # The types and layouts the use cases hand out, re-exported so that a front end needs no deeper import.
 from ..adversarial.builder import CONTRADICTS
-from ..adversarial.discernment import DiscernmentRow
+from ..adversarial.discernment import DiscernmentRow, DiscernmentTable, discernment_table
 from ..compare import RunComparison
-from ..config import Config, JudgeConfig, load_config
+from ..config import Config, JudgeConfig, load_config, user_data_dir
 from ..errors import TemplateError
 from ..evaluation import EvaluationReport, compared_items
+from ..judge_diagnostics import ConfusionView, JudgeDiagnostics
 from ..judges.backends import local_threads, make_backend, model_file_backend
-from ..judges.post_run.cost import USAGE_COLUMNS, RunUsage, usage_rows, usage_summary
-from ..judges.post_run.labels import LabelReport
-from ..judges.post_run.pairwise_report import BT_SUFFIX, SUMMARY_COLUMNS, PairwiseReport, summary_notes, summary_rows
+from ..judges.post_run.cost import USAGE_COLUMNS, RunUsage, money_text, usage_rows, usage_summary
+from ..judges.post_run.labels import LabelReport, run_label_report
+from ..judges.post_run.pairwise_report import (
+    BT_SUFFIX,
+    SUMMARY_COLUMNS,
+    PairwiseReport,
+    pairwise_report,
+    summary_notes,
+    summary_rows,
+)
 from ..judges.post_run.pool import PoolReport, Stability
 from ..judges.post_run.rescore import RescoreResult, RescoreSettings
 from ..judges.prompts.constraint import AnswerConstraint
-from ..judges.prompts.personas import Persona
+from ..judges.prompts.personas import Persona, save_persona
 from ..judges.prompts.templates import Template
 from ..judges.run.config import RunConfig
 from ..judges.run.engine import RunEngine
 from ..judges.run.events import JudgmentScored, RunEvent, RunFinished, RunProgress, RunSummary, StopRuleChecked
+from ..judges.run.pairwise import PairSetting, plan_pairs
 from ..judges.run.stopping import StopRule
-from ..judges.store.run_store import RunRecord, RunStore
-from ..judges.store.status import Part, RunState, RunStatus, problem_lines, status_text
-from ..judges.types import JudgeBackend, Judgment, ScoringMode
+from ..judges.store.run_store import Review, RunRecord, RunStore, StoreError
+from ..judges.store.status import Part, RunState, RunStatus, problem_lines, status_line, status_text
+from ..judges.types import JudgeBackend, Judgment, OutputKind, RenderedPrompt, ScoringMode
 from ..label_rows import HEADER as LABEL_HEADER
 from ..label_rows import confusion_rows, tie_lines
 from ..label_rows import summary_rows as label_summary_rows
+from ..metrics import MetricScores, score_examples
 from ..planning import NO_PERSONA, RunPlan, infer_quality, preferred_mode
+from ..registry import bundled_path
 from ..report import (
     FORMATS,
     WideRow,
@@ -61,14 +77,26 @@ from ..report import (
     to_jsonl,
     wide_table,
 )
+from ..review_queue import FlagKind, ReviewCase, human_unit
 from ..run_columns import POOL
 from ..run_export import FORMAT_LABELS, ExportResult
-from ..stats import AgreementCell, AgreementTable, HumanCeiling
+from ..stats import AgreementCell, AgreementTable, CeilingRow, HumanCeiling, Snapshot, ceiling_table
+from ..stats.baselines import LENGTH_EVALUATOR
+from ..stats.calibration import Calibration
 from ..stats.interjudge import InterJudgeMatrix
 from ..stats.label_agreement import TieRule
 from ..stats.paired import SYMBOLS, PairedComparison, interval_text, verdict_line
-from ..tuning.search import JudgingProgressed, RoundStarted, SearchEvent, SearchStarted, VariantScored
-from ..workspace import Workspace, judge_evaluator
+from ..subsets import parse_subset
+from ..tuning.search import (
+    JudgingProgressed,
+    RoundStarted,
+    SearchCancelled,
+    SearchEvent,
+    SearchFinished,
+    SearchStarted,
+    VariantScored,
+)
+from ..workspace import AgreementInputs, Workspace, judge_evaluator
 from .choices import JudgeChoices, judge_choices
 from .comparison import compare
 from .datasets import (
@@ -89,6 +117,44 @@ from .datasets import (
     quality_annotators,
 )
 from .display import RunDisplay
+from .masses import mass_lines, scoring_lines
+from .preferences import (
+    AGREEMENT_COLUMNS,
+    CATEGORY_COLUMNS,
+    PAIR_COLUMNS,
+    VERSUS_COLUMNS,
+    PreferenceReport,
+    PreferenceRequest,
+    VersusRow,
+    agreement_notes,
+    agreement_rows,
+    category_rows,
+    on_prepaired_items,
+    pair_label,
+    pair_rows,
+    pair_summary_lines,
+    pairs_to_review,
+    preference_plan_text,
+    preference_report_of,
+    stored_preference_report,
+    versus,
+    versus_notes,
+    versus_rows,
+)
+from .prompt_lab import (
+    LAB_SOURCE,
+    FewShotCache,
+    PreparedPrompt,
+    PromptSetup,
+    SavedTemplate,
+    ask_judge,
+    check_persona_name,
+    judge_key,
+    prepare_prompt,
+    save_edited_template,
+    trial_judgment,
+    trial_request,
+)
 from .reports import (
     FILE_REPORTS,
     DrawSpread,
@@ -112,6 +178,14 @@ from .requests import (
     RescoreRequest,
     RunRequest,
     StopRequest,
+)
+from .review import (
+    REVIEW_FORMAT_LABELS,
+    REVIEW_FORMATS,
+    ReviewData,
+    check_review_formats,
+    export_reviews,
+    review_data,
 )
 from .runs import (
     RetryPlan,
@@ -149,6 +223,7 @@ from .tune import (
     save_search_record,
     save_winner,
 )
+from .view import compare_columns, is_length_baseline, item_metric_scores, judges_as_labels, stored_run_of
 
 __all__ = [
     # requests
@@ -163,7 +238,7 @@ __all__ = [
     "agreement_levels", "only_dialogs", "label_run_note", "metric_length_bias", "run_finished", "compared_items",
     # stored runs
     "list_runs", "run_details", "RunDetails", "usage_of_run", "judge_columns", "rescore", "export", "judgment_rows",
-    "delete", "dataset_of_run", "environment_lines", "compare",
+    "delete", "dataset_of_run", "environment_lines", "compare", "mass_lines", "scoring_lines",
     # tuning
     "read_space", "open_search", "save_winner", "render_report", "save_search_record", "TUNING_FORMATS",
     "SearchSpace", "TuningReport", "TuningSearch", "SearchEvent", "SearchStarted", "RoundStarted",
@@ -172,6 +247,11 @@ __all__ = [
     "DEFAULT_DATASET", "ADVERSARIAL_KINDS", "DatasetEntry", "DatasetSummary", "DatasetStatistics",
     "LabelCeilingRow", "AdversarialSet", "list_datasets", "open_dataset", "describe", "quality_annotators",
     "dataset_statistics", "metrics_report", "metric_scores", "make_adversarial",
+    # pre-paired preference data (issue 21)
+    "PreferenceRequest", "PreferenceReport", "on_prepaired_items", "preference_plan_text", "preference_report_of",
+    "stored_preference_report", "versus", "VersusRow", "versus_rows", "versus_notes", "pair_summary_lines",
+    "pair_label", "pairs_to_review", "AGREEMENT_COLUMNS", "CATEGORY_COLUMNS", "PAIR_COLUMNS", "VERSUS_COLUMNS", "agreement_rows",
+    "agreement_notes", "category_rows", "pair_rows",
     # handed-out types and their layouts
     "CONTRADICTS", "DiscernmentRow", "discernment", "RunComparison", "Config", "JudgeConfig", "load_config",
     "EvaluationReport", "AnswerConstraint", "USAGE_COLUMNS", "RunUsage", "usage_rows", "usage_summary",
@@ -182,4 +262,36 @@ __all__ = [
     "WideRow", "WideTable", "records_to_latex", "records_to_markdown", "render", "sparkline", "to_csv", "to_json",
     "to_jsonl", "wide_table", "POOL", "FORMAT_LABELS", "ExportResult", "SYMBOLS", "PairedComparison",
     "verdict_line", "interval_text", "TieRule", "RunEngine", "Workspace", "judge_evaluator", "Persona", "Template", "TemplateError", "PoolReport", "Stability", "StopRule", "InterJudgeMatrix",
+    # the app's live view, prompt lab and review
+    "item_metric_scores", "compare_columns", "is_length_baseline", "judges_as_labels", "stored_run_of",
+    "LAB_SOURCE", "FewShotCache", "PromptSetup", "PreparedPrompt", "SavedTemplate", "prepare_prompt",
+    "trial_request", "ask_judge", "trial_judgment", "judge_key", "save_edited_template", "check_persona_name",
+    "save_persona", "REVIEW_FORMATS", "REVIEW_FORMAT_LABELS", "ReviewData", "review_data", "check_review_formats",
+    "export_reviews",
+    # what they hand out or lay out
+    "DiscernmentTable", "discernment_table",
+    "user_data_dir", "ConfusionView", "JudgeDiagnostics", "money_text", "run_label_report",
+    "PairSetting", "plan_pairs", "pairwise_report", "Review", "StoreError", "OutputKind", "RenderedPrompt",
+    "MetricScores", "score_examples", "bundled_path", "FlagKind", "ReviewCase", "human_unit",
+    "CeilingRow", "Snapshot", "ceiling_table", "LENGTH_EVALUATOR", "Calibration", "status_line", "parse_subset",
+    "SearchCancelled", "SearchFinished", "AgreementInputs",
 ]
+
+# i-import: `runs import` and the Runs screen's import action (core.api.imports).
+from .imports import IMPORT_FORMATS, ImportRefused, ImportReport, ImportRequest, ImportResult, import_scores
+
+__all__ += ["IMPORT_FORMATS", "ImportRefused", "ImportReport", "ImportRequest", "ImportResult", "import_scores"]
+
+# -- f-app: resuming an interrupted run, a template's identity ---------------------------------
+from .interrupted import find_interrupted_run  # noqa: E402
+from .template_identity import (  # noqa: E402
+    is_shipped_name,
+    overridden_names,
+    parse_template,
+    renamed_template_text,
+    revert_override,
+    template_text_hash,
+)
+
+__all__ += ["find_interrupted_run", "is_shipped_name", "overridden_names", "parse_template",
+            "renamed_template_text", "revert_override", "template_text_hash"]

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from ..errors import TemplateError
 from ..judges.prompts.personas import Persona, load_personas
-from ..judges.prompts.templates import Template, load_templates, shipped_template_dir
+from ..judges.prompts.templates import Template, load_templates, overridden_names, shipped_template_dir
 
 
 @dataclass(frozen=True)
@@ -21,6 +21,12 @@ class JudgeChoices:
     errors: tuple[TemplateError, ...] = ()
     #: Names of the templates read from dialjudge's own folder (not overridden by a user file).
     shipped: frozenset[str] = frozenset()
+    #: Names of shipped templates a user's file takes the place of (marked in every picker).
+    overridden: frozenset[str] = frozenset()
+
+    def label(self, name: str) -> str:
+        """How a picker lists template ``name``: a user's override of a shipped one says so."""
+        return f"{name} (your override)" if name in self.overridden else name
 
 
 def judge_choices(template_dirs: Sequence[Path]) -> JudgeChoices:
@@ -31,4 +37,4 @@ def judge_choices(template_dirs: Sequence[Path]) -> JudgeChoices:
     personas = load_personas(template_dirs)
     shipped_dir = str(shipped_template_dir())
     shipped = frozenset(name for name, t in templates.items() if t.source.startswith(shipped_dir))
-    return JudgeChoices(templates, personas, tuple(errors), shipped)
+    return JudgeChoices(templates, personas, tuple(errors), shipped, overridden_names(templates))

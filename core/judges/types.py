@@ -29,6 +29,11 @@ class ScoringMode(str, enum.Enum):
     YESNO = "yesno"
 
 
+#: Below this probability on valid answers at the answer position, a probability-mode judgment
+#: is a failure with the reason, never a score (per judge: ``options.min_valid_mass``).
+DEFAULT_MIN_VALID_MASS = 0.5
+
+
 class OutputKind(str, enum.Enum):
     CONTINUOUS = "continuous"  # e.g. 0-1 with decimals (paper 000)
     LIKERT = "likert"  # integer points, e.g. 1-5
@@ -131,6 +136,9 @@ class JudgeRequest:
     repeat: int = 0
     #: Generate mode: hold the output to the template's answer format (a grammar / JSON schema).
     constrain: AnswerConstraint = AnswerConstraint.OFF
+    #: Probability modes: the least probability the valid answers must hold at the answer
+    #: position for the judgment to be scored (scoring only; the answer does not depend on it).
+    min_valid_mass: float = DEFAULT_MIN_VALID_MASS
 
     @property
     def seed(self) -> int:
@@ -162,6 +170,12 @@ class BackendResult:
     evaluated_tokens: int = 0
     completion_tokens: int = 0
     latency_s: float = 0.0
+    #: Probability modes: the probability the valid answers hold at the answer position, before
+    #: ``choice_probs`` normalises it away (None: the backend did not measure it).
+    valid_mass: float | None = None
+    #: True when ``valid_mass`` is only a lower bound: it was read from a truncated top list
+    #: (an API's top log-probabilities), where valid answers below the list cannot be seen.
+    mass_is_lower_bound: bool = False
 
 
 @dataclass
@@ -188,6 +202,12 @@ class Judgment:
     sampling: Mapping[str, Any] = field(default_factory=dict)
     #: The backend's most likely first answer tokens, kept so the run can be rescored with another top-K.
     top_logprobs: list[tuple[str, float]] | None = None
+    #: Probability modes: the probability the valid answers held at the answer position (see
+    #: BackendResult.valid_mass), how many valid answers the top-K list showed, and whether the
+    #: mass is a lower bound (valid answers may be missing from a truncated list).
+    valid_mass: float | None = None
+    valid_in_top: int | None = None
+    mass_is_lower_bound: bool = False
 
     @property
     def failed(self) -> bool:

@@ -55,7 +55,7 @@ def char_ngram_counts(line: str, max_order: int) -> list[Counter]:
 class ChrfScorer:
     def __init__(self, ids: tuple[str, ...], context: ScoringContext) -> None:
         from sacrebleu.metrics import CHRF  # heavy: loaded when chrF++ first scores
-        from sacrebleu.metrics.helpers import extract_word_ngrams
+        from sacrebleu.metrics.helpers import extract_word_ngrams  # sacrebleu, as above
 
         self._chrf: Any = CHRF(char_order=CHRF_CHAR_ORDER, word_order=CHRF_WORD_ORDER, beta=CHRF_BETA)
         self._extract_word_ngrams = extract_word_ngrams

@@ -29,6 +29,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import platformdirs
+
 from .signatures import distribution_version
 
 #: Bump when the file layout changes.
@@ -43,9 +45,7 @@ def cache_dir() -> Path:
     env = os.environ.get(CACHE_DIR_ENV)
     if env:
         return Path(env).expanduser()
-    from platformdirs import user_cache_dir
-
-    return Path(user_cache_dir("dialjudge", appauthor=False))
+    return Path(platformdirs.user_cache_dir("dialjudge", appauthor=False))
 
 
 def wordnet_files(location: str) -> list[Path]:

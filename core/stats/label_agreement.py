@@ -35,7 +35,7 @@ import numpy as np
 
 from ..model import Example, RatingValue, Scale, ScaleKind
 from . import bootstrap as bs
-from .categorical import cohen_kappa, is_missing, percent_agreement
+from .categorical import cohen_kappa, is_missing, krippendorff_alpha, percent_agreement
 from .human import annotator_matrix
 from .small_samples import MIN_CONTEXTS_LABELS
 
@@ -531,7 +531,6 @@ def label_ceiling(examples: Iterable[Example], quality: str, tie_rule: TieRule |
     """Mean pairwise kappa and percent agreement, alpha among the annotators, and each annotator
     against the majority of the others (a tie among the others is excluded, or with rule ``first``
     goes to the first label; a published majority is of all annotators, so it does not apply)."""
-    from .categorical import krippendorff_alpha
 
     tie_rule = TieRule(tie_rule)
     examples = [ex for ex in examples if quality in ex.ratings]

@@ -17,18 +17,24 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..config import Config
+from ..config import Config, user_data_dir
 from ..errors import ConfigError, DialjudgeError
-from ..evaluation import compared_items
-from ..judges.run.events import RunStatus
-from ..model import Aggregation, Dataset, Example
+from ..evaluation import compared_items, resolve_quality
+from ..judges.backends import make_backend
+from ..judges.prompts.templates import parse_template
+from ..judges.run.engine import RunEngine
+from ..judges.run.events import RunProgress, RunStatus
+from ..model import Aggregation, Dataset, Example, is_label_quality
+from ..planning import plan_run
 from ..stats.ceiling import HumanCeiling, human_ceiling
 from ..stats.correlation import CorrelationResult, correlate
 from ..stats.human import human_labels
+from ..stats.paired import paired_comparison
 from .halving import Round, SuccessiveHalving
 from .report import HeldoutResult, TuningReport
 from .space import SearchSpace, Variant
 from .split import ContextSplit, split_by_context
+from .winner import variant_template
 
 
 class SearchCancelled(DialjudgeError):
@@ -133,7 +139,6 @@ class TuningSearch:
 
     def _plan_variant(self, variant: Variant) -> PlannedVariant:
         """Check a variant against the dataset and config before anything is judged."""
-        from .winner import variant_template
 
         try:
             name, text = variant_template(variant, self.config)
@@ -144,7 +149,6 @@ class TuningSearch:
             raise ConfigError(f"variant {variant.name!r}: {exc}") from None
 
     def _run_config(self, planned: PlannedVariant, item_ids: Sequence[str], name: str = "") -> Any:
-        from ..planning import plan_run
 
         v = planned.variant
         plan = plan_run(self.dataset, self.config, template=v.template, judges=[v.judge], mode=v.mode,
@@ -153,7 +157,6 @@ class TuningSearch:
                         top_k=v.top_k, item_ids=tuple(item_ids), name=name)
         config = plan.config
         if planned.template_name != config.template:
-            from ..judges.prompts.templates import parse_template
 
             tpl = parse_template(planned.template_text, planned.template_name)
             if config.mode not in tpl.output.modes:
@@ -214,7 +217,6 @@ class TuningSearch:
                                      len(heldout_ids), self.spent, self.model_calls))
         paired = None
         if winner != baseline:
-            from ..stats.paired import paired_comparison
 
             human = {i: self._human.get(i) for i in heldout_ids}
             paired = paired_comparison(columns[baseline], columns[winner], human, self._groups,
@@ -234,8 +236,6 @@ class TuningSearch:
                      ) -> tuple[dict[str, float | None], int]:
         """Run one variant on ``item_ids`` through the engine; its scores by item, and the run id.
         ``new_items`` of them count against the budget (the rest were judged in an earlier round)."""
-        from ..judges.run.engine import RunEngine
-        from ..judges.run.events import RunProgress
 
         if self._cancelled:
             raise SearchCancelled("the tuning search was cancelled")
@@ -273,7 +273,6 @@ class TuningSearch:
     def _backend(self, spec: Any) -> Any:
         if spec.name not in self._backends:
             if self._make_backend is None:
-                from ..judges.backends import make_backend
 
                 self._backends[spec.name] = make_backend(spec.config)
             else:
@@ -305,7 +304,6 @@ def search_record_path(report: TuningReport, folder: Path) -> Path:
 
 def save_search_record(report: TuningReport, folder: Path | None = None) -> Path:
     """Store the search (split, rounds, results, run ids) as JSON in the user's data folder."""
-    from ..config import user_data_dir
 
     folder = folder or user_data_dir() / "searches"
     folder.mkdir(parents=True, exist_ok=True)
@@ -320,8 +318,6 @@ def stored_split(path: Path) -> ContextSplit:
 
 
 def _quality(dataset: Dataset, wanted: str | None) -> str:
-    from ..evaluation import resolve_quality
-    from ..model import is_label_quality
 
     if wanted is None:
         if "overall" in {q.lower() for q in dataset.qualities}:

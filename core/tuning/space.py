@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import asdict, dataclass, field, fields, replace
+from importlib import resources
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -100,12 +101,36 @@ class SearchSpace:
         return replace(self, settings=settings)
 
 
-def load_space(path: Path) -> SearchSpace:
+def load_space(path: Path | str) -> SearchSpace:
+    """A search space from a file, or one shipped with dialjudge by name (``example``: see
+    :func:`packaged_spaces`), so that the examples work outside a checkout."""
+    file = Path(path).expanduser()
+    if not file.is_file():
+        packaged = _packaged_space(str(path))
+        if packaged is not None:
+            return parse_space(packaged.read_text(encoding="utf-8"), f"{packaged.name} (shipped with dialjudge)")
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = file.read_text(encoding="utf-8")
     except OSError as exc:
-        raise ConfigError(f"{path}: cannot read the search space: {exc.strerror}") from None
+        names = ", ".join(packaged_spaces())
+        raise ConfigError(f"{path}: cannot read the search space: {exc.strerror} "
+                          f"(the spaces shipped with dialjudge, by name: {names})") from None
     return parse_space(text, str(path))
+
+
+def packaged_spaces() -> list[str]:
+    """Names of the search spaces shipped with dialjudge (``prompts/search/NAME.toml``)."""
+    folder = resources.files("dialjudge.prompts") / "search"
+    return sorted(entry.name[: -len(".toml")] for entry in folder.iterdir() if entry.name.endswith(".toml"))
+
+
+def _packaged_space(name: str) -> Any:
+    """The shipped space called ``name`` (``example``, ``example.toml`` or ``prompts/search/example.toml``)."""
+    stem = Path(name).name
+    stem = stem[: -len(".toml")] if stem.endswith(".toml") else stem
+    if stem not in packaged_spaces():
+        return None
+    return resources.files("dialjudge.prompts") / "search" / f"{stem}.toml"
 
 
 def parse_space(text: str, source: str = "<search space>") -> SearchSpace:

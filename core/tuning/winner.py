@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from ..errors import ConfigError
-from ..judges.prompts.templates import Template, parse_template, user_template_dir
+from ..judges.prompts.templates import Template, get_template, parse_template, user_template_dir
 from .space import Variant
 
 _NAME_LINE = re.compile(r'^name\s*=\s*(".*"|\'.*\')\s*$', re.M)
@@ -25,7 +25,6 @@ _SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 def variant_template(variant: Variant, config: Any) -> tuple[str, str]:
     """The name and TOML text of the template ``variant`` runs on (``config``: a core Config):
     the named template, or a copy named ``<template>.<variant>`` with the variant's definition."""
-    from ..judges.prompts.templates import get_template
 
     template = get_template(variant.template, config.template_dirs)
     if not variant.aspect_definition:

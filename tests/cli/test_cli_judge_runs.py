@@ -12,6 +12,7 @@ import pytest
 from cli_helpers import run
 
 from dialjudge.core.judges.prompts.templates import shipped_template_dir
+from dialjudge.core.judges.run.config import template_text_hash
 from dialjudge.core.model import majority_vote
 from dialjudge.core.registry import open_dataset
 from shared_data import shared_data_dir
@@ -78,7 +79,9 @@ def test_judge_then_every_runs_command(capsys: pytest.CaptureFixture[str], tmp_p
     code, out, _ = run(capsys, "runs", "list")
     assert code == 0
     (listed,) = table_rows(out)
-    assert listed[0] == "1" and listed[3:] == ["finished", "sample", "adv-0to1", "generate", "fa", "8/8", "0"]
+    adv_hash = template_text_hash((shipped_template_dir() / "adv-0to1.toml").read_text(encoding="utf-8"))
+    assert listed[0] == "1" and listed[3:] == ["finished", "sample", f"adv-0to1 #{adv_hash}", "generate", "fa",
+                                               "8/8", "0"]
 
     code, out, _ = run(capsys, "runs", "show", "1")
     assert code == 0

@@ -105,8 +105,8 @@ def test_runs_export_writes_every_format_of_judge_format(capsys: pytest.CaptureF
     assert document["meta"]["run"] == 1 and document["meta"]["status"] == "finished"
     assert len(document["results"]) == 6
     md_rows = [line for line in outputs["markdown"].splitlines() if line.startswith("| ")]
-    assert md_rows[0] == "| item\\_id | judge | repeat | score | normalized | error |" and len(md_rows) == 7
-    assert outputs["latex"].count(r"\\") == 7 and r"\begin{tabular}{llllll}" in outputs["latex"]
+    assert md_rows[0] == "| item\\_id | judge | repeat | score | normalized | valid\\_mass | error |" and len(md_rows) == 7
+    assert outputs["latex"].count(r"\\") == 7 and r"\begin{tabular}{lllllll}" in outputs["latex"]
     assert "item\\_id" in outputs["latex"]
 
 

@@ -70,7 +70,11 @@ def test_template_edit_gives_deltas_and_a_prompt_diff(tmp_path: Path, sample: Da
     assert all(d.change == pytest.approx(d.after - d.before) for d in comparison.deltas)
 
     diff = comparison.prompt_diff
-    assert diff[0] == f"--- run {run_a}: adv-0to1" and diff[1] == f"+++ run {run_b}: adv-edit"
+    # Each side names its template with its content hash (two texts of one name stay told apart).
+    before, after = (store.get_run(r).run_config for r in (run_a, run_b))
+    assert diff[0] == f"--- run {run_a}: adv-0to1 #{before.template_hash}"
+    assert diff[1] == f"+++ run {run_b}: adv-edit #{after.template_hash}"
+    assert before.template_hash != after.template_hash
     assert "-{sep} " + OLD_LINE in diff and "+{sep} " + NEW_LINE in diff
     assert '-name = "adv-0to1"' in diff and '+name = "adv-edit"' in diff
     changed = [line for line in diff[2:] if line[:1] in "+-" and not line.startswith("@@")]

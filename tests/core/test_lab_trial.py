@@ -1,13 +1,21 @@
-"""The Prompt lab's "try it" scores an item exactly as a run scores it (core/api/lab_trial.py)."""
+"""The Prompt lab's "try it" scores an item exactly as a run scores it (core/api/prompt_lab.py)."""
 
 from __future__ import annotations
 
 import asyncio
+import inspect
 
 import pytest
 
 from dialjudge.core.api import build_backends, execute_run
-from dialjudge.core.api.lab_trial import RUN_DEFAULT_TOP_K, PromptSetup, judge_once, prepare_prompt, trial_request
+from dialjudge.core.api.prompt_lab import (
+    RUN_DEFAULT_TOP_K,
+    PromptSetup,
+    ask_judge,
+    prepare_prompt,
+    trial_judgment,
+    trial_request,
+)
 from dialjudge.core.config import Config, parse_config
 from dialjudge.core.errors import ConfigError
 from dialjudge.core.judges.backends.fake import FakeBackend
@@ -23,10 +31,12 @@ JUDGES = {"judges": {"fa": {"backend": "fake", "model": "fa-model"}}}
 
 
 def test_the_trial_uses_the_engines_scorer_and_a_runs_default_top_k() -> None:
-    import inspect
-
     assert _default_scorer() is score_result
     assert inspect.signature(plan_run).parameters["top_k"].default == RUN_DEFAULT_TOP_K
+
+
+def trial(backend: FakeBackend, request, judge: str):
+    return trial_judgment(request, asyncio.run(ask_judge(backend, request)), judge)
 
 
 @pytest.mark.parametrize("template", ["likert-1to5", "dstc10-yesno"])
@@ -42,18 +52,17 @@ def test_a_trial_scores_each_item_as_the_run_did(tmp_path, template: str) -> Non
     judge = config.judge("fa")
     differs_in_generate_mode = 0
     for item_id, run_judgment in judged.items():
-        setup = PromptSetup(tpl.text, sample, sample.get(item_id), aspect=plan.config.aspect)
-        prepared = prepare_prompt(setup)
-        request = trial_request(item_id, prepared.prompt, prepared.template, judge)  # the lab's defaults
+        prepared = prepare_prompt(PromptSetup(tpl.text, sample, sample.get(item_id), aspect=plan.config.aspect))
+        request = trial_request(prepared, item_id, judge)  # the lab's defaults
         assert request.mode is plan.config.mode and request.top_k == plan.config.top_k
-        trial = asyncio.run(judge_once(FakeBackend.from_config(judge), request, judge.name))
-        assert trial.prompt_hash == run_judgment.prompt_hash
-        assert trial.score is not None and trial.score == pytest.approx(run_judgment.score, abs=1e-12)
-        assert trial.normalized == pytest.approx(run_judgment.normalized, abs=1e-12)
+        judgment = trial(FakeBackend.from_config(judge), request, judge.name)
+        assert judgment.prompt_hash == run_judgment.prompt_hash
+        assert judgment.score is not None and judgment.score == pytest.approx(run_judgment.score, abs=1e-12)
+        assert judgment.normalized == pytest.approx(run_judgment.normalized, abs=1e-12)
         if ScoringMode.GENERATE in prepared.template.output.modes:
             # What the lab did before: generate mode (a rounded rating) -- not the run's number.
-            old = trial_request(item_id, prepared.prompt, prepared.template, judge, mode=ScoringMode.GENERATE)
-            old_score = asyncio.run(judge_once(FakeBackend.from_config(judge), old, judge.name)).score
+            old = trial_request(prepared, item_id, judge, ScoringMode.GENERATE)
+            old_score = trial(FakeBackend.from_config(judge), old, judge.name).score
             differs_in_generate_mode += old_score != pytest.approx(run_judgment.score, abs=1e-9)
     if template == "likert-1to5":
         assert differs_in_generate_mode > 0
@@ -64,5 +73,4 @@ def test_a_mode_the_template_lacks_is_refused_as_a_run_refuses_it() -> None:
     tpl = get_template("likert-1to5")
     prepared = prepare_prompt(PromptSetup(tpl.text, sample, sample.examples[0], aspect="overall"))
     with pytest.raises(ConfigError, match="does not support yesno scoring"):
-        trial_request("x", prepared.prompt, prepared.template, parse_config(JUDGES).judge("fa"),
-                      mode=ScoringMode.YESNO)
+        trial_request(prepared, "x", parse_config(JUDGES).judge("fa"), ScoringMode.YESNO)

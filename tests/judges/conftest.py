@@ -57,7 +57,8 @@ def llama_server(bundled_model: Path, tmp_path_factory: pytest.TempPathFactory) 
     port = _free_port()
     log_path = tmp_path_factory.mktemp("llama-server") / "server.log"
     command = [sys.executable, "-m", "llama_cpp.server", "--model", str(bundled_model),
-               "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "1024", "--n_threads", "1"]
+               "--model_alias", "smollm2", "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "1024",
+               "--n_threads", "1"]
     if cpu_has_amx():
         # See llama.py, _without_extra_buffers: AMX kernels crash on multi-token batches on
         # machines that advertise AMX without supporting it; one-token batches avoid them.

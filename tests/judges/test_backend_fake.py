@@ -146,6 +146,15 @@ async def test_yes_no_follows_the_templates_spelling_and_reports_tokens():
     assert (fake.opened, fake.closed) == (1, 1)
 
 
+async def test_a_configured_delay_makes_a_slow_judge_and_bad_delays_are_refused():
+    slow = make_backend(JudgeConfig("f", "fake", model="m", extra={"delay_s": 0.01}))
+    assert slow.delay is not None
+    assert make_backend(JudgeConfig("f", "fake", model="m")).delay is None
+    for bad in (-1, "soon", True, 7200):
+        with pytest.raises(BackendError, match="options.delay_s"):
+            make_backend(JudgeConfig("f", "fake", model="m", extra={"delay_s": bad}))
+
+
 # -- the simulated judge: a set agreement with the humans -----------------------------
 
 

@@ -34,7 +34,10 @@ YES_NO = OutputSpec(OutputKind.YESNO, 0, 1, choices=("No", "Yes"), answer_prefix
 
 def config(**changes) -> JudgeConfig:
     values = dict(name="api", backend="openai", model="judge-model", base_url="http://judge.test/v1",
-                  api_key_env="DIALJUDGE_TEST_KEY", concurrency=2, max_retries=3, timeout=5.0)
+                  api_key_env="DIALJUDGE_TEST_KEY", concurrency=2, max_retries=3, timeout=5.0,
+                  # The reading of chat answers is tested here; how a server is made to continue
+                  # after the answer prefix has its own tests (test_probability_api.py).
+                  extra={"continuation": "unprefixed"})
     values.update(changes)
     return JudgeConfig(**values)
 
@@ -316,9 +319,11 @@ async def test_a_missing_key_variable_is_named(monkeypatch):
 
 
 def test_identity_and_config_checks():
-    backend = make_backend(config(base_url="http://judge.test/v1/"))
+    backend = make_backend(config(base_url="http://judge.test/v1/", extra={}))
     assert isinstance(backend, OpenAIBackend)
     assert backend.identity == "openai:http://judge.test/v1#judge-model" and backend.max_concurrency == 2
+    # How probability answers are asked is part of what makes them: cached ones are kept apart.
+    assert make_backend(config()).identity == "openai:http://judge.test/v1#judge-model;continuation=unprefixed"
     assert SECRET not in backend.identity
     with pytest.raises(BackendError, match="base_url"):
         OpenAIBackend(config(base_url=None))

@@ -590,3 +590,64 @@ async def test_end_to_end_fewshot_logprob_repeats_and_stability(store: RunStore)
     assert fake.repeats == 3 and fake.items == 8
     assert fake.spearman is not None and -1 <= fake.spearman <= 1
     assert len(fake.human.values) == 3 and fake.human.std is not None
+
+
+# -- stopping while requests are in flight or the judges still load ---------------------------
+
+async def test_requests_failing_after_a_cancel_are_dropped_not_stored(store: RunStore) -> None:
+    """A quit cancels the run while requests are in flight; what they raise then is no judge failure."""
+    async def fail_once_cancelled(request: JudgeRequest) -> None:
+        if len(backend.requests) == 4:
+            eng.cancel()
+            raise BackendError("connection closed while the app quit")
+
+    backend = FakeBackend("a", max_concurrency=1, delay=fail_once_cancelled)
+    eng = engine(config(judge("a")), make_dataset(4, 3), {"a": backend}, store)
+    summary = await eng.run()
+    assert summary.status == "cancelled" and summary.failures == 0
+    record = store.get_run(summary.run_id)
+    assert (record.status, record.judgments, record.failures) == ("cancelled", 3, 0)
+
+
+async def test_an_interpreter_shutdown_error_stops_the_run_and_is_not_stored(store: RunStore) -> None:
+    """What a thread pool raises once Python is exiting: the process ends, the judge did not fail."""
+    async def exiting(request: JudgeRequest) -> None:
+        if len(backend.requests) >= 3:
+            raise RuntimeError("cannot schedule new futures after interpreter shutdown")
+
+    backend = FakeBackend("a", max_concurrency=2, delay=exiting)
+    summary = await engine(config(judge("a")), make_dataset(4, 3), {"a": backend}, store).run()
+    assert summary.status == "cancelled" and summary.failures == 0 and summary.done == 2
+    assert store.failure_reasons(summary.run_id) == []
+    assert store.get_run(summary.run_id).status == "cancelled"
+
+
+async def test_a_cancel_while_the_judge_loads_ends_the_run_without_waiting_for_the_load(store: RunStore) -> None:
+    loading = asyncio.Event()
+
+    class SlowToLoad(FakeBackend):
+        async def open(self) -> None:
+            loading.set()
+            await asyncio.Event().wait()  # a model that would load for a long time
+
+    backend = SlowToLoad("a")
+    eng = engine(config(judge("a")), make_dataset(2, 2), {"a": backend}, store)
+    task = asyncio.ensure_future(eng.run())
+    await asyncio.wait_for(loading.wait(), 10)
+    await asyncio.to_thread(eng.cancel)  # from the UI thread, as the app's quit does
+    summary = await asyncio.wait_for(task, 10)
+    assert summary.status == "cancelled" and summary.done == 0 and backend.requests == []
+    assert store.list_runs() == []  # nothing was asked, so nothing was recorded
+    # The run's lock is released: the same configuration can run at once.
+    again = await engine(config(judge("a")), make_dataset(2, 2), {"a": FakeBackend("a")}, store).run()
+    assert again.status == "finished" and again.done == 4
+
+
+async def test_a_cancelled_run_records_its_wall_time(store: RunStore) -> None:
+    clock = iter(float(t) for t in range(1000))
+    backend = FakeBackend("a", max_concurrency=1)
+    eng = engine(config(judge("a")), make_dataset(4, 3), {"a": backend}, store, clock=lambda: next(clock))
+    eng.subscribe(lambda e: eng.cancel() if isinstance(e, JudgmentScored) and e.done == 2 else None)
+    summary = await eng.run()
+    assert summary.status == "cancelled"
+    assert store.get_run(summary.run_id).wall_s > 0

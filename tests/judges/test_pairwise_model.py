@@ -24,11 +24,15 @@ async def test_both_orders_give_a_distribution_over_the_verdicts(llama_backend: 
     template = load_templates()["pairwise-plain"]
     for first, second in ((good, bad), (bad, good)):
         prompt = render_prompt(template, pair_example(first, second))
-        request = JudgeRequest(f"{first.id}>{second.id}", prompt, ScoringMode.LOGPROB, Sampling(), top_k=0)
+        # The reading's arithmetic, whatever share of the probability the verdicts hold (the
+        # valid-mass threshold has its own tests: test_probability_api.py).
+        request = JudgeRequest(f"{first.id}>{second.id}", prompt, ScoringMode.LOGPROB, Sampling(), top_k=0,
+                               min_valid_mass=0.0)
         result = await llama_backend.complete(request)
         probs = result.choice_probs
         assert probs is not None and set(probs) == {"A", "B", "tie"}
         assert sum(probs.values()) == pytest.approx(1.0, abs=1e-6)
         judgment = score_result(request, result, "smollm2")
+        assert judgment.valid_mass is not None and 0 < judgment.valid_mass <= 1
         # The score is the first reply's expected point: p(A) + p(tie) / 2.
         assert judgment.normalized == pytest.approx(probs["A"] + probs["tie"] / 2, abs=1e-9)

@@ -53,7 +53,10 @@ def render(variant: JudgeVariant, example: Example) -> RenderedPrompt:
 def judge_config(base_url: str, endpoint: str, **kw: Any) -> JudgeConfig:
     values: dict[str, Any] = dict(name="api", backend="openai", model="m", base_url=base_url,
                                   api_key_env="DIALJUDGE_FAULT_KEY", endpoint=endpoint, concurrency=4,
-                                  max_retries=MAX_RETRIES, timeout=0.5)
+                                  max_retries=MAX_RETRIES, timeout=0.5,
+                                  # The stub answers a new chat turn with a rating: read as it comes
+                                  # (how a server continues after the prefix: test_probability_api.py).
+                                  extra={"continuation": "unprefixed"})
     values.update(kw)
     return JudgeConfig(**values)
 

@@ -272,7 +272,7 @@ def test_a_version_1_store_is_upgraded_in_place_with_its_runs(tmp_path: Path) ->
     db.commit()
     db.close()
     with RunStore(path) as store:
-        assert store.schema_version == SCHEMA_VERSION == 3
+        assert store.schema_version == SCHEMA_VERSION == 4
         (record,) = store.list_runs()
         assert (record.name, record.status, record.judgments) == ("old", "cancelled", 1)
         assert store.find_resumable("fp-old") == record

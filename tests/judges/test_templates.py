@@ -357,3 +357,30 @@ def test_toml_string_escapes() -> None:
 
     for value in ['plain', 'q"uote', "back\\slash", "new\nline", "\x7f\x00", "{x} ${y}"]:
         assert tomllib.loads(f"v = {toml_string(value)}")["v"] == value
+
+
+# --------------------------------------------------------------------------- the judge sees what it judges
+
+
+def test_a_template_that_never_shows_the_reply_is_refused_naming_what_is_missing() -> None:
+    blind = _with("Response: {response}\n", "Is this good?\n")
+    with pytest.raises(TemplateError, match=r"no message shows the reply being judged: use \{response\}") as info:
+        parse_template(blind, "blind.toml")
+    assert info.value.line is not None  # points at the messages
+
+
+def test_a_dialog_level_template_must_show_the_dialogue() -> None:
+    dialog = _with('description = "a test template"\n', 'description = "a test template"\nlevel = "dialog"\n')
+    dialog = _with("{context}\nResponse: {response}\n", "Rate the conversation.\n", dialog)
+    with pytest.raises(TemplateError, match=r"must show the dialogue it rates: use \{context\}"):
+        parse_template(dialog, "dialog.toml")
+
+
+def test_every_shipped_template_shows_the_judge_what_it_judges() -> None:
+    for name, t in load_templates().items():
+        if t.level == "dialog":
+            assert {"context", "history"} & t.variables, name
+        elif t.output.kind is OutputKind.PAIRWISE:
+            assert {"response_a", "response_b"} <= t.variables, name
+        else:
+            assert "response" in t.variables, name

@@ -13,7 +13,7 @@ from dialjudge.core.judges.backends.fake import FakeBackend
 from dialjudge.core.judges.prompts.templates import load_template_file, user_template_dir
 from dialjudge.core.tuning.search import SearchFinished, VariantScored
 from dialjudge.tui.app import make_app
-from dialjudge.tui.controllers.tune import SearchEventReceived
+from dialjudge.tui.controllers.tune import SearchEventReceived, TuneController
 from dialjudge.tui.screens.tune import TuneScreen
 
 SPACE = FAKE_JUDGE_SEARCH_SPACE + """
@@ -41,17 +41,18 @@ async def open_tune(pilot, space: Path) -> TuneScreen:
     return screen
 
 
-async def test_a_search_fills_the_leaderboard_and_reports_held_out(tmp_path: Path):
+async def test_a_search_fills_the_leaderboard_and_reports_held_out(tmp_path: Path, monkeypatch):
     services = make_services(tmp_path)
-    app = make_app(services=services)
     seen: list[object] = []
-    original = app.tune.event_received
+    original = TuneController.event_received
 
-    def record(message: SearchEventReceived) -> None:
+    def record(controller: TuneController, message: SearchEventReceived) -> None:
         seen.append(message.event)
-        original(message)
+        original(controller, message)
 
-    app.tune.event_received = record  # type: ignore[method-assign]
+    # Patched on the class before the app is made: the app routes messages to the methods it was built with.
+    monkeypatch.setattr(TuneController, "event_received", record)
+    app = make_app(services=services)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_tune(pilot, write_space(tmp_path))
         assert app.tune.space is not None and len(app.tune.space.variants) == 4

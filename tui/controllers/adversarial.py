@@ -20,12 +20,14 @@ from textual.message import Message
 from textual.message_pump import MessagePump
 from textual.worker import Worker, get_current_worker
 
+from dialjudge.core.api import discernment_table, make_adversarial, user_data_dir
+from dialjudge.core.errors import ConfigError, DataError
+
 from .base import start_thread_work
 
 if TYPE_CHECKING:
-    from dialjudge.core.adversarial.discernment import DiscernmentTable
+    from dialjudge.core.api import DiscernmentTable, Workspace
     from dialjudge.core.model import Dataset
-    from dialjudge.core.workspace import Workspace
 
     from ..services import Services
     from .datasets import DatasetController
@@ -61,8 +63,6 @@ def kdconv_sources(services: Services) -> list[str]:
 
 def default_output(source_name: str, seed: int) -> Path:
     """``<user_data_dir>/adversarial/<source>-adv-seed<seed>.jsonl``."""
-    from dialjudge.core.config import user_data_dir
-
     stem = re.sub(r"[^A-Za-z0-9._-]+", "-", source_name).strip("-.") or "dataset"
     return user_data_dir() / "adversarial" / f"{stem}-adv-seed{seed}.jsonl"
 
@@ -122,28 +122,17 @@ class AdversarialController:
         current = self.datasets.workspace.dataset
 
         def build() -> None:
-            from dialjudge.core.adversarial.builder import make_adversarial_set
-            from dialjudge.core.errors import DataError
-            from dialjudge.core.loaders import save_dataset
-
             if request.out.suffix != ".jsonl":
                 raise DataError(f"{request.out}: the adversarial set is written as native JSONL; use a .jsonl name")
-            source = self._source(request.source, current)
-            if request.held_out_system:
-                from dialjudge.core.adversarial.heldout import with_held_out_reference
-
-                source, _ = with_held_out_reference(source, request.held_out_system)
-            dataset, report = make_adversarial_set(source, kinds=request.kinds, per_item=request.per_item,
-                                                   n=request.n, seed=request.seed)
-            path = save_dataset(dataset, request.out.expanduser())
+            made = make_adversarial(self._source(request.source, current), request.out.expanduser(),
+                                    kinds=request.kinds, per_item=request.per_item, n=request.n, seed=request.seed,
+                                    held_out_reference=request.held_out_system)
             if not get_current_worker().is_cancelled:
-                self.app.post_message(AdversarialSetBuilt(str(path), report.summary(), len(dataset)))
+                self.app.post_message(AdversarialSetBuilt(str(made.path), made.report.summary(), len(made.dataset)))
 
         return start_thread_work(self.app, build, group=ADVERSARIAL_GROUP, description="Making the adversarial set")
 
     def _source(self, source: str, current: Dataset | None) -> Dataset:
-        from dialjudge.core.errors import ConfigError
-
         if source == CURRENT_SOURCE:
             if current is None:
                 raise ConfigError("open a dataset first, or choose a KdConv source")
@@ -169,8 +158,6 @@ class AdversarialController:
         inputs = DiscernmentInputs.of(workspace)
 
         def compute() -> None:
-            from dialjudge.core.adversarial.discernment import discernment_table
-
             table = discernment_table(inputs.dataset, inputs.scores) if inputs.scores else None
             if not get_current_worker().is_cancelled:
                 reply_to.post_message(DiscernmentComputed(inputs.dataset, dict(inputs.versions), table))

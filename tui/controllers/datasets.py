@@ -20,18 +20,14 @@ from textual.signal import Signal
 from textual.timer import Timer
 from textual.worker import Worker, get_current_worker
 
-from dialjudge.core.workspace import Workspace
+from dialjudge.core.api import Workspace, ceiling_table, describe, item_metric_scores, score_examples
 
 from ..state import Change, StatsState, WorkspaceChange
 from .base import start_thread_work
 
 if TYPE_CHECKING:
-    from dialjudge.core.describe import DatasetSummary
-    from dialjudge.core.judges.types import Judgment
-    from dialjudge.core.metrics import MetricScores
+    from dialjudge.core.api import AgreementInputs, AgreementTable, CeilingRow, DatasetSummary, Judgment, MetricScores
     from dialjudge.core.model import Dataset, Example
-    from dialjudge.core.stats import AgreementTable, CeilingRow
-    from dialjudge.core.workspace import AgreementInputs
 
     from ..services import Services
 
@@ -116,9 +112,6 @@ class DatasetController:
         """Load a dataset by name or path in the background; it replaces the current one."""
 
         def load() -> None:
-            from dialjudge.core.describe import describe
-            from dialjudge.core.stats import ceiling_table
-
             dataset = self.services.open_dataset(name_or_path)
             summary = describe(dataset)
             ceilings = ceiling_table(dataset.examples)
@@ -144,8 +137,6 @@ class DatasetController:
 
     def _score_metrics(self, dataset: Dataset) -> Worker[None]:
         def score() -> None:
-            from dialjudge.core.metrics import score_examples
-
             worker = get_current_worker()
 
             def progress(done: int, total: int) -> None:
@@ -179,11 +170,7 @@ class DatasetController:
             return
 
         def score() -> None:
-            from dialjudge.core.metrics import metric_info, resolve_metric_ids, score_pair
-
-            ids = resolve_metric_ids(self.services.metric_ids)
-            raw = score_pair(example.candidate or "", example.references, example.language, ids)
-            scores = {metric_info(m).label: raw[m] for m in ids if m in raw}
+            scores = item_metric_scores(example, self.services.metric_ids)
             if not get_current_worker().is_cancelled:
                 self.app.post_message(ItemScored(example.id, scores))
 

@@ -28,16 +28,21 @@ from textual.message import Message
 from textual.signal import Signal
 from textual.worker import Worker, get_current_worker
 
+from dialjudge.core.api import (
+    LENGTH_EVALUATOR,
+    StoreError,
+    compare_columns,
+    is_length_baseline,
+    judges_as_labels,
+    stored_run_of,
+)
 from dialjudge.core.errors import ConfigError
-from dialjudge.core.stats.baselines import LENGTH_EVALUATOR
-from dialjudge.core.workspace import RUN_SEPARATOR
 
+from ..state import column_order
 from .base import start_thread_work
 
 if TYPE_CHECKING:
-    from dialjudge.core.judge_diagnostics import JudgeDiagnostics
-    from dialjudge.core.judges.run.config import RunConfig
-    from dialjudge.core.stats.paired import PairedComparison
+    from dialjudge.core.api import JudgeDiagnostics, PairedComparison, RunConfig
 
     from ..services import Services
     from .datasets import DatasetController
@@ -85,8 +90,6 @@ class DecisionController:
 
     def choices(self) -> list[str]:
         """The evaluator columns that can be compared: judges, their pool, metrics, the length baseline."""
-        from ..screens.scores import column_order
-
         ws = self.datasets.workspace
         names = column_order(ws)
         if ws.dataset is not None and any(ex.candidate is not None for ex in ws.dataset.examples):
@@ -128,13 +131,7 @@ class DecisionController:
         self._compared = self._versions(name_a, name_b)
 
         def work() -> None:
-            from dialjudge.core.compare import compare_evaluators
-            from dialjudge.core.stats.baselines import length_scores
-
-            scores = {name: (length_scores(dataset.examples) if column is None else column)
-                      for name, column in columns.items()}
-            result = compare_evaluators(dataset, scores[name_a], scores[name_b], quality, subset=subset,
-                                        name_a=name_a, name_b=name_b, n_boot=n_boot, seed=seed)
+            result = compare_columns(dataset, quality, subset, columns, name_a, name_b, n_boot=n_boot, seed=seed)
             if not get_current_worker().is_cancelled:
                 self.app.post_message(EvaluatorsCompared(result, version))
 
@@ -149,7 +146,7 @@ class DecisionController:
 
     def _column(self, name: str) -> dict[str, float | None] | None:
         """A copy of a workspace column (safe on a worker); None for the length baseline, computed there."""
-        if name == LENGTH_EVALUATOR:
+        if is_length_baseline(name):
             return None
         return dict(self.datasets.workspace.scores_of(name))
 
@@ -169,20 +166,10 @@ class DecisionController:
         aggregation, version, dataset = ws.aggregation, ws.selection_version, ws.dataset
 
         def work() -> None:
-            from dialjudge.core.judge_diagnostics import judge_diagnostics, top_point_probabilities
-
-            probability: set[str] = set()
-            for name, column in list(columns.items()):
-                config = self._run_config(name)
-                if config is not None and config.quality == quality:
-                    p = top_point_probabilities(config, dataset, column)
-                    if p is not None:
-                        columns[name] = p
-                        probability.add(name)
-            result = judge_diagnostics(examples, quality, scale, columns, probability_judges=probability,
-                                       aggregation=aggregation)
+            result = judges_as_labels(dataset, examples, quality, scale, columns, self._run_config,
+                                      aggregation=aggregation)
             if not get_current_worker().is_cancelled:
-                self.app.post_message(DiagnosticsComputed(None if result.empty else result, version))
+                self.app.post_message(DiagnosticsComputed(result, version))
 
         return start_thread_work(self.app, work, group=DIAGNOSTICS_GROUP, description="Reading the judges as labels")
 
@@ -195,13 +182,10 @@ class DecisionController:
     def _run_config(self, column: str) -> RunConfig | None:
         """The stored run a judge column ("judge#run") came from; None for a column of no stored run.
         Called on the worker; each run is read once."""
-        _, separator, run = column.rpartition(RUN_SEPARATOR)
-        if not separator or not run.isdigit():
+        run_id = stored_run_of(column)
+        if run_id is None:
             return None
-        run_id = int(run)
         if run_id not in self._run_configs:
-            from dialjudge.core.judges.store.run_store import StoreError
-
             try:
                 with self.services.open_store() as store:
                     config: RunConfig | None = store.get_run(run_id).run_config

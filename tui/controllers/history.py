@@ -22,6 +22,8 @@ from textual.worker import Worker, get_current_worker
 from dialjudge.core.api import (
     CompareRequest,
     ExportRequest,
+    ImportRequest,
+    ImportResult,
     RescoreRequest,
     RescoreResult,
     RunComparison,
@@ -31,6 +33,7 @@ from dialjudge.core.api import (
     RunUsage,
     compare,
     export,
+    import_scores,
     judge_columns,
     judge_evaluator,
     list_runs,
@@ -50,7 +53,7 @@ if TYPE_CHECKING:
 
 #: RescoreRequest is core's (core.api); the rescore dialog imports it from here too.
 __all__ = ["RescoreRequest", "RunsListed", "FilesExported", "RunsCompared", "RunRescored", "RetryPrepared",
-           "RunUsageRead", "RunScoresLoaded", "StoredRunsController", "stored_runs", "dataset_for"]
+           "RunUsageRead", "RunScoresLoaded", "StoredRunsController", "stored_runs", "dataset_for", "ScoresImported"]
 
 RUNS_GROUP = "runs-list"
 COMPARE_GROUP = "runs-compare"
@@ -58,6 +61,7 @@ EXPORT_GROUP = "export"
 LOAD_RUN_GROUP = "load-run"
 RESCORE_GROUP = "rescore"
 RETRY_GROUP = "retry-prepare"
+IMPORT_GROUP = "import-scores"
 USAGE_GROUP = "run-usage"
 
 
@@ -88,6 +92,13 @@ class RunRescored(Message):
     """A stored run was scored again, without the model, into a new run."""
 
     result: RescoreResult
+
+
+@dataclass
+class ScoresImported(Message):
+    """A file of judge scores made elsewhere was stored as a run of kind "imported"."""
+
+    result: ImportResult
 
 
 @dataclass
@@ -196,6 +207,18 @@ class StoredRunsController:
             reply_to.post_message(RunRescored(result))
 
         return start_thread_work(self.app, rescore_run, group=RESCORE_GROUP, description="Rescoring the run")
+
+    def import_scores(self, request: ImportRequest, reply_to: MessagePump) -> Worker[None]:
+        """Store a file of judge scores as a run, matched to the open dataset; ``reply_to`` receives
+        :class:`ScoresImported` (a refused import fails the worker: its message names the problems)."""
+        current = self.datasets.workspace.dataset
+
+        def read_and_store() -> None:
+            with self.services.open_store() as store:
+                result = import_scores(store, request, self.services.config, current=current)
+            reply_to.post_message(ScoresImported(result))
+
+        return start_thread_work(self.app, read_and_store, group=IMPORT_GROUP, description="Importing scores")
 
     def prepare_retry(self, run_id: int, reply_to: MessagePump) -> Worker[None]:
         """Mark run ``run_id``'s failed judgments to be asked again; ``reply_to`` receives :class:`RetryPrepared`

@@ -23,16 +23,30 @@ from textual.message import Message
 from textual.message_pump import MessagePump
 from textual.worker import Worker, get_current_worker
 
-from dialjudge.core.api.lab_trial import LAB_SOURCE, PreparedPrompt, PromptSetup, prepare_prompt
-from dialjudge.core.config import JudgeConfig
-from dialjudge.core.errors import ConfigError, TemplateError
+from dialjudge.core.api import (
+    FewShotCache,
+    JudgeBackend,
+    JudgeConfig,
+    Judgment,
+    Persona,
+    PreparedPrompt,
+    PromptSetup,
+    ScoringMode,
+    Template,
+    ask_judge,
+    judge_key,
+    prepare_prompt,
+    revert_override,
+    save_edited_template,
+    save_persona,
+    trial_judgment,
+    trial_request,
+)
+from dialjudge.core.errors import ConfigError, DialjudgeError, TemplateError
 
 from .base import start_thread_work
 
 if TYPE_CHECKING:
-    from dialjudge.core.judges.prompts.personas import Persona
-    from dialjudge.core.judges.types import JudgeBackend, Judgment, ScoringMode
-
     from ..services import Services
 
 PREVIEW_GROUP = "prompt-preview"
@@ -71,6 +85,14 @@ class TrialFailed(Message):
 
 
 @dataclass
+class TemplateReverted(Message):
+    """A user's override was set aside (renamed to ``kept``): the shipped template is in use again."""
+
+    name: str
+    kept: str
+
+
+@dataclass
 class TemplateSaved(Message):
     """The edited template was written to the user's template folder."""
 
@@ -92,7 +114,7 @@ class _LabState:
     """What the lab keeps between previews and trials (shared by its worker threads)."""
 
     #: Few-shot selectors by (dataset, setting, quality): a BM25 index is built once.
-    selectors: dict[Any, Any] = field(default_factory=dict)
+    selectors: FewShotCache = field(default_factory=dict)
     #: Open judges by their configuration, reused by the next trial.
     backends: dict[str, JudgeBackend] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -128,8 +150,9 @@ class LabController:
 
     # -- the preview -----------------------------------------------------------------------
 
-    def render_preview(self, setup: PromptSetup, reply_to: MessagePump) -> Worker[None]:
-        """Render ``setup`` on a worker; ``reply_to`` receives :class:`PreviewRendered`."""
+    def render_preview(self, setup: PromptSetup, reply_to: MessagePump, *, generation: int) -> Worker[None]:
+        """Render ``setup`` on a worker; ``reply_to`` receives :class:`PreviewRendered` with ``generation``
+        (the editor's count of changes, so a late preview of older text is recognised and dropped)."""
 
         def render() -> None:
             prepared: PreparedPrompt | None
@@ -139,7 +162,7 @@ class LabController:
             except (TemplateError, ConfigError) as exc:
                 prepared, error = None, exc
             if not get_current_worker().is_cancelled:
-                reply_to.post_message(PreviewRendered(setup.generation, prepared, error))
+                reply_to.post_message(PreviewRendered(generation, prepared, error))
 
         return start_thread_work(self.app, render, group=PREVIEW_GROUP, description="Rendering the prompt")
 
@@ -148,18 +171,16 @@ class LabController:
     def try_prompt(self, setup: PromptSetup, judge: JudgeConfig, mode: ScoringMode | None, reply_to: MessagePump,
                    *, top_k: int | None = None) -> Worker[None]:
         """Ask ``judge`` about ``setup``'s item now, scored as a run scores it (``mode`` and ``top_k``
-        default to a run's: core/api/lab_trial.py); ``reply_to`` receives TrialFinished or TrialFailed."""
+        default to a run's: core/api/prompt_lab.trial_request); ``reply_to`` receives TrialFinished or TrialFailed."""
 
         def trial() -> None:
-            from dialjudge.core.api.lab_trial import judge_once, trial_request
-
             try:
                 prepared = prepare_prompt(setup, self._state.selectors)
-                request = trial_request(setup.example.id, prepared.prompt, prepared.template, judge, mode=mode,
-                                        top_k=top_k)
+                request = trial_request(prepared, setup.example.id, judge, mode, top_k=top_k)
                 backend = self._trial_backend(judge)
                 started = time.perf_counter()
-                judgment = self._state.run_on_loop(judge_once(backend, request, judge.name))
+                result = self._state.run_on_loop(ask_judge(backend, request))
+                judgment = trial_judgment(request, result, judge.name)
             except BaseException as exc:
                 reply_to.post_message(TrialFailed(judge.name, _describe(exc)))
                 raise
@@ -170,10 +191,8 @@ class LabController:
 
     def _trial_backend(self, judge: JudgeConfig) -> JudgeBackend:
         """One backend per judge configuration, kept open for the next trial."""
-        from dialjudge.core.judges.run.config import judge_config_to_dict
-
         state = self._state
-        key = repr(sorted(judge_config_to_dict(judge).items()))
+        key = judge_key(judge)
         with state.lock:
             backend = state.backends.get(key)
             if backend is None:
@@ -193,27 +212,32 @@ class LabController:
 
     # -- saving ----------------------------------------------------------------------------
 
-    def save_template(self, text: str, reply_to: MessagePump) -> Worker[None]:
-        """Save the edited template under the name its text gives, in the user's template folder;
-        ``reply_to`` receives :class:`TemplateSaved`."""
+    def save_template(self, text: str, reply_to: MessagePump, *, name: str | None = None) -> Worker[None]:
+        """Save the edited template in the user's template folder, under ``name`` (the text's own name
+        is rewritten) or the name its text gives; ``reply_to`` receives :class:`TemplateSaved`.
+
+        Saving under a shipped template's name overrides it: the screen asks before it does that.
+        """
 
         def save() -> None:
-            from dialjudge.core.judges.prompts.personas import save_template
-            from dialjudge.core.judges.prompts.templates import parse_template, shipped_template_dir
-
-            name = parse_template(text, LAB_SOURCE).name
-            path = save_template(text, name)
-            shipped = (shipped_template_dir() / f"{name}.toml").is_file()
-            reply_to.post_message(TemplateSaved(name, str(path), shipped))
+            saved = save_edited_template(text, name)
+            reply_to.post_message(TemplateSaved(saved.name, str(saved.path), saved.overrides_shipped))
 
         return start_thread_work(self.app, save, group=SAVE_GROUP, description="Saving the template")
+
+    def revert_template(self, template: Template, reply_to: MessagePump) -> Worker[None]:
+        """Put the shipped template back in place of the user's override (kept beside, renamed)."""
+
+        def revert() -> None:
+            kept = revert_override(template)
+            reply_to.post_message(TemplateReverted(template.name, str(kept)))
+
+        return start_thread_work(self.app, revert, group=SAVE_GROUP, description="Reverting the template")
 
     def save_persona(self, persona: Persona, reply_to: MessagePump) -> Worker[None]:
         """Save a persona to the user's persona folder; ``reply_to`` receives :class:`PersonaSaved`."""
 
         def save() -> None:
-            from dialjudge.core.judges.prompts.personas import save_persona
-
             path = save_persona(persona)
             reply_to.post_message(PersonaSaved(persona.name, str(path)))
 
@@ -226,6 +250,4 @@ async def _close_all(backends: Sequence[JudgeBackend]) -> None:
 
 
 def _describe(exc: BaseException) -> str:
-    from dialjudge.core.errors import DialjudgeError
-
     return str(exc) if isinstance(exc, DialjudgeError) else f"{type(exc).__name__}: {exc}"

@@ -17,12 +17,14 @@ from textual.app import App
 from textual.message import Message
 from textual.worker import Worker, get_current_worker
 
+from dialjudge.core.api import Report, reports_after_run, run_label_report
+
 from ..state import Change
 from .base import start_thread_work
 from .history import dataset_for
 
 if TYPE_CHECKING:
-    from dialjudge.core.judges.post_run.labels import LabelReport
+    from dialjudge.core.api import LabelReport
 
     from ..services import Services
     from .datasets import DatasetController
@@ -60,21 +62,18 @@ class LabelReportController:
         return report
 
     def compute(self, run_id: int) -> Worker[None] | None:
-        """Compare run ``run_id`` with the human labels, if its quality is a label quality of the
-        open dataset; None when there is nothing to compare."""
-        from dialjudge.core.model import is_label_quality
-
+        """Compare run ``run_id`` with the human labels of the open dataset, when core's
+        :func:`reports_after_run` says a labels report follows it (as ``dialjudge judge`` prints one);
+        None when there is nothing to compare."""
         dataset = self.datasets.workspace.dataset
         if dataset is None:
             return None
         with self.services.open_store() as store:
             config = store.get_run(run_id).run_config
-        if config.dataset != dataset.name or not is_label_quality(dataset.qualities.get(config.quality or "")):
+        if config.dataset != dataset.name or Report.LABELS not in reports_after_run(config, dataset):
             return None
 
         def work() -> None:
-            from dialjudge.core.judges.post_run.labels import run_label_report
-
             with self.services.open_store() as store:
                 judgments = store.load_judgments(run_id)
             data = dataset_for(self.services, config, dataset)

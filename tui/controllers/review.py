@@ -17,16 +17,13 @@ from textual.message import Message
 from textual.message_pump import MessagePump
 from textual.worker import Worker, get_current_worker
 
+from dialjudge.core.api import Review, ReviewData, check_review_formats, export_reviews, review_data
+from dialjudge.core.model import Dataset
+
 from .base import start_thread_work
 from .history import FilesExported, dataset_for
 
 if TYPE_CHECKING:
-    from dialjudge.core.judges.run.config import RunConfig
-    from dialjudge.core.judges.store.run_store import Review, RunRecord
-    from dialjudge.core.judges.types import Judgment
-    from dialjudge.core.model import Dataset
-    from dialjudge.core.review_queue import ReviewCase
-
     from ..services import Services
     from .datasets import DatasetController
 
@@ -35,20 +32,6 @@ REVIEW_SAVE_GROUP = "review-save"
 #: The Review screen's run picker lists in its own group (the Runs screen's listing is another).
 REVIEW_RUNS_GROUP = "review-runs"
 EXPORT_GROUP = "export"
-
-#: Review export formats and their file endings.
-REVIEW_FORMATS: dict[str, str] = {"reviews-csv": "csv", "reviews-jsonl": "jsonl"}
-REVIEW_FORMAT_LABELS: dict[str, str] = {"reviews-csv": "Reviewed labels, CSV", "reviews-jsonl": "Reviewed labels, JSONL"}
-
-
-@dataclass(frozen=True)
-class ReviewData:
-    run: RunRecord
-    config: RunConfig
-    dataset: Dataset
-    judgments: dict[str, dict[str, Judgment]]
-    queue: list[ReviewCase]
-    reviews: dict[str, Review]
 
 
 @dataclass
@@ -74,16 +57,8 @@ class ReviewController:
         self.datasets = datasets
 
     def _review_data(self, run_id: int, current: Dataset | None) -> ReviewData:
-        from dialjudge.core.review_queue import build_queue
-
         with self.services.open_store() as store:
-            record = store.get_run(run_id)
-            config = record.run_config
-            judgments = store.load_judgments(run_id)
-            reviews = store.reviews(run_id)
-        dataset = dataset_for(self.services, config, current)
-        queue = build_queue(dataset, judgments, config.quality)
-        return ReviewData(record, config, dataset, judgments, queue, reviews)
+            return review_data(store, run_id, lambda config: dataset_for(self.services, config, current))
 
     def load_queue(self, run_id: int, reply_to: MessagePump) -> Worker[None]:
         """Read run ``run_id`` and flag its items; ``reply_to`` receives :class:`ReviewQueueBuilt`."""
@@ -116,22 +91,8 @@ class ReviewController:
         chosen = tuple(formats)
 
         def export() -> None:
-            from dialjudge.core.report import to_csv, to_jsonl
-            from dialjudge.core.review_queue import review_rows
-            from dialjudge.core.run_export import ExportError, write_text_file
-
-            if not chosen:
-                raise ExportError("choose at least one format to export")
-            unknown = [fmt for fmt in chosen if fmt not in REVIEW_FORMATS]
-            if unknown:
-                raise ExportError(f"unknown review export format {unknown[0]!r} (one of {', '.join(REVIEW_FORMATS)})")
-            data = self._review_data(run_id, current)
-            rows = review_rows(data.dataset, run_id, data.config.quality, data.judgments, data.reviews, data.queue)
-            paths = []
-            for fmt in chosen:
-                text = to_csv(rows) if fmt == "reviews-csv" else to_jsonl(rows)
-                path = Path(folder).expanduser() / f"run-{run_id}-reviews.{REVIEW_FORMATS[fmt]}"
-                paths.append(write_text_file(path, text))
-            reply_to.post_message(FilesExported(f"run {run_id}'s reviewed labels", tuple(paths)))
+            check_review_formats(chosen)  # before the run is read: a bad choice fails at once
+            paths = export_reviews(self._review_data(run_id, current), folder, chosen)
+            reply_to.post_message(FilesExported(f"run {run_id}'s reviewed labels", paths))
 
         return start_thread_work(self.app, export, group=EXPORT_GROUP, description="Exporting the reviews")

@@ -38,6 +38,7 @@ from dialjudge.core.api import (
     RunState,
     RunStatus,
     build_backends,
+    find_interrupted_run,
     find_resumable,
     judge_choices,
     model_file_backend,
@@ -82,6 +83,13 @@ class RunEventReceived(Message):
 
 
 @dataclass
+class InterruptedRunFound(Message):
+    """The newest run on the opened dataset was left unfinished (cancelled, or cut off by a quit)."""
+
+    record: RunRecord
+
+
+@dataclass
 class RunPlanned(Message):
     """A run request was validated; ``resumable`` is an unfinished run of the same configuration."""
 
@@ -117,12 +125,20 @@ class RunController:
         #: Published with the new :class:`JudgeChoices` whenever they were (re)loaded.
         self.judge_choices_changed: Signal[JudgeChoices] = Signal(app, "judge-choices-changed")
         self._engine: RunEngine | None = None
+        self._worker: Worker[Any] | None = None
+        #: A cancel that came before the run's engine existed; the engine takes it on when made.
+        self._cancel_pending = False
         self._pairwise = False
         self._cancel_shown = False
 
     @property
     def active(self) -> bool:
         return self.state is not None and self.state.active
+
+    @property
+    def worker(self) -> Worker[Any] | None:
+        """The worker of the run the app drives (or drove last)."""
+        return self._worker
 
     @property
     def cancellable(self) -> bool:
@@ -195,6 +211,7 @@ class RunController:
         # A pairwise run's judgments are pair orders, not items: its candidate scores join the
         # workspace from its report when it finishes (controllers.pairwise).
         self._pairwise = config.pairs is not None
+        self._cancel_pending = False
         self._changed()
 
         def run() -> Any:
@@ -205,12 +222,15 @@ class RunController:
                 # The display is called on this thread: the app applies each event on the UI thread.
                 engine = open_run(config, dataset, store, backends, display=self, **options)
                 self._engine = engine
+                if self._cancel_pending:  # the app quit while the judges were being made
+                    engine.cancel()
                 return asyncio.run(engine.run())
             finally:
                 self._engine = None
                 store.close()
 
-        return start_thread_work(self.app, run, group=RUN_GROUP, description="Judge run")
+        self._worker = start_thread_work(self.app, run, group=RUN_GROUP, description="Judge run")
+        return self._worker
 
     def on_event(self, event: RunEvent) -> None:
         """The running engine's events (core.api.RunDisplay), on the run's thread: posted to the app."""
@@ -219,9 +239,31 @@ class RunController:
     def cancel(self) -> None:
         """Stop the run: what is stored stays, and the run can be resumed."""
         engine = self._engine
-        if engine is not None and self.active:
+        if not self.active:
+            return
+        self._cancel_pending = True
+        if engine is not None:
             engine.cancel()
-            self.app.notify("Cancelling the run…", timeout=3)
+        self.app.notify("Cancelling the run…", timeout=3)
+
+    def find_interrupted(self, dataset: str) -> Worker[None]:
+        """Ask the store on a worker whether the newest run on ``dataset`` was left unfinished;
+        the app receives :class:`InterruptedRunFound` when it was."""
+
+        def find() -> None:
+            with self.services.open_store() as store:
+                newest = find_interrupted_run(store, dataset)
+            if newest is not None and not get_current_worker().is_cancelled:
+                self.app.post_message(InterruptedRunFound(newest))
+
+        return start_thread_work(self.app, find, group="interrupted-run", description="Looking for an unfinished run")
+
+    def resume_stored(self, record: RunRecord) -> Worker[Any]:
+        """Continue a stored unfinished run with its own configuration (on the open dataset)."""
+        config = record.run_config
+        if config.quality is not None and config.quality in self.datasets.workspace.qualities():
+            self.datasets.choose_view(quality=config.quality)
+        return self.start(config, run_id=record.id)
 
     def event_received(self, message: RunEventReceived) -> None:
         event = message.event
@@ -236,8 +278,11 @@ class RunController:
             self.datasets.flush_live_updates()
             self.datasets.refresh_stats(changed_only=True)
             summary = event.summary
-            self.app.notify(f"Run {event.run_id} {event.status}: {summary.done} of {summary.total} judgments, "
-                            f"{summary.failures} failed", timeout=6)
+            if not event.run_id:
+                self.app.notify(f"The run was {event.status} before anything was asked", timeout=6)
+            else:
+                self.app.notify(f"Run {event.run_id} {event.status}: {summary.done} of {summary.total} judgments, "
+                                f"{summary.failures} failed", timeout=6)
         elif state.status is RunStatus.FAILED:
             # The worker fails too; the app's failure handler shows the error.
             self.datasets.flush_live_updates()

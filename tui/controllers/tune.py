@@ -18,8 +18,7 @@ from textual.message import Message
 from textual.signal import Signal
 from textual.worker import Worker
 
-from dialjudge.core.errors import ConfigError
-from dialjudge.core.tuning.search import (
+from dialjudge.core.api import (
     JudgingProgressed,
     RoundStarted,
     SearchCancelled,
@@ -27,14 +26,17 @@ from dialjudge.core.tuning.search import (
     SearchFinished,
     SearchStarted,
     VariantScored,
+    open_search,
+    read_space,
+    save_search_record,
+    save_winner,
 )
+from dialjudge.core.errors import ConfigError
 
 from .base import start_thread_work
 
 if TYPE_CHECKING:
-    from dialjudge.core.tuning.report import TuningReport
-    from dialjudge.core.tuning.search import TuningSearch
-    from dialjudge.core.tuning.space import SearchSpace
+    from dialjudge.core.api import SearchSpace, TuningReport, TuningSearch
 
     from ..services import Services
     from .datasets import DatasetController
@@ -132,10 +134,16 @@ class TuneController:
         #: Published whenever :attr:`state` or the space changed.
         self.changed: Signal[TuneState] = Signal(app, "tune-changed")
         self._search: TuningSearch | None = None
+        self._worker: Worker[Any] | None = None
 
     @property
     def running(self) -> bool:
         return self.state.running
+
+    @property
+    def worker(self) -> Worker[Any] | None:
+        """The worker of the search running (or run last)."""
+        return self._worker
 
     def _publish(self) -> None:
         self.app.refresh_bindings()
@@ -147,9 +155,7 @@ class TuneController:
         """Read and validate a search space file on a worker; the app receives :class:`SearchSpaceLoaded`."""
 
         def load() -> None:
-            from dialjudge.core.tuning.space import load_space
-
-            self.app.post_message(SearchSpaceLoaded(path, load_space(path)))
+            self.app.post_message(SearchSpaceLoaded(path, read_space(path)))
 
         return start_thread_work(self.app, load, group=SPACE_GROUP, description="Reading the search space")
 
@@ -176,15 +182,13 @@ class TuneController:
         self._publish()
 
         def run() -> Any:
-            from dialjudge.core.tuning.search import TuningSearch, save_search_record
-
             store = self.services.open_store()
             try:
                 def forward(event: SearchEvent) -> None:  # called on this thread; the app applies it
                     self.app.post_message(SearchEventReceived(event))
 
-                search = TuningSearch(space, dataset, self.services.config, store,
-                                      make_backend=self.services.make_backend, on_event=forward)
+                search = open_search(space, dataset, self.services.config, store,
+                                     make_backend=self.services.make_backend, on_event=forward)
                 self._search = search
                 report = asyncio.run(search.run())
                 save_search_record(report)
@@ -198,7 +202,8 @@ class TuneController:
             finally:
                 store.close()
 
-        return start_thread_work(self.app, run, group=TUNE_GROUP, description="Tuning search")
+        self._worker = start_thread_work(self.app, run, group=TUNE_GROUP, description="Tuning search")
+        return self._worker
 
     def cancel(self) -> None:
         """Stop the search after the judgment in flight; what is stored stays for a rerun."""
@@ -230,16 +235,7 @@ class TuneController:
             raise ConfigError("no finished search: run one before saving its winner")
 
         def save() -> None:
-            from dialjudge.core.format import number_text
-            from dialjudge.core.tuning.winner import save_winner, variant_template
-
-            variant = report.variant(report.winner)
-            _template_name, text = variant_template(variant, self.services.config)
-            win = report.heldout_of(report.winner)
-            provenance = {"dataset": report.dataset, "quality": report.quality,
-                          f"held-out {report.coefficient}": number_text(win.heldout if win else None),
-                          "split seed": report.split.seed}
-            path = save_winner(text, variant, name, provenance=provenance, folder=folder)
+            path = save_winner(report, self.services.config, name, folder=folder)
             self.app.post_message(WinnerSaved(name, path))
 
         return start_thread_work(self.app, save, group=SAVE_GROUP, description="Saving the winner")

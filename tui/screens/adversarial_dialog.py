@@ -12,7 +12,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, Label, Select
 
-from dialjudge.core.adversarial.builder import KINDS
+from dialjudge.core.api import ADVERSARIAL_KINDS
 
 from ..controllers.adversarial import CURRENT_SOURCE, AdversarialRequest, default_output
 from ..widgets.path_suggester import PathSuggester
@@ -52,7 +52,7 @@ class AdversarialDialog(ModalScreen[AdversarialRequest | None]):
                          value=self.sources[0][1] if self.sources else Select.BLANK)
             yield Label("Perturbations", classes="dialog-text")
             with Horizontal(id="adv-kinds"):
-                for kind in KINDS:
+                for kind in ADVERSARIAL_KINDS:
                     yield Checkbox(kind, True, id=f"adv-kind-{kind}", compact=True)
             with Horizontal(id="adv-numbers"):
                 for key, label, value in (("per-item", "per item", DEFAULT_PER_ITEM), ("n", "items (n)", DEFAULT_N),
@@ -119,7 +119,7 @@ class AdversarialDialog(ModalScreen[AdversarialRequest | None]):
         source = self._source()
         if source is None:
             return "No source: open a dataset, or add KdConv to a data folder"
-        kinds = tuple(k for k in KINDS if self.query_one(f"#adv-kind-{k}", Checkbox).value)
+        kinds = tuple(k for k in ADVERSARIAL_KINDS if self.query_one(f"#adv-kind-{k}", Checkbox).value)
         if not kinds:
             return "Tick at least one perturbation"
         numbers = {}

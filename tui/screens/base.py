@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 from textual.binding import Binding, BindingType
-from textual.dom import DOMNode
 from textual.screen import Screen
 
+from ..host import DialjudgeHost, dialjudge_app
 from ..state import Change, WorkspaceChange
-
-if TYPE_CHECKING:
-    from ..app import DialjudgeApp
 
 SUBSET_KEYS = Binding.Group("Subset", compact=True)
 QUALITY_KEYS = Binding.Group("Quality", compact=True)
@@ -26,15 +23,6 @@ VIEW_BINDINGS: list[BindingType] = [
 ]
 
 
-def dialjudge_app(node: DOMNode) -> DialjudgeApp:
-    """The app ``node`` belongs to, typed (screens reach the controllers through it)."""
-    from ..app import DialjudgeApp
-
-    app = node.app
-    assert isinstance(app, DialjudgeApp), f"{type(node).__name__} runs outside the dialjudge app"
-    return app
-
-
 class WorkspaceScreen(Screen[None]):
     """A screen that shows part of the workspace.
 
@@ -45,7 +33,7 @@ class WorkspaceScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = []
 
     @property
-    def dj(self) -> DialjudgeApp:
+    def dj(self) -> DialjudgeHost:
         """The app, typed: its controllers are ``dj.datasets``, ``dj.runs``, ``dj.lab``, ..."""
         return dialjudge_app(self)
 

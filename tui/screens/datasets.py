@@ -13,17 +13,19 @@ from textual.validation import Function
 from textual.widgets import Footer, Header, Input, Label, OptionList, Select, Static, TabbedContent, TabPane
 from textual.widgets.option_list import Option
 
+from ..controllers.adversarial import AdversarialRequest, kdconv_sources
 from ..format import number_text
 from ..state import Change, WorkspaceChange
 from ..widgets.dataset_summary import render_summary
 from ..widgets.item_view import ItemView, metric_note
 from ..widgets.path_suggester import PathSuggester
 from ..widgets.virtual_table import Column, TableCell, VirtualTable
+from .adversarial_dialog import AdversarialDialog
 from .base import WorkspaceScreen
 
 if TYPE_CHECKING:
+    from dialjudge.core.api import DatasetEntry
     from dialjudge.core.model import Dataset, Example
-    from dialjudge.core.registry import DatasetEntry
 
 ORIGIN_TITLES = {"bundled": "Bundled", "data-folder": "In your data folders", "recent": "Recently opened"}
 _RANGE = re.compile(r"^\s*(?:(?P<op>>=|<=|>|<)\s*(?P<bound>-?\d+(?:\.\d+)?)|"
@@ -110,9 +112,6 @@ class DatasetsScreen(WorkspaceScreen):
 
     def action_make_adversarial(self) -> None:
         """Ask how to build an adversarial set, then build, save and open it in the background."""
-        from ..controllers.adversarial import AdversarialRequest, kdconv_sources
-        from .adversarial_dialog import AdversarialDialog
-
         dataset = self.dj.workspace.dataset
         dialog = AdversarialDialog(dataset.name if dataset is not None else None,
                                    dataset.systems if dataset is not None else [],
@@ -290,7 +289,7 @@ def _is_open(entry: DatasetEntry, dataset: Dataset) -> bool:
 def _item_cells(example: Example, quality: str | None) -> list[TableCell]:
     human = example.human(quality) if quality else None
     number = float(human) if isinstance(human, (int, float)) else None
-    candidate = (example.candidate or "").replace("\n", " ")
+    candidate = (example.candidate or _pair_text(example)).replace("\n", " ")
     return [
         TableCell.of(example.id),
         TableCell.of(example.system or ""),
@@ -300,12 +299,17 @@ def _item_cells(example: Example, quality: str | None) -> list[TableCell]:
     ]
 
 
+def _pair_text(example: Example) -> str:
+    """A pre-paired item's two replies, side by side in one cell."""
+    return "" if example.pair is None else f"A: {example.pair.response_a} │ B: {example.pair.response_b}"
+
+
 def _within(example: Example, quality: str, low: float, high: float) -> bool:
     value = example.human(quality)
     return isinstance(value, (int, float)) and low <= float(value) <= high
 
 
 def _searchable(example: Example) -> str:
-    parts = [example.id, example.system or "", example.candidate or "", example.fact or "",
+    parts = [example.id, example.system or "", example.candidate or _pair_text(example), example.fact or "",
              *example.references, *(t.text for t in example.context)]
     return "\n".join(parts).lower()

@@ -13,11 +13,13 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, Label, Static, TextArea
 
+from dialjudge.core.api import Persona, check_persona_name
+from dialjudge.core.errors import TemplateError
+
 from ..widgets.path_suggester import PathSuggester
 
 if TYPE_CHECKING:
-    from dialjudge.core.judges.prompts.personas import Persona
-    from dialjudge.core.judges.store.run_store import RunRecord
+    from dialjudge.core.api import Persona, RunRecord
 
 RESUME = "resume"
 FRESH = "fresh"
@@ -162,12 +164,9 @@ class PersonaEditor(ModalScreen["Persona | None"]):
 
     def action_save(self) -> None:
         """Save the persona to your persona folder."""
-        from dialjudge.core.errors import TemplateError
-        from dialjudge.core.judges.prompts.personas import Persona, _check_name
-
         name = self.query_one("#persona-name", Input).value.strip()
         try:
-            _check_name(name, "persona")
+            check_persona_name(name)
         except TemplateError as exc:
             self.notify(str(exc), severity="warning")
             return

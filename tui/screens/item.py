@@ -8,9 +8,9 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import ModalScreen
 
+from ..host import dialjudge_app
 from ..state import Change, WorkspaceChange
 from ..widgets.item_view import ItemView, metric_note
-from .base import dialjudge_app
 
 if TYPE_CHECKING:
     from dialjudge.core.model import Example

@@ -21,10 +21,17 @@ from textual.suggester import SuggestFromList
 from textual.timer import Timer
 from textual.widgets import Button, Footer, Header, Input, Label, Select, Static, TextArea
 
-from dialjudge.core.api import NO_PERSONA, preferred_mode
-from dialjudge.core.review_queue import human_unit
+from dialjudge.core.api import NO_PERSONA, ScoringMode, human_unit, preferred_mode
 
-from ..controllers.lab import PersonaSaved, PreviewRendered, PromptSetup, TemplateSaved, TrialFailed, TrialFinished
+from ..controllers.lab import (
+    PersonaSaved,
+    PreviewRendered,
+    PromptSetup,
+    TemplateReverted,
+    TemplateSaved,
+    TrialFailed,
+    TrialFinished,
+)
 from ..controllers.runs import JudgeChoices
 from ..state import Change, WorkspaceChange
 from ..widgets.judgment_view import JudgmentView
@@ -35,8 +42,7 @@ from .dialogs import PersonaEditor
 from .run import FEWSHOT_METHODS
 
 if TYPE_CHECKING:
-    from dialjudge.core.judges.prompts.personas import Persona
-    from dialjudge.core.judges.prompts.templates import Template
+    from dialjudge.core.api import Persona, Template
     from dialjudge.core.model import Example
 
 #: Seconds of quiet typing after which the preview is rendered again.
@@ -57,6 +63,8 @@ class PromptLabScreen(WorkspaceScreen):
         Binding("ctrl+b", "step_item(-1)", "Previous item", show=False),
         Binding("f2", "edit_persona", "Edit persona"),
         Binding("f3", "new_persona", "New persona", show=False),
+        Binding("f4", "revert_template", "Revert to shipped", tooltip="Put the shipped template back in place "
+                "of your override (your file is kept, renamed)"),
     ]
 
     def __init__(self) -> None:
@@ -69,6 +77,8 @@ class PromptLabScreen(WorkspaceScreen):
         self._select_after_reload: tuple[str, str] | None = None
         self._timer: Timer | None = None
         self._last_error: Exception | None = None
+        #: What the trial on show was asked with (None: no trial yet); another setting makes it stale.
+        self._trial_key: tuple[object, ...] | None = None
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -100,9 +110,9 @@ class PromptLabScreen(WorkspaceScreen):
                 yield TomlEditor(id="lab-editor")
                 yield Static(id="lab-error")
             with Vertical(id="lab-side"):
-                yield Label("Prompt preview", classes="pane-title")
+                yield Label("Prompt preview", classes="pane-title", id="lab-preview-title")
                 yield PromptPreview(id="lab-preview")
-                yield Label("Trial", classes="pane-title")
+                yield Label("Trial", classes="pane-title", id="lab-trial-title")
                 yield JudgmentView("Try the chosen judge on this item (ctrl+t).", id="lab-trial")
         yield Footer()
 
@@ -151,7 +161,7 @@ class PromptLabScreen(WorkspaceScreen):
             else:
                 wanted_persona = name
         with self.prevent(Select.Changed):
-            template_select.set_options([(n, n) for n in sorted(choices.templates)])
+            template_select.set_options([(choices.label(n), n) for n in sorted(choices.templates)])
             persona_select.set_options([(NO_PERSONA_LABEL, NO_PERSONA), *((n, n) for n in choices.personas)])
             persona_select.value = wanted_persona if wanted_persona in choices.personas else NO_PERSONA
         if wanted_template not in choices.templates:
@@ -301,10 +311,23 @@ class PromptLabScreen(WorkspaceScreen):
         return PromptSetup(
             text=self.editor.text, dataset=dataset, example=self.example,
             aspect=None if template.kpis else chosen, kpi=chosen if template.kpis else None,
-            persona=persona, fewshot="none" if method == "none" else f"{method}:{k}", generation=self.generation)
+            persona=persona, fewshot="none" if method == "none" else f"{method}:{k}")
+
+    def _setup_key(self) -> tuple[object, ...]:
+        """Everything a trial's answer depends on, as the screen shows it now."""
+        values = tuple(None if w.is_blank() else w.value for w in self.query(Select))
+        return (self.editor.text, self.example.id if self.example else None, values,
+                self.query_one("#lab-fewshot-k", Input).value)
+
+    def _redraw_trial_title(self) -> None:
+        stale = self._trial_key is not None and self._trial_key != self._setup_key()
+        self.query_one("#lab-trial-title", Label).update(
+            Text.assemble("Trial ", ("· stale: the template, item or settings changed since (ctrl+t asks again)",
+                                     "yellow")) if stale else "Trial")
 
     def refresh_preview(self, *, delay: float = 0.0) -> None:
         """Render the prompt again, at once or after ``delay`` seconds without another change."""
+        self._redraw_trial_title()
         self.generation += 1
         if self._timer is not None:
             self._timer.stop()
@@ -318,7 +341,7 @@ class PromptLabScreen(WorkspaceScreen):
         self._timer = None
         setup = self.setup()
         if setup is not None:
-            self.dj.lab.render_preview(setup, self)
+            self.dj.lab.render_preview(setup, self, generation=self.generation)
 
     def on_preview_rendered(self, message: PreviewRendered) -> None:
         if message.generation != self.generation:
@@ -330,11 +353,14 @@ class PromptLabScreen(WorkspaceScreen):
             error_box.update(render_template_error(message.error, self.editor.text))
             error_box.add_class("shown")
             preview.mark_stale()
+            self.query_one("#lab-preview-title", Label).update(
+                Text.assemble("Prompt preview ", ("· stale: the last good render; fix the error below", "yellow")))
             # The error box takes rows from the editor: keep the line being typed in view.
             self.call_after_refresh(self.editor.scroll_cursor_visible)
             return
         error_box.update("")
         error_box.remove_class("shown")
+        self.query_one("#lab-preview-title", Label).update("Prompt preview")
         prepared = message.prepared
         assert prepared is not None and self.example is not None
         preview.show_prompt(prepared.prompt, item_id=self.example.id, shots=prepared.shots,
@@ -344,8 +370,6 @@ class PromptLabScreen(WorkspaceScreen):
 
     def action_try_item(self) -> None:
         """Ask the chosen judge about this item now."""
-        from dialjudge.core.judges.types import ScoringMode
-
         setup = self.setup()
         judge_select = self.query_one("#lab-judge", Select)
         mode_select = self.query_one("#lab-mode", Select)
@@ -356,6 +380,8 @@ class PromptLabScreen(WorkspaceScreen):
         judge = judges[str(judge_select.value)]
         mode = ScoringMode(str(mode_select.value))
         self.query_one(JudgmentView).show_message(f"Asking {judge.name} ({mode.value}) about {setup.example.id}…")
+        self._trial_key = self._setup_key()
+        self._redraw_trial_title()
         self.dj.lab.try_prompt(setup, judge, mode, self)
 
     def on_trial_finished(self, message: TrialFinished) -> None:
@@ -374,11 +400,53 @@ class PromptLabScreen(WorkspaceScreen):
     # -- saving ----------------------------------------------------------------------------
 
     def action_save_template(self) -> None:
-        """Save the template to your template folder (under the name its text gives)."""
+        """Save the template to your template folder; an edited shipped one is saved under a new name
+        unless you choose to override it."""
+        from dialjudge.core.api import is_shipped_name, parse_template
+
         if self._last_error is not None:
             self.notify("Fix the template's error first (shown under the editor)", severity="warning")
             return
-        self.dj.lab.save_template(self.editor.text, self)
+        text = self.editor.text
+        try:
+            name = parse_template(text, "prompt lab").name
+        except Exception as exc:  # the preview shows the error with its position
+            self.notify(str(exc), title="Cannot save", severity="warning", markup=False)
+            return
+        choices = self.dj.runs.judge_choices
+        current = choices.templates.get(name) if choices is not None else None
+        if not is_shipped_name(name) or (current is not None and current.text == text):
+            self.dj.lab.save_template(text, self)
+            return
+        from .save_template_dialog import SaveChoice, SaveTemplateDialog
+
+        taken = set(choices.templates) if choices is not None else set()
+        suggested, n = f"{name}-edit", 2
+        while suggested in taken:
+            suggested, n = f"{name}-edit{n}", n + 1
+
+        def chosen(choice: SaveChoice | None) -> None:
+            if choice is not None:
+                self.dj.lab.save_template(text, self, name=choice.name)
+
+        self.app.push_screen(SaveTemplateDialog(name, suggested), chosen)
+
+    def action_revert_template(self) -> None:
+        """Put the shipped template back in place of your override."""
+        choices = self.dj.runs.judge_choices
+        template = self.template
+        if choices is None or template is None or template.name not in choices.overridden:
+            self.notify("This template is no override of a shipped one: nothing to revert", severity="warning")
+            return
+        self.dj.lab.revert_template(template, self)
+
+    def on_template_reverted(self, message: TemplateReverted) -> None:
+        self._drafts.pop(message.name, None)
+        self._select_after_reload = ("template", message.name)
+        self._template_name = None  # reload the shipped text into the editor
+        self.notify(f"{message.name} is the shipped template again; your version is kept as {message.kept}",
+                    timeout=8, markup=False)
+        self.dj.runs.reload_judge_choices()
 
     def on_template_saved(self, message: TemplateSaved) -> None:
         # The editor's text is now the saved template's; a draft it grew from is used up.
@@ -386,7 +454,8 @@ class PromptLabScreen(WorkspaceScreen):
         if self._template_name is not None:
             self._drafts.pop(self._template_name, None)
         self._select_after_reload = ("template", message.name)
-        self._template_name = message.name
+        # Load the saved text (saved as a new name, its name line differs from the editor's).
+        self._template_name = None
         note = "; it now takes the place of the shipped one (that file is unchanged)" if message.overrides_shipped else ""
         self.notify(f"Saved template {message.name} to {message.path}{note}", timeout=8)
         self.dj.runs.reload_judge_choices()

@@ -13,7 +13,7 @@ from textual.widgets import Button, Input, Label, Select, Static
 from ..controllers.history import RescoreRequest
 
 if TYPE_CHECKING:
-    from dialjudge.core.judges.store.run_store import RunRecord
+    from dialjudge.core.api import RunRecord
 
 #: The probability modes a stored distribution can be scored in again.
 MODES = ("logprob", "yesno")

@@ -22,10 +22,10 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Footer, Header, Select, Static
 
-from dialjudge.core.review_queue import FlagKind, ReviewCase, human_unit
+from dialjudge.core.api import REVIEW_FORMAT_LABELS, FlagKind, ReviewCase, ReviewData, human_unit
 
 from ..controllers.history import FilesExported, RunsListed
-from ..controllers.review import REVIEW_FORMAT_LABELS, REVIEW_RUNS_GROUP, ReviewData, ReviewQueueBuilt, ReviewSaved
+from ..controllers.review import REVIEW_RUNS_GROUP, ReviewQueueBuilt, ReviewSaved
 from ..format import number_text
 from ..state import Change, WorkspaceChange
 from ..widgets.item_view import ItemView, metric_note
@@ -36,7 +36,7 @@ from .base import WorkspaceScreen
 from .dialogs import ExportChoice, ExportDialog
 
 if TYPE_CHECKING:
-    from dialjudge.core.judges.store.run_store import RunRecord
+    from dialjudge.core.api import RunRecord
 
 KIND_STYLES = {FlagKind.PARSE_FAILURE: "red", FlagKind.CAUGHT: "magenta", FlagKind.JUDGE_HUMAN: "yellow",
                FlagKind.JUDGES_DISAGREE: "cyan"}

@@ -18,21 +18,31 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import Button, Footer, Header, Input, Label, Select, SelectionList, Static
 
-from dialjudge.core.api import local_threads, preferred_mode
-from dialjudge.core.judges.prompts.constraint import AnswerConstraint
+from dialjudge.core.api import (
+    AnswerConstraint,
+    OutputKind,
+    PairSetting,
+    infer_quality,
+    local_threads,
+    parse_subset,
+    plan_pairs,
+    preferred_mode,
+)
+from dialjudge.core.errors import ConfigError, DialjudgeError
 
 from ..controllers.history import RunUsageRead
 from ..controllers.runs import JudgeChoices, RunPlanned, RunRequest, gguf_judge
 from ..state import Change, WorkspaceChange
 from ..widgets.pairwise_report import PairwiseReportView
 from ..widgets.path_suggester import PathSuggester
+from ..widgets.preference_report import PreferenceReportView
 from ..widgets.run_progress_bar import RunProgressBar
 from .base import WorkspaceScreen
 from .dialogs import FRESH, RESUME, ResumeDialog
+from .runs import usage_text
 
 if TYPE_CHECKING:
-    from dialjudge.core.config import JudgeConfig
-    from dialjudge.core.judges.prompts.templates import Template
+    from dialjudge.core.api import JudgeConfig, Template
     from dialjudge.core.model import Dataset
 
 FEWSHOT_METHODS = ("none", "random", "bm25-context", "bm25-response", "bm25-both")
@@ -119,6 +129,7 @@ class RunScreen(WorkspaceScreen):
                 usage.display = False
                 yield usage
                 yield PairwiseReportView(id="run-pairwise-report")
+                yield PreferenceReportView(id="run-preference-report")
                 yield Label("Template", classes="pane-title")
                 yield Static(id="run-template-info")
         yield Footer()
@@ -139,6 +150,7 @@ class RunScreen(WorkspaceScreen):
         if change.kind in (Change.RUN, Change.JUDGES, Change.DATASET):
             self._show_progress()
             self.query_one(PairwiseReportView).show(self.dj.pairwise.report, self.dj.pairwise.run_id)
+            self.query_one(PreferenceReportView).show(self.dj.pairwise.preference, self.dj.pairwise.run_id)
         if change.kind in (Change.DATASET, Change.SELECTION):
             self._redraw_plan()
 
@@ -160,8 +172,6 @@ class RunScreen(WorkspaceScreen):
             self.dj.stored_runs.usage(state.run_id, self, group="run-screen-usage")
 
     def on_run_usage_read(self, message: RunUsageRead) -> None:
-        from .runs import usage_text
-
         usage = self.query_one("#run-usage", Static)
         usage.update(Text(usage_text(message.usage, show_timings=self.dj.services.show_timings), style="dim"))
         usage.display = True
@@ -175,7 +185,7 @@ class RunScreen(WorkspaceScreen):
         select = self.query_one("#run-template", Select)
         current = select.value if not select.is_blank() else None
         with self.prevent(Select.Changed):
-            select.set_options([(name, name) for name in sorted(choices.templates)])
+            select.set_options([(choices.label(name), name) for name in sorted(choices.templates)])
             wanted = current if current in choices.templates else (
                 "likert-1to5" if "likert-1to5" in choices.templates else next(iter(sorted(choices.templates)), None))
             if wanted is not None:
@@ -231,8 +241,6 @@ class RunScreen(WorkspaceScreen):
             self.action_start()
 
     def _add_gguf(self, path: str) -> None:
-        from dialjudge.core.errors import DialjudgeError
-
         if not path.strip():
             return
         taken = {j.name for j in self.dj.services.judges()} | set(self._extra_judges)
@@ -279,7 +287,9 @@ class RunScreen(WorkspaceScreen):
             if not accepts:
                 fewshot.value = "none"
         shipped = choices is not None and template is not None and template.name in choices.shipped
-        self.query_one("#run-template-info", Static).update(template_text(template, shipped=shipped))
+        overrides = choices is not None and template is not None and template.name in choices.overridden
+        self.query_one("#run-template-info", Static).update(template_text(template, shipped=shipped,
+                                                                          overrides=overrides))
         self._redraw_plan()
 
     def _value(self, select_id: str) -> str | None:
@@ -320,9 +330,6 @@ class RunScreen(WorkspaceScreen):
         self.query_one("#run-plan", Static).update(self._plan_text())
 
     def _plan_text(self) -> Text:
-        from dialjudge.core.api import infer_quality
-        from dialjudge.core.subsets import parse_subset
-
         dataset = self.dj.workspace.dataset
         if dataset is None:
             return Text("Opening the dataset…", style="dim")
@@ -392,16 +399,11 @@ class RunScreen(WorkspaceScreen):
 
 
 def _is_pairwise(template: Template | None) -> bool:
-    from dialjudge.core.judges.types import OutputKind
-
     return template is not None and template.output.kind is OutputKind.PAIRWISE
 
 
 def _pair_fields(screen: RunScreen) -> tuple[str, int]:
     """The Pairs and Seed fields; ValueError names the one that is wrong."""
-    from dialjudge.core.errors import ConfigError
-    from dialjudge.core.judges.run.pairwise import PairSetting
-
     pairs = screen.query_one("#run-pairs", Input).value.strip() or "all"
     try:
         PairSetting.parse(pairs)
@@ -412,10 +414,6 @@ def _pair_fields(screen: RunScreen) -> tuple[str, int]:
 
 def _pair_plan_text(dataset: Dataset, subset: str, request: RunRequest) -> Text:
     """How many pairs the run asks, before it starts (the items and judgment counts above are candidates)."""
-    from dialjudge.core.errors import ConfigError
-    from dialjudge.core.judges.run.pairwise import PairSetting, plan_pairs
-    from dialjudge.core.subsets import parse_subset
-
     setting = PairSetting.parse(request.pairs, seed=request.pair_seed)
     items = [ex for ex in dataset.examples if parse_subset(subset)(ex)][: request.limit]
     try:
@@ -451,15 +449,20 @@ def _judge_label(judge: JudgeConfig) -> Content:
     return Content.assemble(judge.name, (detail, "dim"))
 
 
-def template_text(template: Template | None, *, shipped: bool) -> Text:
-    """A template's description, scale, modes and where it comes from."""
+def template_text(template: Template | None, *, shipped: bool, overrides: bool = False) -> Text:
+    """A template's name with its content hash, description, scale, modes and where it comes from."""
     if template is None:
         return Text("Reading the templates…", style="dim")
+    from dialjudge.core.api import template_text_hash
+
     text = Text(template.name, style="bold")
+    text.append(f" #{template_text_hash(template.text)}", style="dim")
     text.append(f"\n{template.description}\n", style="")
     output = template.output
     text.append(f"output {output.kind.value} {output.min:g}-{output.max:g}; modes "
                 f"{', '.join(m.value for m in output.modes)}; "
                 f"{'takes' if template.accepts_examples else 'no'} few-shot examples\n", style="dim")
     text.append("shipped with dialjudge" if shipped else f"from {template.source}", style="dim")
+    if overrides:
+        text.append("\nyour override of the shipped template (Prompt lab: f4 reverts)", style="yellow")
     return text

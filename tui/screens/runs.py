@@ -14,8 +14,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.widgets import Footer, Header, Static, TabbedContent, TabPane
 
-from dialjudge.core.judges.store.status import RunStatus
-from dialjudge.core.run_export import FORMAT_LABELS
+from dialjudge.core.api import FORMAT_LABELS, RunStatus, ScoringMode, money_text, usage_summary
 
 from ..controllers.history import (
     FilesExported,
@@ -25,17 +24,18 @@ from ..controllers.history import (
     RunsCompared,
     RunsListed,
     RunUsageRead,
+    ScoresImported,
 )
 from ..state import Change, WorkspaceChange
 from ..widgets.comparison_view import render_comparison
 from ..widgets.virtual_table import Column, TableCell, VirtualTable
 from .base import WorkspaceScreen
 from .dialogs import ExportChoice, ExportDialog
+from .import_dialog import ImportDialog
 from .rescore_dialog import RescoreDialog
 
 if TYPE_CHECKING:
-    from dialjudge.core.judges.post_run.cost import RunUsage
-    from dialjudge.core.judges.store.run_store import RunRecord
+    from dialjudge.core.api import ImportRequest, RunRecord, RunUsage
 
 STATUS_STYLES = {RunStatus.FINISHED: "green", RunStatus.RUNNING: "cyan", RunStatus.CANCELLED: "yellow",
                  RunStatus.FAILED: "red"}
@@ -45,8 +45,6 @@ MARKS = ("A", "B")
 def run_details(record: RunRecord, usage: RunUsage | None = None, *, show_timings: bool = True) -> RenderableType:
     """A run's settings, and its cost and latency once read, as ``dialjudge runs show`` prints them
     (timings can be left out, for snapshots)."""
-    from dialjudge.core.judges.types import ScoringMode
-
     config = record.run_config
     table = Table(box=None, padding=(0, 1), show_header=False, show_edge=False)
     table.add_column(style="bold", no_wrap=True)
@@ -57,7 +55,7 @@ def run_details(record: RunRecord, usage: RunUsage | None = None, *, show_timing
         ("created", record.created[:19].replace("T", " ")),
         ("dataset", f"{config.dataset} (subset {config.subset}"
                     + (f", first {config.limit}" if config.limit else "") + ")"),
-        ("template", config.template),
+        ("template", config.template_label),
         ("mode", mode),
         ("aspect / KPI / quality", f"{config.aspect or '–'} / {config.kpi or '–'} / {config.quality or '–'}"),
         ("judge columns", ", ".join(v.label for v in config.variants())),
@@ -80,8 +78,6 @@ def run_details(record: RunRecord, usage: RunUsage | None = None, *, show_timing
 
 def usage_text(usage: RunUsage, *, show_timings: bool) -> str:
     """Per judge: tokens, throughput and estimated cost; the run's wall time (timings only when shown)."""
-    from dialjudge.core.judges.post_run.cost import money_text, usage_summary
-
     if show_timings:
         lines = [usage_summary(usage)]
     else:
@@ -108,6 +104,8 @@ class RunsScreen(WorkspaceScreen):
                                                    "parser or mapping) into a new run, without the model"),
         Binding("f", "retry_failed", "Retry failed",
                 tooltip="Ask the judges again for the run's judgments without a score; the rest stay"),
+        Binding("i", "import_scores", "Import…",
+                tooltip="Store judge scores made elsewhere (CSV/JSONL, Inspect AI, promptfoo) as a run"),
         Binding("g", "reload", "Reload runs"),
     ]
 
@@ -158,7 +156,7 @@ class RunsScreen(WorkspaceScreen):
             table.set_columns([
                 Column("mark", "", width=1), Column("id", "id", align="right", width=4),
                 Column("created", "created", width=16), Column("status", "status", width=9),
-                Column("dataset", "dataset", max_width=20), Column("template", "template", max_width=20),
+                Column("dataset", "dataset", max_width=20), Column("template", "template", max_width=26),
                 Column("target", "aspect/KPI", max_width=18), Column("mode", "mode", width=8),
                 Column("judges", "judges", max_width=24), Column("done", "judged", align="right", width=9),
                 Column("failed", "failed", align="right", width=6), Column("name", "name", max_width=20),
@@ -179,7 +177,7 @@ class RunsScreen(WorkspaceScreen):
             TableCell(r.created[:16].replace("T", " "), "dim", r.created),
             TableCell(r.status.value, STATUS_STYLES[r.status], r.status.value),
             TableCell.of(config.dataset),
-            TableCell.of(config.template),
+            TableCell.of(config.template_label),
             TableCell.of(target),
             TableCell.of(config.mode.value),
             TableCell.of(judges),
@@ -296,6 +294,27 @@ class RunsScreen(WorkspaceScreen):
         self.notify(f"Run {result.run_id}: run {result.source_run} rescored ({result.settings.describe()}) without "
                     f"the model; {result.changed} of {result.rescored} judgments changed, {result.failures} without "
                     f"a score. Mark both and compare (c).", title="Rescored", timeout=8)
+        self.action_reload()
+
+    def action_import_scores(self) -> None:
+        """Ask for a file of judge scores made elsewhere and store them as a run of the open dataset."""
+        dataset = self.dj.workspace.dataset
+        if dataset is None:
+            self.notify("Open the dataset the scores are for first (Datasets screen)", severity="warning")
+            return
+        self.app.push_screen(ImportDialog(dataset.name), self._import_chosen)
+
+    def _import_chosen(self, request: ImportRequest | None) -> None:
+        if request is not None:
+            self.dj.stored_runs.import_scores(request, self)
+
+    def on_scores_imported(self, message: ScoresImported) -> None:
+        report = message.result.report
+        problems = "; ".join(f"{label}: {len(names)} (first: {names[0]})" for label, names in report.problems())
+        self.notify(f"Run {message.result.run_id} from {report.file} ({report.format}): matched "
+                    f"{report.matched_rows} of {report.rows} scores to {report.items} items; "
+                    f"{problems or 'nothing unmatched, duplicated, missing or off the scale'}.",
+                    title="Imported", timeout=10)
         self.action_reload()
 
     def action_retry_failed(self) -> None:

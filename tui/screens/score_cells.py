@@ -18,7 +18,7 @@ from ..format import disagreement_style, number_text
 from ..widgets.virtual_table import RowKey, TableCell
 
 if TYPE_CHECKING:
-    from dialjudge.core.workspace import Workspace
+    from dialjudge.core.api import Workspace
 
 ID_COLUMN = "id"
 SYSTEM_COLUMN = "system"

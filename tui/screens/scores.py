@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -12,9 +12,8 @@ from textual.containers import Horizontal
 from textual.widgets import Footer, Header, Static
 
 from dialjudge.core.errors import DialjudgeError
-from dialjudge.core.workspace import POOL
 
-from ..state import Change, WorkspaceChange
+from ..state import Change, WorkspaceChange, column_order
 from ..widgets.correlation_panel import CorrelationPanel, panel_rows
 from ..widgets.decision_panel import DecisionPanel
 from ..widgets.label_agreement_panel import LabelAgreementPanel
@@ -22,18 +21,12 @@ from ..widgets.run_progress_bar import progress_text
 from ..widgets.selection_bar import SelectionBar
 from ..widgets.virtual_table import Column, VirtualTable
 from .base import VIEW_BINDINGS, WorkspaceScreen
+from .compare_dialog import CompareDialog
+from .item import ItemScreen
 from .score_cells import HUMAN_COLUMN, ID_COLUMN, SYSTEM_COLUMN, ScoreCells
 
 #: Seconds between two draws of the correlation panel while judgments stream in.
 PANEL_REDRAW_INTERVAL = 0.5
-
-if TYPE_CHECKING:
-    from dialjudge.core.workspace import Workspace
-
-
-def column_order(workspace: Workspace) -> list[str]:
-    """Judges (and their pool) first: they are what a run changes; then the metrics."""
-    return [*workspace.judge_names, *([POOL] if workspace.has_pool else []), *workspace.metric_names]
 
 
 class ScoresScreen(WorkspaceScreen):
@@ -98,8 +91,6 @@ class ScoresScreen(WorkspaceScreen):
 
     def action_compare_evaluators(self) -> None:
         """Pick two evaluator columns; the paired verdict shows below the table."""
-        from .compare_dialog import CompareDialog
-
         decisions = self.dj.decisions
         choices = decisions.choices()
         ws = self.dj.workspace
@@ -173,8 +164,6 @@ class ScoresScreen(WorkspaceScreen):
         self.table.invalidate(item_ids or None, names)
 
     def on_virtual_table_row_selected(self, event: VirtualTable.RowSelected) -> None:
-        from .item import ItemScreen
-
         dataset = self.dj.workspace.dataset
         if dataset is not None:
             self.app.push_screen(ItemScreen(dataset.get(str(event.key))))

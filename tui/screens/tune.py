@@ -21,7 +21,8 @@ from .base import WorkspaceScreen
 if TYPE_CHECKING:
     from ..controllers.tune import TuneState
 
-DEFAULT_SPACE = "prompts/search/example.toml"
+#: The search space shipped with dialjudge (found by name, in a checkout or an installed copy).
+DEFAULT_SPACE = "example"
 
 
 def heldout_text(state: TuneState) -> RenderableType:

@@ -10,9 +10,10 @@ from rich.table import Table
 from rich.text import Text
 
 from ..format import number_text
+from .paired_verdict import render_paired
 
 if TYPE_CHECKING:
-    from dialjudge.core.compare import RunComparison
+    from dialjudge.core.api import RunComparison
 
 SYMBOLS = {"pearson": "r", "spearman": "ρ", "kendall": "τ"}
 #: A change smaller than this is shown without colour (noise at these sample sizes).
@@ -48,8 +49,6 @@ def render_comparison(comparison: RunComparison) -> RenderableType:
     ]
     parts.append(_delta_table(comparison))
     if comparison.paired:
-        from .paired_verdict import render_paired
-
         parts += [Text(""), render_paired(comparison.paired)]
     parts.append(Text("\nConfiguration changes", style="bold"))
     if comparison.config_changes:

@@ -21,8 +21,7 @@ from textual.widgets import Static
 from dialjudge.core.format import number_text
 
 if TYPE_CHECKING:
-    from dialjudge.core.judge_diagnostics import ConfusionView
-    from dialjudge.core.stats.interjudge import InterJudgeMatrix
+    from dialjudge.core.api import ConfusionView, InterJudgeMatrix
 
 
 def label_text(value: object) -> str:

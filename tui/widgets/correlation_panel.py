@@ -23,8 +23,7 @@ from textual.widgets import Static
 from ..format import interval_text, number_text
 
 if TYPE_CHECKING:
-    from dialjudge.core.stats import AgreementCell, HumanCeiling, Snapshot
-    from dialjudge.core.workspace import Workspace
+    from dialjudge.core.api import AgreementCell, HumanCeiling, Snapshot, Workspace
 
     from ..state import StatsState
 

@@ -10,9 +10,10 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from dialjudge.core.api import bundled_path
+
 if TYPE_CHECKING:
-    from dialjudge.core.describe import DatasetSummary
-    from dialjudge.core.stats import CeilingRow
+    from dialjudge.core.api import CeilingRow, DatasetSummary
 
 
 def render_summary(summary: DatasetSummary, ceilings: Sequence[CeilingRow]) -> RenderableType:
@@ -32,8 +33,6 @@ def render_summary(summary: DatasetSummary, ceilings: Sequence[CeilingRow]) -> R
 def source_text(source: str) -> str:
     """Where the data came from; a bundled file is named as such, not by its install path."""
     from pathlib import Path
-
-    from dialjudge.core.registry import bundled_path
 
     path = Path(source)
     if path.parent == bundled_path(path.name).parent:

@@ -21,8 +21,7 @@ from .paired_verdict import PairedVerdict
 from .reliability_plot import ReliabilityPlot
 
 if TYPE_CHECKING:
-    from dialjudge.core.judge_diagnostics import JudgeDiagnostics
-    from dialjudge.core.stats.paired import PairedComparison
+    from dialjudge.core.api import JudgeDiagnostics, PairedComparison
 
 
 class DecisionPanel(VerticalScroll):

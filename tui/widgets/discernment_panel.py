@@ -16,12 +16,12 @@ from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from dialjudge.core.report import sparkline
+from dialjudge.core.api import sparkline
 
 from ..format import MISSING, number_text
 
 if TYPE_CHECKING:
-    from dialjudge.core.adversarial.discernment import DiscernmentRow
+    from dialjudge.core.api import DiscernmentRow
 
 TITLE = "Discernment: originals vs adversarial candidates"
 LEGEND = ("ROC-AUC: P(original scored above adversarial), 0.5 = chance; adv ≥ orig: adversarial candidates "

@@ -16,7 +16,7 @@ from textual.widgets import Static
 from ..format import number_text
 
 if TYPE_CHECKING:
-    from dialjudge.core.judges.types import Judgment
+    from dialjudge.core.api import Judgment
 
 BAR_WIDTH = 30
 #: Raw outputs longer than this are cut on screen (the store and exports keep them whole).
@@ -47,6 +47,22 @@ def distribution_bars(distribution: Mapping[str, float], *, width: int = BAR_WID
     return table
 
 
+#: Below this the valid answers' share is shown as a warning (the review queue flags it too).
+SHAKY_MASS = 0.75
+
+
+def valid_mass_text(judgment: Judgment) -> Text:
+    """How much probability the valid answers held at the answer position (before normalising)."""
+    assert judgment.valid_mass is not None
+    bound = "at least " if judgment.mass_is_lower_bound else ""
+    text = f"valid answers held {bound}{100 * judgment.valid_mass:.1f}% of the probability at the answer position"
+    if judgment.valid_in_top is not None:
+        text += f"; {judgment.valid_in_top} in the top list"
+    if judgment.mass_is_lower_bound:
+        text += " (a truncated list: valid answers below it cannot be seen)"
+    return Text(text, style="yellow" if judgment.valid_mass < SHAKY_MASS else "dim")
+
+
 def render_judgment(judgment: Judgment, *, title: str | None = None, human: float | None = None) -> RenderableType:
     """A judgment as the Prompt lab and the Review screen show it.
 
@@ -67,6 +83,8 @@ def render_judgment(judgment: Judgment, *, title: str | None = None, human: floa
         parts.append(Text(f"error: {judgment.error}", style="red"))
     if judgment.distribution:
         parts += [Text("answer probabilities", style="underline"), distribution_bars(judgment.distribution)]
+    if judgment.valid_mass is not None:
+        parts.append(valid_mass_text(judgment))
     if judgment.reasoning:
         parts += [Text("reasoning", style="underline"), Text(plain(judgment.reasoning))]
     if judgment.relevancy:

@@ -18,10 +18,10 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from dialjudge.core.label_rows import HEADER, confusion_rows, summary_rows, tie_lines
+from dialjudge.core.api import LABEL_HEADER, confusion_rows, label_summary_rows, tie_lines
 
 if TYPE_CHECKING:
-    from dialjudge.core.judges.post_run.labels import LabelReport
+    from dialjudge.core.api import LabelReport
 
 
 class LabelAgreementPanel(VerticalScroll):
@@ -54,9 +54,9 @@ def render_report(report: LabelReport) -> Group:
     if report.reason:
         parts.append(Text(f"No comparison: {report.reason}", style="yellow"))
     summary = Table(box=None, padding=(0, 1), show_edge=False, header_style="bold")
-    for k, name in enumerate(HEADER):
+    for k, name in enumerate(LABEL_HEADER):
         summary.add_column(name, justify="left" if k == 0 else "right", no_wrap=k == 0)
-    rows = summary_rows(report)
+    rows = label_summary_rows(report)
     for k, row in enumerate(rows):
         if k == len(report.comparisons):
             summary.add_section()

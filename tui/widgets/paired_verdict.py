@@ -15,17 +15,16 @@ from rich.table import Table
 from rich.text import Text
 from textual.widgets import Static
 
+from dialjudge.core.api import SYMBOLS, interval_text, verdict_line
 from dialjudge.core.format import number_text
 
 if TYPE_CHECKING:
-    from dialjudge.core.stats.paired import PairedComparison
+    from dialjudge.core.api import PairedComparison
 
 
 def render_paired(comparisons: Sequence[PairedComparison], coefficient: str = "spearman", *,
                   williams: bool = False) -> RenderableType:
     """The Δ table and each comparison's verdict line; ``williams`` adds Williams's test for Δr."""
-    from dialjudge.core.stats.paired import SYMBOLS, interval_text, verdict_line
-
     if not comparisons:
         return Text("No paired comparison: the two sides share no judge or no scored item.", style="dim")
     table = Table(title="Paired comparison (CI: same context resamples for both; p: randomization test over contexts)",

@@ -10,8 +10,10 @@ from rich.table import Table
 from rich.text import Text
 from textual.widgets import Static
 
+from dialjudge.core.api import SUMMARY_COLUMNS, summary_notes, summary_rows
+
 if TYPE_CHECKING:
-    from dialjudge.core.judges.post_run.pairwise_report import PairwiseReport
+    from dialjudge.core.api import PairwiseReport
 
 
 class PairwiseReportView(Static):
@@ -23,8 +25,6 @@ class PairwiseReportView(Static):
     """
 
     def show(self, report: PairwiseReport | None, run_id: int | None = None) -> None:
-        from dialjudge.core.judges.post_run.pairwise_report import SUMMARY_COLUMNS, summary_notes, summary_rows
-
         self.set_class(report is not None, "-shown")
         if report is None:
             self.update("")

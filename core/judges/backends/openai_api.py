@@ -25,6 +25,21 @@ is normalised over what was found. Nothing falls back silently to another mode:
 :meth:`OpenAIBackend.check_mode` probes the server and refuses a probability
 mode when it returns no log-probabilities.
 
+A chat endpoint answers a new assistant turn, so a template's answer prefix
+("Score:") cannot simply be sent: the model then writes whatever it likes, and a
+valid rating that happens to sit in the top list is not its answer. So before a
+probability run :meth:`OpenAIBackend.check_mode` settles, once, how the server is
+made to continue after the prefix (``options.continuation``, see
+core.judges.run.probability): the completions endpoint with the model's chat template
+applied by dialjudge (from ``options.chat_template`` or llama.cpp's ``/props``),
+vLLM's ``continue_final_message`` (checked: the server must count fewer prompt
+tokens with it than without), or an assistant prefill the user vouches for.
+Where none works, probability modes are refused with the reason, unless the judge
+says ``continuation = "unprefixed"``. Either way each answer records the
+probability its valid answers hold at the answer position (a lower bound when
+the top list does not cover the position), and scoring fails the answers with
+too little of it. :meth:`OpenAIBackend.runtime_info` names the way chosen.
+
 Constrained generate runs (core.judges.prompts.grammar) send ``response_format`` with
 a JSON schema for JSON answers, or with ``options.constrain_with = "grammar"``
 the GBNF grammar in llama.cpp's ``grammar`` field; other answers cannot be
@@ -46,8 +61,10 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from ...config import JudgeConfig
 from ...errors import BackendError
 from ..prompts.constraint import AnswerConstraint
+from ..prompts.grammar import GrammarError, build_grammar, json_schema
 from ..run.config import scrub_url
 from ..run.failures import FailureKind, RequestFailed
+from ..run.probability import continuation
 from ..types import BackendResult, JudgeRequest, Message, ScoringMode
 from . import BackendKind, register_backend
 from .answers import (
@@ -59,9 +76,12 @@ from .answers import (
     normalize_logprobs,
     top_logprobs_count,
 )
+from .chat_template import from_mapping, load_chat_template
 
 if TYPE_CHECKING:
-    import httpx
+    import httpx  # heavy to import: only when an API judge is used
+
+    from .chat_template import ChatTemplate
 
 # httpx is imported where it is used: importing it also loads its command-line
 # helpers (rich, click), which dialjudge.core must not pull in on import.
@@ -78,6 +98,19 @@ RETRY_STATUSES = frozenset({429, 500, 502, 503, 504}) | frozenset(range(520, 530
 #: each request and answer, so at 64 in flight one pool spent more CPU than the requests
 #: (and kept only 20 alive); several small pools, used in turn, keep that cost flat.
 REQUESTS_PER_CLIENT = 4
+#: A top list covering this much of a position's probability shows every answer that matters there.
+COMPLETE_COVERAGE = 0.999
+
+#: How a probability-mode request continues after the answer prefix, as runs and status lines say it.
+SCORING_WAYS = {
+    "template": "completions endpoint with the model's chat template applied by dialjudge, continued after "
+                "the answer prefix",
+    "plain": "completions endpoint, plain text without a chat template, continued after the answer prefix",
+    "continue": "chat endpoint with continue_final_message, continued after the answer prefix",
+    "prefill": "chat endpoint with an assistant prefill of the answer prefix (options.continuation; not verified)",
+    "unprefixed": "chat endpoint without the answer prefix (options.continuation = \"unprefixed\"): only "
+                  "answers that start with a valid answer with enough probability are scored",
+}
 
 
 @dataclass(frozen=True)
@@ -107,6 +140,10 @@ class OpenAIBackend:
         # the identity is stored with cached answers, messages reach the screen.
         self.public_url = scrub_url(self.base_url) or ""
         self.identity = f"openai:{self.public_url}#{self.model}"
+        # How probability answers are asked changes them: cached ones are reused only for the same way.
+        asked = [f"{key}={config.extra[key]}" for key in ("continuation", "chat_template") if config.extra.get(key)]
+        if asked:
+            self.identity += ";" + ";".join(asked)
         self.max_concurrency = config.concurrency
         self._transport = transport
         self._sleep = sleep
@@ -118,13 +155,17 @@ class OpenAIBackend:
         self._clients: list[httpx.AsyncClient] = []
         self._turn = 0
         self._slots: asyncio.Semaphore | None = None
+        #: options.continuation, and the way probability requests are sent once check_mode settled it.
+        self.continuation = continuation(config)
+        self.scoring_way: str | None = None
+        self._template: ChatTemplate | None = None
 
     # -- lifecycle ----------------------------------------------------------
 
     async def open(self) -> None:
         if self._client is not None:
             return
-        import httpx
+        import httpx  # heavy to import: only when an API judge is used
 
         env = self.config.api_key_env
         auth = None
@@ -153,17 +194,31 @@ class OpenAIBackend:
         self._client = None
         self._slots = None
 
+    def runtime_info(self) -> dict[str, Any]:
+        """What a run records about this judge: how probability answers were asked for."""
+        if self.scoring_way is None:
+            return {}
+        way = SCORING_WAYS[self.scoring_way]
+        if self._template is not None and self.scoring_way == "template":
+            way += f" (template from {self._template.source})"
+        return {"where": f"{self.public_url} ({self.model})", "scoring": way, "continuation": self.scoring_way}
+
     async def check_mode(self, mode: ScoringMode, top_k: int) -> None:
-        """Probability modes need log-probabilities: one probe request says whether the server gives them."""
+        """Probability modes need log-probabilities and a way to continue after the answer prefix:
+        settled here, once, with a few small probe requests."""
         if mode is ScoringMode.GENERATE:
             return
         if top_k > MAX_TOP_LOGPROBS:
             raise BackendError(f"judge {self.name!r}: top_k is {top_k}, but APIs return at most "
                                f"{MAX_TOP_LOGPROBS} top log-probabilities")
+        if self.scoring_way is None:
+            self.scoring_way = await self._choose_continuation(mode)
         messages = (Message("user", "Is water wet? Answer yes or no."),)
-        payload = self._payload(messages, "", probability=True, n_top=5, max_tokens=1, temperature=0.0, seed=0)
+        payload = self._probability_payload(messages, "Answer:", n_top=5, max_tokens=1, seed=0)
         try:
-            await self._post(payload, lambda body: self._read(body, probability=True))
+            path = self._probability_path()
+            await self._post(payload, lambda body: self._read(body, probability=True,
+                                                              completions=path == "/completions"), path=path)
         except RequestFailed as exc:
             if not isinstance(exc, _NoLogprobs):
                 raise
@@ -172,6 +227,67 @@ class OpenAIBackend:
                 f"endpoint) returned no log-probabilities, so mode {mode.value} cannot be used; "
                 "use mode generate, or a server that returns logprobs"
             ) from None
+
+    async def _choose_continuation(self, mode: ScoringMode) -> str:
+        """How this server is made to continue after the answer prefix, or BackendError saying why none works."""
+        how = self.continuation
+        if how in ("prefill", "unprefixed"):
+            return how  # the user's word: a prefill cannot be told apart from a new turn by its answer
+        template = await self._find_template() if how in ("auto", "template") else None
+        if self.endpoint == "completions":
+            if how in ("auto", "template") and template is not None:
+                self._template = template
+                return "template"
+            if how == "template":
+                raise self._refusal(mode, "no chat template is known for it")
+            return "plain"
+        if template is not None:
+            self._template = template
+            return "template"
+        if how == "template":
+            raise self._refusal(mode, "no chat template is known for it")
+        if await self._continues_final_message():
+            return "continue"
+        raise self._refusal(mode, "no chat template is known for its completions endpoint (set "
+                                  "options.chat_template to the model's GGUF or tokenizer_config.json), and it "
+                                  "ignores continue_final_message")
+
+    def _refusal(self, mode: ScoringMode, why: str) -> BackendError:
+        return BackendError(
+            f"judge {self.name!r}: the server at {self.public_url} (model {self.model}) cannot be made to continue "
+            f"after the template's answer prefix: {why}. A chat answer starts a new turn, so mode {mode.value} "
+            "would read probabilities wherever a valid answer happens to appear instead of the model's answer. "
+            "Set options.chat_template, or options.continuation = \"unprefixed\" to score only answers that "
+            "start with a valid answer with enough probability (options.min_valid_mass), or use mode generate")
+
+    async def _find_template(self) -> ChatTemplate | None:
+        """The model's chat template: options.chat_template, else what the server shows at /props."""
+        path = self.config.extra.get("chat_template")
+        if isinstance(path, str) and path:
+            return await asyncio.to_thread(load_chat_template, path)
+        assert self._client is not None
+        root = self.base_url[:-3] if self.base_url.endswith("/v1") else self.base_url
+        try:
+            response = await self._client.get(root + "/props")
+            body = response.json() if response.status_code == 200 else None
+        except Exception:  # a server without /props (most): no template from it
+            return None
+        return from_mapping(body, f"{scrub_url(root)}/props") if isinstance(body, dict) else None
+
+    async def _continues_final_message(self) -> bool:
+        """Whether the chat endpoint honours continue_final_message: with it the prompt stops after the
+        started assistant turn, so the server counts fewer prompt tokens than for the same messages
+        closed and followed by a new turn. A server that ignores the field counts the same."""
+        messages = [{"role": "user", "content": "Is water wet? Answer yes or no."},
+                    {"role": "assistant", "content": "Answer:"}]
+        plain = {"model": self.model, "messages": messages, "max_tokens": 1, "temperature": 0.0}
+        continued = {**plain, "continue_final_message": True, "add_generation_prompt": False}
+        try:
+            closed = await self._post(plain, _prompt_tokens, path="/chat/completions")
+            open_turn = await self._post(continued, _prompt_tokens, path="/chat/completions")
+        except RequestFailed:  # e.g. 400 for an unknown field
+            return False
+        return 0 < open_turn < closed
 
     async def check_constraint(self, request: JudgeRequest) -> None:
         """Constrained answers: a JSON schema (``response_format``) where the answer is a JSON object,
@@ -182,7 +298,6 @@ class OpenAIBackend:
         """The request fields that hold the answer to the template's format (none when unconstrained)."""
         if request.constrain is AnswerConstraint.OFF:
             return {}
-        from ..prompts.grammar import GrammarError, build_grammar, json_schema
 
         spec = request.prompt.output
         how = self.config.extra.get("constrain_with", "json_schema")
@@ -216,8 +331,8 @@ class OpenAIBackend:
         s = request.sampling
         if probability:
             n_top = min(MAX_TOP_LOGPROBS, max(top_logprobs_count(request.top_k), len(choices) + 5))
-            payload = self._payload(request.prompt.messages, spec.answer_prefix, probability=True, n_top=n_top,
-                                    max_tokens=PROBABILITY_MAX_TOKENS, temperature=0.0, seed=request.seed)
+            payload = self._probability_payload(request.prompt.messages, spec.answer_prefix, n_top=n_top,
+                                                max_tokens=PROBABILITY_MAX_TOKENS, seed=request.seed)
         else:
             payload = self._payload(request.prompt.messages, "", probability=False, n_top=0,
                                     max_tokens=s.max_tokens, temperature=s.temperature, seed=request.seed)
@@ -225,18 +340,55 @@ class OpenAIBackend:
                            frequency_penalty=s.frequency_penalty)
             payload.update(self._constraint_fields(request))
         started = time.perf_counter()
-        answer = await self._post(payload, lambda body: self._read(body, probability=probability))
+        path = self._probability_path() if probability else self._path()
+        answer = await self._post(payload, lambda body: self._read(body, probability=probability,
+                                                                   completions=path == "/completions"), path=path)
         latency = time.perf_counter() - started
 
         result = BackendResult(raw_output=answer.text, prompt_tokens=answer.prompt_tokens,
                                evaluated_tokens=max(answer.prompt_tokens - answer.cached_tokens, 0),
                                completion_tokens=answer.completion_tokens, latency_s=latency)
         if probability:
-            logprobs, top = _read_answer(answer.positions, choices, spec.answer_prefix,
-                                         top_logprobs_count(request.top_k))
+            # Where the server continued after the prefix the answer starts at once; else an echo is skipped.
+            echo = spec.answer_prefix if self._probability_way() in ("unprefixed", "prefill") else ""
+            logprobs, top, start = _read_answer(answer.positions, choices, echo, top_logprobs_count(request.top_k))
             result.choice_probs = normalize_logprobs(logprobs)
             result.top_logprobs = top
+            result.valid_mass = min(1.0, math.exp(logsumexp(logprobs.values())))
+            # Below a top list that does not cover its position, valid answers may hide: a lower bound.
+            listed = answer.positions[start].top if start < len(answer.positions) else ()
+            result.mass_is_lower_bound = sum(math.exp(lp) for _, lp in listed) < COMPLETE_COVERAGE
         return result
+
+    def _probability_way(self) -> str:
+        """The way settled by check_mode; before it (a direct call), the configured endpoint as it is."""
+        if self.scoring_way is not None:
+            return self.scoring_way
+        return "plain" if self.endpoint == "completions" else "unprefixed"
+
+    def _probability_path(self) -> str:
+        return "/completions" if self._probability_way() in ("template", "plain") else "/chat/completions"
+
+    def _probability_payload(self, messages: Sequence[Message], answer_prefix: str, *, n_top: int,
+                             max_tokens: int, seed: int) -> dict[str, Any]:
+        way = self._probability_way()
+        payload: dict[str, Any] = {"model": self.model, "max_tokens": max_tokens, "temperature": 0.0, "seed": seed}
+        if way == "template":
+            assert self._template is not None
+            payload.update(prompt=self._template.format(messages) + answer_prefix, logprobs=n_top)
+        elif way == "plain":
+            payload.update(prompt=completion_prompt(messages, answer_prefix), logprobs=n_top)
+        else:
+            chat = [m.to_dict() for m in messages]
+            if way in ("continue", "prefill") and answer_prefix:
+                chat.append({"role": "assistant", "content": answer_prefix})
+                if way == "continue":
+                    payload.update(continue_final_message=True, add_generation_prompt=False)
+            payload.update(messages=chat, logprobs=True, top_logprobs=n_top)
+        extra = self.config.extra.get("extra_body", {})
+        if isinstance(extra, Mapping):
+            payload.update(extra)
+        return payload
 
     def _payload(self, messages: Sequence[Message], answer_prefix: str, *, probability: bool, n_top: int,
                  max_tokens: int, temperature: float, seed: int) -> dict[str, Any]:
@@ -260,20 +412,20 @@ class OpenAIBackend:
     def _path(self) -> str:
         return "/chat/completions" if self.endpoint == "chat" else "/completions"
 
-    async def _post(self, payload: dict[str, Any], read: Callable[[Any], _T]) -> _T:
+    async def _post(self, payload: dict[str, Any], read: Callable[[Any], _T], *, path: str | None = None) -> _T:
         if self._client is None or self._slots is None:
             raise BackendError(f"judge {self.name!r}: the client is not open (open() was not awaited)")
         async with self._slots:
-            return await self._post_with_retries(payload, read)
+            return await self._post_with_retries(payload, read, path or self._path())
 
-    async def _post_with_retries(self, payload: dict[str, Any], read: Callable[[Any], _T]) -> _T:
+    async def _post_with_retries(self, payload: dict[str, Any], read: Callable[[Any], _T], path: str) -> _T:
         """Send until ``read`` accepts an answer. Timeouts, resets, 429, 5xx and unreadable
         200 answers are retried with backoff; an answer without log-probabilities once;
         401/403/404 and other client errors never."""
-        import httpx
+        import httpx  # heavy to import: only when an API judge is used
 
         assert self._client is not None
-        url = self.public_url + self._path()  # for messages only
+        url = self.public_url + path  # for messages only
         attempts = self.config.max_retries + 1
         missing_logprobs = 0
         for attempt in range(attempts):
@@ -282,7 +434,7 @@ class OpenAIBackend:
             try:
                 client = self._clients[self._turn % len(self._clients)]
                 self._turn += 1
-                response = await client.post(self._path(), json=payload)
+                response = await client.post(path, json=payload)
                 status = response.status_code
                 if status < 400:
                     return read(_decode(response))
@@ -343,10 +495,11 @@ class OpenAIBackend:
                 f"check base_url and the model name ({self.model})"
         return f"{where}: {self._scrub(detail)}" if detail else where
 
-    def _read(self, body: Any, *, probability: bool) -> _Answer:
+    def _read(self, body: Any, *, probability: bool, completions: bool | None = None) -> _Answer:
         """Every field of an answer checked: a malformed one raises _BadAnswer with a plain reason."""
         choice = _first_choice(body)
-        if self.endpoint == "chat":
+        chat = self.endpoint == "chat" if completions is None else not completions
+        if chat:
             message = _optional(choice, "message", dict, "the message of the server's choice is not an object")
             content = _optional(message or {}, "content", str, "the message content is not text")
             text = content or ""
@@ -354,15 +507,15 @@ class OpenAIBackend:
             text = _optional(choice, "text", str, "the text of the server's choice is not text") or ""
         positions: list[_Position] = []
         if probability:
-            positions = self._positions(choice)
+            positions = self._positions(choice, chat=chat)
             if not positions or not any(p.top for p in positions):
                 raise _NoLogprobs("the server's answer had no log-probabilities", FailureKind.MALFORMED)
         prompt_tokens, completion_tokens, cached = _usage(body)
         return _Answer(self._scrub(text), positions, prompt_tokens, completion_tokens, cached)
 
-    def _positions(self, choice: Mapping[str, Any]) -> list[_Position]:
+    def _positions(self, choice: Mapping[str, Any], *, chat: bool) -> list[_Position]:
         logprobs = _optional(choice, "logprobs", dict, "the log-probabilities are not an object") or {}
-        if self.endpoint == "chat":
+        if chat:
             out = []
             entries = _optional(logprobs, "content", list, "the log-probability content is not a list") or []
             for entry in entries:
@@ -472,8 +625,13 @@ def completion_prompt(messages: Sequence[Message], answer_prefix: str = "") -> s
     return f"{text}\n\n{answer_prefix}" if answer_prefix else f"{text}\n\n"
 
 
+def _prompt_tokens(body: Any) -> int:
+    _first_choice(body)  # a malformed answer is retried like any other
+    return _usage(body)[0]
+
+
 def _read_answer(positions: Sequence[_Position], choices: Sequence[str], answer_prefix: str,
-                 k: int) -> tuple[dict[str, float], list[tuple[str, float]]]:
+                 k: int) -> tuple[dict[str, float], list[tuple[str, float]], int]:
     """Choice log-probabilities and the K most likely first answer tokens (see the module doc).
 
     The answer position is a position preceded only by whitespace or by an echo of
@@ -491,13 +649,13 @@ def _read_answer(positions: Sequence[_Position], choices: Sequence[str], answer_
             logprobs = {c: logsumexp(v) for c, v in found.items()}
             if any(math.isfinite(v) for v in logprobs.values()):
                 if _answer_begins(positions, start, choices):
-                    return logprobs, _first_tokens(positions, start, k)
+                    return logprobs, _first_tokens(positions, start, k), start
                 readings.append((start, logprobs))
         written += position.token
     if readings:
         start, logprobs = readings[0]
-        return logprobs, _first_tokens(positions, start, k)
-    return {c: -math.inf for c in choices}, _first_tokens(positions, 0, k)
+        return logprobs, _first_tokens(positions, start, k), start
+    return {c: -math.inf for c in choices}, _first_tokens(positions, 0, k), 0
 
 
 def _answer_begins(positions: Sequence[_Position], start: int, choices: Sequence[str]) -> bool:
@@ -599,7 +757,7 @@ def _error_detail(response: httpx.Response) -> str:
 def _key_from_environment(config: JudgeConfig, judge: str) -> httpx.Auth:
     """Adds the bearer key to each request, read from the environment just then,
     so that neither the backend nor its HTTP client keeps a copy."""
-    import httpx
+    import httpx  # heavy to import: only when an API judge is used
 
     class KeyFromEnvironment(httpx.Auth):
         def auth_flow(self, request: httpx.Request) -> Any:

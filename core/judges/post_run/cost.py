@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from ...config import ModelPrice
-from ..backends import paid_per_token
+from ..backends import backend_names, paid_per_token
 from ..run.config import RunConfig
 from ..store.run_store import RunRecord, RunStore
 from ..types import Judgment
@@ -46,7 +46,8 @@ class JudgeUsage:
 
     @property
     def local(self) -> bool:
-        return not paid_per_token(self.backend)
+        # A judge of no registered backend (an imported run's) ran elsewhere: not known to be local.
+        return self.backend in backend_names() and not paid_per_token(self.backend)
 
     @property
     def mean_latency_s(self) -> float | None:

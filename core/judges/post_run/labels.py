@@ -24,7 +24,18 @@ from dataclasses import dataclass
 
 from ...errors import ConfigError
 from ...model import Dataset, Example, RatingValue, Scale, ScaleKind
-from ...stats.label_agreement import LabelCeiling, LabelComparison, label_text, scale_labels
+from ...stats.label_agreement import (
+    TIE_RULE_HELP,
+    LabelCeiling,
+    LabelComparison,
+    TieRule,
+    compare_labels,
+    label_ceiling,
+    label_text,
+    scale_labels,
+)
+from ..prompts.render import resolve_output
+from ..prompts.templates import parse_template
 from ..run.config import RunConfig
 from ..types import Judgment, OutputKind, OutputSpec, ScoringMode
 
@@ -178,7 +189,6 @@ def label_report(examples: Sequence[Example], quality: str, judgments: Mapping[s
                  tie_rule: str = "exclude", n_boot: int = 1000, seed: int = 0, template: str = "the template",
                  ) -> LabelReport:
     """Compare each judge's answers over ``examples`` (the items the run judged) with the humans."""
-    from ...stats.label_agreement import TIE_RULE_HELP, TieRule, compare_labels, label_ceiling
 
     rule = TieRule(tie_rule)
     rated = [ex for ex in examples if quality in ex.ratings]
@@ -209,8 +219,6 @@ def run_label_report(run_config: RunConfig, dataset: Dataset, judgments: Mapping
     """A run's judges against the human labels of its quality, over the items the run judged
     (``--limit`` and item lists included), as the CLI prints it and the app shows it.
     ``yes_label`` defaults to the one recorded with the run."""
-    from ..prompts.render import resolve_output
-    from ..prompts.templates import parse_template
 
     quality = run_config.quality
     if quality is None or quality not in dataset.qualities:

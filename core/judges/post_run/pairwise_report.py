@@ -30,6 +30,7 @@ from ...stats.pairwise import (
     position_stats,
     word_count,
 )
+from ..prompts.templates import parse_template
 from ..run.config import RunConfig
 from ..run.pairwise import PairPlan, PairSetting, plan_pairs, verdict_of
 from ..types import Judgment
@@ -116,7 +117,6 @@ def asked_verdicts(plan: PairPlan, judgments: Mapping[str, Judgment], choices: t
 def pairwise_report(config: RunConfig, dataset: Dataset, table: Mapping[str, Mapping[str, Judgment]], *,
                     aggregation: Aggregation = Aggregation.MEAN, prior: float = DEFAULT_BT_PRIOR) -> PairwiseReport:
     """The report of a pairwise run from its stored judgments (``{judge: {item: Judgment}}``)."""
-    from ..prompts.templates import parse_template
 
     if config.pairs is None:
         raise ValueError("not a pairwise run")

@@ -326,7 +326,7 @@ def _pair_corr(a: Mapping[str, float | None], b: Mapping[str, RatingValue], kind
     y = np.array([float(b[i]) for i in common])  # type: ignore[arg-type]
     if degenerate_reason(x, y, "items") is not None:
         return None
-    from scipy import stats
+    from scipy import stats  # scipy is slow to import: only when agreement needs it
 
     value = (stats.spearmanr(x, y) if kind == "spearman" else stats.pearsonr(x, y))[0]
     return _none_if_nan(float(value))

@@ -35,8 +35,12 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import ConfigError
 from ...model import Dataset
+from ..prompts.templates import get_template, load_template_file, parse_template
 from ..run.config import RunConfig
+from ..run.engine import TemplateRenderer
 from ..run.events import RunStatus
+from ..run.probability import min_valid_mass
+from ..run.scoring import score_result
 from ..store.run_store import JudgmentKey, RunStore
 from ..types import BackendResult, JudgeRequest, Judgment, OutputKind, OutputSpec, RenderedPrompt, ScoringMode
 
@@ -110,7 +114,6 @@ def parse_mapping(text: str) -> dict[str, float]:
 
 def rescored_config(source: RunConfig, settings: RescoreSettings) -> RunConfig:
     """The source run's configuration with the new settings (checked before anything is written)."""
-    from ..prompts.templates import parse_template
 
     changes: dict[str, Any] = {}
     if settings.top_k is not None:
@@ -174,8 +177,6 @@ class _Rescorer:
 
     def __init__(self, source: RunConfig, target: RunConfig, dataset: Dataset,
                  mapping: Mapping[str, float] | None) -> None:
-        from ..run.engine import TemplateRenderer
-        from ..run.scoring import score_result
 
         self._score = score_result
         self.source, self.target = source, target
@@ -185,6 +186,8 @@ class _Rescorer:
         self._mapping = mapping
         self._variants = {v.label: v for v in target.variants()}
         self._examples = {ex.id: ex for ex in dataset.examples}
+        if source.pairs is not None:  # a pairwise run's items are its asked pair orders
+            self._examples.update((ex.id, ex) for ex in source.select_items(dataset))
 
     def __call__(self, judgment: Judgment) -> Judgment:
         variant = self._variants.get(judgment.judge)
@@ -206,11 +209,12 @@ class _Rescorer:
             spec = mapped_spec(spec, self._mapping)
         request = JudgeRequest(item_id=judgment.item_id, prompt=RenderedPrompt(asked.messages, spec, asked.template_name),
                                mode=mode, sampling=variant.judge.sampling, top_k=self.target.top_k,
-                               repeat=judgment.repeat)
+                               repeat=judgment.repeat, min_valid_mass=min_valid_mass(variant.judge.config))
         stored = BackendResult(raw_output=judgment.raw_output, choice_probs=judgment.distribution,
                                top_logprobs=judgment.top_logprobs, prompt_tokens=judgment.prompt_tokens,
                                evaluated_tokens=judgment.evaluated_tokens,
-                               completion_tokens=judgment.completion_tokens, latency_s=judgment.latency_s)
+                               completion_tokens=judgment.completion_tokens, latency_s=judgment.latency_s,
+                               valid_mass=judgment.valid_mass, mass_is_lower_bound=judgment.mass_is_lower_bound)
         new = self._score(request, stored, judgment.judge)
         if self._mapping is not None and not mapped:
             new = _map_generated(new, spec, self._mapping)
@@ -303,7 +307,6 @@ def _num(x: float) -> str:
 
 def resolve_template(name_or_path: str, template_dirs: Sequence[Path] = ()) -> Template:
     """A template by name (shipped, user or config folders), or from a .toml file."""
-    from ..prompts.templates import get_template, load_template_file
 
     path = Path(name_or_path).expanduser()
     if path.suffix == ".toml" and path.is_file():

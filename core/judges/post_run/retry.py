@@ -15,6 +15,7 @@ from typing import Any
 
 from ...errors import ConfigError
 from ...model import Dataset
+from ..run.engine import RunEngine
 from ..run.events import RunEvent, RunSummary
 from ..store.run_store import RunStore
 from ..types import JudgeBackend
@@ -26,12 +27,15 @@ def check_retryable(store: RunStore, run_id: int) -> None:
     if record.source_run is not None:
         raise ConfigError(f"run {run_id} was rescored from run {record.source_run} without a model; retry run "
                           f"{record.source_run}, then rescore it again")
+    if record.kind == "imported":
+        source = (record.config.get("imported") or {}).get("file", "a file")
+        raise ConfigError(f"run {run_id} was imported from {source}; its judges ran elsewhere and cannot be asked "
+                          "again here: score the failed items where they ran and import the file again")
 
 
 async def retry_run(store: RunStore, run_id: int, dataset: Dataset, backends: Mapping[str, JudgeBackend], *,
                     on_event: Callable[[RunEvent], None] | None = None, **engine_options: Any) -> RunSummary:
     """Judge again the judgments of run ``run_id`` that have no score; returns the run's summary."""
-    from ..run.engine import RunEngine
 
     check_retryable(store, run_id)
     config = store.get_run(run_id).run_config

@@ -140,7 +140,7 @@ class _Partition:
         elif self.field is not None and examples:
             corpus = [_document(ex, self.field) for ex in examples]
             if any(corpus):
-                from rank_bm25 import BM25Okapi
+                from rank_bm25 import BM25Okapi  # loads numpy: only for bm25 few-shot selection
 
                 self.index = BM25Okapi(corpus)
 

@@ -441,6 +441,13 @@ class _Parser:
         if t.level == "dialog" and "response" in t.variables:
             raise self.error("a dialog-level template rates whole dialogues and cannot use {response}",
                              self.key_line("level"))
+        # The judge must see what it judges: without it, every answer is a guess that still parses.
+        if t.level == "dialog" and not {"context", "history"} & t.variables:
+            raise self.error("messages: a dialog-level template must show the dialogue it rates: use {context}",
+                             self.key_line("messages"))
+        if t.level != "dialog" and t.output.kind is not OutputKind.PAIRWISE and "response" not in t.variables:
+            raise self.error("messages: no message shows the reply being judged: use {response}",
+                             self.key_line("messages"))
 
     def string(self, raw: Mapping[str, Any], key: str, *, required: bool = False, default: str = "") -> str:
         if key not in raw:
@@ -697,3 +704,54 @@ def _parse_file_text(text: str, source: str, filename: str) -> Template:
         raise TemplateError(f"name {template.name!r} differs from the file name {filename!r}; "
                             "name the file after the template", source=source)
     return template
+
+
+# --------------------------------------------------------------------------- identity: save as, override, revert
+
+_NAME_LINE = re.compile(r'^(\s*name\s*=\s*)("(?:[^"\\\n]|\\.)*"|\'[^\'\n]*\')', re.MULTILINE)
+
+
+def renamed_template_text(text: str, new_name: str) -> str:
+    """``text`` with its top-level ``name`` set to ``new_name`` (save as), checked by parsing it."""
+    from .personas import _check_name, toml_string
+
+    _check_name(new_name, "template")
+    table_start = re.search(r"^\s*\[", text, re.MULTILINE)
+    head_end = table_start.start() if table_start else len(text)
+    match = _NAME_LINE.search(text, 0, head_end)
+    if match is None:
+        raise TemplateError("the template has no top-level name = \"…\" line to rename")
+    renamed = text[: match.start(2)] + toml_string(new_name) + text[match.end(2):]
+    parsed = parse_template(renamed, f"{new_name}.toml")
+    if parsed.name != new_name:  # pragma: no cover - the regex found another key
+        raise TemplateError(f"renaming the template gave name {parsed.name!r}, not {new_name!r}")
+    return renamed
+
+
+def is_shipped_name(name: str) -> bool:
+    """A template of this name ships with dialjudge (a user file of that name overrides it)."""
+    return (shipped_template_dir() / f"{name}.toml").is_file()
+
+
+def overridden_names(templates: Mapping[str, Template]) -> frozenset[str]:
+    """Names of shipped templates that a user's file takes the place of."""
+    shipped_dir = str(shipped_template_dir())
+    return frozenset(name for name, t in templates.items()
+                     if is_shipped_name(name) and not t.source.startswith(shipped_dir))
+
+
+def revert_override(template: Template) -> Path:
+    """Put the shipped template back: the user's overriding file is renamed ``NAME.toml.overridden``
+    (kept, no longer loaded). Returns the new path."""
+    if not is_shipped_name(template.name):
+        raise TemplateError(f"{template.name!r} is not a shipped template: there is nothing to revert to")
+    path = Path(template.source)
+    if str(path).startswith(str(shipped_template_dir())) or not path.is_file():
+        raise TemplateError(f"{template.name!r} is the shipped template already")
+    kept = path.with_name(path.name + ".overridden")
+    n = 1
+    while kept.exists():
+        n += 1
+        kept = path.with_name(f"{path.name}.overridden-{n}")
+    path.rename(kept)
+    return kept

@@ -23,7 +23,7 @@ from ...subsets import parse_subset
 from ..prompts.constraint import AnswerConstraint
 from ..prompts.fewshot import FewShotSetting
 from ..types import ScoringMode
-from .pairwise import PairSetting
+from .pairwise import PairSetting, pair_examples
 
 SNAPSHOT_VERSION = 1
 
@@ -178,6 +178,9 @@ class RunConfig:
     yes_label: str | None = None
     #: A pairwise run (core.judges.run.pairwise): which pairs of each context's candidates are asked.
     pairs: PairSetting | None = None
+    #: An imported run (core.imports): where its judgments came from (file, hash, format, importer
+    #: version, the field each value was read from). None for a run judged here.
+    imported: Mapping[str, Any] | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "mode", ScoringMode(self.mode))
@@ -255,10 +258,11 @@ class RunConfig:
         if self.limit is not None:
             items = items[: self.limit]
         if self.pairs is not None:  # the candidates, paired: one item per asked order
-            from .pairwise import pair_examples
 
             return pair_examples(items, self.pairs)
-        return items
+        from .prepaired import as_candidates
+
+        return list(as_candidates(items))  # pre-paired items, judged one reply at a time: each reply
 
     # -- snapshot --------------------------------------------------------------------------
 
@@ -283,6 +287,7 @@ class RunConfig:
             **({"environment": dict(self.environment)} if self.environment else {}),
             **({"yes_label": self.yes_label} if self.yes_label else {}),
             **({"pairs": self.pairs.to_dict()} if self.pairs is not None else {}),
+            **({"imported": dict(self.imported)} if self.imported else {}),
         }
 
     @classmethod
@@ -314,10 +319,22 @@ class RunConfig:
             environment=dict(data.get("environment") or {}),
             yes_label=data.get("yes_label"),
             pairs=PairSetting.from_dict(data["pairs"]) if data.get("pairs") else None,
+            imported=dict(data["imported"]) if data.get("imported") else None,
         )
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), ensure_ascii=False, sort_keys=True, default=str)
+
+    @property
+    def template_hash(self) -> str:
+        """The template's identity: 8 hex digits of its text's SHA-256. Two runs of templates with one
+        name but different text (an edited copy) differ here."""
+        return template_text_hash(self.template_text)
+
+    @property
+    def template_label(self) -> str:
+        """The template's name with its identity, as every list of runs shows it: ``likert-1to5 #3f2a9c1e``."""
+        return f"{self.template} #{self.template_hash}"
 
     @property
     def fingerprint(self) -> str:
@@ -340,4 +357,9 @@ class RunConfig:
         what = self.kpi or self.aspect or self.quality or "overall"
         judges = ",".join(j.name for j in self.judges)
         mode = self.mode.value if self.pairs is None else f"pairwise {self.pairs.spec} {self.mode.value}"
-        return f"{self.dataset}/{self.subset} {self.template}:{what} {judges} {mode}"
+        return f"{self.dataset}/{self.subset} {self.template_label}:{what} {judges} {mode}"
+
+
+def template_text_hash(text: str) -> str:
+    """8 hex digits of the SHA-256 of a template's text (its identity beside its name)."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:8]

@@ -15,6 +15,7 @@ a failed judgment (error text, no score) and the run carries on.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import time
 from collections import deque
@@ -26,9 +27,14 @@ from ...errors import ConfigError, DialjudgeError
 from ...model import Dataset, Example
 from ..backends import backend_kind
 from ..prompts.constraint import AnswerConstraint
-from ..prompts.truncation import PromptTooLong
+from ..prompts.fewshot import FewShotSelector
+from ..prompts.personas import Persona
+from ..prompts.render import render_prompt
+from ..prompts.templates import parse_template
+from ..prompts.truncation import PromptTooLong, WindowBudget, fit_to_window
+from ..store.provenance import run_environment
 from ..store.run_store import JudgmentKey, RunStore
-from ..types import BackendResult, JudgeBackend, JudgeRequest, Judgment, RenderedPrompt
+from ..types import BackendResult, JudgeBackend, JudgeRequest, Judgment, RenderedPrompt, ScoringMode
 from .config import JudgeVariant, RunConfig
 from .events import (
     JudgmentScored,
@@ -43,6 +49,8 @@ from .events import (
     Subscriber,
 )
 from .failures import BreakerSettings, CircuitBreaker, failure_kind
+from .probability import min_valid_mass
+from .scoring import score_result
 from .stopping import DEFAULT_ORDER_SEED, StopRule, StopState, seeded_context_order
 
 Scorer = Callable[[JudgeRequest, BackendResult, str], Judgment]
@@ -56,9 +64,6 @@ class TemplateRenderer:
     """Renders with the run's own template snapshot, persona texts and few-shot setting."""
 
     def __init__(self, config: RunConfig, fewshot_pool: Sequence[Example]) -> None:
-        from ..prompts.personas import Persona
-        from ..prompts.render import render_prompt
-        from ..prompts.templates import parse_template
 
         self._render = render_prompt
         self.config = config
@@ -76,7 +81,6 @@ class TemplateRenderer:
         if config.fewshot.enabled:
             if not config.quality:
                 raise ConfigError("few-shot examples need the run's quality (which human rating to show)")
-            from ..prompts.fewshot import FewShotSelector
 
             self._selector = FewShotSelector(fewshot_pool, config.fewshot, config.quality)
         self._shots: dict[str, list[Example]] = {}
@@ -91,7 +95,6 @@ class TemplateRenderer:
         return self._shots[example.id]
 
     def __call__(self, variant: JudgeVariant, example: Example) -> RenderedPrompt:
-        from ..prompts.truncation import fit_to_window
 
         persona = self._personas.get(variant.persona.name) if variant.persona else None
         fewshot = self.fewshot_for(example)
@@ -111,11 +114,13 @@ class TemplateRenderer:
 
 def _window_budget(variant: JudgeVariant, mode: Any) -> Any:
     """The judge's prompt budget (truncation.WindowBudget), or None where its window is unknown."""
-    from ..prompts.truncation import WindowBudget
-    from ..types import ScoringMode
 
     config = variant.judge.config
-    window = backend_kind(config.backend).context_window(config)
+    try:
+        kind = backend_kind(config.backend)
+    except ConfigError:  # a judge no backend here runs (an imported run's, core.imports): window unknown
+        return None
+    window = kind.context_window(config)
     if isinstance(window, bool) or not isinstance(window, int) or window <= 0:
         return None
     answer = variant.judge.sampling.max_tokens if mode is ScoringMode.GENERATE else 16
@@ -171,6 +176,7 @@ class RunEngine:
         breaker: BreakerSettings | None = None,
         context_order_seed: int | None = DEFAULT_ORDER_SEED,
         stop_rule: StopRule | None = None,
+        reuse_finished: bool = False,
     ) -> None:
         self.config = config
         self.dataset = dataset
@@ -200,6 +206,8 @@ class RunEngine:
         #: Contexts are judged in this seed's random order (None: file order); see .stopping.
         self.context_order_seed = context_order_seed
         self.stop_rule = stop_rule
+        #: With ``resume``: an identical finished run (same config and name) is shown again, not repeated.
+        self.reuse_finished = reuse_finished
         #: The stop rule's decision that ended the run early (None when it did not).
         self.stopped_by_rule: StopState | None = None
 
@@ -218,6 +226,8 @@ class RunEngine:
         self._last_progress_done = 0
         self._cancel_requested = False
         self._main: asyncio.Task[None] | None = None
+        #: The task of :meth:`run` itself: a cancel while the judges load (before _main exists) ends it.
+        self._run_task: asyncio.Task[Any] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
 
     # -- subscribers and control ----------------------------------------------------------
@@ -236,16 +246,25 @@ class RunEngine:
         Safe to call from another thread."""
         self._cancel_requested = True
         loop = self._loop
-        if loop is None or self._main is None:
+        if loop is None:
             return
         try:
             on_loop = asyncio.get_running_loop() is loop
         except RuntimeError:
             on_loop = False
         if on_loop:
-            self._main.cancel()
+            self._cancel_now()
         else:
-            loop.call_soon_threadsafe(self._main.cancel)
+            with contextlib.suppress(RuntimeError):  # the loop has closed: the run is over
+                loop.call_soon_threadsafe(self._cancel_now)
+
+    def _cancel_now(self) -> None:
+        # Judging: stop the workers (what is stored stays). Still preparing (a model loading for
+        # many seconds): end run() at once, so that quitting never waits for the load.
+        if self._main is not None:
+            self._main.cancel()
+        elif self._run_task is not None:
+            self._run_task.cancel()
 
     @property
     def cancelled(self) -> bool:
@@ -259,9 +278,19 @@ class RunEngine:
         if self._loop is not None:
             raise RuntimeError("this RunEngine has already run; build a new one")
         self._loop = asyncio.get_running_loop()
+        self._run_task = asyncio.current_task()
+        if self._cancel_requested:  # cancelled before it started (the app quit): ask nothing
+            self._run_task = None
+            return self._stop(RunStatus.CANCELLED)
         try:
             return await self._run_once()
+        except asyncio.CancelledError:
+            if not self._cancel_requested or self._main is not None:
+                raise
+            # Cancelled while preparing: nothing was asked, the run (if it exists) stays resumable.
+            return self._stop(RunStatus.CANCELLED)
         finally:
+            self._run_task = None
             if self._lock_owner is not None:
                 self.store.unlock_run(self._lock_owner)
 
@@ -335,9 +364,11 @@ class RunEngine:
             backend = self.backends[variant.judge.name]
             request = JudgeRequest(item_id=example.id, prompt=prompt, mode=config.mode,
                                    sampling=variant.judge.sampling, top_k=config.top_k, repeat=key.repeat,
-                                   constrain=config.constrain)
+                                   constrain=config.constrain, min_valid_mass=min_valid_mass(variant.judge.config))
             work = _Work(variant, example, request, request.cache_key(backend.identity), backend)
             hit = self.store.cached_response(work.cache_key) if self.use_cache else None
+            if hit is not None and request.mode is not ScoringMode.GENERATE and hit.valid_mass is None:
+                hit = None  # cached before the valid mass was measured: ask again rather than guess it
             if hit is not None:
                 cached_work.append((work, hit))
             else:
@@ -353,7 +384,6 @@ class RunEngine:
         timeouts = {name: self._timeout_for(name) for name in queues}
 
         if record is None:
-            from ..store.provenance import run_environment
 
             opened = {name: self.backends[name] for name in queues}
             snapshot = {**config.to_dict(), "environment": run_environment(opened)}
@@ -377,7 +407,9 @@ class RunEngine:
         self.failures = (self.store.count_judgments(self.run_id, failed_only=True,
                                                     include_request_failures=not self.retry_failed)
                          if record else len(too_long))
-        self._emit(RunStarted(self.run_id, self.total, self.done, self.resumed))
+        ways = {name: str(way) for name, backend in self.backends.items() if name in queues
+                and (way := getattr(backend, "scoring_way", None)) is not None}
+        self._emit(RunStarted(self.run_id, self.total, self.done, self.resumed, scoring=ways))
         return cached_work, queues, timeouts
 
     def _find_run(self) -> Any:
@@ -387,7 +419,12 @@ class RunEngine:
                 raise ConfigError(
                     f"run {record.id} was made from a different configuration; it cannot be resumed with this one")
             return record
-        return self.store.find_resumable(self.config.fingerprint) if self.resume else None
+        if not self.resume:
+            return None
+        unfinished = self.store.find_resumable(self.config.fingerprint)
+        if unfinished is None and self.reuse_finished:
+            return self.store.find_finished(self.config.fingerprint, name=self.config.name)
+        return unfinished
 
     def _timeout_for(self, judge_name: str) -> float:
         if self.request_timeout_s is not None:
@@ -447,6 +484,11 @@ class RunEngine:
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # the backend already retried; record and carry on
+                if self._cancel_requested or self._workers_stop or _is_shutdown_error(exc):
+                    # Stopping (the user cancelled, the process is exiting): the request was
+                    # dropped, not failed. Stored as a failure it would count against the judge.
+                    self._cancel_requested = True
+                    return
                 reason = (f"no answer within {timeout:g} s" if isinstance(exc, asyncio.TimeoutError)
                           else _describe(exc))
                 self._record(work, self._failed(work, reason, started), request_failed=True, response=None)
@@ -566,8 +608,12 @@ async def _cancel_all(tasks: Iterable[asyncio.Future[Any]]) -> None:
         await asyncio.gather(*tasks, return_exceptions=True)
 
 
+def _is_shutdown_error(exc: BaseException) -> bool:
+    """The error a thread pool raises once the interpreter is exiting: the process is ending, not the judge failing."""
+    return isinstance(exc, RuntimeError) and "interpreter shutdown" in str(exc)
+
+
 def _default_scorer() -> Scorer:
-    from .scoring import score_result
 
     return score_result
 

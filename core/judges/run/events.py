@@ -7,7 +7,7 @@ the headless CLI drives a progress bar from them.
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -79,6 +79,8 @@ class RunStarted:
     #: Judgments already stored when a resumed run starts.
     done: int = 0
     resumed: bool = False
+    #: Per API judge in a probability mode: how its answers are asked for (openai_api.SCORING_WAYS' keys).
+    scoring: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

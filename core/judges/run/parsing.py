@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..types import OutputKind, OutputSpec, RenderedPrompt
+from .pairwise import parse_verdict
 
 
 @dataclass
@@ -58,7 +59,6 @@ def parse_output(raw: str, spec: OutputSpec, *, prompt: RenderedPrompt | str | N
     elif spec.kind is OutputKind.LABEL:
         parsed = _parse_label(text, spec)
     elif spec.kind is OutputKind.PAIRWISE:
-        from .pairwise import parse_verdict
 
         score, reasoning, error = parse_verdict(text, spec)
         parsed = ParsedOutput(score, reasoning=reasoning, error=error)

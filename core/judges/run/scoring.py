@@ -13,6 +13,15 @@
   model's probability of each whole answer, so the weights are the paper's).
 * yesno: paper 003, section 3.2: g = p(yes) / (p(yes) + p(no)).
 
+Every probability mode first checks how much probability the valid answers hold
+at the answer position (``BackendResult.valid_mass``, before normalising). Below
+the judge's threshold (``JudgeRequest.min_valid_mass``, 0.5 unless the judge's
+``options.min_valid_mass`` says otherwise) the model was about to write something
+else, and normalising the little mass left on valid answers would report a
+confident score that the model never gave: such a judgment is a failure whose
+reason gives the mass. Where the mass was read from a truncated top list (an
+API's top log-probabilities) it is a lower bound, and the judgment says so.
+
 A failure keeps the raw output and says why in ``Judgment.error``.
 """
 
@@ -21,9 +30,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from ...errors import BackendError
 from ..backends.answers import answer_choices, is_partial_answer, match_choice, normalize_answer
 from ..prompts.constraint import AnswerConstraint
 from ..types import BackendResult, JudgeRequest, Judgment, OutputKind, OutputSpec, ScoringMode
+from .parsing import parse_output
 
 
 @dataclass(frozen=True)
@@ -36,8 +47,15 @@ class _Outcome:
 
 def score_result(request: JudgeRequest, result: BackendResult, judge: str) -> Judgment:
     spec = request.prompt.output
+    valid_in_top: int | None = None
+    too_little = None
+    if request.mode is not ScoringMode.GENERATE:
+        valid_in_top = count_valid_in_top(result.top_logprobs, _weighed_choices(spec, request.mode), request.top_k)
+        too_little = mass_failure(result, spec, request.mode, request.min_valid_mass)
     if request.mode is ScoringMode.GENERATE:
         outcome = _from_generated(result.raw_output, spec, request, result.completion_tokens)
+    elif too_little is not None:
+        outcome = _Outcome(None, too_little)
     elif request.mode is ScoringMode.YESNO:
         outcome = _from_yes_no(result, spec)
     elif spec.kind is OutputKind.LABEL:
@@ -75,7 +93,71 @@ def score_result(request: JudgeRequest, result: BackendResult, judge: str) -> Ju
         repeat=request.repeat,
         cached=False,
         sampling=request.sampling.to_dict(),
+        valid_mass=result.valid_mass,
+        valid_in_top=valid_in_top,
+        mass_is_lower_bound=result.mass_is_lower_bound,
     )
+
+
+def _weighed_choices(spec: OutputSpec, mode: ScoringMode) -> tuple[str, ...]:
+    try:
+        return answer_choices(spec, mode)
+    except BackendError:  # no choices: the scoring below says so
+        return spec.choices
+
+
+def answer_noun(spec: OutputSpec, mode: ScoringMode) -> str:
+    """What one valid answer is called in messages ("rating", "label", ...)."""
+    if mode is ScoringMode.YESNO or spec.kind is OutputKind.YESNO:
+        return "yes/no answer"
+    if spec.kind is OutputKind.LABEL:
+        return "label"
+    if spec.kind is OutputKind.PAIRWISE:
+        return "verdict"
+    return "rating"
+
+
+def format_mass(mass: float, *, lower_bound: bool = False) -> str:
+    """A probability as a percentage that keeps small masses readable (0.57%, not 0%)."""
+    percent = 100.0 * mass
+    text = f"{percent:.1f}%" if percent >= 0.1 or percent == 0 else f"{percent:.1g}%"
+    return f">={text}" if lower_bound else text
+
+
+def mass_failure(result: BackendResult, spec: OutputSpec, mode: ScoringMode, threshold: float) -> str | None:
+    """The reason a probability-mode answer is not scored for too little valid mass, or None.
+
+    An unmeasured mass (None: a backend or a stored answer from before it was measured) is
+    not checked; it shows as unknown wherever masses are shown.
+    """
+    mass = result.valid_mass
+    if mass is None or mass >= threshold:
+        return None
+    noun = answer_noun(spec, mode)
+    shown = f"at least {format_mass(mass)}" if result.mass_is_lower_bound else format_mass(mass)
+    reason = (f"{LOW_MASS_REASON}{noun}: {shown} of the probability on valid {noun}s "
+              f"(the judge needs {format_mass(threshold)}, options.min_valid_mass)")
+    if result.mass_is_lower_bound:
+        reason += "; read from a truncated top list, where valid answers below it cannot be seen"
+    return reason
+
+
+#: How a judgment not scored for too little valid mass begins its reason (see mass_failure).
+LOW_MASS_REASON = "the answer did not start with a "
+
+
+def is_low_mass_failure(judgment: Judgment) -> bool:
+    """Whether a judgment failed because its valid answers held too little probability."""
+    return judgment.failed and (judgment.error or "").startswith(LOW_MASS_REASON)
+
+
+def count_valid_in_top(top: list[tuple[str, float]] | None, choices: tuple[str, ...], top_k: int) -> int | None:
+    """How many entries of the top-K list (the whole list for K = 0) spell or begin a valid answer."""
+    if top is None:
+        return None
+    listed = top[:top_k] if top_k > 0 else top
+    return sum(1 for token, _ in listed if match_choice(token, choices) is not None
+               or is_partial_answer(token, choices))
 
 
 def _on_scale(score: float, spec: OutputSpec) -> tuple[float | None, float | None, str | None]:
@@ -94,7 +176,6 @@ def _on_scale(score: float, spec: OutputSpec) -> tuple[float | None, float | Non
 
 def _from_generated(raw: str, spec: OutputSpec, request: JudgeRequest, completion_tokens: int = 0) -> _Outcome:
     # Imported here: parsing belongs to the templates side and is only needed in this mode.
-    from .parsing import parse_output
 
     max_tokens = request.sampling.max_tokens
     hit_limit = completion_tokens >= max_tokens > 0

@@ -39,6 +39,8 @@ from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from ...model import Example
+from ...stats.correlation import correlate
+from ...stats.paired import paired_comparison
 
 #: The default seed of the context order (same for every run, so runs can be paired part-way).
 DEFAULT_ORDER_SEED = 0
@@ -162,7 +164,6 @@ class StopRule:
         return self.last
 
     def _width_state(self) -> StopState:
-        from ...stats.correlation import correlate
 
         items = list(self._scores)
         result = correlate([self._scores[i] for i in items], [self.human[i] for i in items],
@@ -179,7 +180,6 @@ class StopRule:
                          rho.value, rho.ci_low, rho.ci_high, self.confidence)
 
     def _baseline_state(self) -> StopState:
-        from ...stats.paired import paired_comparison
 
         assert self.baseline is not None
         confidence = self.look_confidence

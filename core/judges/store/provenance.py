@@ -7,10 +7,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ...metrics.signatures import provenance
+
 
 def run_environment(backends: Mapping[str, Any]) -> dict[str, Any]:
     """Versions and metric signatures, plus each loaded backend's ``runtime_info()``."""
-    from ...metrics.signatures import provenance
 
     judges: dict[str, Any] = {}
     for name, backend in backends.items():

@@ -29,7 +29,10 @@ from ..types import BackendResult, Judgment, ScoringMode
 
 #: 1: runs, judgments, response cache, reviews. 2: run locks. 3: judgments keep their top
 #: log-probabilities (so a run can be rescored with another top-K) and runs their source run.
-SCHEMA_VERSION = 3
+#: 4: judgments and cached answers keep the probability on valid answers at the answer position
+#: (NULL in rows from before: unknown, shown as such), judgments how many valid answers their
+#: top list showed and whether the mass is a lower bound.
+SCHEMA_VERSION = 4
 STORE_FILENAME = "runs.sqlite3"
 
 RUN_STATUSES = tuple(status.value for status in RunStatus)
@@ -81,6 +84,9 @@ CREATE TABLE IF NOT EXISTS judgments (
     sampling TEXT NOT NULL DEFAULT '{}',
     created TEXT NOT NULL,
     top_logprobs TEXT,
+    valid_mass REAL,
+    valid_in_top INTEGER,
+    mass_lower_bound INTEGER NOT NULL DEFAULT 0,
     UNIQUE (run_id, item_id, judge, repeat)
 );
 
@@ -94,7 +100,9 @@ CREATE TABLE IF NOT EXISTS response_cache (
     evaluated_tokens INTEGER NOT NULL DEFAULT 0,
     completion_tokens INTEGER NOT NULL DEFAULT 0,
     latency REAL NOT NULL DEFAULT 0,
-    created TEXT NOT NULL
+    created TEXT NOT NULL,
+    valid_mass REAL,
+    mass_lower_bound INTEGER NOT NULL DEFAULT 0
 );
 
 CREATE TABLE IF NOT EXISTS reviews (
@@ -122,18 +130,26 @@ _JUDGMENT_COLUMNS = (
     "run_id", "item_id", "judge", "repeat", "mode", "cache_key", "prompt_hash", "raw_output", "score",
     "normalized", "distribution", "reasoning", "relevancy", "latency", "prompt_tokens",
     "evaluated_tokens", "completion_tokens", "error", "request_failed", "cached", "sampling", "created",
-    "top_logprobs",
+    "top_logprobs", "valid_mass", "valid_in_top", "mass_lower_bound",
 )
 
 #: Columns later schema versions added to existing tables: (table, column, type).
 _ADDED_COLUMNS = (("judgments", "top_logprobs", "TEXT"), ("runs", "source_run", "INTEGER"),
-                  ("runs", "wall_s", "REAL NOT NULL DEFAULT 0"))
+                  ("runs", "wall_s", "REAL NOT NULL DEFAULT 0"),
+                  ("judgments", "valid_mass", "REAL"), ("judgments", "valid_in_top", "INTEGER"),
+                  ("judgments", "mass_lower_bound", "INTEGER NOT NULL DEFAULT 0"),
+                  ("response_cache", "valid_mass", "REAL"),
+                  ("response_cache", "mass_lower_bound", "INTEGER NOT NULL DEFAULT 0"))
 
 #: Columns of :meth:`RunStore.export_rows`, in order (CSV header).
 EXPORT_COLUMNS = (
     "run_id", "item_id", "judge", "repeat", "mode", "score", "normalized", "error", "raw_output",
     "reasoning", "relevancy", "distribution", "latency", "prompt_tokens", "evaluated_tokens",
     "completion_tokens", "cached", "prompt_hash", "cache_key", "sampling", "created",
+    "valid_mass", "valid_in_top", "mass_lower_bound",
+    # Last, so that readers of older exports find every column where it was; with these two a
+    # run exported and imported again (core.imports) can be rescored with another top-K.
+    "top_logprobs", "request_failed",
 )
 
 
@@ -192,6 +208,14 @@ class RunRecord:
     source_run: int | None = None
     #: Seconds the engine spent on the run, over all its sessions.
     wall_s: float = 0.0
+
+    @property
+    def kind(self) -> str:
+        """How the run's judgments were made: "judged" (by a model here), "rescored" (from another
+        run's stored answers) or "imported" (read from a file, core.imports)."""
+        if self.source_run is not None:
+            return "rescored"
+        return "imported" if self.config.get("imported") else "judged"
 
     @property
     def run_config(self) -> RunConfig:
@@ -365,6 +389,16 @@ class RunStore:
         )
         return _run_record(rows[0]) if rows else None
 
+    def find_finished(self, fingerprint: str, *, name: str = "") -> RunRecord | None:
+        """The newest finished run made from the same config under the same name (a judge command
+        given again shows it instead of adding an identical run)."""
+        rows = self._query(
+            _RUN_SELECT + " WHERE r.fingerprint = ? AND r.status = ? AND r.name = ? AND r.source_run IS NULL "
+            "GROUP BY r.id ORDER BY r.id DESC LIMIT 1",
+            (fingerprint, RunStatus.FINISHED.value, name),
+        )
+        return _run_record(rows[0]) if rows else None
+
     def delete_run(self, run_id: int) -> bool:
         """Delete a run with its judgments and reviews. The response cache is kept."""
         with self._transaction() as db:
@@ -513,6 +547,8 @@ class RunStore:
         for row in rows:
             record = {c: row[c] for c in EXPORT_COLUMNS}
             record["cached"] = bool(record["cached"])
+            record["mass_lower_bound"] = bool(record["mass_lower_bound"])
+            record["request_failed"] = bool(record["request_failed"])
             out.append(record)
         return out
 
@@ -532,6 +568,8 @@ class RunStore:
             evaluated_tokens=row["evaluated_tokens"],
             completion_tokens=row["completion_tokens"],
             latency_s=row["latency"],
+            valid_mass=row["valid_mass"],
+            mass_is_lower_bound=bool(row["mass_lower_bound"]),
         )
 
     def put_cached_response(self, cache_key: str, model_identity: str, response: BackendResult) -> None:
@@ -599,6 +637,7 @@ def _judgment_row(run_id: int, j: Judgment, cache_key: str | None, request_faile
         j.prompt_tokens, j.evaluated_tokens, j.completion_tokens, j.error, int(request_failed),
         int(j.cached), json.dumps(dict(j.sampling), sort_keys=True), _now(),
         _json_or_none([list(p) for p in j.top_logprobs] if j.top_logprobs is not None else None),
+        j.valid_mass, j.valid_in_top, int(j.mass_is_lower_bound),
     )
 
 
@@ -613,6 +652,8 @@ def _judgment_from_row(row: sqlite3.Row) -> Judgment:
         evaluated_tokens=row["evaluated_tokens"], completion_tokens=row["completion_tokens"],
         repeat=row["repeat"], cached=bool(row["cached"]), sampling=json.loads(row["sampling"]),
         top_logprobs=_logprob_pairs(row["top_logprobs"]),
+        valid_mass=row["valid_mass"], valid_in_top=row["valid_in_top"],
+        mass_is_lower_bound=bool(row["mass_lower_bound"]),
     )
 
 
@@ -623,9 +664,10 @@ def _logprob_pairs(text: str | None) -> list[tuple[str, float]] | None:
 def _put_cache(db: sqlite3.Connection, cache_key: str, model_identity: str, r: BackendResult) -> None:
     db.execute(
         "INSERT OR REPLACE INTO response_cache (cache_key, model_identity, raw_output, choice_probs, "
-        "top_logprobs, prompt_tokens, evaluated_tokens, completion_tokens, latency, created) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "top_logprobs, prompt_tokens, evaluated_tokens, completion_tokens, latency, created, valid_mass, "
+        "mass_lower_bound) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (cache_key, model_identity, r.raw_output, _json_or_none(r.choice_probs),
          _json_or_none([list(p) for p in r.top_logprobs] if r.top_logprobs is not None else None),
-         r.prompt_tokens, r.evaluated_tokens, r.completion_tokens, r.latency_s, _now()),
+         r.prompt_tokens, r.evaluated_tokens, r.completion_tokens, r.latency_s, _now(), r.valid_mass,
+         int(r.mass_is_lower_bound)),
     )

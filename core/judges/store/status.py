@@ -21,6 +21,7 @@ from ..run.events import (
     RunStatus,
     RunSummary,
 )
+from ..run.scoring import format_mass, is_low_mass_failure
 
 
 @dataclass
@@ -36,6 +37,12 @@ class RunState:
     summary: RunSummary | None = None
     error: str | None = None
     judges: list[str] = field(default_factory=list)
+    #: Probability modes: the valid-answer mass of each judgment that has one, how many were not
+    #: scored for too little of it, how many masses are lower bounds, and how API judges are asked.
+    masses: list[float] = field(default_factory=list)
+    low_mass: int = 0
+    mass_lower_bounds: int = 0
+    scoring: dict[str, str] = field(default_factory=dict)
 
     @property
     def active(self) -> bool:
@@ -46,15 +53,23 @@ class RunState:
         if isinstance(event, RunStarted):
             self.run_id, self.total, self.done = event.run_id, event.total, event.done
             self.status = RunStatus.RUNNING
+            self.scoring = dict(event.scoring)
         elif isinstance(event, JudgmentScored):
             self.done, self.total = event.done, event.total
             if event.judgment.failed:
                 self.failures += 1
+            mass = event.judgment.valid_mass
+            if mass is not None:
+                self.masses.append(mass)
+                self.mass_lower_bounds += event.judgment.mass_is_lower_bound
+                self.low_mass += is_low_mass_failure(event.judgment)
         elif isinstance(event, RunProgress):
             self.progress = event
             self.done, self.total, self.failures = event.done, event.total, event.failures
         elif isinstance(event, RunFinished):
-            self.run_id, self.status, self.summary = event.run_id, RunStatus(event.status), event.summary
+            # Run id 0: stopped before anything was recorded (there is no run to name).
+            self.run_id = event.run_id or None
+            self.status, self.summary = RunStatus(event.status), event.summary
             self.done, self.failures = event.summary.done, event.summary.failures
         elif isinstance(event, RunFailed):
             self.status, self.error = RunStatus.FAILED, event.error
@@ -89,10 +104,33 @@ def status_line(state: RunState, *, show_timings: bool = True) -> list[tuple[str
     progress = state.progress
     if progress is not None and progress.cached:
         out.append((f" · {progress.cached} from cache", Part.NOTE))
+    out.extend(_mass_pieces(state))
     if state.active and progress is not None and show_timings:
         out.append((f" · {progress.items_per_s:.1f} items/s · ETA {duration_text(progress.eta_s)}", Part.COUNT))
     if state.error:
         out.append((f"\n{state.error}", Part.ERROR))
+    return out
+
+
+#: Short names of the ways an API judge is asked (openai_api.SCORING_WAYS), for the status line.
+SCORING_SHORT = {
+    "template": "completions + chat template", "plain": "completions, no chat template",
+    "continue": "chat, continue_final_message", "prefill": "chat, assistant prefill (unverified)",
+    "unprefixed": "chat without the answer prefix",
+}
+
+
+def _mass_pieces(state: RunState) -> list[tuple[str, Part]]:
+    """How API judges are asked, and the probability the answers put on valid ones (median, least)."""
+    out = [(f" · {judge}: {SCORING_SHORT.get(way, way)}", Part.NOTE) for judge, way in state.scoring.items()]
+    if state.masses:
+        from statistics import median
+
+        bound = ">=" if state.mass_lower_bounds else ""
+        out.append((f" · valid mass {bound}{format_mass(median(state.masses))} median, "
+                    f"{bound}{format_mass(min(state.masses))} least", Part.NOTE))
+    if state.low_mass:
+        out.append((f" · {state.low_mass} not scored for too little valid mass", Part.FAILURES))
     return out
 
 

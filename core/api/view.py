@@ -1,0 +1,68 @@
+"""What the app computes about the view of one open dataset: one item's metrics, two evaluator
+columns compared, and the judge columns read as labels.
+
+Columns are plain ``item id -> score`` mappings copied from the workspace,
+so each function here is safe to call on a worker thread.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+
+from ..compare import compare_evaluators
+from ..judge_diagnostics import JudgeDiagnostics, judge_diagnostics, top_point_probabilities
+from ..judges.run.config import RunConfig
+from ..metrics import metric_info, resolve_metric_ids, score_pair
+from ..model import Aggregation, Dataset, Example, Scale
+from ..stats.baselines import LENGTH_EVALUATOR, length_scores
+from ..stats.paired import PairedComparison
+from ..workspace import RUN_SEPARATOR
+
+Column = Mapping[str, float | None]
+
+
+def item_metric_scores(example: Example, metric_ids: Sequence[str] | None = None) -> dict[str, float]:
+    """One item's reference-based metric scores by the metrics' labels (``metric_ids`` None: all)."""
+    ids = resolve_metric_ids(metric_ids)
+    raw = score_pair(example.candidate or "", example.references, example.language, ids)
+    return {metric_info(m).label: raw[m] for m in ids if m in raw}
+
+
+def compare_columns(dataset: Dataset, quality: str, subset: str, columns: Mapping[str, Column | None],
+                    name_a: str, name_b: str, *, n_boot: int, seed: int) -> PairedComparison:
+    """Column ``name_b`` against column ``name_a`` on the humans' labels of ``quality`` over ``subset``;
+    a column given as None is the length baseline (:data:`LENGTH_EVALUATOR`), computed here."""
+    scores = {name: (length_scores(dataset.examples) if column is None else column)
+              for name, column in columns.items()}
+    return compare_evaluators(dataset, scores[name_a], scores[name_b], quality, subset=subset,
+                              name_a=name_a, name_b=name_b, n_boot=n_boot, seed=seed)
+
+
+def is_length_baseline(name: str) -> bool:
+    return name == LENGTH_EVALUATOR
+
+
+def stored_run_of(column: str) -> int | None:
+    """The stored run a judge column ("judge#run") came from; None for a column of no stored run."""
+    _, separator, run = column.rpartition(RUN_SEPARATOR)
+    return int(run) if separator and run.isdigit() else None
+
+
+def judges_as_labels(dataset: Dataset, examples: Sequence[Example], quality: str, scale: Scale,
+                     columns: Mapping[str, Column], run_config_of: Callable[[str], RunConfig | None], *,
+                     aggregation: Aggregation = Aggregation.MEAN) -> JudgeDiagnostics | None:
+    """The judge columns' confusion views, calibration and inter-judge matrix over ``examples``; a column
+    whose stored run (``run_config_of``) answered with probabilities of the quality's top point is
+    calibrated from those. None when there is nothing to show."""
+    scored = dict(columns)
+    probability: set[str] = set()
+    for name, column in columns.items():
+        config = run_config_of(name)
+        if config is not None and config.quality == quality:
+            p = top_point_probabilities(config, dataset, column)
+            if p is not None:
+                scored[name] = p
+                probability.add(name)
+    result = judge_diagnostics(examples, quality, scale, scored, probability_judges=probability,
+                               aggregation=aggregation)
+    return None if result.empty else result

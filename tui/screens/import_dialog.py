@@ -1,0 +1,86 @@
+"""The Runs screen's question before importing judge scores made elsewhere: the file, its scale, the judge's
+name and whether any problem refuses the import. The scores are matched to the open dataset."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Checkbox, Input, Label, Static
+
+from dialjudge.core.api import IMPORT_FORMATS, ImportRequest
+
+from ..widgets.path_suggester import PathSuggester
+
+
+class ImportDialog(ModalScreen[ImportRequest | None]):
+    """Asks for a file of judge scores (CSV/JSONL, a dialjudge export, Inspect AI, promptfoo) to store as a run."""
+
+    CSS_PATH = ["dialogs.tcss", "import_dialog.tcss"]
+    AUTO_FOCUS = "#import-file"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Cancel", key_display="Esc", tooltip="Close without importing"),
+        Binding("ctrl+s", "import_file", "Import", tooltip="Read the file and store its scores as a run"),
+    ]
+
+    def __init__(self, dataset: str) -> None:
+        super().__init__()
+        self.dataset = dataset
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Label(f"Import judge scores for {self.dataset}", classes="dialog-title")
+            yield Static("Formats: " + ", ".join(IMPORT_FORMATS) + ". Rows are matched to the open dataset's "
+                         "items; what does not match is counted and named.", classes="dialog-text")
+            with Horizontal(classes="field-row"):
+                yield Label("File", classes="field-label")
+                yield Input(placeholder="path (→ completes)", id="import-file", suggester=PathSuggester(),
+                            compact=True)
+            with Horizontal(classes="field-row"):
+                yield Label("Scale", classes="field-label")
+                yield Input(placeholder="the scores' own scale, e.g. 1-10 (blank: the template's 1-5)",
+                            id="import-scale", compact=True)
+            with Horizontal(classes="field-row"):
+                yield Label("Judge", classes="field-label")
+                yield Input(placeholder="the judge's name (a file with one judge)", id="import-judge", compact=True)
+            yield Checkbox("Refuse the import on any problem (strict)", id="import-strict", compact=True)
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Import (ctrl+s)", id="import", variant="primary")
+                yield Button("Cancel (Esc)", id="cancel")
+
+    def request(self) -> ImportRequest | None:
+        """What the fields ask for; None while no file is named."""
+        path = self.query_one("#import-file", Input).value.strip()
+        if not path:
+            return None
+        scale = self.query_one("#import-scale", Input).value.strip() or None
+        judge = self.query_one("#import-judge", Input).value.strip() or None
+        return ImportRequest(file=Path(path).expanduser(), dataset=self.dataset, scale=scale, judge_name=judge,
+                             strict=self.query_one("#import-strict", Checkbox).value)
+
+    def action_import_file(self) -> None:
+        """Import the named file."""
+        request = self.request()
+        if request is None:
+            self.notify("Name the file to import", severity="warning")
+            return
+        self.dismiss(request)
+
+    def action_cancel(self) -> None:
+        """Close without importing."""
+        self.dismiss(None)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.action_import_file()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        if event.button.id == "import":
+            self.action_import_file()
+        else:
+            self.dismiss(None)
