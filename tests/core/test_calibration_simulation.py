@@ -24,6 +24,9 @@ def test_null_design_is_calibrated_where_a_verdict_is_shown(k: int, m: int) -> N
     for name, rate in cell.rates.items():
         if name.endswith("old rule"):
             continue  # no longer shown: measured to document what it did
+        if name.endswith("Williams") and m > 1:
+            assert rate.trials == 0, name  # not given with several candidates per context
+            continue
         assert rate.trials > N_DATASETS * 0.9, name  # shown on (almost) every dataset at this k
         if name.startswith("false Δ"):
             assert not rate.exceeds(NOMINAL_FALSE), f"{name} at k={k}, m={m}: {rate}"
