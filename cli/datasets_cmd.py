@@ -75,8 +75,9 @@ def run_show(args: argparse.Namespace) -> int:
     con.print(render.plain_table("Systems", ["system", "items"], summary.systems.items(), right=("items",)))
     pairwise = sum(1 for ex in dataset if ex.is_pairwise)
     if pairwise:
-        con.print(f"{pairwise} pairwise items (a prompt, two responses and the humans' preference); pointwise "
-                  "templates cannot judge them")
+        from .preference_view import print_pair_summary
+
+        print_pair_summary(con, dataset)
     for warning in dataset.meta.get("warnings", ()):
         con.print(f"[yellow]warning: {escape(str(warning))}[/yellow]")
     return 0

@@ -36,9 +36,11 @@ from dialjudge.core.api import (
     execute_run,
     label_run_note,
     load_config,
+    on_prepaired_items,
     open_dataset,
     pair_plan_text,
     plan_runs,
+    preference_plan_text,
     problem_lines,
     run_finished,
     run_reports,
@@ -51,6 +53,7 @@ from dialjudge.core.model import Aggregation, Dataset
 from . import labels_view, render
 from .metrics_cmd import add_table_options, emit
 from .pairwise_view import add_pair_options, pair_options, report_pairwise
+from .preference_view import preference_request, report_preferences
 from .progress import ProgressDisplay
 from .signals import sigterm_as_interrupt
 
@@ -110,6 +113,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    preference_request(args)  # a wrong --tie-band is refused before anything is judged
     config = load_config()
     dataset = open_dataset(args.dataset)
     plans = plan_runs(run_request(args), dataset, config)
@@ -119,6 +123,9 @@ def run(args: argparse.Namespace) -> int:
         if stop_rule is not None and len(plans) > 1:
             raise ConfigError("a stop rule watches one run; it cannot be combined with --fewshot-draws")
         summaries = _judge(args, dataset, plans, store, stop_rule)
+        if on_prepaired_items(plans[0].config, dataset):  # pre-paired data: the humans' votes (issue 21)
+            _show_preferences(args, dataset, plans[0], store, summaries[0])
+            return 0 if run_finished(summaries, stopped=False) else 1
         stopped = stop_rule is not None and stop_rule.last is not None and stop_rule.last.decided
         reports = run_reports(store, plans[0], dataset, [s.run_id for s in summaries], agreement,
                               for_file=_writes_file(args))
@@ -151,7 +158,8 @@ def stop_request(args: argparse.Namespace) -> StopRequest:
 def agreement_request(args: argparse.Namespace) -> AgreementRequest:
     return AgreementRequest(qualities=tuple(args.qualities or ()), level=args.level,
                             aggregation=Aggregation(args.aggregate), include_metrics=not args.no_metrics,
-                            n_boot=args.bootstrap, seed=args.seed, tie_rule=args.majority_ties)
+                            n_boot=args.bootstrap, seed=args.seed, tie_rule=args.majority_ties,
+                            metric_profile=args.profile)
 
 
 def _writes_file(args: argparse.Namespace) -> bool:
@@ -162,7 +170,7 @@ def _judge(args: argparse.Namespace, dataset: Dataset, plans: list[RunPlan], sto
            stop_rule: StopRule | None) -> list[RunSummary]:
     """Run every plan (one per few-shot draw) with a progress bar; stop at the first that does not finish."""
     con = render.console(stderr=True)
-    pairs = pair_plan_text(plans[0], dataset)
+    pairs = preference_plan_text(plans[0].config, dataset) or pair_plan_text(plans[0], dataset)
     if pairs is not None:
         con.print(pairs, markup=False, highlight=False)
     summaries = []
@@ -177,6 +185,20 @@ def _judge(args: argparse.Namespace, dataset: Dataset, plans: list[RunPlan], sto
         if summaries[-1].status != RunStatus.FINISHED:
             break
     return summaries
+
+
+def _show_preferences(args: argparse.Namespace, dataset: Dataset, plan: RunPlan, store: RunStore,
+                      summary: RunSummary) -> None:
+    """A run on pre-paired items: its counts, then the agreement with the humans' votes."""
+    judgments = store.load_judgments(summary.run_id)
+    con = render.console(stderr=True)
+    _print_run_summary(con, judgments, summary)
+    _print_failures(con, summary)
+    if summary.status != RunStatus.FINISHED:
+        con.print(f"[yellow]run {summary.run_id} {summary.status}; run the same command again to resume it[/yellow]")
+    for warning in dataset.meta.get("warnings", ()):
+        con.print(f"[yellow]warning: {escape(str(warning))}[/yellow]")
+    report_preferences(args, dataset, plan, judgments, summary.run_id)
 
 
 def _print_outcome(summary: RunSummary, reports: RunReports, stopped_by: StopRule | None) -> None:

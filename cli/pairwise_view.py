@@ -18,6 +18,7 @@ from dialjudge.core.model import Dataset
 
 from . import render
 from .metrics_cmd import emit
+from .preference_view import add_preference_options
 
 
 def add_pair_options(p: argparse.ArgumentParser) -> None:
@@ -28,6 +29,7 @@ def add_pair_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--one-order", action="store_true",
                    help="pairwise mode: ask each pair once, in a seeded random order, instead of in both orders "
                         "(no position consistency then)")
+    add_preference_options(p)
     p.add_argument("--pair-scoring", choices=("generate", "logprob"), default=None,
                    help="pairwise mode: parse the verdict from generated text, or read p(A), p(B), p(tie) in one "
                         "forward pass (default: logprob where the template offers it)")

@@ -57,6 +57,18 @@ def reference_metric_scores(dataset: Dataset, metric_ids: Sequence[str] | None =
     return scores, notes
 
 
+def missing_metric_reasons(metric_ids: Sequence[str] | None) -> dict[str, str]:
+    """Display label -> why that metric cannot be computed here (METEOR 1.5 without Java)."""
+    from .metrics.registry import metric_info, resolve_metric_ids, unavailable_reason
+
+    found = {}
+    for metric_id in resolve_metric_ids(metric_ids):
+        reason = unavailable_reason(metric_id)
+        if reason is not None:
+            found[metric_info(metric_id).label] = reason
+    return found
+
+
 def compared_items(examples: Iterable[Example], judge_columns: Mapping[str, Mapping[str, object]]
                    ) -> frozenset[str] | None:
     """The items a table's judges are compared on, on which its human ceiling is computed too:
@@ -128,6 +140,7 @@ def evaluate(dataset: Dataset, *, qualities: Sequence[str] | None = None, subset
 
     evaluator_scores: dict[str, Mapping[str, float | None]] = {}
     notes: list[str] = []
+    missing = missing_metric_reasons(metric_ids) if include_metrics else {}
     if include_metrics:
         metric_scores, metric_notes = reference_metric_scores(dataset, metric_ids)
         evaluator_scores.update(metric_scores)
@@ -150,6 +163,8 @@ def evaluate(dataset: Dataset, *, qualities: Sequence[str] | None = None, subset
         for rec in table.to_records():
             rec["subset"] = name
             rec["is_ceiling"] = rec.get("evaluator") == "human ceiling"
+            if rec.get("evaluator") in missing:  # the row itself says why it has no numbers
+                rec["reason"] = missing[rec["evaluator"]]
             records.append(rec)
 
     if CONTRADICTS in chosen:

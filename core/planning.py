@@ -17,7 +17,6 @@ from .evaluation import resolve_quality
 from .judges.prompts.constraint import AnswerConstraint
 from .judges.prompts.fewshot import FewShotSetting
 from .judges.prompts.personas import Persona, load_personas
-from .judges.prompts.render import pairwise_refusal
 from .judges.prompts.templates import get_template
 from .judges.run.config import RunConfig
 from .judges.run.pairwise import PairSetting, check_pairwise_plan
@@ -113,9 +112,7 @@ def plan_run(dataset: Dataset, config: Config, *, template: str, judges: Sequenc
     if constrain is not AnswerConstraint.OFF:
         run_config = dataclasses.replace(run_config, constrain=constrain)
 
-    pairwise = [ex.id for ex in run_config.select_items(dataset) if ex.is_pairwise]
-    if pairwise and pairs is None:
-        raise ConfigError(pairwise_refusal(tpl.name, pairwise))
+    run_config.select_items(dataset)  # a mixture of pairs and single replies is refused here, before judging
     return RunPlan(run_config, quality, subset)
 
 

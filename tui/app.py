@@ -39,7 +39,7 @@ from .controllers.decisions import DecisionController, DiagnosticsComputed, Eval
 from .controllers.history import RunScoresLoaded, StoredRunsController
 from .controllers.lab import LabController
 from .controllers.labels import LabelReportComputed, LabelReportController
-from .controllers.pairwise import PairwiseReportComputed, PairwiseReportController
+from .controllers.pairwise import PairwiseReportComputed, PairwiseReportController, PreferenceReportComputed
 from .controllers.review import ReviewController
 from .controllers.runs import RUN_GROUP, InterruptedRunFound, JudgeChoicesLoaded, RunController, RunEventReceived
 from .controllers.shutdown import ShutdownController, end_process_promptly
@@ -184,6 +184,7 @@ class DialjudgeApp(App[int]):
             Route(JudgeChoicesLoaded, runs.judge_choices_loaded),
             Route(LabelReportComputed, self.labels.computed),
             Route(PairwiseReportComputed, self.pairwise.computed),
+            Route(PreferenceReportComputed, self.pairwise.preference_computed),
             Route(AdversarialSetBuilt, self.adversarial.set_built),
             Route(SearchSpaceLoaded, tune.space_loaded),
             Route(SearchEventReceived, tune.event_received),

@@ -118,6 +118,29 @@ from .datasets import (
 )
 from .display import RunDisplay
 from .masses import mass_lines, scoring_lines
+from .preferences import (
+    AGREEMENT_COLUMNS,
+    CATEGORY_COLUMNS,
+    PAIR_COLUMNS,
+    VERSUS_COLUMNS,
+    PreferenceReport,
+    PreferenceRequest,
+    VersusRow,
+    agreement_notes,
+    agreement_rows,
+    category_rows,
+    on_prepaired_items,
+    pair_label,
+    pair_rows,
+    pair_summary_lines,
+    pairs_to_review,
+    preference_plan_text,
+    preference_report_of,
+    stored_preference_report,
+    versus,
+    versus_notes,
+    versus_rows,
+)
 from .prompt_lab import (
     LAB_SOURCE,
     FewShotCache,
@@ -224,6 +247,11 @@ __all__ = [
     "DEFAULT_DATASET", "ADVERSARIAL_KINDS", "DatasetEntry", "DatasetSummary", "DatasetStatistics",
     "LabelCeilingRow", "AdversarialSet", "list_datasets", "open_dataset", "describe", "quality_annotators",
     "dataset_statistics", "metrics_report", "metric_scores", "make_adversarial",
+    # pre-paired preference data (issue 21)
+    "PreferenceRequest", "PreferenceReport", "on_prepaired_items", "preference_plan_text", "preference_report_of",
+    "stored_preference_report", "versus", "VersusRow", "versus_rows", "versus_notes", "pair_summary_lines",
+    "pair_label", "pairs_to_review", "AGREEMENT_COLUMNS", "CATEGORY_COLUMNS", "PAIR_COLUMNS", "VERSUS_COLUMNS", "agreement_rows",
+    "agreement_notes", "category_rows", "pair_rows",
     # handed-out types and their layouts
     "CONTRADICTS", "DiscernmentRow", "discernment", "RunComparison", "Config", "JudgeConfig", "load_config",
     "EvaluationReport", "AnswerConstraint", "USAGE_COLUMNS", "RunUsage", "usage_rows", "usage_summary",
@@ -253,6 +281,18 @@ __all__ = [
 from .imports import IMPORT_FORMATS, ImportRefused, ImportReport, ImportRequest, ImportResult, import_scores
 
 __all__ += ["IMPORT_FORMATS", "ImportRefused", "ImportReport", "ImportRequest", "ImportResult", "import_scores"]
+
+# Metric profiles (issue 24): which code computes the reference-based metrics.
+from .profiles import (  # noqa: E402
+    DEFAULT_PROFILE,
+    METRIC_PROFILES,
+    profile_columns,
+    profile_metric_ids,
+    profile_names,
+    table_signatures,
+)
+
+__all__ += ["DEFAULT_PROFILE", "METRIC_PROFILES", "profile_columns", "profile_metric_ids", "profile_names", "table_signatures"]
 
 # -- f-app: resuming an interrupted run, a template's identity ---------------------------------
 from .interrupted import find_interrupted_run  # noqa: E402

@@ -9,7 +9,10 @@ detection order:
 * ``.json``: USR (:mod:`.usr`), FED (:mod:`.fed`), JUDGE-BENCH (:mod:`.judge_bench`)
   or a KdConv split (:mod:`.kdconv`: no ratings, the raw material of adversarial sets);
 * ``.csv`` / ``.tsv``: a column mapping (given, or ``<stem>.mapping.toml`` beside
-  the file), else the standard column names (:mod:`.csv_table`).
+  the file), else the standard column names (:mod:`.csv_table`);
+* preference pairs, asked before the suffix decides: MT-Bench human judgments in
+  ``.jsonl`` (:mod:`.mt_bench`) and pair tables in ``.jsonl``/``.csv``/``.tsv``
+  (:mod:`.pair_table`; see :mod:`.preference`).
 
 Each loader returns a fully checked Dataset or raises DataError; nothing is
 returned half-loaded.
@@ -50,7 +53,8 @@ def load_dataset(path: str | Path, *, format: str | None = None, name: str | Non
                         path=str(path))
     _check_is_file(path)
     file = DatasetFile(path, name)
-    fmt = chosen or _format_from_suffix(path) or _mapping_format(csv_mapping) or _format_from_content(file)
+    fmt = (chosen or _format_from_suffix(path, None if csv_mapping is not None else file)
+           or _mapping_format(csv_mapping) or _format_from_content(file))
     if fmt.takes_mapping:
         file.mapping = _mapping_for(path, csv_mapping)
     return fmt.read(file)
@@ -61,7 +65,8 @@ def detect_format(path: str | Path) -> str:
     path = Path(path)
     if path.is_dir():
         raise DataError(f"is a folder; expected {_expected()}", path=str(path))
-    return (_format_from_suffix(path) or _format_from_content(DatasetFile(path))).name
+    file = DatasetFile(path)
+    return (_format_from_suffix(path, file) or _format_from_content(file)).name
 
 
 def save_dataset(dataset: Dataset, path: str | Path) -> Path:
@@ -84,8 +89,14 @@ def _check_is_file(path: Path) -> None:
         raise DataError(f"is a folder; expected {_expected()}", path=str(path))
 
 
-def _format_from_suffix(path: Path) -> DatasetFormat | None:
+def _format_from_suffix(path: Path, file: DatasetFile | None = None) -> DatasetFormat | None:
+    """The format the suffix names; first, where ``file`` is given, a format sharing that suffix whose
+    content it is (MT-Bench judgments or preference pairs in a .jsonl or .csv file)."""
     suffix = path.suffix.lower()
+    if file is not None:
+        for fmt in dataset_formats():
+            if suffix in fmt.shares_suffixes and fmt.recognise is not None and fmt.recognise(file):
+                return fmt
     return next((fmt for fmt in dataset_formats() if suffix in fmt.suffixes), None)
 
 

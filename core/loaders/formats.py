@@ -61,6 +61,9 @@ class DatasetFormat:
     is_json: bool = False
     #: Reads with a column mapping (given, or ``<stem>.mapping.toml`` beside the file).
     takes_mapping: bool = False
+    #: Suffixes another format owns that this one may also come in (preference pairs in .jsonl or .csv):
+    #: with such a suffix, its content is asked first (without a column mapping given).
+    shares_suffixes: tuple[str, ...] = ()
 
 
 _FORMATS: dict[str, DatasetFormat] = {}

@@ -24,7 +24,8 @@ pairwise item: ``Example.pair`` holds the two responses, the context the
 prompt, and the metric (which response the humans preferred) is its rating.
 
 An instance whose response field is null cannot be judged or scored: it is left
-out, and ``meta["warnings"]`` names it.
+out, and ``meta["warnings"]`` names it. So is a pair whose two responses are the
+same text (counted in ``meta["excluded"]``).
 """
 
 from __future__ import annotations
@@ -83,6 +84,7 @@ def judge_bench_dataset(data: Any, path: Path, *, name: str | None = None) -> Da
     first_index: dict[str, int] = {}
     group_of_context: dict[tuple[str, ...], str] = {}
     null_responses: list[str] = []
+    identical: list[str] = []
     for index, instance in enumerate(data["instances"]):
         example = _example(instance, index, scales, where, group_of_context)
         if example.id in first_index:
@@ -92,6 +94,9 @@ def judge_bench_dataset(data: Any, path: Path, *, name: str | None = None) -> Da
         if example.extra.get("null_response"):
             null_responses.append(example.id)
             continue
+        if example.pair is not None and example.pair.response_a == example.pair.response_b:
+            identical.append(example.id)  # nothing to prefer: reported, never guessed
+            continue
         examples.append(example)
 
     meta: dict[str, Any] = {"format": "judge-bench"}
@@ -100,6 +105,9 @@ def judge_bench_dataset(data: Any, path: Path, *, name: str | None = None) -> Da
     if null_responses:
         warnings.append(f"{len(null_responses)} instance(s) have a null response and were left out: "
                         f"{_ids_text(null_responses)}")
+    if identical:
+        warnings.append(f"{len(identical)} pair(s) have two identical replies and were left out: {_ids_text(identical)}")
+        meta["excluded"] = {"identical replies": len(identical)}
     if warnings:
         meta["warnings"] = warnings
     reversed_metrics = [d["metric"] for d in data["annotations"] if _is_reversed(d)]

@@ -105,14 +105,16 @@ def test_yes_label_names_the_label_and_is_recorded(capsys: pytest.CaptureFixture
     assert latest.config["yes_label"] == "safe"
 
 
-def test_pairwise_sets_are_refused_by_pointwise_templates(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+def test_pointwise_templates_judge_each_reply_of_a_pairwise_set(capsys: pytest.CaptureFixture[str],
+                                                                 tmp_path: Path) -> None:
     annotations = [{"metric": "preference", "category": "categorical", "labels_list": ["A", "B"]}]
     instances = [{"id": "p1", "instance": {"input": "q", "output_a": "a", "output_b": "b"},
                   "annotations": {"preference": {"individual_human_scores": ["A", "B", "A"]}}}]
     path = write_set(tmp_path, "pairs", annotations, instances)
     code, out, err = run(capsys, "judge", "--dataset", str(path), "--template", "label-yesno", "--mode", "yesno",
                          "--judge", "fa")
-    assert code == 2 and "pairwise item" in err and "pairwise judging is not available yet" in err
+    assert code == 0, err
+    assert "each reply rated alone (pointwise)" in out and "│humans (preference)" in out
 
 
 def test_datasets_stats_prints_label_statistics_and_aggregate_only(capsys: pytest.CaptureFixture[str],

@@ -168,7 +168,7 @@ def test_pairwise_items_are_refused_by_pointwise_templates(tmp_path: Path) -> No
     annotations = [{"metric": "preference", "category": "categorical", "labels_list": ["A", "B"]}]
     path = _write(tmp_path, [{"id": "p", "instance": {"input": "q", "output_a": "a", "output_b": "b"},
                               "annotations": {"preference": {"individual_human_scores": ["A"]}}}], annotations)
-    with pytest.raises(TemplateError, match="pairwise item .* pairwise judging is not available yet"):
+    with pytest.raises(TemplateError, match="pairwise item .* with a pairwise template"):
         render_prompt(get_template("dstc10-yesno"), read_judge_bench(path).get("p"))
 
 

@@ -166,3 +166,43 @@ async def test_path_suggester_completes_folders_and_files(tmp_path: Path):
     assert await suggester.get_suggestion(str(tmp_path / "data") + "/u") == str(tmp_path / "data/usr_topical.json")
     assert await suggester.get_suggestion(str(tmp_path / "data") + "/") == str(tmp_path / "data/usr_topical.json")
     assert await suggester.get_suggestion(str(tmp_path / "nothing") + "/x") is None
+
+
+async def test_a_pair_shows_its_prompt_both_replies_and_every_vote(services, tmp_path: Path):
+    path = Path(__file__).parent.parent / "data" / "mt_bench_human.jsonl"
+    app = make_app(services=services)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = await go_to_datasets(pilot)
+        await pilot.press("f")
+        screen.query_one("#open-file", Input).value = str(path)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.workspace.dataset.name == "mt_bench_human" and len(app.workspace.dataset) == 4
+        await pilot.press("i")
+        table = screen.query_one("#item-table", VirtualTable)
+        assert shown(screen)[0] == "q81-t1-alpaca-13b-vs-gpt-3.5-turbo"
+        table.focus()
+        await pilot.press("down", "up")
+        await settle(pilot)
+        view = screen.query_one(ItemView)
+        assert view.example is not None and view.example.id == "q81-t1-alpaca-13b-vs-gpt-3.5-turbo"
+        text = static_text(view.query_one("#item-body", Static))
+        assert "Write a one-sentence travel tip for Hawaii." in text
+        assert "Reply A" in text and "Go to Hawaii." in text
+        assert "Reply B" in text and "Visit Hawaii in spring" in text
+        for annotator in ("expert_0", "expert_1", "author_2"):
+            assert annotator in text  # every vote, by annotator
+        assert "no candidate to score" in text
+        votes = next(line for line in text.splitlines() if line.strip().startswith("preference"))
+        assert votes.split()[-1] == "B"  # B, B, tie: the majority
+        table.focus()
+        await pilot.press("down", "down")  # q82: one vote each way, a split tie, not the first label
+        await settle(pilot)
+        text = static_text(view.query_one("#item-body", Static))
+        votes = next(line for line in text.splitlines() if line.strip().startswith("preference"))
+        assert votes.rstrip().endswith("tie (split)")
+        await pilot.press("slash")
+        await pilot.press(*"sunscreen")  # in one reply of one pair only: the replies are searched
+        await pilot.pause()
+        assert shown(screen) == ["q81-t1-alpaca-13b-vs-vicuna-13b"]

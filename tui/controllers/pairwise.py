@@ -18,14 +18,22 @@ from textual.app import App
 from textual.message import Message
 from textual.worker import Worker, get_current_worker
 
-from dialjudge.core.api import Report, judge_evaluator, pairwise_report, reports_after_run
+from dialjudge.core.api import (
+    PreferenceRequest,
+    Report,
+    judge_evaluator,
+    on_prepaired_items,
+    pairwise_report,
+    reports_after_run,
+    stored_preference_report,
+)
 
 from ..state import Change
 from .base import start_thread_work
 from .history import dataset_for
 
 if TYPE_CHECKING:
-    from dialjudge.core.api import PairwiseReport
+    from dialjudge.core.api import PairwiseReport, PreferenceReport
 
     from ..services import Services
     from .datasets import DatasetController
@@ -41,6 +49,14 @@ class PairwiseReportComputed(Message):
     report: PairwiseReport
 
 
+@dataclass
+class PreferenceReportComputed(Message):
+    """Run ``run_id`` on pre-paired items was compared with the humans' votes."""
+
+    run_id: int
+    report: PreferenceReport
+
+
 class PairwiseReportController:
     """Keeps the latest pairwise run's report and puts its candidate scores into the workspace."""
 
@@ -49,6 +65,8 @@ class PairwiseReportController:
         self.services = services
         self.datasets = datasets
         self.report: PairwiseReport | None = None
+        #: A run on pre-paired items (pairwise or pointwise): its agreement with the humans' votes (issue 21).
+        self.preference: PreferenceReport | None = None
         self.run_id: int | None = None
 
     def compute(self, run_id: int) -> Worker[None] | None:
@@ -58,7 +76,11 @@ class PairwiseReportController:
             return None
         with self.services.open_store() as store:
             config = store.get_run(run_id).run_config
-        if config.dataset != dataset.name or Report.PAIRWISE not in reports_after_run(config, dataset):
+        if config.dataset != dataset.name:
+            return None
+        if on_prepaired_items(config, dataset):  # its replies are no candidates of the workspace
+            return self._compute_preferences(run_id, dataset)
+        if Report.PAIRWISE not in reports_after_run(config, dataset):
             return None
 
         def work() -> None:
@@ -71,8 +93,26 @@ class PairwiseReportController:
         return start_thread_work(self.app, work, group=PAIRWISE_GROUP,
                                  description=f"Summarising pairwise run {run_id}")
 
+    def _compute_preferences(self, run_id: int, dataset: Any) -> Worker[None]:
+        def work() -> None:
+            with self.services.open_store() as store:
+                report = stored_preference_report(store, run_id, dataset, PreferenceRequest())
+            if not get_current_worker().is_cancelled:
+                self.app.post_message(PreferenceReportComputed(run_id, report))
+
+        return start_thread_work(self.app, work, group=PAIRWISE_GROUP,
+                                 description=f"Comparing run {run_id} with the humans' preferences")
+
+    def preference_computed(self, message: PreferenceReportComputed) -> None:
+        """A run on pre-paired items was read against the humans' votes: the Run screen shows it."""
+        self.report = None
+        self.preference = message.report
+        self.run_id = message.run_id
+        self.datasets.publish(Change.JUDGES)
+
     def computed(self, message: PairwiseReportComputed) -> None:
         self.report = message.report
+        self.preference = None
         self.run_id = message.run_id
         workspace = self.datasets.workspace
         for column, scores in message.report.score_columns().items():

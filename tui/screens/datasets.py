@@ -289,7 +289,7 @@ def _is_open(entry: DatasetEntry, dataset: Dataset) -> bool:
 def _item_cells(example: Example, quality: str | None) -> list[TableCell]:
     human = example.human(quality) if quality else None
     number = float(human) if isinstance(human, (int, float)) else None
-    candidate = (example.candidate or "").replace("\n", " ")
+    candidate = (example.candidate or _pair_text(example)).replace("\n", " ")
     return [
         TableCell.of(example.id),
         TableCell.of(example.system or ""),
@@ -299,12 +299,17 @@ def _item_cells(example: Example, quality: str | None) -> list[TableCell]:
     ]
 
 
+def _pair_text(example: Example) -> str:
+    """A pre-paired item's two replies, side by side in one cell."""
+    return "" if example.pair is None else f"A: {example.pair.response_a} │ B: {example.pair.response_b}"
+
+
 def _within(example: Example, quality: str, low: float, high: float) -> bool:
     value = example.human(quality)
     return isinstance(value, (int, float)) and low <= float(value) <= high
 
 
 def _searchable(example: Example) -> str:
-    parts = [example.id, example.system or "", example.candidate or "", example.fact or "",
+    parts = [example.id, example.system or "", example.candidate or _pair_text(example), example.fact or "",
              *example.references, *(t.text for t in example.context)]
     return "\n".join(parts).lower()

@@ -36,6 +36,7 @@ from ..controllers.runs import JudgeChoices, RunPlanned, RunRequest, gguf_judge
 from ..state import Change, WorkspaceChange
 from ..widgets.pairwise_report import PairwiseReportView
 from ..widgets.path_suggester import PathSuggester
+from ..widgets.preference_report import PreferenceReportView
 from ..widgets.run_progress_bar import RunProgressBar
 from .base import WorkspaceScreen
 from .dialogs import FRESH, RESUME, ResumeDialog
@@ -129,6 +130,7 @@ class RunScreen(WorkspaceScreen):
                 usage.display = False
                 yield usage
                 yield PairwiseReportView(id="run-pairwise-report")
+                yield PreferenceReportView(id="run-preference-report")
                 yield Label("Template", classes="pane-title")
                 yield Static(id="run-template-info")
         yield Footer()
@@ -149,6 +151,7 @@ class RunScreen(WorkspaceScreen):
         if change.kind in (Change.RUN, Change.JUDGES, Change.DATASET):
             self._show_progress()
             self.query_one(PairwiseReportView).show(self.dj.pairwise.report, self.dj.pairwise.run_id)
+            self.query_one(PreferenceReportView).show(self.dj.pairwise.preference, self.dj.pairwise.run_id)
         if change.kind in (Change.DATASET, Change.SELECTION):
             self._redraw_plan()
 

@@ -6,11 +6,13 @@ import time
 from typing import ClassVar
 
 from rich.text import Text
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Footer, Header, Label, Select, Static
 
+from dialjudge.core.api import DEFAULT_PROFILE, profile_names
 from dialjudge.core.errors import DialjudgeError
 
 from ..state import Change, WorkspaceChange, column_order
@@ -49,7 +51,12 @@ class ScoresScreen(WorkspaceScreen):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield SelectionBar(id="selection")
+        with Horizontal(id="scores-pickers"):
+            yield SelectionBar(id="selection")
+            # Which code computes the reference-based metrics (README, "Metric profiles").
+            yield Label("Metrics", classes="selection-label")
+            yield Select[str]([(name, name) for name in profile_names()], value=DEFAULT_PROFILE,
+                              allow_blank=False, id="profile-select")
         yield Static(id="scores-status")
         with Horizontal(id="scores-body"):
             yield VirtualTable(id="scores-table", empty_text="Opening the dataset…")
@@ -80,6 +87,12 @@ class ScoresScreen(WorkspaceScreen):
             self._redraw_panel()
         elif kind is Change.JUDGES:
             self._redraw_panel_soon()
+        self._redraw_status()
+
+    @on(Select.Changed, "#profile-select")
+    def _profile_chosen(self, event: Select.Changed) -> None:
+        event.stop()
+        self.dj.datasets.set_metric_profile(str(event.value))
         self._redraw_status()
 
     # -- two evaluators compared, the judges as labels -------------------------------------
@@ -224,6 +237,8 @@ class ScoresScreen(WorkspaceScreen):
         else:
             skipped = ws.metric_scores.n_skipped
             parts.append(f"metrics: {ws.metric_scores.n_scored} scored" + (f", {skipped} skipped" if skipped else ""))
+            if dj.datasets.metric_profile != DEFAULT_PROFILE:  # the profile's caveats (METEOR 1.5 without Java)
+                parts.extend(ws.metric_scores.notes)
         parts.append(self._run_text())
         return Text(" · ").join(Text(p) if isinstance(p, str) else p for p in parts if p)
 

@@ -11,6 +11,7 @@ from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
+from dialjudge.core.api import pair_label
 from dialjudge.core.model import Level
 
 from ..format import number_text
@@ -81,6 +82,9 @@ def render_example(example: Example, metric_scores: Mapping[str, float] | None) 
         parts += [Text(f"• {ref}") for ref in example.references]
     if example.candidate is not None:
         parts += [_section("Candidate"), Text(example.candidate, style="bold")]
+    if example.pair is not None:  # a pre-paired item: both replies, then every vote under Ratings
+        parts += [_section("Reply A"), Text(example.pair.response_a, style="bold"),
+                  _section("Reply B"), Text(example.pair.response_b, style="bold")]
     if example.adversarial is not None:
         p = example.adversarial
         change = Text(f"{p.kind} perturbation of {p.source_id}")
@@ -131,7 +135,9 @@ def _ratings_table(example: Example) -> RenderableType:
         names = rating.annotators or tuple(f"#{k + 1}" for k in range(len(rating.scores)))
         by_name = dict(zip(names, rating.scores, strict=False))
         cells = [_annotator_cell(by_name, a) for a in annotators]
-        pooled = rating.aggregate().value
+        # A pair's votes: the majority rule of the agreement table (a split vote is a tie, not the first label).
+        label = pair_label(example, quality) if example.pair is not None else None
+        pooled = label if label is not None else rating.aggregate().value
         scale = rating.scale
         scale_text = (f"{scale.min:g}-{scale.max:g}" if scale.is_numeric and scale.min is not None
                       and scale.max is not None else scale.kind.value)

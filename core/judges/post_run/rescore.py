@@ -186,6 +186,8 @@ class _Rescorer:
         self._mapping = mapping
         self._variants = {v.label: v for v in target.variants()}
         self._examples = {ex.id: ex for ex in dataset.examples}
+        if source.pairs is not None:  # a pairwise run's items are its asked pair orders
+            self._examples.update((ex.id, ex) for ex in source.select_items(dataset))
 
     def __call__(self, judgment: Judgment) -> Judgment:
         variant = self._variants.get(judgment.judge)

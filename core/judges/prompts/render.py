@@ -215,7 +215,7 @@ def pairwise_refusal(template: str, item_ids: Sequence[str]) -> str:
     shown = ", ".join(repr(i) for i in item_ids[:3]) + (f" and {len(item_ids) - 3} more" if len(item_ids) > 3 else "")
     return (f"{shown} {'is a pairwise item' if len(item_ids) == 1 else 'are pairwise items'} (a prompt, two "
             f"responses and which one the humans preferred); template {template!r} judges one response at a time, "
-            "and pairwise judging is not available yet")
+            "so judge them with a pairwise template (e.g. --template pairwise-plain)")
 
 
 def _pick(template: Template, what: str, explicit: str | None, quality: str | None, resolve,

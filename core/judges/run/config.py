@@ -260,7 +260,9 @@ class RunConfig:
         if self.pairs is not None:  # the candidates, paired: one item per asked order
 
             return pair_examples(items, self.pairs)
-        return items
+        from .prepaired import as_candidates
+
+        return list(as_candidates(items))  # pre-paired items, judged one reply at a time: each reply
 
     # -- snapshot --------------------------------------------------------------------------
 

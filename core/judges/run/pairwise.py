@@ -29,6 +29,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 from ...errors import ConfigError
 from ...model import Example, Level, PairedResponses
 from ..types import PAIRWISE_VERDICT_VALUES, Judgment, OutputKind, OutputSpec
+from .prepaired import as_candidates
 
 #: Joins the two candidate ids of a pair-order item: "<first>><second>".
 PAIR_SEPARATOR = ">"
@@ -152,8 +153,9 @@ def _comparable(items: Iterable[Example]) -> list[Example]:
 
 
 def plan_pairs(items: Sequence[Example], setting: PairSetting) -> PairPlan:
-    """The asked orders for ``items``: their candidates paired within each context."""
-    items = _comparable(items)
+    """The asked orders for ``items``: their candidates paired within each context (a pre-paired
+    item's two replies are the candidates of a context of their own: see :mod:`.prepaired`)."""
+    items = _comparable(as_candidates(items))
     _check_ids(items)
     groups: dict[str, list[Example]] = {}
     for ex in items:
@@ -185,6 +187,7 @@ def plan_pairs(items: Sequence[Example], setting: PairSetting) -> PairPlan:
 
 def pair_examples(items: Sequence[Example], setting: PairSetting) -> list[Example]:
     """One pair-order item per asked order (see the module docstring)."""
+    items = as_candidates(items)
     plan = plan_pairs(items, setting)
     by_id = {ex.id: ex for ex in items}
     return [pair_example(by_id[p.first], by_id[p.second]) for p in plan.asked]
