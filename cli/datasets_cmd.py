@@ -18,6 +18,7 @@ from dialjudge.core.api import (
 from dialjudge.core.format import collapse_rater_notes
 
 from . import render
+from .preference_view import print_pair_summary
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -75,8 +76,6 @@ def run_show(args: argparse.Namespace) -> int:
     con.print(render.plain_table("Systems", ["system", "items"], summary.systems.items(), right=("items",)))
     pairwise = sum(1 for ex in dataset if ex.is_pairwise)
     if pairwise:
-        from .preference_view import print_pair_summary
-
         print_pair_summary(con, dataset)
     for warning in dataset.meta.get("warnings", ()):
         con.print(f"[yellow]warning: {escape(str(warning))}[/yellow]")

@@ -158,7 +158,8 @@ def stop_request(args: argparse.Namespace) -> StopRequest:
 def agreement_request(args: argparse.Namespace) -> AgreementRequest:
     return AgreementRequest(qualities=tuple(args.qualities or ()), level=args.level,
                             aggregation=Aggregation(args.aggregate), include_metrics=not args.no_metrics,
-                            n_boot=args.bootstrap, seed=args.seed, tie_rule=args.majority_ties)
+                            n_boot=args.bootstrap, seed=args.seed, tie_rule=args.majority_ties,
+                            metric_profile=args.profile)
 
 
 def _writes_file(args: argparse.Namespace) -> bool:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from dialjudge.core.api import (
     DEFAULT_DATASET,
+    DEFAULT_PROFILE,
     FORMATS,
     AgreementRequest,
     EvaluationReport,
@@ -15,6 +16,8 @@ from dialjudge.core.api import (
     metrics_report,
     only_dialogs,
     open_dataset,
+    profile_names,
+    table_signatures,
     wide_table,
 )
 from dialjudge.core.api import render as render_records
@@ -41,6 +44,9 @@ def add_table_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--format", choices=FORMATS, default="table")
     p.add_argument("--output", type=Path, help="write the table here instead of the terminal")
+    p.add_argument("--profile", choices=profile_names(), default=DEFAULT_PROFILE,
+                   help="which code computes the reference-based metrics: default (sacrebleu, rouge-score, NLTK) "
+                        "or nlg-eval (the MS-COCO scorers and METEOR 1.5, as Yeh et al. 2021)")
 
 
 def _non_negative_int(text: str) -> int:
@@ -66,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
     request = AgreementRequest(qualities=tuple(args.qualities or ()), level=args.level,
                                aggregation=Aggregation(args.aggregate), n_boot=args.bootstrap, seed=args.seed)
     report = metrics_report(dataset, request, subset=args.subset,
-                            metric_ids=args.metrics.split(",") if args.metrics else None)
+                            metric_ids=args.metrics.split(",") if args.metrics else None, profile=args.profile)
     emit(report, args, title=f"Reference-based metrics vs humans — {dataset.name}", dataset=dataset)
     if args.format == "table" and args.output is None and "system" not in report.levels and not only_dialogs(dataset):
         print_length_bias(dataset, report, report.subset)
@@ -106,6 +112,8 @@ def emit(report: EvaluationReport, args: argparse.Namespace, *, title: str, data
             con.print(render.wide_table(table))
         con.print("[dim]* p < 0.05; second line: bootstrap 95% CI; excluded: no score or no human label.[/dim]")
         render.print_notes(con, report.notes)
+        for signature in table_signatures(report.records):
+            con.print(f"signature: {signature}", style="dim", markup=False, highlight=False)
         if dataset is not None and any(ex.is_adversarial for ex in dataset):
             # The same items as the first table: discernment follows --subset.
             render.print_discernment(con, dataset, report.subset, report.scores)

@@ -13,6 +13,7 @@ from typing import Any, Iterable, Mapping, Sequence
 from .adversarial.builder import CONTRADICTS
 from .errors import DataError
 from .metrics import score_examples
+from .metrics.registry import metric_info, resolve_metric_ids, unavailable_reason
 from .model import TAG_CLOSED, TAG_OPEN, Aggregation, Dataset, Example, Level
 from .stats import agreement_table
 from .stats.baselines import LENGTH_EVALUATOR, length_scores
@@ -55,6 +56,16 @@ def reference_metric_scores(dataset: Dataset, metric_ids: Sequence[str] | None =
         notes.append(f"{dataset.name} has no reference responses for its candidates, so reference-based "
                      "metrics cannot score it; only the human ceiling (and LLM judges) apply")
     return scores, notes
+
+
+def missing_metric_reasons(metric_ids: Sequence[str] | None) -> dict[str, str]:
+    """Display label -> why that metric cannot be computed here (METEOR 1.5 without Java)."""
+    found = {}
+    for metric_id in resolve_metric_ids(metric_ids):
+        reason = unavailable_reason(metric_id)
+        if reason is not None:
+            found[metric_info(metric_id).label] = reason
+    return found
 
 
 def compared_items(examples: Iterable[Example], judge_columns: Mapping[str, Mapping[str, object]]
@@ -128,6 +139,7 @@ def evaluate(dataset: Dataset, *, qualities: Sequence[str] | None = None, subset
 
     evaluator_scores: dict[str, Mapping[str, float | None]] = {}
     notes: list[str] = []
+    missing = missing_metric_reasons(metric_ids) if include_metrics else {}
     if include_metrics:
         metric_scores, metric_notes = reference_metric_scores(dataset, metric_ids)
         evaluator_scores.update(metric_scores)
@@ -150,6 +162,8 @@ def evaluate(dataset: Dataset, *, qualities: Sequence[str] | None = None, subset
         for rec in table.to_records():
             rec["subset"] = name
             rec["is_ceiling"] = rec.get("evaluator") == "human ceiling"
+            if rec.get("evaluator") in missing:  # the row itself says why it has no numbers
+                rec["reason"] = missing[rec["evaluator"]]
             records.append(rec)
     from .stats.small_samples import MIN_CONTEXTS
 

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from .controllers.decisions import DecisionController
     from .controllers.history import StoredRunsController
     from .controllers.lab import LabController
+    from .controllers.label_estimates import LabelEstimatesController
     from .controllers.labels import LabelReportController
     from .controllers.pairwise import PairwiseReportController
     from .controllers.review import ReviewController
@@ -39,6 +40,7 @@ class DialjudgeHost(Protocol):
     stored_runs: StoredRunsController
     adversarial: AdversarialController
     labels: LabelReportController
+    label_estimates: LabelEstimatesController
     decisions: DecisionController
     pairwise: PairwiseReportController
     tune: TuneController

@@ -280,7 +280,37 @@ __all__ = [
 # i-import: `runs import` and the Runs screen's import action (core.api.imports).
 from .imports import IMPORT_FORMATS, ImportRefused, ImportReport, ImportRequest, ImportResult, import_scores
 
+# k-labels-app: the app's alternative annotator test and few-label estimates (core.api.labels_estimates).
+from .labels_estimates import (
+    ALT_TEST_COLUMNS,
+    ESTIMATE_COLUMNS,
+    AltTestReport,
+    EstimateReport,
+    LabelPlan,
+    alt_test_for_run,
+    alt_test_lines,
+    alt_test_rows,
+    alt_test_title,
+    estimate_for_run,
+    estimate_lines,
+    estimate_rows,
+    estimate_title,
+    label_next,
+)
+
 __all__ += ["IMPORT_FORMATS", "ImportRefused", "ImportReport", "ImportRequest", "ImportResult", "import_scores"]
+
+# Metric profiles (issue 24): which code computes the reference-based metrics.
+from .profiles import (  # noqa: E402
+    DEFAULT_PROFILE,
+    METRIC_PROFILES,
+    profile_columns,
+    profile_metric_ids,
+    profile_names,
+    table_signatures,
+)
+
+__all__ += ["DEFAULT_PROFILE", "METRIC_PROFILES", "profile_columns", "profile_metric_ids", "profile_names", "table_signatures"]
 
 # -- f-app: resuming an interrupted run, a template's identity ---------------------------------
 from .interrupted import find_interrupted_run  # noqa: E402
@@ -295,3 +325,8 @@ from .template_identity import (  # noqa: E402
 
 __all__ += ["find_interrupted_run", "is_shipped_name", "overridden_names", "parse_template",
             "renamed_template_text", "revert_override", "template_text_hash"]
+
+# k-labels-app
+__all__ += ["ALT_TEST_COLUMNS", "ESTIMATE_COLUMNS", "AltTestReport", "EstimateReport", "alt_test_for_run",
+            "alt_test_lines", "alt_test_rows", "alt_test_title", "estimate_for_run", "estimate_lines",
+            "estimate_rows", "estimate_title", "LabelPlan", "label_next"]

@@ -28,6 +28,7 @@ from ..stats.label_agreement import (
     label_ceiling,
     majority_labels,
 )
+from .profiles import DEFAULT_PROFILE, profile_metric_ids
 from .reports import agreement_levels
 from .requests import AgreementRequest
 
@@ -81,18 +82,20 @@ def dataset_statistics(dataset: Dataset, *, tie_rule: str = TieRule.EXCLUDE.valu
 
 
 def metrics_report(dataset: Dataset, request: AgreementRequest, *, subset: str = "all",
-                   metric_ids: Sequence[str] | None = None) -> EvaluationReport:
-    """The reference-based metrics (and the response-length baseline) against the humans."""
+                   metric_ids: Sequence[str] | None = None, profile: str = DEFAULT_PROFILE) -> EvaluationReport:
+    """The reference-based metrics (and the response-length baseline) against the humans;
+    ``profile`` names the code that computes them (core.api.profiles)."""
     subsets = split_subsets(dataset, subset)
     return evaluate(dataset, qualities=list(request.qualities) or None, subset=subsets[0],
                     extra_subsets=subsets[1:], levels=agreement_levels(request.level, dataset),
-                    aggregation=request.aggregation, metric_ids=metric_ids, n_boot=request.n_boot,
+                    aggregation=request.aggregation, metric_ids=profile_metric_ids(profile, metric_ids),
+                    n_boot=request.n_boot,
                     seed=request.seed, include_length=True)
 
 
-def metric_scores(dataset: Dataset) -> dict[str, dict[str, float | None]]:
+def metric_scores(dataset: Dataset, profile: str = DEFAULT_PROFILE) -> dict[str, dict[str, float | None]]:
     """Every reference-based metric's 0-1 scores of the dataset's items, by display label."""
-    scores, _notes = reference_metric_scores(dataset)
+    scores, _notes = reference_metric_scores(dataset, profile_metric_ids(profile))
     return {name: dict(column) for name, column in scores.items()}
 
 

@@ -446,8 +446,11 @@ def _report(run: RunJudgments, judge: str, scored: Mapping[str, Judgment], subse
     graded_rest = [scale.denormalize(scored[i].normalized) if scale is not None and scale.is_numeric  # type: ignore[arg-type]
                    else on_scale(scored[i]) for i in rest]
     notes_list = list(notes)
-    only = labels_only_mean(y)
-    assisted = ppi_mean(y, graded, graded_rest)
+    try:
+        only = labels_only_mean(y)
+        assisted = ppi_mean(y, graded, graded_rest)
+    except ValueError as exc:  # too few or all-equal labels: said, never a zero-width interval
+        raise DialjudgeError(str(exc)) from None
     corrected = None
     selective = None
     if is_pass_fail(scale):

@@ -43,6 +43,7 @@ from ..stats.human import human_labels
 from ..stats.interjudge import InterJudgeMatrix, inter_judge_matrix
 from ..stats.label_agreement import TieRule
 from ..subsets import Subset
+from .profiles import profile_metric_ids
 from .requests import AgreementRequest
 
 JudgmentTable = dict[str, dict[str, Judgment]]
@@ -263,6 +264,7 @@ def run_agreement(plan: RunPlan, dataset: Dataset, scores: Mapping[str, Mapping[
         # and `runs export --with-metrics` show them; each row says its n.
         metrics = evaluate(dataset, qualities=report.qualities, subset=subsets[0], extra_subsets=subsets[1:],
                            levels=levels, aggregation=request.aggregation, include_metrics=True,
+                           metric_ids=profile_metric_ids(request.metric_profile),
                            n_boot=request.n_boot, seed=request.seed)
         _put_metrics_first(report, metrics)
     if note:
@@ -289,7 +291,8 @@ def pairwise_agreement(report: PairwiseReport, plan: RunPlan, dataset: Dataset, 
     qualities = list(request.qualities) or ([plan.quality] if plan.quality else None)
     agreement = evaluate(candidates, qualities=qualities, aggregation=request.aggregation,
                          judge_scores=report.score_columns(), failures=report.column_failures(),
-                         include_metrics=request.include_metrics, n_boot=request.n_boot, seed=request.seed)
+                         include_metrics=request.include_metrics, n_boot=request.n_boot, seed=request.seed,
+                         metric_ids=profile_metric_ids(request.metric_profile))
     agreement.notes.insert(0, run_note(plan.config, run_id))
     return agreement
 

@@ -98,6 +98,8 @@ class AgreementRequest:
     seed: int = 0
     #: core.stats.label_agreement.TieRule's value for a tied human majority.
     tie_rule: str = "exclude"
+    #: Which code computes the reference-based metrics (core.api.profiles).
+    metric_profile: str = "default"
 
 
 @dataclass(frozen=True)

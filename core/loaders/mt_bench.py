@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from ..errors import DataError
 from ..model import Dataset, Turn
 from ._common import json_type, read_text_file
 from .formats import DatasetFile, DatasetFormat, register_format
-from .preference import PairRecord, gc_paused, merge_pairs, vote_of
+from .preference import PairRecord, first_line, gc_paused, json_lines, merge_pairs, vote_of
 
 REQUIRED = ("question_id", "model_a", "model_b", "winner", "conversation_a", "conversation_b")
 KNOWN = (*REQUIRED, "judge", "turn")
@@ -32,19 +32,6 @@ KNOWN = (*REQUIRED, "judge", "turn")
 def looks_like_mt_bench(first_record: Any) -> bool:
     return isinstance(first_record, dict) and all(k in first_record for k in ("question_id", "model_a", "model_b",
                                                                                 "winner"))
-
-
-def json_lines(text: str, where: str) -> Iterator[tuple[int, Any]]:
-    """(line number, parsed object) for each non-blank line; a line that is not JSON is a DataError."""
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            yield number, json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise DataError(f"not valid JSON: {exc.msg} (column {exc.colno})", path=where, line=number) from None
-        except RecursionError:
-            raise DataError("not valid JSON: nested too deeply", path=where, line=number) from None
 
 
 def read_mt_bench(path: str | Path, *, name: str | None = None) -> Dataset:
@@ -132,8 +119,6 @@ def _reply(answers: list[str]) -> str:
 
 
 def _recognise(file: DatasetFile) -> bool:
-    from .pair_table import first_line
-
     try:
         return looks_like_mt_bench(json.loads(first_line(file.path) or "null"))
     except (json.JSONDecodeError, RecursionError):
@@ -145,4 +130,4 @@ register_format(DatasetFormat(
     layout="MT-Bench human judgments (.jsonl: question_id, model_a, model_b, winner, conversation_a/_b)",
     recognise=_recognise, read=lambda file: mt_bench_dataset(file.text, file.path, name=file.name)))
 
-__all__ = ["looks_like_mt_bench", "read_mt_bench", "mt_bench_dataset", "json_lines"]
+__all__ = ["looks_like_mt_bench", "read_mt_bench", "mt_bench_dataset"]

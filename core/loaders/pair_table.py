@@ -35,8 +35,7 @@ from ..model import Dataset, Turn
 from ._common import json_type, read_text_file, turns_from_text
 from .csv_table import _read_rows
 from .formats import DatasetFormat, register_format
-from .mt_bench import json_lines
-from .preference import PairRecord, gc_paused, merge_pairs, vote_of
+from .preference import PairRecord, first_line, gc_paused, json_lines, merge_pairs, vote_of
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -134,15 +133,6 @@ def looks_like_pair_file(path: Path) -> bool:
         return isinstance(record, dict) and looks_like_pair_names(record)
     rows = _read_rows(first, str(path), "\t" if path.suffix.lower() == ".tsv" else ",")
     return bool(rows) and looks_like_pair_names(rows[0][1])
-
-
-def first_line(path: Path) -> str:
-    """The first non-blank line, read without reading the rest (a quoted CSV cell may continue below it)."""
-    try:
-        with path.open(encoding="utf-8-sig") as handle:
-            return next((line for line in handle if line.strip()), "")
-    except (OSError, UnicodeDecodeError):
-        return ""
 
 
 def mapping_beside(path: Path) -> PairColumns | None:
@@ -257,4 +247,4 @@ register_format(DatasetFormat(
     recognise=lambda file: looks_like_pair_file(file.path),
     read=lambda file: read_pair_table(file.path, name=file.name)))
 
-__all__ = ["NAMES", "PairColumns", "first_line", "looks_like_pair_file", "looks_like_pair_names", "read_pair_table", "recognise"]
+__all__ = ["NAMES", "PairColumns", "looks_like_pair_file", "looks_like_pair_names", "read_pair_table", "recognise"]

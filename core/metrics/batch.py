@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from ..model import Example, Level
 from .engine import MetricEngine
 from .language import is_chinese
-from .registry import MetricInfo, families_of, metric_info, resolve_metric_ids
+from .registry import DEFAULT_PROFILE, MetricInfo, families_of, metric_info, resolve_metric_ids, unavailable_reason
 
 #: Below this many pairs a process pool costs more (start-up, WordNet per worker) than it saves.
 POOL_MIN_PAIRS = 4000
@@ -63,7 +63,7 @@ class MetricScores:
 
     @property
     def n_scored(self) -> int:
-        return len(next(iter(self.values.values()))) if self.values else 0
+        return max((len(column) for column in self.values.values()), default=0)
 
     @property
     def skip_counts(self) -> dict[SkipReason, int]:
@@ -114,17 +114,24 @@ def score_examples(
     *,
     workers: int | None = 1,
     progress: Callable[[int, int], None] | None = None,
+    profile: str = DEFAULT_PROFILE,
 ) -> MetricScores:
-    """Score every scorable example with the given metrics (None = all).
+    """Score every scorable example with the given metrics (None = all of ``profile``'s).
+
+    A metric that cannot run on this machine (METEOR 1.5 without Java) is not computed: its
+    column stays empty and its entry's note says why.
 
     ``workers``: processes to use; None picks one per CPU (at most 8) for inputs of
     at least POOL_MIN_PAIRS pairs, else 1. ``progress(done, total)`` is called as
     pairs finish.
     """
-    ids = resolve_metric_ids(metric_ids)
+    wanted = resolve_metric_ids(metric_ids, profile)
+    metrics = describe_metrics(wanted)
+    values: dict[str, dict[str, float]] = {m: {} for m in wanted}
+    ids = tuple(m for m in wanted if unavailable_reason(m) is None)
     pairs, skipped = plan_pairs(examples)
-    metrics = describe_metrics(ids)
-    values: dict[str, dict[str, float]] = {m: {} for m in ids}
+    if not ids:
+        return MetricScores(metrics=metrics, values=values, skipped=skipped)
     # A pair that occurs several times (same candidate, references and language) is scored
     # once, here rather than once per worker process, and its scores given to every example.
     first_of: dict[tuple[str, tuple[str, ...], bool], ScoringPair] = {}
@@ -228,7 +235,9 @@ def score_pair(
     refs = tuple(r for r in references if r and r.strip())
     if not refs:
         return {}
-    ids = resolve_metric_ids(metric_ids)
+    ids = tuple(m for m in resolve_metric_ids(metric_ids) if unavailable_reason(m) is None)
+    if not ids:
+        return {}
     chinese = is_chinese(language, (candidate, *refs))
     # A family's setting is part of the key: an engine whose METEOR was built with WordNet
     # must not serve after WordNet was found missing (or the other way round).

@@ -26,6 +26,17 @@ if TYPE_CHECKING:
     from .engine import ScoringContext
 
 MULTI_REF_MAX = "With several references the best-matching one counts (max)."
+
+#: The profile every table uses unless asked otherwise: sacrebleu, rouge-score and NLTK.
+DEFAULT_PROFILE = "default"
+#: Metric profiles: which code computes the metrics, so a table can be compared with a paper's.
+#: Name -> what it is and which papers' numbers it reproduces (README, "Metric profiles").
+METRIC_PROFILES: dict[str, str] = {
+    DEFAULT_PROFILE: "BLEU-1..4 (sacrebleu), ROUGE-1/2/L (rouge-score), METEOR (NLTK), chrF++ (sacrebleu)",
+    "nlg-eval": ("BLEU-1..4, ROUGE-L and METEOR 1.5 as Maluuba's nlg-eval computes them (the MS-COCO caption "
+                 "scorers; METEOR through the Java jar), as in Yeh et al. 2021, \"A Comprehensive Assessment of "
+                 "Dialog Evaluation Metrics\""),
+}
 CHINESE_CHARACTERS = "Chinese text is tokenized per character."
 
 
@@ -69,6 +80,10 @@ class MetricFamily:
     setting: Callable[[], str] | None = None
     #: Work to do once before worker processes start (METEOR: build the synonym index).
     prepare: Callable[[], Any] | None = None
+    #: The metric profile the family belongs to (:data:`METRIC_PROFILES`).
+    profile: str = DEFAULT_PROFILE
+    #: Why the family cannot score on this machine (one line), or None when it can; asked before scoring.
+    unavailable: Callable[[], str | None] | None = None
 
 
 _FAMILIES: dict[str, MetricFamily] = {}
@@ -99,16 +114,34 @@ def metric_families() -> tuple[MetricFamily, ...]:
     return tuple(sorted(_FAMILIES.values(), key=lambda family: (family.order, family.name)))
 
 
-def metric_ids() -> tuple[str, ...]:
-    """Every metric id in display order."""
+def check_profile(profile: str) -> str:
+    if profile not in METRIC_PROFILES:
+        raise ConfigError(f"unknown metric profile {profile!r}; known profiles: {', '.join(METRIC_PROFILES)}")
+    return profile
+
+
+def metric_ids(profile: str = DEFAULT_PROFILE) -> tuple[str, ...]:
+    """Every metric id of a profile in display order."""
+    check_profile(profile)
+    return tuple(metric_id for family in metric_families() if family.profile == profile for metric_id in family.ids)
+
+
+def all_metric_ids() -> tuple[str, ...]:
+    """Every metric id of every profile in display order."""
     return tuple(metric_id for family in metric_families() for metric_id in family.ids)
+
+
+def unavailable_reason(metric_id: str) -> str | None:
+    """Why a metric cannot be computed here (one line), or None when it can."""
+    family = family_of(metric_id)
+    return family.unavailable() if family.unavailable is not None else None
 
 
 def family_of(metric_id: str) -> MetricFamily:
     for family in metric_families():
         if metric_id in family.ids:
             return family
-    raise ConfigError(f"unknown metric {metric_id!r}; known metrics: {', '.join(metric_ids())}")
+    raise ConfigError(f"unknown metric {metric_id!r}; known metrics: {', '.join(all_metric_ids())}")
 
 
 def families_of(ids: Sequence[str]) -> list[tuple[MetricFamily, tuple[str, ...]]]:
@@ -123,19 +156,29 @@ def metric_info(metric_id: str, *, meteor_variant: str | None = None) -> MetricI
     return family_of(metric_id).info(metric_id, meteor_variant)
 
 
-def available_metrics() -> list[MetricInfo]:
-    """Every metric in display order, METEOR named after the matcher it will use."""
-    return [metric_info(metric_id) for metric_id in metric_ids()]
+def available_metrics(profile: str = DEFAULT_PROFILE) -> list[MetricInfo]:
+    """Every metric of a profile in display order, METEOR named after the matcher it will use."""
+    return [metric_info(metric_id) for metric_id in metric_ids(profile)]
 
 
-def resolve_metric_ids(requested_ids: Iterable[str] | None) -> tuple[str, ...]:
-    """Validate requested ids (None = all) and return them in display order, once each."""
-    known = metric_ids()
+def resolve_metric_ids(requested_ids: Iterable[str] | None, profile: str = DEFAULT_PROFILE) -> tuple[str, ...]:
+    """Validate requested ids (None = all of the profile's) and return them in display order, once each.
+
+    Ids of any profile are accepted; a profile's own ids may also be named without its prefix
+    (``bleu4`` with the nlg-eval profile is ``nlg-eval-bleu4``)."""
+    known = all_metric_ids()
     if requested_ids is None:
-        return known
+        return metric_ids(profile)
     if isinstance(requested_ids, str):
         raise ConfigError(f"metric ids must be a list, not the string {requested_ids!r}")
     requested = list(requested_ids)
+    if check_profile(profile) != DEFAULT_PROFILE:
+        own = metric_ids(profile)
+        requested = [f"{profile}-{m}" if m not in own and f"{profile}-{m}" in own else m for m in requested]
+        foreign = [m for m in requested if m not in own]
+        if foreign:  # a table of one profile never mixes in another profile's code silently
+            raise ConfigError(f"the {profile} profile has no metric {', '.join(map(repr, foreign))}; "
+                              f"its metrics: {', '.join(own)}")
     if not requested:
         raise ConfigError(f"no metric selected; known metrics: {', '.join(known)}")
     unknown = [m for m in requested if m not in known]

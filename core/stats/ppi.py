@@ -92,12 +92,21 @@ def _arrays(labels: ArrayLike, judged_labelled: ArrayLike, judged_unlabelled: Ar
     return y, f, u
 
 
+def _check_spread(se: float, n_labelled: int) -> None:
+    """Refuse an interval of zero width: equal labels (and residuals) show no spread, and the spread
+    of the population they come from cannot be estimated from them; [x, x] would claim certainty."""
+    if not se > 0.0:
+        raise ValueError(f"all {n_labelled} labels (and the judge's errors on them) are equal: no interval can be "
+                         "estimated from them; label more items")
+
+
 def labels_only_mean(labels: ArrayLike, *, confidence: float = DEFAULT_CONFIDENCE) -> Estimate:
-    """The mean of the labels with the normal (CLT) interval."""
+    """The mean of the labels with the t interval (never of zero width)."""
     y = np.asarray(labels, dtype=float)
     if y.size < 2:
         raise ValueError("an interval needs at least 2 labelled items")
     se = float(y.std(ddof=1) / math.sqrt(y.size))
+    _check_spread(se, int(y.size))
     mean = float(y.mean())
     half = _quantile(confidence, y.size) * se
     return Estimate("labels only", mean, mean - half, mean + half, se, int(y.size), confidence=confidence)
@@ -125,6 +134,7 @@ def ppi_mean(labels: ArrayLike, judged_labelled: ArrayLike, judged_unlabelled: A
     value = float(np.mean(y - weight * f) + weight * np.mean(u))
     variance = weight ** 2 * float(np.var(u, ddof=1)) / u.size + float(np.var(y - weight * f, ddof=1)) / y.size
     se = math.sqrt(variance)
+    _check_spread(se, int(y.size))
     half = _quantile(confidence, y.size) * se
     return Estimate("PPI++" if lam is None else f"PPI (lambda={weight:g})", value, value - half, value + half, se,
                     int(y.size), int(u.size), weight, confidence)

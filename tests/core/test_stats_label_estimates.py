@@ -142,3 +142,13 @@ def test_binary_coverage_at_100_labels() -> None:
     for r in results:
         assert r.undefined == 0
         assert 0.93 <= r.coverage <= 0.97, r
+
+
+def test_equal_labels_give_no_interval_rather_than_a_zero_width_one() -> None:
+    """Two equal ratings entered in the Review screen once gave 2.667 [2.667, 2.667]."""
+    with pytest.raises(ValueError, match="all 3 labels"):
+        labels_only_mean([3.0, 3.0, 3.0])
+    with pytest.raises(ValueError, match="all 3 labels"):
+        ppi_mean([3.0, 3.0, 3.0], [2.0, 2.0, 2.0], [1.0, 4.0, 2.0], lam=0.0)
+    spread = labels_only_mean([3.0, 3.0, 4.0])
+    assert spread.width > 0

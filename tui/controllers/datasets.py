@@ -20,7 +20,15 @@ from textual.signal import Signal
 from textual.timer import Timer
 from textual.worker import Worker, get_current_worker
 
-from dialjudge.core.api import Workspace, ceiling_table, describe, item_metric_scores, score_examples
+from dialjudge.core.api import (
+    DEFAULT_PROFILE,
+    Workspace,
+    ceiling_table,
+    describe,
+    item_metric_scores,
+    profile_columns,
+    score_examples,
+)
 
 from ..state import Change, StatsState, WorkspaceChange
 from .base import start_thread_work
@@ -99,6 +107,8 @@ class DatasetController:
         self.stats: StatsState | None = None
         #: Each item's reference-based metric scores, by label, for the item view (cached).
         self.item_metrics: dict[str, dict[str, float]] = {}
+        #: Which code computes the reference-based metrics (core.api.profiles); the Scores screen picks it.
+        self.metric_profile = DEFAULT_PROFILE
         self._dirty_items: set[str] = set()
         self._stats_timer: Timer | None = None
 
@@ -135,7 +145,19 @@ class DatasetController:
 
     # -- reference-based metrics -----------------------------------------------------------
 
+    def set_metric_profile(self, profile: str) -> None:
+        """Score the metrics again with another profile's code; its columns replace the current ones."""
+        if profile == self.metric_profile:
+            return
+        self.metric_profile = profile
+        self.item_metrics = {}
+        dataset = self.workspace.dataset
+        if dataset is not None:
+            self._score_metrics(dataset)
+
     def _score_metrics(self, dataset: Dataset) -> Worker[None]:
+        profile = self.metric_profile
+
         def score() -> None:
             worker = get_current_worker()
 
@@ -143,7 +165,7 @@ class DatasetController:
                 if not worker.is_cancelled:
                     self.app.post_message(MetricsProgressed(dataset, done, total))
 
-            scores = score_examples(dataset.examples, self.services.metric_ids,
+            scores = score_examples(dataset.examples, profile_columns(profile, self.services.metric_ids),
                                     workers=self.services.metric_workers, progress=progress)
             if not worker.is_cancelled:
                 self.app.post_message(MetricsScored(dataset, scores))
@@ -158,6 +180,9 @@ class DatasetController:
     def metrics_scored(self, message: MetricsScored) -> None:
         if message.dataset is not self.workspace.dataset:
             return  # scores of a dataset that was replaced meanwhile
+        if message.scores.metric_ids and not all(
+                m in profile_columns(self.metric_profile, self.services.metric_ids) for m in message.scores.metric_ids):
+            return  # scores of the profile that was replaced meanwhile
         self.workspace.set_metric_scores(message.scores)
         self.metrics_progress = None
         self.publish(Change.METRICS)
@@ -169,8 +194,10 @@ class DatasetController:
             self.publish(Change.ITEM, frozenset({example.id}))
             return
 
+        profile = self.metric_profile
+
         def score() -> None:
-            scores = item_metric_scores(example, self.services.metric_ids)
+            scores = item_metric_scores(example, profile_columns(profile, self.services.metric_ids))
             if not get_current_worker().is_cancelled:
                 self.app.post_message(ItemScored(example.id, scores))
 

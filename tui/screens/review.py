@@ -12,6 +12,7 @@ column saying which labels are the reviewer's own.
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -22,14 +23,16 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Footer, Header, Select, Static
 
-from dialjudge.core.api import REVIEW_FORMAT_LABELS, FlagKind, ReviewCase, ReviewData, human_unit
+from dialjudge.core.api import REVIEW_FORMAT_LABELS, FlagKind, LabelPlan, ReviewCase, ReviewData, human_unit
 
 from ..controllers.history import FilesExported, RunsListed
+from ..controllers.label_estimates import LabelNextPlanned
 from ..controllers.review import REVIEW_RUNS_GROUP, ReviewQueueBuilt, ReviewSaved
 from ..format import number_text
 from ..state import Change, WorkspaceChange
 from ..widgets.item_view import ItemView, metric_note
 from ..widgets.judgment_view import JudgmentView
+from ..widgets.label_estimates_view import review_estimate_text
 from ..widgets.review_form import VERDICTS, ReviewForm
 from ..widgets.virtual_table import Column, TableCell, VirtualTable
 from .base import WorkspaceScreen
@@ -40,6 +43,9 @@ if TYPE_CHECKING:
 
 KIND_STYLES = {FlagKind.PARSE_FAILURE: "red", FlagKind.CAUGHT: "magenta", FlagKind.JUDGE_HUMAN: "yellow",
                FlagKind.JUDGES_DISAGREE: "cyan"}
+#: The "label next" order's expected number of labels (its budget), and the seed of its draw.
+LABEL_NEXT_BUDGET = 20
+LABEL_NEXT_SEED = 0
 VERDICT_SHORT = {"judge-wrong": "judge wrong", "human-doubtful": "human doubtful", "fine": "fine"}
 
 
@@ -62,6 +68,10 @@ class ReviewScreen(WorkspaceScreen):
         Binding("ctrl+s", "save_review", "Save review"),
         Binding("n", "next_unreviewed", "Next unreviewed"),
         Binding("x", "export", "Export reviews…"),
+        # Off the footer (full at 80 columns); listed in Help (?) and the palette. ("o" sorts the queue.)
+        Binding("a", "toggle_label_next", "Label-next order", show=False,
+                tooltip="Propose items by the judge's uncertainty, drawn with known probabilities; each own rating "
+                        "updates the estimate and its interval"),
     ]
 
     def __init__(self) -> None:
@@ -69,6 +79,9 @@ class ReviewScreen(WorkspaceScreen):
         self.runs: list[RunRecord] = []
         self.data: ReviewData | None = None
         self.case: ReviewCase | None = None
+        #: The "label next" plan the queue follows, and the flagged queue it replaced (None: flagged order).
+        self.label_plan: LabelPlan | None = None
+        self._flagged_queue: list[ReviewCase] | None = None
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -76,6 +89,9 @@ class ReviewScreen(WorkspaceScreen):
             yield Select[int]([], prompt="no run of this dataset yet", allow_blank=True, id="review-run",
                               compact=True)
         yield Static(id="review-status")
+        estimate = Static(id="review-estimate")
+        estimate.display = False  # shown in the label-next order
+        yield estimate
         with Horizontal(id="review-body"):
             yield VirtualTable(id="review-queue", empty_text="Nothing to review")
             with Vertical(id="review-detail"):
@@ -137,6 +153,7 @@ class ReviewScreen(WorkspaceScreen):
     def on_review_queue_built(self, message: ReviewQueueBuilt) -> None:
         keep = self.case.item_id if self.case is not None and self.run_id == message.data.run.id else None
         self.data = message.data
+        self._leave_label_next()
         self._show_queue(keep)
 
     def _show_queue(self, keep: str | None = None) -> None:
@@ -163,6 +180,14 @@ class ReviewScreen(WorkspaceScreen):
         assert self.data is not None
         review = self.data.reviews.get(case.item_id)
         verdict = VERDICT_SHORT.get(review.verdict, review.verdict) if review else ""
+        plan = self.label_plan
+        if plan is not None:
+            k = plan.item_ids.index(case.item_id)
+            rated = review is not None and review.own_rating is not None
+            why = f"label next · p = {plan.probabilities[k]:.2f}"
+            return [TableCell.of(case.item_id), TableCell(why, "green" if rated else "bold", plan.probabilities[k]),
+                    TableCell("", "", None),
+                    TableCell(verdict, "green" if review else "dim", verdict or None)]
         return [TableCell.of(case.item_id), TableCell(case.reasons, KIND_STYLES[case.kind], (case.kind.value, case.reasons)),
                 TableCell(f"{case.gap:.2f}", "", case.gap), TableCell(verdict, "green" if review else "dim", verdict or None)]
 
@@ -221,7 +246,7 @@ class ReviewScreen(WorkspaceScreen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("verdict", "save_review", "next_unreviewed", "write_note"):
             return True if self.case is not None else None
-        if action == "export":
+        if action in ("export", "toggle_label_next"):
             return True if self.data is not None else None
         return True
 
@@ -246,6 +271,55 @@ class ReviewScreen(WorkspaceScreen):
         self.dj.review.save(self.data.run.id, self.case.item_id, message.verdict, self, note=message.note,
                             own_rating=message.own_rating)
 
+    # -- the label-next order (active statistical inference) --------------------------------
+
+    def action_toggle_label_next(self) -> None:
+        """Propose items by the judge's uncertainty (known probabilities), or go back to the flagged queue."""
+        data = self.data
+        if data is None:
+            return
+        if self.label_plan is not None:
+            keep = self.case.item_id if self.case is not None else None
+            self.data = dataclasses.replace(data, queue=self._flagged_queue or [])
+            self._leave_label_next()
+            self._show_queue(keep)
+            return
+        judged = max((sum(1 for j in by_item.values() if j.normalized is not None)
+                      for by_item in data.judgments.values()), default=0)
+        if judged < 2:
+            self.notify("The run has too few scored items to draw from", severity="warning")
+            return
+        self._plan(min(LABEL_NEXT_BUDGET, judged))
+
+    def _plan(self, budget: int) -> None:
+        assert self.data is not None
+        judge = self.label_plan.judge if self.label_plan is not None else None
+        self.dj.label_estimates.plan_label_next(self.data.run.id, self, budget=budget, seed=LABEL_NEXT_SEED,
+                                                judge=judge)
+
+    def _leave_label_next(self) -> None:
+        self.label_plan = None
+        self._flagged_queue = None
+        self.query_one("#review-estimate", Static).display = False
+
+    def on_label_next_planned(self, message: LabelNextPlanned) -> None:
+        message.stop()
+        data = self.data
+        if data is None or data.run.id != message.run_id:
+            return
+        first = self.label_plan is None
+        if first:
+            self._flagged_queue = data.queue
+        self.label_plan = message.plan
+        estimate = self.query_one("#review-estimate", Static)
+        estimate.update(review_estimate_text(message.plan, message.estimate, message.estimate_problem))
+        estimate.display = True
+        if first:
+            flagged = {case.item_id: case for case in self._flagged_queue or []}
+            queue = [flagged.get(item, ReviewCase(item)) for item in message.plan.to_label()]
+            self.data = dataclasses.replace(data, queue=queue)
+            self._show_queue()
+
     def on_review_saved(self, message: ReviewSaved) -> None:
         review = message.review
         data = self.data
@@ -260,6 +334,8 @@ class ReviewScreen(WorkspaceScreen):
         if self.focused is not None and self.focused.id in ("review-note", "review-rating", "review-save"):
             self.queue_table.focus()  # back to the queue for the next item
         rating = f", own rating {number_text(review.own_rating, 2)}" if review.own_rating is not None else ""
+        if self.label_plan is not None and review.own_rating is not None:
+            self._plan(self.label_plan.budget)  # the estimate follows every own rating
         self.notify(f"{review.item_id}: {VERDICT_SHORT[review.verdict]}{rating}", title="Review saved", timeout=3)
 
     def action_next_unreviewed(self) -> None:

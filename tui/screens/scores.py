@@ -6,11 +6,13 @@ import time
 from typing import ClassVar
 
 from rich.text import Text
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Footer, Header, Label, Select, Static
 
+from dialjudge.core.api import DEFAULT_PROFILE, profile_names, stored_run_of
 from dialjudge.core.errors import DialjudgeError
 
 from ..state import Change, WorkspaceChange, column_order
@@ -23,6 +25,7 @@ from ..widgets.virtual_table import Column, VirtualTable
 from .base import VIEW_BINDINGS, WorkspaceScreen
 from .compare_dialog import CompareDialog
 from .item import ItemScreen
+from .label_estimates_dialog import LabelEstimatesDialog
 from .score_cells import HUMAN_COLUMN, ID_COLUMN, SYSTEM_COLUMN, ScoreCells
 
 #: Seconds between two draws of the correlation panel while judgments stream in.
@@ -37,6 +40,7 @@ class ScoresScreen(WorkspaceScreen):
         Binding("r", "app.refresh_stats", "Refresh statistics", show=False),
         # Off the footer, which is full (Help and Quit would drop off); listed in Help (?) and the palette.
         Binding("c", "compare_evaluators", "Compare two evaluators", show=False),
+        Binding("a", "label_estimates", "Annotator test, few-label estimates", show=False),
     ]
 
     def __init__(self) -> None:
@@ -49,7 +53,12 @@ class ScoresScreen(WorkspaceScreen):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield SelectionBar(id="selection")
+        with Horizontal(id="scores-pickers"):
+            yield SelectionBar(id="selection")
+            # Which code computes the reference-based metrics (README, "Metric profiles").
+            yield Label("Metrics", classes="selection-label")
+            yield Select[str]([(name, name) for name in profile_names()], value=DEFAULT_PROFILE,
+                              allow_blank=False, id="profile-select")
         yield Static(id="scores-status")
         with Horizontal(id="scores-body"):
             yield VirtualTable(id="scores-table", empty_text="Opening the dataset…")
@@ -80,6 +89,12 @@ class ScoresScreen(WorkspaceScreen):
             self._redraw_panel()
         elif kind is Change.JUDGES:
             self._redraw_panel_soon()
+        self._redraw_status()
+
+    @on(Select.Changed, "#profile-select")
+    def _profile_chosen(self, event: Select.Changed) -> None:
+        event.stop()
+        self.dj.datasets.set_metric_profile(str(event.value))
         self._redraw_status()
 
     # -- two evaluators compared, the judges as labels -------------------------------------
@@ -114,6 +129,15 @@ class ScoresScreen(WorkspaceScreen):
 
         self.app.push_screen(CompareDialog(choices, a=a, b=b, view=f"{ws.quality}, subset {ws.subset.spec}"),
                              callback=chosen)
+
+    def action_label_estimates(self) -> None:
+        """Can the newest stored run's judge replace an annotator, and what do 50 labels buy with it?"""
+        runs = [run for run in map(stored_run_of, self.dj.workspace.judge_names) if run is not None]
+        if not runs:
+            self.notify("Show a stored run first (a finished run, or one opened from the Runs screen)",
+                        severity="warning")
+            return
+        self.app.push_screen(LabelEstimatesDialog(max(runs)))
 
     def _redraw_decisions(self, _: None = None) -> None:
         decisions = self.dj.decisions
@@ -224,6 +248,8 @@ class ScoresScreen(WorkspaceScreen):
         else:
             skipped = ws.metric_scores.n_skipped
             parts.append(f"metrics: {ws.metric_scores.n_scored} scored" + (f", {skipped} skipped" if skipped else ""))
+            if dj.datasets.metric_profile != DEFAULT_PROFILE:  # the profile's caveats (METEOR 1.5 without Java)
+                parts.extend(ws.metric_scores.notes)
         parts.append(self._run_text())
         return Text(" · ").join(Text(p) if isinstance(p, str) else p for p in parts if p)
 

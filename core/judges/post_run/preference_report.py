@@ -35,6 +35,7 @@ from ...stats.preference import (
     order_stats,
     tie_calibrated_accuracy,
 )
+from ..prompts.templates import parse_template
 from ..run.config import RunConfig
 from ..run.pairwise import PairSetting, Verdict, plan_pairs, verdict_of
 from ..run.prepaired import reply_id, side_of
@@ -173,8 +174,6 @@ def order_verdict(judgment: Judgment, choices: tuple[str, ...], first_side: str)
 def preference_report(config: RunConfig, dataset: Dataset, table: Mapping[str, Mapping[str, Judgment]], *,
                       quality: str | None = None, n_boot: int = 1000, seed: int = 0) -> PreferenceReport:
     """The report of a pairwise run on pre-paired items (``table``: ``{judge: {item id: Judgment}}``)."""
-    from ..prompts.templates import parse_template
-
     if config.pairs is None:
         raise ValueError("not a pairwise run")
     items = prepaired_selection(config, dataset)

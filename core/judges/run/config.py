@@ -24,6 +24,7 @@ from ..prompts.constraint import AnswerConstraint
 from ..prompts.fewshot import FewShotSetting
 from ..types import ScoringMode
 from .pairwise import PairSetting, pair_examples
+from .prepaired import as_candidates
 
 SNAPSHOT_VERSION = 1
 
@@ -258,10 +259,7 @@ class RunConfig:
         if self.limit is not None:
             items = items[: self.limit]
         if self.pairs is not None:  # the candidates, paired: one item per asked order
-
             return pair_examples(items, self.pairs)
-        from .prepaired import as_candidates
-
         return list(as_candidates(items))  # pre-paired items, judged one reply at a time: each reply
 
     # -- snapshot --------------------------------------------------------------------------

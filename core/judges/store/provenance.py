@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ...metrics.registry import all_metric_ids
 from ...metrics.signatures import provenance
 
 
@@ -19,4 +20,5 @@ def run_environment(backends: Mapping[str, Any]) -> dict[str, Any]:
         info = runtime_info() if callable(runtime_info) else None
         if info:
             judges[name] = dict(info)
-    return {**provenance(), "judges": judges}
+    # Every profile's signatures: a run's table may show either profile's metrics beside its judges.
+    return {**provenance(all_metric_ids()), "judges": judges}
