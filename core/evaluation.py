@@ -17,6 +17,7 @@ from .metrics.registry import metric_info, resolve_metric_ids, unavailable_reaso
 from .model import TAG_CLOSED, TAG_OPEN, Aggregation, Dataset, Example, Level
 from .stats import agreement_table
 from .stats.baselines import LENGTH_EVALUATOR, length_scores
+from .stats.small_samples import MIN_CONTEXTS
 from .subsets import Subset, parse_subset
 
 Scores = Mapping[str, Mapping[str, "float | None"]]
@@ -165,8 +166,6 @@ def evaluate(dataset: Dataset, *, qualities: Sequence[str] | None = None, subset
             if rec.get("evaluator") in missing:  # the row itself says why it has no numbers
                 rec["reason"] = missing[rec["evaluator"]]
             records.append(rec)
-    from .stats.small_samples import MIN_CONTEXTS
-
     if CONTRADICTS in chosen:
         notes.append(f"'{CONTRADICTS}' is 1 for an adversarial candidate: an evaluator that catches them correlates "
                      "negatively with it (see the discernment table)")

@@ -38,6 +38,9 @@ from typing import Awaitable, Callable, Iterable, Mapping
 
 from ...config import JudgeConfig
 from ...errors import BackendError, ConfigError
+from ...model import Aggregation
+from ...registry import open_dataset
+from ...stats.human import human_labels
 from ..types import BackendResult, JudgeRequest, OutputKind, OutputSpec, ScoringMode
 from . import BackendKind, register_backend
 from .answers import answer_choices, normalize_answer, top_logprobs_count
@@ -233,10 +236,6 @@ def _simulation_options(name: str, options: Mapping[str, object]) -> tuple[float
 
 def _load_labels(dataset: str, quality: str) -> dict[str, float]:
     """Pooled (mean) human labels of ``quality`` in ``dataset``, by item id."""
-    from ...model import Aggregation
-    from ...registry import open_dataset
-    from ...stats.human import human_labels
-
     data = open_dataset(dataset, remember=False)
     if quality not in data.qualities:
         raise BackendError(f"simulated judge: dataset {data.name!r} has no quality {quality!r} "
