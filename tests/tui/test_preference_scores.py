@@ -7,10 +7,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from textual.pilot import Pilot
 from textual.widgets import Select, SelectionList
-from tui_helpers import SIZE, settle, static_text
+from tui_helpers import SIZE, make_services, settle, static_text
 
+from dialjudge.cli.main import main
 from dialjudge.core.api import (
     PAIR_COLUMNS,
     PreferenceRequest,
@@ -18,7 +20,9 @@ from dialjudge.core.api import (
     pair_rows,
     stored_preference_report,
 )
+from dialjudge.core.judges.store.run_store import default_store_path
 from dialjudge.tui.app import make_app
+from dialjudge.tui.screens.runs import RunsScreen
 from dialjudge.tui.screens.scores import ScoresScreen
 from dialjudge.tui.widgets.preference_report import PreferencePanel, PreferenceReportView
 
@@ -96,3 +100,53 @@ async def test_the_agreement_table_leaves_when_another_dataset_opens(services):
         assert app.workspace.dataset is not None and app.workspace.dataset.name != "judge_bench_pairs"
         assert not panel.display
         assert app.pairwise.preference is not None  # kept, but not shown beside another dataset's items
+
+
+FAKE_JUDGE_CONFIG = """
+[judges.fa]
+backend = "fake"
+model = "fake-a"
+"""
+
+
+@pytest.fixture
+def cli_rows(capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The agreement rows `dialjudge judge --template pairwise-plain` prints for the pairs (run 1 of the store)."""
+    config = tmp_path / "dialjudge.toml"
+    config.write_text(FAKE_JUDGE_CONFIG, encoding="utf-8")
+    monkeypatch.setenv("DIALJUDGE_CONFIG", str(config))
+    code = main(["judge", "--dataset", str(PAIRS), "--template", "pairwise-plain", "--judge", "fa"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    first_table = out[: out.index("└") + 1]
+    printed = [line for line in first_table.splitlines() if line.startswith(("│fa ", "│humans"))]
+    assert len(printed) == 2
+    return printed
+
+
+async def test_the_scores_screen_shows_the_command_lines_agreement_table(cli_rows: list[str], tmp_path: Path) -> None:
+    """The app, opening the command line's stored run from the Runs screen, shows the same agreement rows on
+    the Scores screen, digit for digit (the same bootstrap: 1000 resamples, seed 0)."""
+    services = make_services(tmp_path).with_store_at(default_store_path())
+    app = make_app(services=services)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.datasets.open(str(PAIRS))
+        await settle(pilot)
+        await pilot.press("u")  # the Runs screen: the command line's run
+        await settle(pilot)
+        runs = app.screen
+        assert isinstance(runs, RunsScreen)
+        runs.table.move_cursor_to(0)
+        await pilot.press("a")  # to the Scores screen
+        await settle(pilot)
+        await pilot.press("s")
+        await settle(pilot)
+        panel = app.screen.query_one(PreferencePanel)
+        assert panel.display
+        shown = static_text(panel.query_one(PreferenceReportView), width=400)
+    assert "Judges vs the humans' preferences — run 1" in shown
+    for line in cli_rows:
+        cells = [c.strip() for c in line.strip("│").split("│")]
+        row = next(r for r in shown.splitlines() if r.startswith(f"│{cells[0]} "))
+        assert [c.strip() for c in row.strip().strip("│").split("│")] == cells
