@@ -9,6 +9,7 @@ what a pair set holds. The rows and notes are laid out here so that every front 
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -140,6 +141,26 @@ def versus_notes(rows: list[VersusRow]) -> list[str]:
             f"bootstrap interval over {unit}; McNemar's exact test treats pairs as independent"]
 
 
+#: The columns of :func:`pair_vote_rows`: :data:`PAIR_COLUMNS` with the pair's votes after its id.
+PAIR_VOTE_COLUMNS = (PAIR_COLUMNS[0], "votes", *PAIR_COLUMNS[1:])
+#: The order votes are counted in.
+_VOTE_ORDER = ("A", "B", "tie")
+
+
+def pair_vote_rows(report: PreferenceReport, judge: str, dataset: Dataset) -> list[tuple[str, ...]]:
+    """:func:`pair_rows` with every human vote of the pair counted after its id ("2 A, 1 tie"), so a reader
+    sees how the humans' label came about; "–" for a pair no longer in ``dataset``."""
+    quality = report.humans.quality
+    examples = {ex.id: ex for ex in dataset.examples}
+    out = []
+    for row in pair_rows(report, judge):
+        example = examples.get(row[0])
+        counts = Counter(votes_of(example, quality)) if example is not None else Counter()
+        votes = ", ".join(f"{counts[v]} {v}" for v in _VOTE_ORDER if counts[v]) or "–"
+        out.append((row[0], votes, *row[1:]))
+    return out
+
+
 def pair_label(example: Example, quality: str) -> str | None:
     """The pair's human label by the majority rule of :mod:`core.stats.preference` ("A", "B", "tie", or
     "tie (split)" where A and B share the top count); None for a rating that is not the pair's votes."""
@@ -174,7 +195,7 @@ def pair_summary_lines(dataset: Dataset) -> list[str]:
     return lines
 
 
-__all__ = ["AGREEMENT_COLUMNS", "CATEGORY_COLUMNS", "PAIR_COLUMNS", "VERSUS_COLUMNS", "PreferenceReport",
+__all__ = ["AGREEMENT_COLUMNS", "CATEGORY_COLUMNS", "PAIR_COLUMNS", "PAIR_VOTE_COLUMNS", "VERSUS_COLUMNS", "PreferenceReport",
            "PreferenceRequest", "VersusRow", "agreement_notes", "agreement_rows", "category_rows",
-           "on_prepaired_items", "pair_label", "pair_rows", "pair_summary_lines", "pairs_to_review", "preference_plan_text",
+           "on_prepaired_items", "pair_label", "pair_rows", "pair_vote_rows", "pair_summary_lines", "pairs_to_review", "preference_plan_text",
            "preference_report_of", "stored_preference_report", "versus", "versus_notes", "versus_rows"]

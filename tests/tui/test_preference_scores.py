@@ -14,7 +14,7 @@ from tui_helpers import SIZE, make_services, settle, static_text
 
 from dialjudge.cli.main import main
 from dialjudge.core.api import (
-    PAIR_COLUMNS,
+    PAIR_VOTE_COLUMNS,
     PreferenceRequest,
     agreement_rows,
     pair_rows,
@@ -27,6 +27,8 @@ from dialjudge.tui.screens.scores import ScoresScreen
 from dialjudge.tui.widgets.preference_report import PreferencePanel, PreferenceReportView
 
 PAIRS = Path(__file__).parent.parent / "data" / "judge_bench_pairs.json"
+#: Each pair's votes (p1 … p6), counted by hand from the file.
+VOTES = ("3 A", "2 B, 1 tie", "1 A, 2 tie", "1 A, 1 B", "1 B", "1 A, 2 B")
 
 
 async def run_pairwise_on_pairs(pilot: Pilot[Any], dataset: str, *, both_orders: bool = True) -> int:
@@ -75,15 +77,17 @@ async def test_scores_screen_shows_the_agreement_table_and_the_pairs_after_a_pai
         assert fake_row[1] == humans_row[1] == str(len(dataset)) == "6"
         for cell in (*fake_row, *humans_row):
             assert cell in shown
-        for column in PAIR_COLUMNS:
+        for column in PAIR_VOTE_COLUMNS:
             assert column in shown
         rows = pair_rows(report, "fake")
         assert len(rows) == 6
         table_rows = {cells[0]: tuple(cells) for line in shown.splitlines() if line.startswith("│")
                       for cells in [[c.strip() for c in line.strip().strip("│").split("│")]]}
-        for row in rows:  # one line per pair: its id, the humans' label, the verdict with A first, B first, overall
-            assert table_rows[row[0]] == row
-        # each pair judged in both orders: every order holds a verdict, and the two orders are counted in n
+        # one line per pair: its id, its votes (counted by hand from tests/data/judge_bench_pairs.json), the
+        # humans' label, the verdict with A shown first, with B shown first, and overall
+        for (pair, *rest), votes in zip(rows, VOTES, strict=True):
+            assert table_rows[pair] == (pair, votes, *rest)
+        # each pair judged in both orders: every order holds a verdict
         assert all(a != "not asked" and b != "not asked" for _, _, a, b, _ in rows)
 
 

@@ -148,7 +148,7 @@ class ScoresScreen(WorkspaceScreen):
         worker by the pairwise controller when the run finishes or is opened from the Runs screen)."""
         ws, pairwise = self.dj.workspace, self.dj.pairwise
         report = pairwise.preference_of(None if ws.dataset is None else ws.dataset.name)
-        self.query_one(PreferencePanel).show(report, pairwise.run_id)
+        self.query_one(PreferencePanel).show(report, pairwise.run_id, ws.dataset)
 
     def _redraw_decisions(self, _: None = None) -> None:
         decisions = self.dj.decisions

@@ -13,12 +13,15 @@ from textual.widgets import Static
 from dialjudge.core.api import (
     AGREEMENT_COLUMNS,
     PAIR_COLUMNS,
+    PAIR_VOTE_COLUMNS,
     PreferenceReport,
     agreement_notes,
     agreement_rows,
     pair_rows,
+    pair_vote_rows,
     pairs_to_review,
 )
+from dialjudge.core.model import Dataset
 
 #: Per-pair rows shown under the table (the rest are counted).
 SHOWN_PAIRS = 20
@@ -32,7 +35,9 @@ class PreferenceReportView(Static):
     PreferenceReportView.-shown { display: block; }
     """
 
-    def show(self, report: PreferenceReport | None, run_id: int | None = None) -> None:
+    def show(self, report: PreferenceReport | None, run_id: int | None = None,
+             dataset: Dataset | None = None) -> None:
+        """Show ``report``; with the pairs' ``dataset``, each pair's row counts its votes too."""
         self.set_class(report is not None, "-shown")
         if report is None:
             self.update("")
@@ -41,8 +46,9 @@ class PreferenceReportView(Static):
                        AGREEMENT_COLUMNS, agreement_rows(report))
         parts: list[Table | Text] = [table, Text("\n".join(f"• {n}" for n in agreement_notes(report)), style="dim")]
         for judge in report.judges:
-            rows = pair_rows(report, judge)
-            parts.append(_table(f"Pairs — {judge}", PAIR_COLUMNS, rows[:SHOWN_PAIRS]))
+            rows = pair_rows(report, judge) if dataset is None else pair_vote_rows(report, judge, dataset)
+            columns = PAIR_COLUMNS if dataset is None else PAIR_VOTE_COLUMNS
+            parts.append(_table(f"Pairs — {judge}", columns, rows[:SHOWN_PAIRS]))
             if len(rows) > SHOWN_PAIRS:
                 parts.append(Text(f"… and {len(rows) - SHOWN_PAIRS} more pairs", style="dim"))
             flagged = pairs_to_review(report, judge)
@@ -67,12 +73,13 @@ class PreferencePanel(VerticalScroll):
     def compose(self) -> ComposeResult:
         yield PreferenceReportView()
 
-    def show(self, report: PreferenceReport | None, run_id: int | None = None) -> None:
+    def show(self, report: PreferenceReport | None, run_id: int | None = None,
+             dataset: Dataset | None = None) -> None:
         if report is self._shown[0] and run_id == self._shown[1] and (report is None) != self.display:
             return  # on show already: no render, no layout
         self._shown = (report, run_id)
         self.display = report is not None
-        self.query_one(PreferenceReportView).show(report, run_id)
+        self.query_one(PreferenceReportView).show(report, run_id, dataset)
 
 
 def _table(title: str, columns: tuple[str, ...], rows: list[tuple[str, ...]]) -> Table:
