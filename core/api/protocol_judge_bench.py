@@ -1,0 +1,105 @@
+"""JUDGE-BENCH's table over stored runs: one run per metric (quality), one table per call.
+
+A dialjudge run judges one quality with one template; JUDGE-BENCH's tables average several metrics
+(and its categorical metrics need a label template, its graded ones a score template). So the table
+is built from runs already judged, each with the template that fits its metric, and may span several
+JUDGE-BENCH files: ``dialjudge runs protocol judge-bench 3 4 5``. The numbers come from
+:mod:`core.stats.judge_bench_protocol`; this module only reads the runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..config import Config
+from ..errors import ConfigError
+from ..judges.post_run.labels import run_label_report
+from ..judges.store.run_store import RunStore
+from ..model import Dataset, ScaleKind
+from ..report import records_to_markdown, to_csv, to_json
+from ..run_columns import judgment_columns
+from ..stats.judge_bench_protocol import (
+    SD_RULE,
+    UNPARSED_RULE,
+    DatasetSummary,
+    MetricResult,
+    categorical_result,
+    graded_result,
+    summarise,
+)
+from ..stats.label_agreement import TieRule
+from .stored import dataset_of_run
+
+METRIC_COLUMNS = ("dataset", "metric", "category", "judge", "statistic", "value", "n", "unparsed", "run")
+SUMMARY_COLUMNS = ("dataset", "category", "judge", "statistic", "mean", "sd", "metrics", "undefined", "unparsed")
+
+
+@dataclass(frozen=True)
+class JudgeBenchTable:
+    """Per-metric results and per-dataset summaries, with the notes said under the table."""
+
+    metrics: tuple[MetricResult, ...]
+    summaries: tuple[DatasetSummary, ...]
+    notes: tuple[str, ...]
+
+    def records(self) -> list[dict[str, Any]]:
+        """Flat records: the dataset summaries (``row`` = "dataset"), then every metric (``row`` = "metric")."""
+        return ([{"row": "dataset", **s.to_record()} for s in self.summaries]
+                + [{"row": "metric", **m.to_record()} for m in self.metrics])
+
+
+def judge_bench_table(store: RunStore, run_ids: Sequence[int], app_config: Config | None = None, *,
+                      tie_rule: TieRule | str = TieRule.EXCLUDE) -> JudgeBenchTable:
+    """The JUDGE-BENCH table of ``run_ids`` (each a run of one JUDGE-BENCH quality)."""
+    if not run_ids:
+        raise ConfigError("name at least one run")
+    rule = TieRule(tie_rule)
+    opened: dict[str, Dataset] = {}
+    results: list[MetricResult] = []
+    seen: dict[tuple[str, str], int] = {}
+    for run_id in run_ids:
+        config = store.get_run(run_id).run_config
+        quality = config.quality
+        key = config.dataset_path or config.dataset
+        dataset = opened.get(key) or dataset_of_run(config, app_config)
+        opened[key] = dataset
+        if dataset.meta.get("format") != "judge-bench":
+            raise ConfigError(f"run {run_id} judged {dataset.name}, not a JUDGE-BENCH file")
+        if quality is None or quality not in dataset.qualities:
+            raise ConfigError(f"run {run_id} names no quality of {dataset.name}")
+        if (dataset.name, quality) in seen:
+            raise ConfigError(f"runs {seen[dataset.name, quality]} and {run_id} both judged {quality!r} of "
+                              f"{dataset.name}; name one run per metric")
+        seen[dataset.name, quality] = run_id
+        judgments = store.load_judgments(run_id)
+        judged = config.select_items(dataset)
+        if dataset.qualities[quality].kind is ScaleKind.CATEGORICAL:
+            report = run_label_report(config, dataset, judgments, tie_rule=rule.value, n_boot=0)
+            if report.reason:
+                raise ConfigError(f"run {run_id} ({quality!r}): {report.reason}")
+            results += [categorical_result(c, dataset=dataset.name, run_id=run_id) for c in report.comparisons]
+        else:
+            scores, _ = judgment_columns(judgments, with_pool=False)
+            results += [graded_result(judged, quality, by_item, dataset=dataset.name, judge=judge, run_id=run_id)
+                        for judge, by_item in scores.items()]
+    notes = (UNPARSED_RULE, SD_RULE,
+             "graded and continuous metrics: Spearman's ρ with the mean human score; categorical metrics: "
+             f"Cohen's κ with the human majority label (ties: {rule.value})")
+    return JudgeBenchTable(tuple(results), tuple(summarise(results)), notes)
+
+
+def judge_bench_text(table: JudgeBenchTable, fmt: str, *, title: str) -> str:
+    """The table as csv, json or markdown (cells escaped and formula-neutralised by core.report)."""
+    records = table.records()
+    if fmt == "csv":
+        return to_csv(records)
+    if fmt == "json":
+        return to_json(records, meta={"protocol": "judge-bench", "notes": list(table.notes)})
+    if fmt == "markdown":
+        summaries = records_to_markdown([s.to_record() for s in table.summaries], SUMMARY_COLUMNS, title=title)
+        metrics = records_to_markdown([m.to_record() for m in table.metrics], METRIC_COLUMNS,
+                                      title=f"{title}: per metric")
+        return summaries + "\n" + metrics + "\n" + "".join(f"- {note}\n" for note in table.notes)
+    raise ConfigError(f"unknown format {fmt!r} (csv, json, markdown)")
