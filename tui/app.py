@@ -11,6 +11,7 @@ becomes something the user sees.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 from textual import on
@@ -47,7 +48,7 @@ from .controllers.tune import SearchEventReceived, SearchSpaceLoaded, SearchStop
 from .navigation import DESTINATIONS, HOME
 from .routes import Route, message_routes
 from .screens.help import HelpScreen
-from .screens.quit_dialog import InterruptedRunDialog
+from .screens.quit_dialog import InterruptedRunDialog, QuitDialog
 from .services import Services
 from .widgets.selection_bar import SelectionBar
 
@@ -95,7 +96,7 @@ class DialjudgeApp(App[int]):
         self.decisions = DecisionController(self, services, self.datasets, run_active=lambda: self.runs.active)
         self.pairwise = PairwiseReportController(self, services, self.datasets)
         self.tune = TuneController(self, services, self.datasets)
-        self.shutdown = ShutdownController(self, self.runs, self.tune)
+        self.shutdown = ShutdownController(self, self.runs, self.tune, ask=self._ask_before_quitting)
         #: The launch's offer to resume an unfinished run is made once, for the first dataset opened.
         self._interrupted_checked = False
         self._routes = message_routes(type(self), self._routes_to_owners(), self._routes_across_controllers())
@@ -134,6 +135,9 @@ class DialjudgeApp(App[int]):
     async def action_quit(self) -> None:
         """Quit; a run in progress is cancelled first (asks)."""
         self.shutdown.request_quit(ask=True)
+
+    def _ask_before_quitting(self, running: str, answered: Callable[[bool | None], None]) -> None:
+        self.push_screen(QuitDialog(running), answered)
 
     def action_quit_now(self) -> None:
         """Quit at once; a run in progress is cancelled first, without asking."""

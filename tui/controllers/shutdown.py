@@ -38,6 +38,7 @@ class ShutdownController:
     def __init__(self, app: App[Any], runs: RunController, tune: TuneController, *,
                  grace_s: float = 8.0, ask: Callable[[str, Callable[[bool | None], None]], None] | None = None
                  ) -> None:
+        """``ask(what_runs, answered)`` puts the question "quit anyway?" (the App shows its QuitDialog)."""
         self.app = app
         self.runs = runs
         self.tune = tune
@@ -73,12 +74,10 @@ class ShutdownController:
         if not ask:
             self.cancel_then_exit()
             return
-        if self._ask is not None:
-            self._ask(what, self._answered)
+        if self._ask is None:  # nobody to ask (no app screen to put the question on): quit as asked
+            self.cancel_then_exit()
             return
-        from ..screens.quit_dialog import QuitDialog
-
-        self.app.push_screen(QuitDialog(what), self._answered)
+        self._ask(what, self._answered)
 
     def _answered(self, confirmed: bool | None) -> None:
         if confirmed:

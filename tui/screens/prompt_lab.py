@@ -21,7 +21,7 @@ from textual.suggester import SuggestFromList
 from textual.timer import Timer
 from textual.widgets import Button, Footer, Header, Input, Label, Select, Static, TextArea
 
-from dialjudge.core.api import NO_PERSONA, ScoringMode, human_unit
+from dialjudge.core.api import NO_PERSONA, ScoringMode, human_unit, is_shipped_name, parse_template
 
 from ..controllers.lab import (
     PersonaSaved,
@@ -40,6 +40,7 @@ from ..widgets.toml_editor import TomlEditor
 from .base import WorkspaceScreen
 from .dialogs import PersonaEditor
 from .run import FEWSHOT_METHODS
+from .save_template_dialog import SaveChoice, SaveTemplateDialog
 
 if TYPE_CHECKING:
     from dialjudge.core.api import Persona, Template
@@ -401,8 +402,6 @@ class PromptLabScreen(WorkspaceScreen):
     def action_save_template(self) -> None:
         """Save the template to your template folder; an edited shipped one is saved under a new name
         unless you choose to override it."""
-        from dialjudge.core.api import is_shipped_name, parse_template
-
         if self._last_error is not None:
             self.notify("Fix the template's error first (shown under the editor)", severity="warning")
             return
@@ -417,8 +416,6 @@ class PromptLabScreen(WorkspaceScreen):
         if not is_shipped_name(name) or (current is not None and current.text == text):
             self.dj.lab.save_template(text, self)
             return
-        from .save_template_dialog import SaveChoice, SaveTemplateDialog
-
         taken = set(choices.templates) if choices is not None else set()
         suggested, n = f"{name}-edit", 2
         while suggested in taken:

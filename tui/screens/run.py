@@ -27,6 +27,7 @@ from dialjudge.core.api import (
     parse_subset,
     plan_pairs,
     preferred_mode,
+    template_text_hash,
 )
 from dialjudge.core.errors import ConfigError, DialjudgeError
 
@@ -453,8 +454,6 @@ def template_text(template: Template | None, *, shipped: bool, overrides: bool =
     """A template's name with its content hash, description, scale, modes and where it comes from."""
     if template is None:
         return Text("Reading the templates…", style="dim")
-    from dialjudge.core.api import template_text_hash
-
     text = Text(template.name, style="bold")
     text.append(f" #{template_text_hash(template.text)}", style="dim")
     text.append(f"\n{template.description}\n", style="")

@@ -9,7 +9,6 @@ never written.
 
 from __future__ import annotations
 
-import re
 import sys
 from dataclasses import dataclass
 from importlib import resources
@@ -18,6 +17,7 @@ from typing import Any, Mapping, Sequence
 
 from ...config import user_data_dir
 from ...errors import TemplateError
+from .naming import _check_name, toml_string
 from .templates import PERSONAS_FILE, parse_template, toml_error_position, user_template_dir
 
 if sys.version_info >= (3, 11):
@@ -26,7 +26,6 @@ else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
 
 NEUTRAL = "neutral"
-_NAME_RE = re.compile(r"[a-z0-9][a-z0-9_-]*\Z")
 
 
 @dataclass(frozen=True)
@@ -98,34 +97,6 @@ def save_template(template_text: str, name: str) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(template_text, encoding="utf-8")
     return path
-
-
-def toml_string(value: str) -> str:
-    """A TOML basic string holding ``value`` exactly."""
-    out = ['"']
-    for ch in value:
-        if ch == '"':
-            out.append('\\"')
-        elif ch == "\\":
-            out.append("\\\\")
-        elif ch == "\n":
-            out.append("\\n")
-        elif ch == "\t":
-            out.append("\\t")
-        elif ch == "\r":
-            out.append("\\r")
-        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
-            out.append(f"\\u{ord(ch):04x}")
-        else:
-            out.append(ch)
-    out.append('"')
-    return "".join(out)
-
-
-def _check_name(name: str, what: str, source: str | None = None) -> None:
-    if not _NAME_RE.match(name):
-        raise TemplateError(f"{what} name {name!r}: use lowercase letters, digits, '-' and '_' "
-                            "(it becomes a file name)", source=source)
 
 
 def _read_text(path: Path) -> str:

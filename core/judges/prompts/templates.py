@@ -32,6 +32,7 @@ from typing import Any, Iterable, Mapping, Sequence
 from ...config import user_data_dir
 from ...errors import ConfigError, TemplateError
 from ..types import OutputKind, OutputSpec, ScoringMode
+from .naming import _check_name, toml_string
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -713,8 +714,6 @@ _NAME_LINE = re.compile(r'^(\s*name\s*=\s*)("(?:[^"\\\n]|\\.)*"|\'[^\'\n]*\')', 
 
 def renamed_template_text(text: str, new_name: str) -> str:
     """``text`` with its top-level ``name`` set to ``new_name`` (save as), checked by parsing it."""
-    from .personas import _check_name, toml_string
-
     _check_name(new_name, "template")
     table_start = re.search(r"^\s*\[", text, re.MULTILINE)
     head_end = table_start.start() if table_start else len(text)
