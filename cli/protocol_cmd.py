@@ -6,9 +6,9 @@ import argparse
 from pathlib import Path
 
 from dialjudge.core.api import (
-    DatasetSummary,
+    JudgeBenchMetric,
+    JudgeBenchSummary,
     JudgeBenchTable,
-    MetricResult,
     RunStore,
     TieRule,
     judge_bench_table,
@@ -63,8 +63,8 @@ def _print(table: JudgeBenchTable, title: str) -> None:
     render.print_notes(con, table.notes)
 
 
-def _summary_rows(summaries: tuple[DatasetSummary, ...]) -> list[tuple[object, ...]]:
-    by_key: dict[tuple[str, str], dict[str, DatasetSummary]] = {}
+def _summary_rows(summaries: tuple[JudgeBenchSummary, ...]) -> list[tuple[object, ...]]:
+    by_key: dict[tuple[str, str], dict[str, JudgeBenchSummary]] = {}
     for s in summaries:
         by_key.setdefault((s.dataset, s.judge), {})[s.category] = s
     rows: list[tuple[object, ...]] = []
@@ -76,19 +76,19 @@ def _summary_rows(summaries: tuple[DatasetSummary, ...]) -> list[tuple[object, .
     return rows
 
 
-def _mean_sd(summary: DatasetSummary | None) -> str:
+def _mean_sd(summary: JudgeBenchSummary | None) -> str:
     if summary is None or summary.mean is None:
         return "–"
     return f"{number_text(summary.mean)} ± {number_text(summary.sd)}"
 
 
-def _count(summary: DatasetSummary | None) -> str:
+def _count(summary: JudgeBenchSummary | None) -> str:
     if summary is None:
         return "–"
     return str(summary.metrics) + (f" (+{summary.undefined} undefined)" if summary.undefined else "")
 
 
-def _metric_row(m: MetricResult) -> tuple[object, ...]:
+def _metric_row(m: JudgeBenchMetric) -> tuple[object, ...]:
     value = number_text(m.value) if m.value is not None else f"– ({m.reason})" if m.reason else "–"
     return (m.dataset, m.metric, m.judge, "Spearman ρ" if m.statistic == "spearman" else "Cohen's κ", value, m.n,
             m.unparsed, m.run_id)

@@ -332,7 +332,7 @@ __all__ += ["ALT_TEST_COLUMNS", "ESTIMATE_COLUMNS", "AltTestReport", "EstimateRe
             "estimate_rows", "estimate_title", "LabelPlan", "label_next"]
 
 # m-protocol: JUDGE-BENCH's table convention over stored runs (issue 24)
-from ..stats.judge_bench_protocol import DatasetSummary, MetricResult  # noqa: E402
+from ..stats.judge_bench_protocol import JudgeBenchMetric, JudgeBenchSummary  # noqa: E402
 from .protocol_judge_bench import JudgeBenchTable, judge_bench_table, judge_bench_text  # noqa: E402
 
-__all__ += ["DatasetSummary", "JudgeBenchTable", "MetricResult", "judge_bench_table", "judge_bench_text"]
+__all__ += ["JudgeBenchMetric", "JudgeBenchSummary", "JudgeBenchTable", "judge_bench_table", "judge_bench_text"]

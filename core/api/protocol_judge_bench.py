@@ -23,8 +23,8 @@ from ..run_columns import judgment_columns
 from ..stats.judge_bench_protocol import (
     SD_RULE,
     UNPARSED_RULE,
-    DatasetSummary,
-    MetricResult,
+    JudgeBenchMetric,
+    JudgeBenchSummary,
     categorical_result,
     graded_result,
     summarise,
@@ -40,8 +40,8 @@ SUMMARY_COLUMNS = ("dataset", "category", "judge", "statistic", "mean", "sd", "m
 class JudgeBenchTable:
     """Per-metric results and per-dataset summaries, with the notes said under the table."""
 
-    metrics: tuple[MetricResult, ...]
-    summaries: tuple[DatasetSummary, ...]
+    metrics: tuple[JudgeBenchMetric, ...]
+    summaries: tuple[JudgeBenchSummary, ...]
     notes: tuple[str, ...]
 
     def records(self) -> list[dict[str, Any]]:
@@ -57,7 +57,7 @@ def judge_bench_table(store: RunStore, run_ids: Sequence[int], app_config: Confi
         raise ConfigError("name at least one run")
     rule = TieRule(tie_rule)
     opened: dict[str, Dataset] = {}
-    results: list[MetricResult] = []
+    results: list[JudgeBenchMetric] = []
     seen: dict[tuple[str, str], int] = {}
     for run_id in run_ids:
         config = store.get_run(run_id).run_config

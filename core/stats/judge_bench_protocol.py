@@ -39,7 +39,7 @@ SD_RULE = "mean ± sd over a dataset's metrics of one kind (sd: sample standard 
 
 
 @dataclass(frozen=True)
-class MetricResult:
+class JudgeBenchMetric:
     """One judge on one JUDGE-BENCH metric of one dataset."""
 
     dataset: str
@@ -64,7 +64,7 @@ class MetricResult:
 
 
 @dataclass(frozen=True)
-class DatasetSummary:
+class JudgeBenchSummary:
     """One judge's mean ± sd over a dataset's metrics of one category."""
 
     dataset: str
@@ -83,7 +83,7 @@ class DatasetSummary:
 
 
 def graded_result(examples: Sequence[Example], metric: str, judge_scores: Mapping[str, float | None], *,
-                  dataset: str, judge: str, run_id: int | None = None) -> MetricResult:
+                  dataset: str, judge: str, run_id: int | None = None) -> JudgeBenchMetric:
     """Spearman's ρ of ``judge_scores`` (item id -> score, None for an unparsed answer) with the mean
     human score, over the items of ``examples`` rated on ``metric`` that the judge was asked about."""
     humans = human_labels(examples, metric, Aggregation.MEAN).values
@@ -96,25 +96,26 @@ def graded_result(examples: Sequence[Example], metric: str, judge_scores: Mappin
     value = None if reason else point_estimates(x, y)["spearman"][0]
     if value is not None and math.isnan(value):
         value, reason = None, "Spearman's ρ is undefined here"
-    return MetricResult(dataset, metric, GRADED, judge, value, len(kept), unparsed, len(asked), run_id, reason)
+    return JudgeBenchMetric(dataset, metric, GRADED, judge, value, len(kept), unparsed, len(asked), run_id, reason)
 
 
-def categorical_result(comparison: LabelComparison, *, dataset: str, run_id: int | None = None) -> MetricResult:
+def categorical_result(comparison: LabelComparison, *, dataset: str, run_id: int | None = None) -> JudgeBenchMetric:
     """Cohen's κ with the human majority, from a label comparison (``compare_labels``): failed and
     off-list answers are its unparsed ones."""
     unparsed = comparison.exclusions.get("failed", 0) + comparison.exclusions.get("invalid_label", 0)
     judged = comparison.n + sum(comparison.exclusions.get(r, 0) for r in EXCLUSION_REASONS if r != "not_judged")
-    value = comparison.kappa.value
+    kappa = comparison.kappa.value
     reason = "; ".join(comparison.reasons) or None
-    if value is None or math.isnan(value):
-        value, reason = None, reason or "Cohen's κ is undefined here"
-    return MetricResult(dataset, comparison.quality, CATEGORICAL, comparison.evaluator, value, comparison.n,
-                        unparsed, judged, run_id, reason)
+    value = None if kappa is None or math.isnan(kappa) else kappa
+    if value is None:
+        reason = reason or "Cohen's κ is undefined here"
+    return JudgeBenchMetric(dataset, comparison.quality, CATEGORICAL, comparison.evaluator, value, comparison.n,
+                            unparsed, judged, run_id, reason)
 
 
-def summarise(results: Iterable[MetricResult]) -> list[DatasetSummary]:
+def summarise(results: Iterable[JudgeBenchMetric]) -> list[JudgeBenchSummary]:
     """Mean ± sd per (dataset, category, judge), in the order the results come."""
-    groups: dict[tuple[str, str, str], list[MetricResult]] = {}
+    groups: dict[tuple[str, str, str], list[JudgeBenchMetric]] = {}
     for result in results:
         groups.setdefault((result.dataset, result.category, result.judge), []).append(result)
     out = []
@@ -122,7 +123,7 @@ def summarise(results: Iterable[MetricResult]) -> list[DatasetSummary]:
         values = [m.value for m in members if m.value is not None]
         mean = statistics.fmean(values) if values else None
         sd = statistics.stdev(values) if len(values) > 1 else None
-        out.append(DatasetSummary(dataset, category, judge, mean, sd, len(values), len(members) - len(values),
+        out.append(JudgeBenchSummary(dataset, category, judge, mean, sd, len(values), len(members) - len(values),
                                   sum(m.unparsed for m in members)))
     return out
 

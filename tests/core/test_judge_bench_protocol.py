@@ -19,6 +19,7 @@ from dialjudge.core.stats.judge_bench_protocol import (
 from dialjudge.core.stats.label_agreement import compare_labels
 from judge_bench_files import small_protocol_set as small_set
 
+
 def test_spearman_per_graded_metric_kappa_per_categorical_and_mean_sd_by_hand(tmp_path: Path) -> None:
     examples = read_judge_bench(small_set(tmp_path)).examples
     # coherence: human means a..e = 1..5; the judge could not be read on d.
