@@ -39,16 +39,20 @@ def register(rsub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     with RunStore() as store:
         table = judge_bench_table(store, args.runs, load_config(), tie_rule=args.majority_ties)
-    title = f"JUDGE-BENCH protocol — runs {', '.join(map(str, args.runs))}"
+    show(table, args, title=f"JUDGE-BENCH protocol — runs {', '.join(map(str, args.runs))}")
+    return 0
+
+
+def show(table: JudgeBenchTable, args: argparse.Namespace, *, title: str) -> None:
+    """Print the table, or write it in --format (to --output, else to standard output)."""
     if args.format == "table" and args.output is None:
         _print(table, title)
-        return 0
+        return
     text = judge_bench_text(table, "markdown" if args.format == "table" else args.format, title=title)
     if args.output is None:
         print(text, end="")
     else:
         render.write_output(args.output, text)
-    return 0
 
 
 def _print(table: JudgeBenchTable, title: str) -> None:

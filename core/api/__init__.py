@@ -333,6 +333,11 @@ __all__ += ["ALT_TEST_COLUMNS", "ESTIMATE_COLUMNS", "AltTestReport", "EstimateRe
 
 # m-protocol: JUDGE-BENCH's table convention over stored runs (issue 24)
 from ..stats.judge_bench_protocol import JudgeBenchMetric, JudgeBenchSummary  # noqa: E402
-from .protocol_judge_bench import JudgeBenchTable, judge_bench_table, judge_bench_text  # noqa: E402
+from .protocol_judge_bench import (  # noqa: E402
+    JudgeBenchTable,
+    judge_bench_requests,
+    judge_bench_table,
+    judge_bench_text,
+)
 
-__all__ += ["JudgeBenchMetric", "JudgeBenchSummary", "JudgeBenchTable", "judge_bench_table", "judge_bench_text"]
+__all__ += ["JudgeBenchMetric", "JudgeBenchSummary", "JudgeBenchTable", "judge_bench_requests", "judge_bench_table", "judge_bench_text"]

@@ -3,12 +3,15 @@
 A dialjudge run judges one quality with one template; JUDGE-BENCH's tables average several metrics
 (and its categorical metrics need a label template, its graded ones a score template). So the table
 is built from runs already judged, each with the template that fits its metric, and may span several
-JUDGE-BENCH files: ``dialjudge runs protocol judge-bench 3 4 5``. The numbers come from
+JUDGE-BENCH files: ``dialjudge runs protocol judge-bench 3 4 5``. ``dialjudge judge --protocol
+judge-bench`` makes those runs (:func:`judge_bench_requests`: one per metric of one file) and then
+shows the same table. The numbers come from
 :mod:`core.stats.judge_bench_protocol`; this module only reads the runs.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -30,7 +33,11 @@ from ..stats.judge_bench_protocol import (
     summarise,
 )
 from ..stats.label_agreement import TieRule
+from .requests import RunRequest
 from .stored import dataset_of_run
+
+#: The template categorical metrics are judged with unless one is named: the quality's own label list.
+LABEL_TEMPLATE = "label-choice"
 
 METRIC_COLUMNS = ("dataset", "metric", "category", "judge", "statistic", "value", "n", "unparsed", "run")
 SUMMARY_COLUMNS = ("dataset", "category", "judge", "statistic", "mean", "sd", "metrics", "undefined", "unparsed")
@@ -48,6 +55,25 @@ class JudgeBenchTable:
         """Flat records: the dataset summaries (``row`` = "dataset"), then every metric (``row`` = "metric")."""
         return ([{"row": "dataset", **s.to_record()} for s in self.summaries]
                 + [{"row": "metric", **m.to_record()} for m in self.metrics])
+
+
+def judge_bench_requests(request: RunRequest, dataset: Dataset, qualities: Sequence[str] = (), *,
+                         label_template: str = LABEL_TEMPLATE) -> list[RunRequest]:
+    """One run per metric of a JUDGE-BENCH file (``qualities``, default every metric): a categorical
+    metric with ``label_template``, a graded or continuous one with the request's template."""
+    if dataset.meta.get("format") != "judge-bench":
+        raise ConfigError(f"--protocol judge-bench needs a JUDGE-BENCH file; {dataset.name} is not one")
+    if request.fewshot_draws > 1 or request.pairs is not None:
+        raise ConfigError("--protocol judge-bench makes one run per metric; it cannot be combined with "
+                          "--fewshot-draws or pairwise judging")
+    unknown = [q for q in qualities if q not in dataset.qualities]
+    if unknown:
+        raise ConfigError(f"{', '.join(map(repr, unknown))}: not a metric of {dataset.name} "
+                          f"(metrics: {', '.join(dataset.qualities)})")
+    chosen = list(qualities) or list(dataset.qualities)
+    return [dataclasses.replace(request, quality=quality, template=label_template
+                                if dataset.qualities[quality].kind is ScaleKind.CATEGORICAL else request.template)
+            for quality in chosen]
 
 
 def judge_bench_table(store: RunStore, run_ids: Sequence[int], app_config: Config | None = None, *,

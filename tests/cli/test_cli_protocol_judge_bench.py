@@ -83,3 +83,31 @@ def test_two_runs_of_one_metric_are_refused(capsys: pytest.CaptureFixture[str], 
     judge_every_metric(capsys, path)
     code, _, err = run(capsys, "runs", "protocol", "judge-bench", "1", "1")
     assert code != 0 and "one run per metric" in err
+
+
+def test_judge_with_the_protocol_makes_one_run_per_metric_and_shows_the_same_table(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    path = small_protocol_set(tmp_path)
+    code, out, err = run(capsys, "judge", "--dataset", str(path), "--protocol", "judge-bench", "--template",
+                         "likert-1to5", "--aspect", "coherence", "--mode", "generate", "--judge", "fa", "--format", "json")
+    assert code == 0, err
+    made = json.loads(out)["results"]
+    by_metric = {r["metric"]: r for r in made if r["row"] == "metric"}
+    assert set(by_metric) == {"coherence", "fluency", "safety"}
+    assert {r["category"] for r in made if r["row"] == "dataset"} == {"graded", "categorical"}
+    # Each metric has its own run, the categorical one judged with label-choice.
+    runs = sorted(r["run"] for r in by_metric.values())
+    assert runs == [1, 2, 3]
+    code, out, _ = run(capsys, "runs", "show", str(by_metric["safety"]["run"]))
+    assert code == 0 and "label-choice" in out
+    # The same table from the stored runs.
+    code, out, err = run(capsys, "runs", "protocol", "judge-bench", *map(str, runs), "--format", "json")
+    assert code == 0, err
+    assert {json.dumps(r, sort_keys=True) for r in json.loads(out)["results"]} == {
+        json.dumps(r, sort_keys=True) for r in made}
+
+
+def test_the_protocol_refuses_a_file_that_is_not_judge_bench(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, "judge", "--dataset", str(Path(__file__).parents[1] / "data" / "ratings_standard.csv"),
+                       "--protocol", "judge-bench", "--judge", "fa")
+    assert code != 0 and "needs a JUDGE-BENCH file" in err
