@@ -35,7 +35,8 @@ KAPPA = "kappa"
 #: The rule said under every JUDGE-BENCH table dialjudge prints or writes.
 UNPARSED_RULE = ("unparsed: answers that could not be read as a score or a label; they are left out of ρ and κ "
                  "and counted here, never replaced by random labels (JUDGE-BENCH's regular runs replace them)")
-SD_RULE = "mean ± sd over a dataset's metrics of one kind (sd: sample standard deviation, n−1; – for one metric)"
+SD_RULE = ("mean ± sd over a dataset's metrics of one kind, as in JUDGE-BENCH's tables (sample sd, n−1; – for one "
+           "metric; an undefined metric is left out of the mean)")
 
 
 @dataclass(frozen=True)

@@ -111,3 +111,24 @@ def test_the_protocol_refuses_a_file_that_is_not_judge_bench(capsys: pytest.Capt
     code, _, err = run(capsys, "judge", "--dataset", str(Path(__file__).parents[1] / "data" / "ratings_standard.csv"),
                        "--protocol", "judge-bench", "--judge", "fa")
     assert code != 0 and "needs a JUDGE-BENCH file" in err
+
+
+def test_unparsed_answers_are_counted_and_left_out_never_replaced(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    use_fake_judges(tmp_path, monkeypatch, "fa", preamble='[judges.flaky]\nbackend = "fake"\nmodel = "fake-flaky"\n'
+                                                          'options = { garbage_every = 2 }\n')
+    path = small_protocol_set(tmp_path)
+    code, out, err = run(capsys, "judge", "--dataset", str(path), "--protocol", "judge-bench", "--quality", "coherence",
+                         "--quality", "safety", "--template", "likert-1to5", "--mode", "generate", "--judge", "flaky",
+                         "--format", "json")
+    assert code == 0, err
+    rows = json.loads(out)["results"]
+    by_metric = {r["metric"]: r for r in rows if r["row"] == "metric"}
+    for metric, rated in (("coherence", 5), ("safety", 6)):
+        judged = exported_scores(capsys, by_metric[metric]["run"])
+        unparsed = sum(v is None for v in judged.values())
+        assert unparsed > 0  # every second request returned text no parser can read
+        assert by_metric[metric]["unparsed"] == unparsed and by_metric[metric]["judged"] == rated
+        assert by_metric[metric]["n"] <= rated - unparsed  # left out, not replaced by a label
+    summaries = {r["category"]: r for r in rows if r["row"] == "dataset"}
+    assert summaries["graded"]["unparsed"] == by_metric["coherence"]["unparsed"]
