@@ -24,6 +24,7 @@ from ..model import Dataset, ScaleKind
 from ..report import records_to_markdown, to_csv, to_json
 from ..run_columns import judgment_columns
 from ..stats.judge_bench_protocol import (
+    CATEGORICAL,
     SD_RULE,
     UNPARSED_RULE,
     JudgeBenchMetric,
@@ -103,8 +104,10 @@ def judge_bench_table(store: RunStore, run_ids: Sequence[int], app_config: Confi
         judged = config.select_items(dataset)
         if dataset.qualities[quality].kind is ScaleKind.CATEGORICAL:
             report = run_label_report(config, dataset, judgments, tie_rule=rule.value, n_boot=0)
-            if report.reason:
-                raise ConfigError(f"run {run_id} ({quality!r}): {report.reason}")
+            if report.reason:  # e.g. a score template on a label metric: a row that says why, not a number
+                results += [JudgeBenchMetric(dataset.name, quality, CATEGORICAL, judge, None, 0,
+                                             sum(j.failed for j in by_item.values()), len(by_item), run_id,
+                                             report.reason) for judge, by_item in judgments.items()]
             results += [categorical_result(c, dataset=dataset.name, run_id=run_id) for c in report.comparisons]
         else:
             scores, _ = judgment_columns(judgments, with_pool=False)

@@ -4,7 +4,9 @@ Scale Empirical Study across 20 NLP Evaluation Tasks").
 Per metric (a JUDGE-BENCH "metric" is a dialjudge quality): a graded or continuous metric is
 Spearman's ρ between the judge's score and the mean human score; a categorical metric is Cohen's κ
 between the judge's label and the human majority label. Per dataset and judge: the mean ± sd of
-the graded metrics and, separately, of the categorical ones.
+the graded metrics and, separately, of the categorical ones. Which statistic a metric gets follows
+the category the file declares, as JUDGE-BENCH's tables do, not whether its scale looks like labels
+(``core.model.is_label_quality``): a graded 0/1 metric is still correlated.
 
 One rule differs from JUDGE-BENCH's regular runs, which replace an answer that cannot be parsed
 by a random valid label: here such an answer is left out of ρ or κ and counted (``unparsed``),

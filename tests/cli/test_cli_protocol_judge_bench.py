@@ -132,3 +132,16 @@ def test_unparsed_answers_are_counted_and_left_out_never_replaced(
         assert by_metric[metric]["n"] <= rated - unparsed  # left out, not replaced by a label
     summaries = {r["category"]: r for r in rows if r["row"] == "dataset"}
     assert summaries["graded"]["unparsed"] == by_metric["coherence"]["unparsed"]
+
+
+def test_a_categorical_metric_judged_with_a_score_template_says_why_in_its_row(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    path = small_protocol_set(tmp_path)
+    code, _, err = run(capsys, "judge", "--dataset", str(path), "--quality", "safety", "--template", "likert-1to5",
+                       "--aspect", "coherence", "--judge", "fa", "--bootstrap", "0", "--format", "json")
+    assert code == 0, err
+    code, out, err = run(capsys, "runs", "protocol", "judge-bench", "1", "--format", "json")
+    assert code == 0, err
+    (summary, metric) = json.loads(out)["results"]
+    assert metric["value"] is None and "label-choice" in metric["reason"] and metric["judged"] == 6
+    assert summary["mean"] is None and summary["undefined"] == 1
