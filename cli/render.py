@@ -10,7 +10,16 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from dialjudge.core.api import SYMBOLS, PairedComparison, WideRow, WideTable, discernment, sparkline, verdict_line
+from dialjudge.core.api import (
+    SYMBOLS,
+    PairedComparison,
+    WideRow,
+    WideTable,
+    discernment,
+    interval_text,
+    sparkline,
+    verdict_line,
+)
 from dialjudge.core.errors import DialjudgeError
 from dialjudge.core.format import number_text
 from dialjudge.core.model import Dataset
@@ -115,14 +124,16 @@ def print_paired(con: Console, comparisons: Sequence[PairedComparison], coeffici
     for c in comparisons:
         for method, d in c.deltas.items():
             williams = c.williams if method == "pearson" else None
-            interval = f"{number_text(d.ci_low, signed=True)} … {number_text(d.ci_high, signed=True)}"
+            interval = interval_text(d)
             rows.append((c.quality, c.subset, f"Δ{SYMBOLS[method]}", number_text(d.a), number_text(d.b),
                          number_text(d.delta, signed=True), interval, number_text(d.p_value),
                          "–" if williams is None else f"t={williams.t:.2f}, p={williams.p_value:.3f}",
                          f"{c.n_items}/{c.n_groups}", c.n_excluded))
     con.print(plain_table(
-        f"Paired comparison ({comparisons[0].n_boot} bootstrap resamples of contexts, same resamples for both)",
-        ["quality", "subset", "Δ", "A", "B", "B − A", "95% CI", "p (bootstrap)", "Williams", "items/contexts", "left out"],
-        rows, right=("A", "B", "B − A", "p (bootstrap)", "items/contexts", "left out")))
+        f"Paired comparison (CI: {comparisons[0].n_boot} bootstrap resamples of contexts, same resamples for both; "
+        "p: randomization test, A and B swapped within contexts)",
+        ["quality", "subset", "Δ", "A", "B", "B − A", "95% CI", "p (randomization)", "Williams", "items/contexts",
+         "left out"],
+        rows, right=("A", "B", "B − A", "p (randomization)", "items/contexts", "left out")))
     for c in comparisons:
         con.print(escape(verdict_line(c, coefficient)))

@@ -17,6 +17,7 @@ from .metrics.registry import metric_info, resolve_metric_ids, unavailable_reaso
 from .model import TAG_CLOSED, TAG_OPEN, Aggregation, Dataset, Example, Level
 from .stats import agreement_table
 from .stats.baselines import LENGTH_EVALUATOR, length_scores
+from .stats.small_samples import MIN_CONTEXTS
 from .subsets import Subset, parse_subset
 
 Scores = Mapping[str, Mapping[str, "float | None"]]
@@ -165,11 +166,11 @@ def evaluate(dataset: Dataset, *, qualities: Sequence[str] | None = None, subset
             if rec.get("evaluator") in missing:  # the row itself says why it has no numbers
                 rec["reason"] = missing[rec["evaluator"]]
             records.append(rec)
-
     if CONTRADICTS in chosen:
         notes.append(f"'{CONTRADICTS}' is 1 for an adversarial candidate: an evaluator that catches them correlates "
                      "negatively with it (see the discernment table)")
-    ci_note = (f"bootstrap: {n_boot} resamples of contexts (seed {seed}), 95% percentile CI" if n_boot
+    ci_note = (f"bootstrap: {n_boot} resamples of contexts (seed {seed}), 95% expanded percentile CI, none on fewer "
+               f"than {MIN_CONTEXTS} contexts" if n_boot
                else "no confidence intervals (--bootstrap 0)")
     labelled = [q for q in chosen if not known[q].is_numeric]
     pooled = (f"{aggregation.value} of the annotators" if not labelled else

@@ -85,7 +85,7 @@ from ..stats.baselines import LENGTH_EVALUATOR
 from ..stats.calibration import Calibration
 from ..stats.interjudge import InterJudgeMatrix
 from ..stats.label_agreement import TieRule
-from ..stats.paired import SYMBOLS, PairedComparison, verdict_line
+from ..stats.paired import SYMBOLS, PairedComparison, interval_text, verdict_line
 from ..subsets import parse_subset
 from ..tuning.search import (
     JudgingProgressed,
@@ -261,7 +261,7 @@ __all__ = [
     "Judgment", "ScoringMode", "JudgeBackend", "make_backend", "local_threads", "model_file_backend", "AgreementCell", "AgreementTable", "HumanCeiling", "LABEL_HEADER", "confusion_rows", "tie_lines", "label_summary_rows", "FORMATS",
     "WideRow", "WideTable", "records_to_latex", "records_to_markdown", "render", "sparkline", "to_csv", "to_json",
     "to_jsonl", "wide_table", "POOL", "FORMAT_LABELS", "ExportResult", "SYMBOLS", "PairedComparison",
-    "verdict_line", "TieRule", "RunEngine", "Workspace", "judge_evaluator", "Persona", "Template", "TemplateError", "PoolReport", "Stability", "StopRule", "InterJudgeMatrix",
+    "verdict_line", "interval_text", "TieRule", "RunEngine", "Workspace", "judge_evaluator", "Persona", "Template", "TemplateError", "PoolReport", "Stability", "StopRule", "InterJudgeMatrix",
     # the app's live view, prompt lab and review
     "item_metric_scores", "compare_columns", "is_length_baseline", "judges_as_labels", "stored_run_of",
     "LAB_SOURCE", "FewShotCache", "PromptSetup", "PreparedPrompt", "SavedTemplate", "prepare_prompt",

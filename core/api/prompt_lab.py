@@ -23,7 +23,7 @@ from ..judges.run.pairwise import preview_pair
 from ..judges.run.scoring import score_result
 from ..judges.types import BackendResult, JudgeBackend, JudgeRequest, Judgment, OutputKind, RenderedPrompt, ScoringMode
 from ..model import Dataset, Example
-from ..planning import infer_quality
+from ..planning import infer_quality, preferred_mode
 
 #: Where an edited template's errors point (the text is not a file yet).
 LAB_SOURCE = "prompt lab"
@@ -86,9 +86,19 @@ def _fewshot_examples(setup: PromptSetup, template: Template, quality: str | Non
     return list(selector.select(setup.example))
 
 
-def trial_request(prepared: PreparedPrompt, item_id: str, judge: JudgeConfig, mode: ScoringMode, *,
-                  top_k: int = 3) -> JudgeRequest:
-    """The one request a trial sends; ConfigError when the template does not offer ``mode``."""
+#: A run's top-K unless told otherwise (``core.planning.plan_run``'s default, held equal by a test):
+#: 0, the expected value over every valid rating.
+RUN_DEFAULT_TOP_K = 0
+
+
+def trial_request(prepared: PreparedPrompt, item_id: str, judge: JudgeConfig, mode: ScoringMode | None = None, *,
+                  top_k: int | None = None) -> JudgeRequest:
+    """The one request a trial sends, as a run with this template and judge sends it: ``mode`` defaults
+    to a run's (``preferred_mode``: probability scoring where the template offers it) and ``top_k`` to
+    a run's (0: the expected value over every rating; a trial with top-3 or generate mode could report
+    "not scored" for an item the run scored). ConfigError when the template does not offer ``mode``."""
+    mode = preferred_mode(prepared.template.output.modes) if mode is None else mode
+    top_k = RUN_DEFAULT_TOP_K if top_k is None else top_k
     if mode not in prepared.template.output.modes:
         offered = ", ".join(m.value for m in prepared.template.output.modes)
         raise ConfigError(f"template {prepared.template.name!r} does not support {mode.value} scoring "

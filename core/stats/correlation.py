@@ -2,9 +2,11 @@
 
 Pairs where either side is missing (None or NaN) are excluded and counted.
 Point estimates and p-values come from scipy.stats; confidence intervals from a
-seeded percentile bootstrap (see :mod:`.bootstrap`) over items, or over groups
-(contexts) when group ids are given, so that candidates answering the same
-context are resampled together. Degenerate inputs give NaN coefficients and a
+seeded bootstrap (see :mod:`.bootstrap`) over items, or over groups (contexts)
+when group ids are given, so that candidates answering the same context are
+resampled together. The interval is the expanded percentile one, and none is
+given on fewer than ``MIN_CONTEXTS`` units (see :mod:`.small_samples`, and
+docs/calibration.md for the coverage measured by simulation). Degenerate inputs give NaN coefficients and a
 ``reason``, never an exception.
 """
 
@@ -17,6 +19,7 @@ from typing import Any, Hashable, Sequence
 import numpy as np
 
 from . import bootstrap as bs
+from .small_samples import too_few_contexts
 
 TURN = "turn"
 SYSTEM = "system"
@@ -69,6 +72,8 @@ class CorrelationResult:
     seed: int = 0
     #: Why the coefficients are NaN (None when they are defined).
     reason: str | None = None
+    #: Why the CIs are not given although a bootstrap was asked for (too few contexts).
+    ci_reason: str | None = None
 
     @property
     def defined(self) -> bool:
@@ -195,7 +200,9 @@ def item_correlation(
             "spearman": bs.weighted_spearman(x, y, weights, rs.memo),
             "kendall": bs.bootstrap_kendall(x, y, rs, rs.memo),
         }
-    return CorrelationResult(**_coefficients(x, y, boot, confidence), **base)
+    n_units = n_groups if n_groups is not None else len(x)
+    return CorrelationResult(**_coefficients(x, y, boot, confidence, n_units), **base,
+                             ci_reason=too_few_contexts(n_units, "for a CI") if n_boot else None)
 
 
 def system_correlation(
@@ -236,7 +243,9 @@ def system_correlation(
             "spearman": bs.rowwise_spearman(boot_x, boot_y),
             "kendall": bs.rowwise_kendall(boot_x, boot_y),
         }
-    return CorrelationResult(**_coefficients(mean_x, mean_y, boot, confidence), **base)
+    n_units = n_groups if n_groups is not None else len(x)
+    return CorrelationResult(**_coefficients(mean_x, mean_y, boot, confidence, n_units), **base,
+                             ci_reason=too_few_contexts(n_units, "for a CI") if n_boot else None)
 
 
 def degenerate_reason(x: np.ndarray, y: np.ndarray, what: str) -> str | None:
@@ -265,12 +274,13 @@ def point_estimates(x: np.ndarray, y: np.ndarray) -> dict[str, tuple[float, floa
 
 
 def _coefficients(x: np.ndarray, y: np.ndarray, boot: dict[str, np.ndarray],
-                  confidence: float) -> dict[str, Any]:
-    """Pearson, Spearman and Kendall as :class:`CorrelationResult` keyword arguments."""
+                  confidence: float, n_units: int) -> dict[str, Any]:
+    """Pearson, Spearman and Kendall as :class:`CorrelationResult` keyword arguments; ``n_units`` is
+    the number of resampled units (contexts, or items), which sets the interval (see :mod:`.small_samples`)."""
     out: dict[str, Any] = {}
     for method, (value, p_value) in point_estimates(x, y).items():
         if method in boot:
-            low, high, n_resamples = bs.percentile_interval(boot[method], confidence)
+            low, high, n_resamples = bs.small_sample_interval(boot[method], confidence, n_units)
             out[method] = Coefficient(value, p_value, low, high, n_resamples)
         else:
             out[method] = Coefficient(value, p_value)

@@ -37,6 +37,7 @@ from ..model import Example, RatingValue, Scale, ScaleKind
 from . import bootstrap as bs
 from .categorical import cohen_kappa, is_missing, krippendorff_alpha, percent_agreement
 from .human import annotator_matrix
+from .small_samples import MIN_CONTEXTS_LABELS
 
 NAN = float("nan")
 EXCLUSION_REASONS = ("not_judged", "failed", "invalid_label", "no_human_label", "tie_excluded")
@@ -180,7 +181,7 @@ def is_aggregate_only(examples: Iterable[Example], quality: str) -> bool:
 
 @dataclass(frozen=True)
 class Estimate:
-    """A statistic with its bootstrap percentile CI (NaN where undefined)."""
+    """A statistic with its bootstrap CI (expanded percentile; NaN where undefined or on too few contexts)."""
 
     value: float
     low: float = NAN
@@ -323,10 +324,13 @@ def compare_labels(
     resampling = bs.resample(n, [ex.group_id for ex in kept], n_boot=n_boot, seed=seed) if n and n_boot else None
     weights = resampling.item_weights if resampling is not None else np.zeros((0, n))
 
+    n_contexts = len({ex.group_id for ex in kept})
+
     def estimate(point: float, resampled: np.ndarray | None) -> Estimate:
         if math.isnan(point) or resampled is None or not resampled.size:
             return Estimate(point)
-        low, high, _ = bs.percentile_interval(resampled, confidence)
+        # The expanded percentile interval, none on too few contexts (stats/small_samples.py).
+        low, high, _ = bs.small_sample_interval(resampled, confidence, n_contexts, MIN_CONTEXTS_LABELS)
         return Estimate(point, low, high)
 
     # Every agreement statistic is a function of the (human, judge) table; a resample's table
@@ -586,8 +590,10 @@ def label_ceiling(examples: Iterable[Example], quality: str, tie_rule: TieRule |
         m = counts.sum(axis=1)
         for unit in np.nonzero(m >= 2)[0]:
             units[unit] = ((np.outer(counts[unit], counts[unit]) - np.diag(counts[unit])) / (m[unit] - 1)).ravel()
-        weights = bs.resample(matrix.n_items, [ex.group_id for ex in examples], n_boot=n_boot, seed=seed).item_weights
-        low, high, _ = bs.percentile_interval(_nominal_alpha(weights @ units, k), confidence)
+        groups = [ex.group_id for ex in examples]
+        weights = bs.resample(matrix.n_items, groups, n_boot=n_boot, seed=seed).item_weights
+        low, high, _ = bs.small_sample_interval(_nominal_alpha(weights @ units, k), confidence, len(set(groups)),
+                                                MIN_CONTEXTS_LABELS)
     return LabelCeiling(quality, matrix.n_items, len(matrix.annotators), False, alpha, _mean_defined(kappas),
                         _mean_defined(agreements), len(agreements), tuple(per_annotator), tie_rule, tuple(reasons),
                         low, high)

@@ -48,6 +48,8 @@ class HeldoutResult:
         """The held-out coefficient with its CI and sample, as the report and the app print it."""
         low, high = self.ci
         ci = f" [{number_text(low)}, {number_text(high)}]" if low is not None and high is not None else ""
+        if not ci and self.correlation.ci_reason:
+            ci = f" ({self.correlation.ci_reason})"
         return f"{number_text(self.heldout)}{ci} (n = {self.correlation.n_items} items in {self.correlation.n_groups} contexts)"
 
     @property

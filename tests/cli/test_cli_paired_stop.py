@@ -26,7 +26,7 @@ def test_runs_compare_prints_the_paired_table_and_a_verdict_line(capsys: pytest.
     code, out, err = run(capsys, "runs", "compare", "1", "2", "--bootstrap", "300")
     assert code == 0, err
     text = " ".join(out.split())
-    assert "Paired comparison (300 bootstrap resamples of contexts" in text
+    assert "Paired comparison (CI: 300 bootstrap resamples of contexts" in text
     with RunStore() as store:
         comparison = compare_runs(store, 1, 2, paired_boot=300)
     (paired,) = comparison.paired

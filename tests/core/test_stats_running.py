@@ -161,3 +161,29 @@ def test_large_runs_get_a_labelled_m_out_of_n_ci_close_to_the_full_bootstrap() -
     # The same state gives the same interval (a cached design, no fresh randomness).
     again = running.snapshot("judge", ci=True)
     assert again.result == snap.result
+
+
+def test_the_live_panel_never_shows_a_ci_on_too_few_contexts_nor_a_zero_width_one() -> None:
+    """The issue's case: r 0.873 [0.87, 0.87] on 6 items of one context. Every snapshot along a
+    run of 6-candidate contexts either has no CI (fewer than MIN_CONTEXTS contexts so far) or a
+    CI of positive width that holds the estimate."""
+    from dialjudge.core.stats.small_samples import MIN_CONTEXTS
+
+    rng = np.random.default_rng(0)
+    ids = [f"c{k}-{j}" for k in range(10) for j in range(6)]
+    human = {i: float(rng.integers(1, 6)) for i in ids}
+    groups = {i: i.split("-")[0] for i in ids}
+    running = RunningCorrelations(human, groups, n_boot=200)
+    for n, item in enumerate(ids, start=1):
+        running.add("judge", item, human[item] + float(rng.normal(0, 0.5)))
+        snap = running.snapshot("judge", ci=True)
+        assert snap.result is not None
+        contexts = (n + 5) // 6
+        for method in ("pearson", "spearman", "kendall"):
+            c = snap.result.coefficient(method)
+            if contexts < MIN_CONTEXTS:
+                assert math.isnan(c.ci_low) and math.isnan(c.ci_high), (n, method)
+            elif snap.reason is None:
+                assert c.ci_high - c.ci_low > 0 and c.ci_low <= c.value <= c.ci_high, (n, method)
+        if contexts < MIN_CONTEXTS and snap.reason is None:
+            assert snap.result.ci_reason == f"too few contexts for a CI: {contexts} (at least {MIN_CONTEXTS} are needed)"

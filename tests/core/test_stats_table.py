@@ -141,7 +141,9 @@ def test_table_cells_match_correlate_and_count_what_was_left_out() -> None:
     expected = correlate([scores["judge"][ex.id] for ex in usable],
                          [mean_label(r) for ex, r in zip(examples, OVERALL) if ex in usable],
                          [ex.group_id for ex in usable], n_boot=200, seed=0)
-    assert judge.result == replace(expected, n_excluded=2)
+    # Compared as dicts: on so few contexts the CIs are NaN (none is shown), and NaN != NaN.
+    assert judge.result.to_dict() == replace(expected, n_excluded=2).to_dict()
+    assert judge.result.ci_reason == expected.ci_reason
     assert (judge.exclusions.failed, judge.exclusions.no_human_label, judge.exclusions.not_scored) == (1, 1, 0)
     assert judge.excluded == 2 and judge.result.n_excluded == 2
 

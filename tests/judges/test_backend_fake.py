@@ -153,3 +153,53 @@ async def test_a_configured_delay_makes_a_slow_judge_and_bad_delays_are_refused(
     for bad in (-1, "soon", True, 7200):
         with pytest.raises(BackendError, match="options.delay_s"):
             make_backend(JudgeConfig("f", "fake", model="m", extra={"delay_s": bad}))
+
+
+# -- the simulated judge: a set agreement with the humans -----------------------------
+
+
+async def simulated_scores(agreement: float, labels: dict[str, float], template: str = "Rate the response.",
+                           mode: ScoringMode = ScoringMode.LOGPROB) -> dict[str, float]:
+    fake = FakeBackend(name=f"sim{agreement}", agreement=agreement, labels=labels)
+    out = {}
+    for item in labels:
+        req = request(item, LIKERT, mode, top_k=0, text=template)
+        out[item] = score_result(req, await fake.complete(req), fake.name).score
+    return out
+
+
+@pytest.mark.parametrize("agreement", [0.1, 0.5, 0.8])
+async def test_a_simulated_judge_agrees_with_the_labels_as_configured(agreement: float) -> None:
+    import numpy as np
+    from scipy import stats
+
+    rng = np.random.default_rng(1)
+    labels = {f"i{n}": float(v) for n, v in enumerate(rng.normal(size=1500))}  # continuous: no ties
+    scores = await simulated_scores(agreement, labels)
+    rho = stats.spearmanr([scores[i] for i in labels], [labels[i] for i in labels]).statistic
+    # The population value is `agreement`; 1,500 items put the sample within about 0.05 of it.
+    assert rho == pytest.approx(agreement, abs=0.06)
+
+
+async def test_a_simulated_judge_draws_new_noise_for_another_prompt_and_says_it_is_simulated() -> None:
+    labels = {f"i{n}": float(n % 5) for n in range(50)}
+    first, second = await simulated_scores(0.5, labels), await simulated_scores(0.5, labels, template="Other.")
+    assert first != second
+    assert first == await simulated_scores(0.5, labels)  # reproducible
+    fake = FakeBackend(name="good", agreement=0.8, labels=labels)
+    assert fake.identity.startswith("simulated(agreement=0.8)") and "simulated" in fake.description
+
+
+async def test_simulated_judge_options_are_validated_by_name() -> None:
+    from dialjudge.core.errors import ConfigError
+
+    backend = make_backend(JudgeConfig("good", "fake", extra={"agreement": 0.8, "dataset": "sample",
+                                                              "quality": "overall"}))
+    assert isinstance(backend, FakeBackend) and backend.agreement == 0.8
+    assert backend.identity.startswith("simulated(agreement=0.8:sample:overall)")
+    with pytest.raises(ConfigError, match="options.agreement"):
+        make_backend(JudgeConfig("g", "fake", extra={"agreement": 1.5, "dataset": "d", "quality": "q"}))
+    with pytest.raises(ConfigError, match="options.dataset"):
+        make_backend(JudgeConfig("g", "fake", extra={"agreement": 0.5, "quality": "q"}))
+    with pytest.raises(ConfigError, match="options.quality is only for a simulated judge"):
+        make_backend(JudgeConfig("g", "fake", extra={"quality": "q"}))

@@ -168,9 +168,10 @@ class LabController:
 
     # -- trying a judge --------------------------------------------------------------------
 
-    def try_prompt(self, setup: PromptSetup, judge: JudgeConfig, mode: ScoringMode, reply_to: MessagePump,
-                   *, top_k: int = 3) -> Worker[None]:
-        """Ask ``judge`` about ``setup``'s item now; ``reply_to`` receives TrialFinished or TrialFailed."""
+    def try_prompt(self, setup: PromptSetup, judge: JudgeConfig, mode: ScoringMode | None, reply_to: MessagePump,
+                   *, top_k: int | None = None) -> Worker[None]:
+        """Ask ``judge`` about ``setup``'s item now, scored as a run scores it (``mode`` and ``top_k``
+        default to a run's: core/api/prompt_lab.trial_request); ``reply_to`` receives TrialFinished or TrialFailed."""
 
         def trial() -> None:
             try:

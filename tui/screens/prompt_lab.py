@@ -21,7 +21,7 @@ from textual.suggester import SuggestFromList
 from textual.timer import Timer
 from textual.widgets import Button, Footer, Header, Input, Label, Select, Static, TextArea
 
-from dialjudge.core.api import NO_PERSONA, ScoringMode, human_unit, is_shipped_name, parse_template
+from dialjudge.core.api import NO_PERSONA, ScoringMode, human_unit, is_shipped_name, parse_template, preferred_mode
 
 from ..controllers.lab import (
     PersonaSaved,
@@ -221,7 +221,8 @@ class PromptLabScreen(WorkspaceScreen):
                 target.value = (current_target if current_target in names
                                 else resolved if resolved in names else names[0])
             mode.set_options([(m, m) for m in modes])
-            mode.value = current_mode if current_mode in modes else modes[0]
+            # A run's default mode, so that "try it" scores as a run would.
+            mode.value = current_mode if current_mode in modes else preferred_mode(template.output.modes).value
             accepts = template.accepts_examples
             self.query_one("#lab-fewshot", Select).disabled = not accepts
             self.query_one("#lab-fewshot-k", Input).disabled = not accepts

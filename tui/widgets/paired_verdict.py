@@ -15,7 +15,7 @@ from rich.table import Table
 from rich.text import Text
 from textual.widgets import Static
 
-from dialjudge.core.api import SYMBOLS, verdict_line
+from dialjudge.core.api import SYMBOLS, interval_text, verdict_line
 from dialjudge.core.format import number_text
 
 if TYPE_CHECKING:
@@ -27,17 +27,17 @@ def render_paired(comparisons: Sequence[PairedComparison], coefficient: str = "s
     """The Δ table and each comparison's verdict line; ``williams`` adds Williams's test for Δr."""
     if not comparisons:
         return Text("No paired comparison: the two sides share no judge or no scored item.", style="dim")
-    table = Table(title="Paired comparison (same context resamples for both)", title_justify="left",
-                  pad_edge=False)
+    table = Table(title="Paired comparison (CI: same context resamples for both; p: randomization test over contexts)",
+                  title_justify="left", pad_edge=False)
     for name in ("quality", "subset", "Δ", "A", "B", "B − A", "95% CI", "p"):
         table.add_column(name, justify="left" if name in ("quality", "subset", "Δ") else "right")
     lines: list[RenderableType] = [table]
     for c in comparisons:
         for method, d in c.deltas.items():
-            style = "green" if d.ci_low > 0 else "red" if d.ci_high < 0 else None
+            style = ("green" if d.delta > 0 else "red") if c.decided(method) else None
             table.add_row(c.quality, c.subset, f"Δ{SYMBOLS[method]}", number_text(d.a), number_text(d.b),
-                          Text(number_text(d.delta, signed=True), style=style or ""), f"{number_text(d.ci_low, signed=True)} … {number_text(d.ci_high, signed=True)}", number_text(d.p_value))
-        decided = c.defined and c.deltas and c.delta(coefficient).excludes_zero
+                          Text(number_text(d.delta, signed=True), style=style or ""), interval_text(d), number_text(d.p_value))
+        decided = c.decided(coefficient)
         if williams and c.williams is not None:
             lines.append(Text(williams_line(c), style="dim"))
         lines.append(Text(verdict_line(c, coefficient), style="bold" if decided else ""))

@@ -11,6 +11,18 @@ a test needs known values. Every mode is served:
 Failures can be injected (every Nth request raises :class:`BackendError`, or
 returns unparseable text), and each request can await a test-supplied
 ``delay(request)`` so tests control timing without sleeping.
+
+A *simulated* judge (``options.agreement`` in the config, with the ``dataset`` and
+``quality`` whose human labels it imitates) agrees with the humans to a set degree,
+so the app and the CLI can be tried with a "good" and a "bad" judge without a model.
+Its latent score is a z + sqrt(1 - a^2) e: z the normal score of the item's pooled
+human label (its rank among the dataset's labels), e a seeded normal draw per item,
+prompt and seed, and a = 2 sin(pi agreement / 6), so that the population Spearman
+correlation of the latent score with z is ``agreement`` (for bivariate normals,
+rho_s = (6 / pi) asin(r / 2)); the answer is that score mapped onto the template's
+scale by the normal CDF, which keeps the ranks. Ties among the human labels make
+the observed correlation a little lower. Its identity, and so every judgment's
+record, says "simulated".
 """
 
 from __future__ import annotations
@@ -21,10 +33,14 @@ import json
 import math
 import time
 from dataclasses import dataclass, field
-from typing import Awaitable, Callable, Iterable
+from statistics import NormalDist
+from typing import Awaitable, Callable, Iterable, Mapping
 
 from ...config import JudgeConfig
-from ...errors import BackendError
+from ...errors import BackendError, ConfigError
+from ...model import Aggregation
+from ...registry import open_dataset
+from ...stats.human import human_labels
 from ..types import BackendResult, JudgeRequest, OutputKind, OutputSpec, ScoringMode
 from . import BackendKind, register_backend
 from .answers import answer_choices, normalize_answer, top_logprobs_count
@@ -62,14 +78,34 @@ class FakeBackend:
     max_concurrency: int = 4
     unsupported_modes: tuple[ScoringMode, ...] = ()
     identity: str = ""
+    #: Simulated judge: the Spearman correlation with the human labels it aims at (None: plain fake).
+    agreement: float | None = None
+    #: Simulated judge: item id -> pooled human label; or loaded at open() from ``label_source``.
+    labels: Mapping[str, float] | None = None
+    #: Simulated judge: (dataset name or path, quality) whose labels are loaded at open().
+    label_source: tuple[str, str] | None = None
     #: Every request received, in arrival order (failed ones included).
     requests: list[JudgeRequest] = field(default_factory=list)
     opened: int = 0
     closed: int = 0
 
     def __post_init__(self) -> None:
+        if self.agreement is not None and not 0.0 <= self.agreement < 1.0:
+            raise BackendError(f"judge {self.name!r}: agreement must be at least 0 and below 1, not {self.agreement}")
         if not self.identity:
             self.identity = f"fake:{self.name}"
+        if self.agreement is not None and not self.identity.startswith("simulated"):
+            source = f":{self.label_source[0]}:{self.label_source[1]}" if self.label_source else ""
+            self.identity = f"simulated(agreement={self.agreement:g}{source}):{self.identity}"
+        self._normal_scores: dict[str, float] | None = None
+
+    @property
+    def description(self) -> str:
+        if self.agreement is None:
+            return f"fake judge {self.name!r} (hash scores, unrelated to the humans)"
+        on = f" on {self.label_source[1]} of {self.label_source[0]}" if self.label_source else ""
+        return (f"simulated judge {self.name!r}: no model, Spearman ≈ {self.agreement:g} with the human "
+                f"labels{on} by construction")
 
     @classmethod
     def from_config(cls, config: JudgeConfig) -> "FakeBackend":
@@ -85,13 +121,16 @@ class FakeBackend:
         delay_s = options.get("delay_s", 0)
         if isinstance(delay_s, bool) or not isinstance(delay_s, (int, float)) or not 0 <= delay_s <= 3600:
             raise BackendError(f"judge {config.name!r}: options.delay_s must be a number of seconds from 0 to 3600")
+        agreement, source = _simulation_options(config.name, options)
         return cls(name=config.name, max_concurrency=config.concurrency,
                    identity=f"fake:{config.name}:{config.model}",
                    fail_every=counts["fail_every"], garbage_every=counts["garbage_every"],
-                   delay=_sleeping(float(delay_s)) if delay_s else None)
+                   delay=_sleeping(float(delay_s)) if delay_s else None, agreement=agreement, label_source=source)
 
     async def open(self) -> None:
         self.opened += 1
+        if self.agreement is not None and self.labels is None and self.label_source is not None:
+            self.labels = _load_labels(*self.label_source)
 
     async def close(self) -> None:
         self.closed += 1
@@ -131,8 +170,26 @@ class FakeBackend:
             if not math.isfinite(value):
                 raise BackendError(f"fake judge {self.name!r}: score_fn gave {value} for {request.item_id}")
             return value
+        if self.agreement is not None:
+            return low + self._simulated_unit(request) * (high - low)
         unit = _unit_hash(request.item_id, request.prompt.hash, str(request.seed))
         return low + unit * (high - low)
+
+    def _simulated_unit(self, request: JudgeRequest) -> float:
+        """The simulated judge's score as a position 0-1 on the scale (see the module note)."""
+        assert self.agreement is not None
+        if self.labels is None:
+            raise BackendError(f"simulated judge {self.name!r} has no human labels to agree with "
+                               "(set options.dataset and options.quality)")
+        if self._normal_scores is None:
+            self._normal_scores = _normal_scores(self.labels)
+        normal = NormalDist()
+        a = 2.0 * math.sin(math.pi * self.agreement / 6.0)
+        noise = normal.inv_cdf(_open_unit(_unit_hash("simulated", self.name, request.item_id, request.prompt.hash,
+                                                     str(request.seed))))
+        z = self._normal_scores.get(request.item_id)
+        latent = noise if z is None else a * z + math.sqrt(1.0 - a * a) * noise
+        return normal.cdf(latent)
 
     def _answer(self, request: JudgeRequest, score: float) -> BackendResult:
         spec = request.prompt.output
@@ -154,6 +211,55 @@ class FakeBackend:
         # The fake puts all its probability on valid answers (its filler tokens get about none).
         return BackendResult(raw_output=raw, choice_probs=probs, top_logprobs=top[: top_logprobs_count(request.top_k)],
                              valid_mass=1.0)
+
+
+def _simulation_options(name: str, options: Mapping[str, object]) -> tuple[float | None, tuple[str, str] | None]:
+    """options.agreement (0 <= a < 1), with options.dataset and options.quality, for a simulated judge."""
+    if "agreement" not in options:
+        for key in ("dataset", "quality"):
+            if key in options:
+                raise ConfigError(f"judge {name!r}: options.{key} is only for a simulated judge (set options.agreement)")
+        return None, None
+    value = options["agreement"]
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= float(value) < 1.0:
+        raise ConfigError(f"judge {name!r}: options.agreement must be a number from 0 up to (not including) 1, "
+                          f"not {value!r}")
+    source = []
+    for key in ("dataset", "quality"):
+        text = options.get(key)
+        if not isinstance(text, str) or not text:
+            raise ConfigError(f"judge {name!r}: options.{key} is required with options.agreement (the human "
+                              "labels the simulated judge agrees with)")
+        source.append(text)
+    return float(value), (source[0], source[1])
+
+
+def _load_labels(dataset: str, quality: str) -> dict[str, float]:
+    """Pooled (mean) human labels of ``quality`` in ``dataset``, by item id."""
+    data = open_dataset(dataset, remember=False)
+    if quality not in data.qualities:
+        raise BackendError(f"simulated judge: dataset {data.name!r} has no quality {quality!r} "
+                           f"(it has {', '.join(data.qualities) or 'none'})")
+    values = human_labels(data.examples, quality, Aggregation.MEAN).values
+    return {item: float(v) for item, v in values.items() if v is not None and math.isfinite(float(v))}
+
+
+def _normal_scores(labels: Mapping[str, float]) -> dict[str, float]:
+    """Each label's normal score: the normal quantile of its mid-rank (ties share one)."""
+    ordered = sorted(labels.values())
+    n = len(ordered)
+    first: dict[float, int] = {}
+    count: dict[float, int] = {}
+    for position, value in enumerate(ordered):
+        first.setdefault(value, position)
+        count[value] = count.get(value, 0) + 1
+    normal = NormalDist()
+    quantile = {v: normal.inv_cdf((first[v] + (count[v] + 1) / 2.0 - 0.5) / n) for v in first}
+    return {item: quantile[value] for item, value in labels.items()}
+
+
+def _open_unit(u: float) -> float:
+    return min(max(u, 1e-12), 1.0 - 1e-12)
 
 
 def _scale(spec: OutputSpec, mode: ScoringMode) -> tuple[float, float]:

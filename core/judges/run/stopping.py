@@ -21,9 +21,11 @@ A :class:`StopRule` watches the judgments as they are stored and, every
 Optional stopping: looking at a test again and again and stopping the first
 time it is significant inflates the false-positive rate. The rule therefore
 (1) looks only every ``check_every`` contexts and not before ``min_contexts``,
-and (2) for the "excludes 0" decision uses a Bonferroni-over-looks level: with
-L planned looks, each look's CI has confidence 1 - (1 - confidence) / L, so the
-chance of a false "B is better" over the whole run stays at most 1 - confidence.
+and (2) decides "better" with the paired comparison's randomization test over
+contexts (as every verdict does) at a Bonferroni-over-looks level: with L planned
+looks, each look tests at (1 - confidence) / L (and its CI has confidence
+1 - (1 - confidence) / L), so the chance of a false "B is better" over the whole
+run stays at most 1 - confidence (checked by simulation: bench/calibration.py).
 The width rule stops on precision, not on the estimate's value; it keeps the
 nominal confidence (its coverage is close to nominal because the width hardly
 depends on where the estimate lies).
@@ -189,11 +191,13 @@ class StopRule:
                              comparison.n_groups, self._looks, self.planned_looks, math.nan, math.nan, math.nan,
                              confidence)
         d = comparison.delta("spearman")
-        ci = (f"Δρ {d.delta:+.3f} [{d.ci_low:+.3f}, {d.ci_high:+.3f}] at {confidence:.2%} "
+        test = f", p = {d.p_value:.4f} ({d.test.description})" if d.test is not None else ""
+        ci = (f"Δρ {d.delta:+.3f} [{d.ci_low:+.3f}, {d.ci_high:+.3f}] at {confidence:.2%}{test} "
               f"(look {self._looks} of up to {self.planned_looks})")
-        if d.ci_low > 0:
+        # The decision is the randomization test's at the look's Bonferroni level, as a verdict's is.
+        if comparison.decided("spearman") and d.delta > 0:
             decided, message = True, f"enough evidence: this run better than {self.baseline_name}: {ci}"
-        elif d.ci_high < 0:
+        elif comparison.decided("spearman") and d.delta < 0:
             decided, message = True, f"enough evidence: {self.baseline_name} better than this run: {ci}"
         elif self.ci_width is not None and d.ci_width < self.ci_width:
             decided, message = True, (f"enough evidence: no difference larger than the CI width "

@@ -1,0 +1,367 @@
+"""Calibration of dialjudge's intervals, p-values and verdicts on simulated data with a known truth.
+
+    PYTHONPATH=src python -m bench.calibration                  # the table in docs/calibration.md
+    PYTHONPATH=src python -m bench.calibration --datasets 200   # a reduced run while developing
+    PYTHONPATH=src python -m bench.calibration --workers 8 --markdown docs/calibration.md
+
+For every k (contexts) x m (candidates per context) cell, ``--datasets`` datasets are drawn
+(``dialjudge.core.simulation``) and each goes through the product's own code
+(``correlate``-style item correlation and ``paired_comparison``) with its defaults:
+
+* coverage of the 95% CI of r, ρ and τ (judge A against the pooled human label), and of
+  Δr, Δρ, Δτ (B minus A), over the datasets where a CI is shown;
+* the false-verdict rate of the paired verdict (design "null": A and B equally good, so
+  any "X agrees better" is false), over the datasets where a verdict is shown, next to
+  the old rule's (a percentile CI over contexts excluding 0) and Williams's test at p < 0.05;
+* the power of the verdict where B truly agrees better (design "effect": Δρ = +0.2).
+
+Each rate is printed with its Monte-Carlo standard error. The last lines derive the
+smallest number of contexts at which every shown CI covers >= 90% (and the exact
+test can reach p < 0.05), which ``core/stats/small_samples.MIN_CONTEXTS`` must equal.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from dialjudge.core.simulation import SimulationDesign, coverage_rate, false_verdict_rate, simulate
+from dialjudge.core.simulation.calibration import Rate
+from dialjudge.core.stats import bootstrap as bs
+from dialjudge.core.stats.correlation import METHODS, item_correlation
+from dialjudge.core.stats.paired import paired_comparison
+from dialjudge.core.stats.small_samples import MIN_CONTEXTS, MIN_CONTEXTS_LABELS
+
+CONTEXTS = (2, 3, 5, 6, 10, 20, 60)
+CANDIDATES = (1, 4, 6)
+#: The coverage no CI reported as 95% may fall below.
+COVERAGE_FLOOR = 0.90
+NOMINAL_FALSE = 0.05
+SYMBOL = {"pearson": "r", "spearman": "ρ", "kendall": "τ"}
+
+#: Three annotators on a 1-5 scale; judge A with population ρ = 0.5; a share of every variance per context.
+NULL = SimulationDesign(n_contexts=2, n_candidates=1, rating_points=5, agreement=0.5, delta=0.0)
+EFFECT = replace(NULL, agreement=0.4, delta=0.2)
+
+
+@dataclass
+class CellResult:
+    design: str
+    k: int
+    m: int
+    n_datasets: int
+    rates: dict[str, Rate]
+    seconds: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"design": self.design, "k": self.k, "m": self.m, "datasets": self.n_datasets, "seconds": self.seconds,
+                **{name: {"hits": r.hits, "trials": r.trials, "rate": r.value} for name, r in self.rates.items()}}
+
+
+def cell_from_dict(row: dict[str, Any]) -> CellResult:
+    """A cell written by ``--json`` read back."""
+    rates = {name: Rate(int(v["hits"]), int(v["trials"])) for name, v in row.items() if isinstance(v, dict)}
+    return CellResult(row["design"], int(row["k"]), int(row["m"]), int(row["datasets"]), rates, float(row["seconds"]))
+
+
+def run_cell(name: str, design: SimulationDesign, n_datasets: int, seed: int, n_boot: int = 1000,
+             paired_boot: int = 2000) -> CellResult:
+    """One cell: every statistic on ``n_datasets`` simulated datasets, as the product computes it."""
+    started = time.perf_counter()
+    batch = simulate(design, n_datasets, seed)
+    truth = design.truth()
+    groups = batch.groups.tolist()
+    ci = {m: (np.full(n_datasets, np.nan), np.full(n_datasets, np.nan)) for m in METHODS}
+    delta_ci = {m: (np.full(n_datasets, np.nan), np.full(n_datasets, np.nan)) for m in METHODS}
+    decided = {m: np.zeros(n_datasets, bool) for m in METHODS}
+    right_way = {m: np.zeros(n_datasets, bool) for m in METHODS}
+    shown = np.zeros(n_datasets, bool)
+    old_decided = np.zeros(n_datasets, bool)
+    old_shown = np.zeros(n_datasets, bool)
+    williams = np.zeros(n_datasets, bool)
+    williams_shown = np.zeros(n_datasets, bool)
+    for d in range(n_datasets):
+        result = item_correlation(batch.judge_a[d], batch.human[d], groups, n_excluded=0, n_boot=n_boot,
+                                  seed=d, confidence=0.95)
+        for method in METHODS:
+            c = result.coefficient(method)
+            ci[method][0][d], ci[method][1][d] = c.ci_low, c.ci_high
+        a, b, human, item_groups = batch.dataset(d)
+        comparison = paired_comparison(a, b, human, item_groups, n_boot=paired_boot, seed=d)
+        if not comparison.defined:
+            continue
+        shown[d] = comparison.too_few_contexts is None
+        for method in METHODS:
+            delta = comparison.delta(method)
+            delta_ci[method][0][d], delta_ci[method][1][d] = delta.ci_low, delta.ci_high
+            decided[method][d] = comparison.decided(method)
+            right_way[method][d] = decided[method][d] and delta.delta * design.delta > 0
+        if design.delta == 0:
+            old_decided[d], old_shown[d] = _old_rule(a, b, human, item_groups, paired_boot, d)
+        if comparison.williams is not None and math.isfinite(comparison.williams.p_value):
+            williams_shown[d] = True
+            williams[d] = comparison.williams.p_value < NOMINAL_FALSE
+    rates: dict[str, Rate] = {}
+    for method in METHODS:
+        s = SYMBOL[method]
+        rates[f"cover {s}"] = coverage_rate(*ci[method], truth[method][0])
+        rates[f"cover Δ{s}"] = coverage_rate(*delta_ci[method], design.true_delta(method))
+        if design.delta == 0:
+            rates[f"false Δ{s}"] = false_verdict_rate(decided[method], shown)
+        else:
+            rates[f"power Δ{s}"] = false_verdict_rate(right_way[method], shown)
+    if design.delta == 0:
+        rates["false Δρ, old rule"] = false_verdict_rate(old_decided, old_shown)
+        rates["false Δr, Williams"] = false_verdict_rate(williams, williams_shown)
+    return CellResult(name, design.n_contexts, design.n_candidates, n_datasets, rates,
+                      time.perf_counter() - started)
+
+
+def _old_rule(a: dict[str, float], b: dict[str, float], human: dict[str, float], groups: dict[str, int],
+              n_boot: int, seed: int) -> tuple[bool, bool]:
+    """The verdict dialjudge gave before: a plain percentile 95% CI of Δρ over contexts excluding 0."""
+    ids = list(human)
+    x_a, x_b, y = (np.array([m[i] for i in ids]) for m in (a, b, human))
+    rs = bs.resample(len(ids), [groups[i] for i in ids], n_boot=n_boot, seed=seed)
+    deltas = bs.weighted_spearman(x_b, y, rs.item_weights, rs.memo) - bs.weighted_spearman(x_a, y, rs.item_weights,
+                                                                                          rs.memo)
+    low, high, n_ok = bs.percentile_interval(deltas, 0.95)
+    if not n_ok:
+        return False, False
+    return bool(low > 0 or high < 0), True
+
+
+def stop_rule_cell(n_datasets: int, seed: int, k: int = 40, m: int = 4, check_every: int = 5,
+                   min_contexts: int = 10) -> CellResult:
+    """The stop rule against a baseline under the null (A and B equally good), fed context by context:
+    how often does it stop claiming one is better at any of its looks?"""
+    from dialjudge.core.judges.run.stopping import StopRule
+
+    started = time.perf_counter()
+    design = replace(NULL, n_contexts=k, n_candidates=m)
+    batch = simulate(design, n_datasets, seed)
+    false_stop = np.zeros(n_datasets, bool)
+    for d in range(n_datasets):
+        a, b, human, groups = batch.dataset(d)
+        rule = StopRule(human, groups, baseline=a, check_every=check_every, min_contexts=min_contexts, seed=d)
+        for item, score in b.items():
+            state = rule.observe("judge", item, score)
+            if state is not None and state.decided:
+                false_stop[d] = True
+                break
+    return CellResult("stop rule", k, m, n_datasets, {"false stop": false_verdict_rate(false_stop)},
+                      time.perf_counter() - started)
+
+
+#: Binary labels: 3 annotators and the judge answer yes where their latent view is above 0.
+LABELS = replace(NULL, agreement=0.5)
+LABEL_STATS = ("percent_agreement", "kappa", "alpha", "auc")
+LABEL_NAMES = {"percent_agreement": "agreement", "kappa": "κ", "alpha": "α", "auc": "ROC-AUC"}
+
+
+def label_examples(batch: Any, d: int) -> tuple[list[Any], dict[str, Any], dict[str, float]]:
+    """Dataset ``d`` of a batch as binary-labelled examples: each annotator says 1 where their rating
+    is above the latent mean; the judge says 1 where its score is above 0, with p(1) = Φ(score)."""
+    from scipy.stats import norm
+
+    from dialjudge.core.model import BINARY_01, Example, Rating
+
+    noise = batch.ratings[d] - batch.quality[d][:, None]  # the annotators' own noise
+    votes = (batch.quality[d][:, None] + noise > 0).astype(int)
+    examples, judge, p_yes = [], {}, {}
+    probabilities = norm.cdf(batch.judge_a[d])
+    for j, item in enumerate(batch.item_ids):
+        examples.append(Example(item, f"c{batch.groups[j]}", (), "", ratings={
+            "label": Rating(tuple(int(v) for v in votes[j]), BINARY_01)}))
+        score = float(batch.judge_a[d][j])
+        judge[item] = int(score > 0)
+        p_yes[item] = float(probabilities[j])
+    return examples, judge, p_yes
+
+
+@lru_cache(maxsize=8)
+def _label_truth(design: SimulationDesign) -> dict[str, float]:
+    from dialjudge.core.stats.label_agreement import compare_labels
+
+    big = simulate(replace(design, n_contexts=50_000, n_candidates=1, rating_points=None), 1, seed=20261124)
+    examples, judge, p_yes = label_examples(big, 0)
+    result = compare_labels(examples, "label", judge, probabilities=p_yes, positive=1, n_boot=0)
+    return {name: float(getattr(result, name).value) for name in LABEL_STATS}
+
+
+def run_label_cell(design: SimulationDesign, n_datasets: int, seed: int, n_boot: int = 1000) -> CellResult:
+    """κ, α (annotators plus the judge), percent agreement and ROC-AUC of a binary judge: coverage of
+    their bootstrap CIs (``compare_labels``, as the label report computes them)."""
+    from dialjudge.core.stats.label_agreement import compare_labels
+
+    started = time.perf_counter()
+    sim = replace(design, rating_points=None)  # annotators vote on the continuous view, thresholded
+    truth = _label_truth(replace(sim, n_contexts=1, n_candidates=1))
+    batch = simulate(sim, n_datasets, seed)
+    bounds = {name: (np.full(n_datasets, np.nan), np.full(n_datasets, np.nan)) for name in LABEL_STATS}
+    for d in range(n_datasets):
+        examples, judge, p_yes = label_examples(batch, d)
+        result = compare_labels(examples, "label", judge, probabilities=p_yes, positive=1, n_boot=n_boot, seed=d)
+        for name in LABEL_STATS:
+            estimate = getattr(result, name)
+            if estimate is not None:
+                bounds[name][0][d], bounds[name][1][d] = estimate.low, estimate.high
+    rates = {f"cover {LABEL_NAMES[name]}": coverage_rate(*bounds[name], truth[name]) for name in LABEL_STATS}
+    return CellResult("labels", design.n_contexts, design.n_candidates, n_datasets, rates,
+                      time.perf_counter() - started)
+
+
+def cells(n_datasets: int, contexts: Sequence[int], candidates: Sequence[int], seed: int,
+          parts: Sequence[str] = ("null", "effect", "labels")) -> list[tuple[str, SimulationDesign, int, int]]:
+    out = []
+    for name, base in (("null", NULL), ("effect", EFFECT), ("labels", LABELS)):
+        if name not in parts:
+            continue
+        for m in candidates:
+            for k in contexts:
+                design = replace(base, n_contexts=k, n_candidates=m)
+                out.append((name, design, n_datasets, seed + 1000 * k + 10 * m + (0 if name == "null" else 5)))
+    return out
+
+
+def _run(args: tuple[str, SimulationDesign, int, int]) -> CellResult:
+    if args[0] == "labels":
+        return run_label_cell(*args[1:])
+    return run_cell(*args)
+
+
+def derived_min_contexts(results: Sequence[CellResult]) -> tuple[int, int]:
+    """(smallest k at and above which every shown CI covers >= the floor, smallest k at which
+    the exact randomization test can reach p < 0.05)."""
+    ks = sorted({r.k for r in results})
+    ok_from = ks[-1] + 1
+    for k in reversed(ks):
+        at_k = [rate for r in results if r.k == k for name, rate in r.rates.items()
+                if name.startswith("cover") and rate.trials]
+        if at_k and all(rate.value >= COVERAGE_FLOOR for rate in at_k):
+            ok_from = k
+        else:
+            break  # below: a cell under the floor, or no CI shown at all (no evidence either way)
+    test_from = next(k for k in range(1, 64) if 2.0 / 2 ** k < NOMINAL_FALSE)
+    return ok_from, test_from
+
+
+def markdown(results: Sequence[CellResult], n_datasets: int, command: str) -> str:
+    lines = [f"Regenerate: `{command}` ({n_datasets} simulated datasets per cell; rates ± Monte-Carlo "
+             "standard error; \"—\": not shown at that k, so nothing to calibrate).", ""]
+    for design in ("null", "effect", "labels"):
+        rows = [r for r in results if r.design == design]
+        if not rows:
+            continue
+        names = list(rows[0].rates)
+        lines += [f"### Design \"{design}\"", "",
+                  "| k | m | " + " | ".join(names) + " |", "|---|---|" + "---|" * len(names)]
+        for r in rows:
+            cellsx = []
+            for name in names:
+                rate = r.rates[name]
+                cellsx.append("—" if not rate.trials else f"{rate.value:.3f} ± {rate.mc_error():.3f}")
+            lines.append(f"| {r.k} | {r.m} | " + " | ".join(cellsx) + " |")
+        lines.append("")
+    stops = [r for r in results if r.design == "stop rule"]
+    for r in stops:
+        rate = r.rates["false stop"]
+        lines.append(f"Stop rule against a baseline, null design, k = {r.k} contexts x m = {r.m}, a look every 5 "
+                     f"contexts from 10 ({r.n_datasets} datasets): stopped with a false \"better\" in "
+                     f"{rate.value:.3f} ± {rate.mc_error():.3f} of runs (nominal at most {NOMINAL_FALSE}).")
+        lines.append("")
+    correlations = [r for r in results if r.design in ("null", "effect")]
+    if correlations:
+        ok_from, test_from = derived_min_contexts(correlations)
+        lines.append(f"Correlations and paired comparisons: every CI covers >= {COVERAGE_FLOOR:.0%} from "
+                     f"k = {ok_from}; the exact randomization test can first give p < {NOMINAL_FALSE} at "
+                     f"k = {test_from}; MIN_CONTEXTS = {MIN_CONTEXTS}.")
+    labels = [r for r in results if r.design == "labels"]
+    if labels:
+        lines.append(f"Label statistics: every CI covers >= {COVERAGE_FLOOR:.0%} from "
+                     f"k = {derived_min_contexts(labels)[0]}; MIN_CONTEXTS_LABELS = {MIN_CONTEXTS_LABELS}.")
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.calibration", description=__doc__.splitlines()[0])
+    parser.add_argument("--datasets", type=int, default=1000, help="simulated datasets per cell")
+    parser.add_argument("--contexts", default=",".join(map(str, CONTEXTS)))
+    parser.add_argument("--candidates", default=",".join(map(str, CANDIDATES)))
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--workers", type=int, default=1, help="processes (the cells are independent)")
+    parser.add_argument("--parts", default="null,effect,labels,stop",
+                        help="which designs: null, effect (correlations and paired comparisons), labels (κ, α, "
+                             "AUC), stop (the stop rule)")
+    parser.add_argument("--stop-datasets", type=int, default=300, help="simulated runs for the stop rule (0: skip)")
+    parser.add_argument("--json", help="write the rates as JSON here")
+    parser.add_argument("--markdown", help="write the tables as Markdown here (else to stdout)")
+    parser.add_argument("--no-floor", action="store_true",
+                        help="show CIs at every k (MIN_CONTEXTS lowered to 2): the run the floor is derived from")
+    parser.add_argument("--render", nargs="+", metavar="JSON",
+                        help="only write the Markdown from the JSON of earlier runs (several runs' cells merged)")
+    args = parser.parse_args(argv)
+    if args.render:
+        saved = [cell_from_dict(row) for path in args.render for row in json.loads(Path(path).read_text("utf-8"))]
+        text = markdown(saved, max(r.n_datasets for r in saved if r.design != "stop rule"),
+                        "PYTHONPATH=src python -m bench.calibration")
+        if args.markdown:
+            Path(args.markdown).write_text(text + "\n", encoding="utf-8")
+        else:
+            print(text)
+        return 0
+    if args.no_floor:
+        from dialjudge.core.stats import label_agreement, small_samples
+
+        small_samples.MIN_CONTEXTS = 2
+        label_agreement.MIN_CONTEXTS_LABELS = 2
+    parts = args.parts.split(",")
+    todo = cells(args.datasets, [int(k) for k in args.contexts.split(",")],
+                 [int(m) for m in args.candidates.split(",")], args.seed, parts)
+    results: list[CellResult] = []
+    if args.workers > 1:
+        with ProcessPoolExecutor(args.workers) as pool:
+            results = list(pool.map(_run, todo))
+    else:
+        for item in todo:
+            results.append(_run(item))
+            r = results[-1]
+            print(f"{r.design} k={r.k} m={r.m}: {r.seconds:.1f}s", file=sys.stderr, flush=True)
+            if args.json:  # after every cell, so that an interrupted run keeps what it measured
+                with open(args.json, "w", encoding="utf-8") as out:
+                    json.dump([r.to_dict() for r in results], out, indent=1)
+    if args.stop_datasets and "stop" in parts:
+        results.append(stop_rule_cell(args.stop_datasets, args.seed + 99))
+        print(f"stop rule: {results[-1].seconds:.1f}s", file=sys.stderr, flush=True)
+    command = "PYTHONPATH=src python -m bench.calibration" + (f" --datasets {args.datasets}"
+                                                              if args.datasets != 1000 else "") + \
+        (f" --parts {args.parts}" if args.parts != "null,effect,labels,stop" else "")
+    text = markdown(results, args.datasets, command)
+    if args.markdown:
+        with open(args.markdown, "w", encoding="utf-8") as out:
+            out.write(text + "\n")
+    else:
+        print(text)
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as out:
+            json.dump([r.to_dict() for r in results], out, indent=1)
+    correlations = [r for r in results if r.design in ("null", "effect")]
+    labels = [r for r in results if r.design == "labels"]
+    ok = not correlations or max(derived_min_contexts(correlations)) <= MIN_CONTEXTS
+    ok = ok and (not labels or derived_min_contexts(labels)[0] <= MIN_CONTEXTS_LABELS)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
