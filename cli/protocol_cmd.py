@@ -31,7 +31,7 @@ def register(rsub: argparse._SubParsersAction) -> None:
     p.add_argument("--majority-ties", choices=[r.value for r in TieRule], default=TieRule.EXCLUDE.value,
                    help="categorical metrics, a tied human majority: exclude the item, take the first tied label, "
                         "or take the file's published majority (else exclude)")
-    p.add_argument("--format", choices=("table", "csv", "json", "markdown"), default="table")
+    p.add_argument("--format", choices=("table", "csv", "json", "markdown", "latex"), default="table")
     p.add_argument("--output", type=Path, help="write the table to this file instead of printing it")
     p.set_defaults(handler=run)
 

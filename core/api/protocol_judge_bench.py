@@ -21,7 +21,7 @@ from ..errors import ConfigError
 from ..judges.post_run.labels import run_label_report
 from ..judges.store.run_store import RunStore
 from ..model import Dataset, ScaleKind
-from ..report import records_to_markdown, to_csv, to_json
+from ..report import records_to_latex, records_to_markdown, to_csv, to_json
 from ..run_columns import judgment_columns
 from ..stats.judge_bench_protocol import (
     CATEGORICAL,
@@ -120,7 +120,7 @@ def judge_bench_table(store: RunStore, run_ids: Sequence[int], app_config: Confi
 
 
 def judge_bench_text(table: JudgeBenchTable, fmt: str, *, title: str) -> str:
-    """The table as csv, json or markdown (cells escaped and formula-neutralised by core.report)."""
+    """The table as csv, json, markdown or latex (cells escaped and formula-neutralised by core.report)."""
     records = table.records()
     if fmt == "csv":
         return to_csv(records)
@@ -131,4 +131,8 @@ def judge_bench_text(table: JudgeBenchTable, fmt: str, *, title: str) -> str:
         metrics = records_to_markdown([m.to_record() for m in table.metrics], METRIC_COLUMNS,
                                       title=f"{title}: per metric")
         return summaries + "\n" + metrics + "\n" + "".join(f"- {note}\n" for note in table.notes)
-    raise ConfigError(f"unknown format {fmt!r} (csv, json, markdown)")
+    if fmt == "latex":
+        return (records_to_latex([s.to_record() for s in table.summaries], SUMMARY_COLUMNS, title=title)
+                + records_to_latex([m.to_record() for m in table.metrics], METRIC_COLUMNS,
+                                   title=f"{title}: per metric; " + "; ".join(table.notes)))
+    raise ConfigError(f"unknown format {fmt!r} (csv, json, markdown, latex)")

@@ -73,6 +73,9 @@ def test_the_table_matches_an_independent_computation_in_json_csv_and_markdown(
     code, out, err = run(capsys, "runs", "protocol", "judge-bench", "1", "2", "3", "--format", "markdown")
     assert code == 0, err
     assert "| small | graded | fa | spearman |" in out and "never replaced by random labels" in out
+    code, out, err = run(capsys, "runs", "protocol", "judge-bench", "1", "2", "3", "--format", "latex")
+    assert code == 0, err
+    assert r"\begin{tabular}" in out and "never replaced by random labels" in out
     code, out, err = run(capsys, "runs", "protocol", "judge-bench", "1", "2", "3")
     assert code == 0, err
     assert "graded: ρ mean ± sd" in out and "unparsed" in out
