@@ -33,7 +33,7 @@ def _toy_dataset(file: DatasetFile) -> Dataset:
 def test_a_registered_format_is_detected_and_read_and_named_in_errors(tmp_path: Path,
                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     formats_module.dataset_formats()  # the real ones first, then the toy one beside them
-    monkeypatch.setattr(formats_module, "_FORMATS", dict(formats_module._FORMATS))
+    monkeypatch.setattr(formats_module._FORMATS, "_entries", dict(formats_module._FORMATS.entries()))
     register_format(DatasetFormat(
         name="toy", priority=35, is_json=True, layout="a toy object (with 'toy_rows')",
         recognise=lambda file: isinstance(file.json, dict) and "toy_rows" in file.json, read=_toy_dataset))
