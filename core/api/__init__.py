@@ -330,3 +330,14 @@ __all__ += ["find_interrupted_run", "is_shipped_name", "overridden_names", "pars
 __all__ += ["ALT_TEST_COLUMNS", "ESTIMATE_COLUMNS", "AltTestReport", "EstimateReport", "alt_test_for_run",
             "alt_test_lines", "alt_test_rows", "alt_test_title", "estimate_for_run", "estimate_lines",
             "estimate_rows", "estimate_title", "LabelPlan", "label_next"]
+
+# m-protocol: JUDGE-BENCH's table convention over stored runs (issue 24)
+from ..stats.judge_bench_protocol import JudgeBenchMetric, JudgeBenchSummary  # noqa: E402
+from .protocol_judge_bench import (  # noqa: E402
+    JudgeBenchTable,
+    judge_bench_requests,
+    judge_bench_table,
+    judge_bench_text,
+)
+
+__all__ += ["JudgeBenchMetric", "JudgeBenchSummary", "JudgeBenchTable", "judge_bench_requests", "judge_bench_table", "judge_bench_text"]
