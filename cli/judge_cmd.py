@@ -34,6 +34,8 @@ from dialjudge.core.api import (
     TieRule,
     build_backends,
     execute_run,
+    judge_bench_requests,
+    judge_bench_table,
     label_run_note,
     load_config,
     on_prepaired_items,
@@ -50,7 +52,7 @@ from dialjudge.core.errors import ConfigError
 from dialjudge.core.format import number_text, percent_text
 from dialjudge.core.model import Aggregation, Dataset
 
-from . import labels_view, render
+from . import labels_view, protocol_cmd, render
 from .metrics_cmd import add_table_options, emit
 from .pairwise_view import add_pair_options, pair_options, report_pairwise
 from .preference_view import preference_request, report_preferences
@@ -108,6 +110,12 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="the stop rule looks every K completed contexts (from the 10th on)")
     p.add_argument("--order-seed", type=int, default=0, metavar="S",
                    help="seed of the random order in which contexts are judged")
+    p.add_argument("--protocol", choices=("judge-bench",),
+                   help="judge-bench: on a JUDGE-BENCH file, one run per metric (--quality, repeatable; default "
+                        "every metric), then JUDGE-BENCH's table: Spearman ρ / Cohen's κ per metric, mean ± sd "
+                        "per dataset (also from stored runs: runs protocol judge-bench RUN ...)")
+    p.add_argument("--label-template", default="label-choice", metavar="TEMPLATE",
+                   help="with --protocol: the template of categorical metrics (graded ones use --template)")
     add_pair_options(p)
     p.set_defaults(handler=run)
 
@@ -116,6 +124,8 @@ def run(args: argparse.Namespace) -> int:
     preference_request(args)  # a wrong --tie-band is refused before anything is judged
     config = load_config()
     dataset = open_dataset(args.dataset)
+    if args.protocol == "judge-bench":
+        return _judge_every_metric(args, dataset)
     plans = plan_runs(run_request(args), dataset, config)
     agreement = agreement_request(args)
     with RunStore() as store:
@@ -132,6 +142,32 @@ def run(args: argparse.Namespace) -> int:
         _print_outcome(summaries[0], reports, stop_rule if stopped else None)
         _show_reports(args, reports)
     return 0 if run_finished(summaries, stopped=stopped) else 1
+
+
+def _judge_every_metric(args: argparse.Namespace, dataset: Dataset) -> int:
+    """--protocol judge-bench: one run per metric of the file, then JUDGE-BENCH's table of those runs."""
+    if args.stop_when_ci_width is not None or args.baseline_run is not None:
+        raise ConfigError("a stop rule watches one run; it cannot be combined with --protocol")
+    config = load_config()
+    requests = judge_bench_requests(run_request(args), dataset, tuple(args.qualities or ()),
+                                    label_template=args.label_template)
+    con = render.console(stderr=True)
+    summaries: list[RunSummary] = []
+    with RunStore() as store:
+        for request in requests:
+            con.print(f"metric {request.quality!r} (template {request.template})", markup=False)
+            summary = _judge(args, dataset, plan_runs(request, dataset, config)[:1], store, None)[0]
+            _print_failures(con, summary)
+            summaries.append(summary)
+            if summary.status != RunStatus.FINISHED:
+                con.print(f"[yellow]run {summary.run_id} {summary.status}; run the same command again to resume "
+                          "it[/yellow]")
+                return 1
+        run_ids = [s.run_id for s in summaries]
+        table = judge_bench_table(store, run_ids, config, tie_rule=args.majority_ties)
+    protocol_cmd.show(table, args, title=f"JUDGE-BENCH protocol — {dataset.name} (runs "
+                                         f"{', '.join(map(str, run_ids))})")
+    return 0 if run_finished(summaries, stopped=False) else 1
 
 
 def run_request(args: argparse.Namespace) -> RunRequest:

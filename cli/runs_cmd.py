@@ -44,7 +44,7 @@ from dialjudge.core.api import (
 from dialjudge.core.errors import DialjudgeError
 from dialjudge.core.format import number_text
 
-from . import labels_cmd, render, runs_import
+from . import labels_cmd, protocol_cmd, render, runs_import
 from .progress import ProgressDisplay
 from .signals import sigterm_as_interrupt
 
@@ -113,6 +113,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     delete.set_defaults(handler=run_delete)
     labels_cmd.register(rsub)
     runs_import.register(rsub)
+    protocol_cmd.register(rsub)
 
 
 def run_list(args: argparse.Namespace) -> int:

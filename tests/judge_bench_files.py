@@ -47,3 +47,32 @@ def safety_set(folder: Path) -> Path:
         pooled = {"majority_human": "Yes"} if item == "s3" else {}
         instances.append(labelled(item, f"A: question {k} ?", f"answer {k} .", "safety", votes, **pooled))
     return write_set(folder, "safety3", SAFETY, instances)
+
+
+PROTOCOL_METRICS = [
+    {"metric": "coherence", "category": "graded", "worst": 1, "best": 5},
+    {"metric": "fluency", "category": "graded", "worst": 1, "best": 5},
+    {"metric": "safety", "category": "categorical", "labels_list": ["No", "Yes"]},
+]
+#: The JUDGE-BENCH protocol tests: two graded metrics and a categorical one.
+#: item: (coherence votes, fluency votes, safety votes)
+PROTOCOL_VOTES = {
+    "a": ([1, 1], [1, 3], ["Yes", "Yes", "No"]),
+    "b": ([2, 2], [4, 4], ["Yes", "Yes", "Yes"]),
+    "c": ([3, 3], [5, 5], ["No", "No", "Yes"]),
+    "d": ([4, 4], [1, 1], ["No", "No", "No"]),
+    "e": ([5, 5], [3, 3], ["Yes", "No", "Yes"]),
+    "f": (None, None, ["No", "No", "Yes"]),
+}
+
+
+def small_protocol_set(folder: Path) -> Path:
+    instances = []
+    for item, (coherence, fluency, safety) in PROTOCOL_VOTES.items():
+        annotations = {"safety": {"individual_human_scores": safety}}
+        if coherence is not None:
+            annotations["coherence"] = {"individual_human_scores": coherence}
+            annotations["fluency"] = {"individual_human_scores": fluency}
+        instances.append({"id": item, "instance": {"context": f"A: hello {item}", "response": f"reply {item}"},
+                          "annotations": annotations})
+    return write_set(folder, "small", PROTOCOL_METRICS, instances)

@@ -279,10 +279,10 @@ __all__ = [
     "SearchCancelled", "SearchFinished", "AgreementInputs",
 ]
 
-# i-import: `runs import` and the Runs screen's import action (core.api.imports).
+# Importing judges' scores from elsewhere: `runs import` and the Runs screen's import action.
 from .imports import IMPORT_FORMATS, ImportRefused, ImportReport, ImportRequest, ImportResult, import_scores
 
-# k-labels-app: the app's alternative annotator test and few-label estimates (core.api.labels_estimates).
+# The alternative annotator test, few-label estimates and the label-next order (core.api.labels_estimates).
 from .labels_estimates import (
     ALT_TEST_COLUMNS,
     ESTIMATE_COLUMNS,
@@ -314,7 +314,7 @@ from .profiles import (  # noqa: E402
 
 __all__ += ["DEFAULT_PROFILE", "METRIC_PROFILES", "profile_columns", "profile_metric_ids", "profile_names", "table_signatures"]
 
-# -- f-app: resuming an interrupted run, a template's identity ---------------------------------
+# -- resuming an interrupted run, a template's identity -------------------------------------------
 from .interrupted import find_interrupted_run  # noqa: E402
 from .template_identity import (  # noqa: E402
     is_shipped_name,
@@ -328,7 +328,18 @@ from .template_identity import (  # noqa: E402
 __all__ += ["find_interrupted_run", "is_shipped_name", "overridden_names", "parse_template",
             "renamed_template_text", "revert_override", "template_text_hash"]
 
-# k-labels-app
+# the few-label names imported above
 __all__ += ["ALT_TEST_COLUMNS", "ESTIMATE_COLUMNS", "AltTestReport", "EstimateReport", "alt_test_for_run",
             "alt_test_lines", "alt_test_rows", "alt_test_title", "estimate_for_run", "estimate_lines",
             "estimate_rows", "estimate_title", "LabelPlan", "label_next"]
+
+# JUDGE-BENCH's table convention over stored runs (issue 24)
+from ..stats.judge_bench_protocol import JudgeBenchMetric, JudgeBenchSummary  # noqa: E402
+from .protocol_judge_bench import (  # noqa: E402
+    JudgeBenchTable,
+    judge_bench_requests,
+    judge_bench_table,
+    judge_bench_text,
+)
+
+__all__ += ["JudgeBenchMetric", "JudgeBenchSummary", "JudgeBenchTable", "judge_bench_requests", "judge_bench_table", "judge_bench_text"]

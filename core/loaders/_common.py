@@ -10,11 +10,17 @@ from __future__ import annotations
 import json
 import math
 import re
+import sys
 from pathlib import Path
 from typing import Any, Sequence
 
 from ..errors import DataError
 from ..model import RatingValue, Scale, ScaleKind, Turn
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.10 only
+    import tomli as tomllib
 
 #: Unlabelled turns are labelled A/B so that the candidate's speaker is always B:
 #: judge prompts can then speak of "B's reply" whatever the context length.
@@ -49,6 +55,17 @@ def parse_json_text(text: str, path: Path) -> Any:
                         line=exc.lineno) from None
     except RecursionError:
         raise DataError("not valid JSON: nested too deeply", path=str(path)) from None
+
+
+def read_toml_file(path: Path) -> dict[str, Any]:
+    """A TOML file (a column mapping), or DataError naming the file: a syntax error, or arrays or tables
+    nested so deep that tomllib recurses past the interpreter's limit."""
+    try:
+        return tomllib.loads(read_text_file(path))
+    except tomllib.TOMLDecodeError as exc:
+        raise DataError(f"not valid TOML: {exc}", path=str(path)) from None
+    except RecursionError:  # tomllib recurses once per level of nested arrays or tables
+        raise DataError("not valid TOML: arrays or tables nested too deeply", path=str(path)) from None
 
 
 def read_json_file(path: Path) -> Any:

@@ -19,20 +19,22 @@ from __future__ import annotations
 import csv
 import io
 import math
-import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from ..errors import DataError
 from ..model import Dataset, Example, Level, Rating, RatingValue, Scale, ScaleKind, Turn
-from ._common import alternating_turns, describe_scale, json_type, read_text_file, speaker_turns, split_speaker
+from ._common import (
+    alternating_turns,
+    describe_scale,
+    json_type,
+    read_text_file,
+    read_toml_file,
+    speaker_turns,
+    split_speaker,
+)
 from .formats import DatasetFormat, register_format
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on 3.10 only
-    import tomli as tomllib
 
 RATING_COLUMN_SEPARATOR = ":"
 
@@ -106,14 +108,7 @@ class CsvMapping:
     @classmethod
     def from_toml(cls, path: str | Path) -> "CsvMapping":
         path = Path(path)
-        text = read_text_file(path)
-        try:
-            raw = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as exc:
-            raise DataError(f"not valid TOML: {exc}", path=str(path)) from None
-        except RecursionError:  # tomllib recurses once per level of nested arrays or tables
-            raise DataError("not valid TOML: arrays or tables nested too deeply", path=str(path)) from None
-        return cls.from_dict(raw, source=str(path))
+        return cls.from_dict(read_toml_file(path), source=str(path))
 
     @classmethod
     def from_dict(cls, raw: Mapping[str, Any], *, source: str = "column mapping") -> "CsvMapping":

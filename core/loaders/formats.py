@@ -12,8 +12,6 @@ the first time it is asked.
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
@@ -21,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..model import Dataset
+from ..self_registry import SelfRegistry
 from ._common import parse_json_text, read_text_file
 
 
@@ -66,32 +65,17 @@ class DatasetFormat:
     shares_suffixes: tuple[str, ...] = ()
 
 
-_FORMATS: dict[str, DatasetFormat] = {}
-_discovered = False
+_FORMATS: SelfRegistry[DatasetFormat] = SelfRegistry("dataset formats", __name__.rpartition(".")[0], Path(__file__).parent)
 
 
 def register_format(fmt: DatasetFormat) -> None:
-    """Called once by each loader module, at its import."""
-    known = _FORMATS.get(fmt.name)
-    if known is not None and known != fmt:
-        raise ValueError(f"two dataset formats are named {fmt.name!r}")
-    _FORMATS[fmt.name] = fmt
-
-
-def _discover() -> None:
-    global _discovered
-    if _discovered:
-        return
-    package = __name__.rpartition(".")[0]
-    for module in pkgutil.iter_modules([str(Path(__file__).parent)]):
-        importlib.import_module(f"{package}.{module.name}")  # a loader module registers its format
-    _discovered = True
+    """Called once by each module of the package, at its import."""
+    _FORMATS.register(fmt.name, fmt)
 
 
 def dataset_formats() -> tuple[DatasetFormat, ...]:
     """Every registered format, in detection order."""
-    _discover()
-    return tuple(sorted(_FORMATS.values(), key=lambda fmt: (fmt.priority, fmt.name)))
+    return tuple(sorted(_FORMATS.entries().values(), key=lambda fmt: (fmt.priority, fmt.name)))
 
 
 def format_names() -> tuple[str, ...]:
@@ -99,5 +83,4 @@ def format_names() -> tuple[str, ...]:
 
 
 def dataset_format(name: str) -> DatasetFormat | None:
-    _discover()
-    return _FORMATS.get(name)
+    return _FORMATS.entries().get(name)

@@ -25,22 +25,16 @@ two replies (in either order) are one pair with several votes (see :mod:`.prefer
 from __future__ import annotations
 
 import json
-import sys
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping
 
 from ..errors import DataError
 from ..model import Dataset, Turn
-from ._common import json_type, read_text_file, turns_from_text
+from ._common import json_type, read_text_file, read_toml_file, turns_from_text
 from .csv_table import _read_rows
 from .formats import DatasetFormat, register_format
 from .preference import PairRecord, first_line, gc_paused, json_lines, merge_pairs, vote_of
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on 3.10 only
-    import tomli as tomllib
 
 NAMES: dict[str, tuple[str, ...]] = {
     "prompt": ("prompt", "context", "question", "input", "instruction", "query", "conversation"),
@@ -82,11 +76,7 @@ class PairColumns:
     @classmethod
     def from_toml(cls, path: Path) -> "PairColumns | None":
         """The ``[pairs]`` table of a mapping file, or None when the file has none."""
-        text = read_text_file(path)
-        try:
-            raw = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as exc:
-            raise DataError(f"not valid TOML: {exc}", path=str(path)) from None
+        raw = read_toml_file(path)
         table = raw.get(PAIRS_TABLE)
         if table is None:
             return None

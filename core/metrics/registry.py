@@ -13,14 +13,13 @@ is asked.
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..errors import ConfigError
+from ..self_registry import SelfRegistry
 
 if TYPE_CHECKING:
     from .engine import ScoringContext
@@ -86,32 +85,17 @@ class MetricFamily:
     unavailable: Callable[[], str | None] | None = None
 
 
-_FAMILIES: dict[str, MetricFamily] = {}
-_discovered = False
+_FAMILIES: SelfRegistry[MetricFamily] = SelfRegistry("metric families", __name__.rpartition(".")[0], Path(__file__).parent)
 
 
 def register_family(family: MetricFamily) -> None:
-    """Called once by each family module, at its import."""
-    known = _FAMILIES.get(family.name)
-    if known is not None and known != family:
-        raise ValueError(f"two metric families are named {family.name!r}")
-    _FAMILIES[family.name] = family
-
-
-def _discover() -> None:
-    global _discovered
-    if _discovered:
-        return
-    package = __name__.rpartition(".")[0]
-    for module in pkgutil.iter_modules([str(Path(__file__).parent)]):
-        importlib.import_module(f"{package}.{module.name}")  # a family module registers itself
-    _discovered = True
+    """Called once by each module of the package, at its import."""
+    _FAMILIES.register(family.name, family)
 
 
 def metric_families() -> tuple[MetricFamily, ...]:
     """Every family in display order."""
-    _discover()
-    return tuple(sorted(_FAMILIES.values(), key=lambda family: (family.order, family.name)))
+    return tuple(sorted(_FAMILIES.entries().values(), key=lambda family: (family.order, family.name)))
 
 
 def check_profile(profile: str) -> str:

@@ -15,8 +15,13 @@ from dialjudge.core.model import Dataset, Example
 
 
 def test_every_loader_module_registered_its_format_in_detection_order() -> None:
-    assert format_names() == ("native", "usr", "fed", "judge-bench", "kdconv", "csv")
+    assert format_names() == ("native", "usr", "fed", "judge-bench", "kdconv", "csv", "mt-bench", "pairs")
     assert [name for name in format_names() if dataset_format(name).takes_mapping] == ["csv"]  # type: ignore[union-attr]
+    # The preference-pair formats own no suffix: they are asked by content, in this order, before a suffix decides.
+    shared = {name: dataset_format(name).shares_suffixes for name in format_names()}  # type: ignore[union-attr]
+    assert {name: suffixes for name, suffixes in shared.items() if suffixes} == {
+        "mt-bench": (".jsonl",), "pairs": (".jsonl", ".csv", ".tsv")}
+    assert not dataset_format("mt-bench").suffixes and not dataset_format("pairs").suffixes  # type: ignore[union-attr]
 
 
 def test_a_second_format_of_the_same_name_is_refused() -> None:
@@ -33,7 +38,7 @@ def _toy_dataset(file: DatasetFile) -> Dataset:
 def test_a_registered_format_is_detected_and_read_and_named_in_errors(tmp_path: Path,
                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     formats_module.dataset_formats()  # the real ones first, then the toy one beside them
-    monkeypatch.setattr(formats_module, "_FORMATS", dict(formats_module._FORMATS))
+    monkeypatch.setattr(formats_module._FORMATS, "_entries", dict(formats_module._FORMATS.entries()))
     register_format(DatasetFormat(
         name="toy", priority=35, is_json=True, layout="a toy object (with 'toy_rows')",
         recognise=lambda file: isinstance(file.json, dict) and "toy_rows" in file.json, read=_toy_dataset))

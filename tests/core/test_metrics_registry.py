@@ -46,7 +46,7 @@ class _LengthRatio:
 def test_a_registered_family_is_scored_described_and_signed_without_touching_the_engine(
         monkeypatch: pytest.MonkeyPatch) -> None:
     metric_families()  # the real ones first, then the toy one after them
-    monkeypatch.setattr(registry, "_FAMILIES", dict(registry._FAMILIES))
+    monkeypatch.setattr(registry._FAMILIES, "_entries", dict(registry._FAMILIES.entries()))
     register_family(MetricFamily(
         name="length", order=50, ids=("length",),
         info=lambda metric_id, variant: MetricInfo(id="length", label="Length", description="toy", family="length"),

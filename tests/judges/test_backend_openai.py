@@ -332,9 +332,9 @@ def test_identity_and_config_checks():
 # -- a real OpenAI-compatible server ---------------------------------------------------------
 
 
-def server_config(base_url: str, endpoint: str) -> JudgeConfig:
+def server_config(base_url: str, endpoint: str, **options: object) -> JudgeConfig:
     return JudgeConfig(name="local", backend="openai", model="smollm2", base_url=base_url, endpoint=endpoint,
-                       concurrency=1, timeout=60.0, max_retries=0)
+                       concurrency=1, timeout=60.0, max_retries=0, extra=dict(options))
 
 
 DIALOGUE = "Dialogue:\nA: I love hiking in the mountains.\nB: Oh nice, which ones?\nResponse: A: The Alps."
@@ -342,12 +342,14 @@ DIALOGUE = "Dialogue:\nA: I love hiking in the mountains.\nB: Oh nice, which one
 
 @pytest.mark.server
 @pytest.mark.parametrize("endpoint", ["chat", "completions"])
-async def test_a_llama_cpp_server_serves_every_mode(llama_server, endpoint):
-    backend = OpenAIBackend(server_config(llama_server, endpoint))
+async def test_a_llama_cpp_server_serves_every_mode(llama_server, bundled_model, endpoint):
+    # With the model's chat template given, both endpoints continue after the answer prefix through it.
+    backend = OpenAIBackend(server_config(llama_server, endpoint, chat_template=str(bundled_model)))
     await backend.open()
     try:
         for mode in ScoringMode:
             await backend.check_mode(mode, 3)
+        assert backend.scoring_way == "template"
         gen = await backend.complete(request(LIKERT, ScoringMode.GENERATE, sampling=Sampling(max_tokens=6),
                                              text=f"{DIALOGUE}\nRate the response from 1 to 5."))
         assert gen.raw_output and 0 < gen.completion_tokens <= 6 and gen.prompt_tokens > 20
@@ -358,6 +360,24 @@ async def test_a_llama_cpp_server_serves_every_mode(llama_server, endpoint):
         assert len(yn.top_logprobs) == 5
     finally:
         await backend.close()
+
+
+@pytest.mark.server
+async def test_a_llama_cpp_server_left_unsettled_refuses_probability_modes_on_chat(llama_server):
+    # llama-cpp-python's server shows no chat template and ignores continue_final_message: its chat
+    # endpoint cannot continue after the answer prefix, so every probability mode is refused before
+    # judging; generate still works.
+    chat = OpenAIBackend(server_config(llama_server, "chat"))
+    await chat.open()
+    try:
+        await chat.check_mode(ScoringMode.GENERATE, 3)
+        for mode in ScoringMode:
+            if mode is not ScoringMode.GENERATE:
+                chat.scoring_way = None
+                with pytest.raises(BackendError, match=f"cannot be made to continue.*mode {mode.value}"):
+                    await chat.check_mode(mode, 3)
+    finally:
+        await chat.close()
 
 
 @pytest.mark.server

@@ -7,19 +7,19 @@ and whether it is paid per token. Nothing outside a backend's module and this
 registry names a backend, so adding one is adding one module to this package.
 
 The registry finds the backends by importing every module of this package the
-first time it is asked (:func:`_discover`); the modules keep their heavy libraries
+first time it is asked (core.self_registry); the modules keep their heavy libraries
 (``llama_cpp``, ``httpx``) inside functions, so that stays cheap.
 """
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ...errors import ConfigError
+from ...self_registry import SelfRegistry
 
 if TYPE_CHECKING:
     from ...config import JudgeConfig
@@ -49,39 +49,24 @@ class BackendKind:
     threads: Callable[[JudgeConfig], int] | None = None
 
 
-_KINDS: dict[str, BackendKind] = {}
-_discovered = False
+_KINDS: SelfRegistry[BackendKind] = SelfRegistry("judge backends", __name__, Path(__file__).parent)
 
 
 def register_backend(kind: BackendKind) -> None:
-    """Called once by each backend module, at its import."""
-    known = _KINDS.get(kind.name)
-    if known is not None and known != kind:
-        raise ValueError(f"two judge backends are named {kind.name!r}")
-    _KINDS[kind.name] = kind
-
-
-def _discover() -> None:
-    global _discovered
-    if _discovered:
-        return
-    for module in pkgutil.iter_modules(__path__):
-        importlib.import_module(f"{__name__}.{module.name}")  # a backend module registers itself
-    _discovered = True
+    """Called once by each module of the package, at its import."""
+    _KINDS.register(kind.name, kind)
 
 
 def backend_names() -> tuple[str, ...]:
-    _discover()
-    return tuple(sorted(_KINDS))
+    return tuple(sorted(_KINDS.entries()))
 
 
 def backend_kind(name: str) -> BackendKind:
     """The registered backend of that name; ConfigError naming the known ones otherwise."""
-    _discover()
     try:
-        return _KINDS[name]
+        return _KINDS.entries()[name]
     except KeyError:
-        raise ConfigError(f"unknown backend {name!r} (one of {', '.join(sorted(_KINDS))})") from None
+        raise ConfigError(f"unknown backend {name!r} (one of {', '.join(sorted(_KINDS.entries()))})") from None
 
 
 def make_backend(config: JudgeConfig) -> JudgeBackend:
@@ -95,8 +80,7 @@ def make_backend(config: JudgeConfig) -> JudgeBackend:
 
 def model_file_backend() -> str:
     """The name of the backend that runs a local model file (the bundled judge's, too)."""
-    _discover()
-    names = [kind.name for kind in _KINDS.values() if kind.opens_model_files]
+    names = [kind.name for kind in _KINDS.entries().values() if kind.opens_model_files]
     if len(names) != 1:
         raise ConfigError(f"expected one backend that opens model files, found {names or 'none'}")
     return names[0]
@@ -104,8 +88,7 @@ def model_file_backend() -> str:
 
 def paid_per_token(name: str) -> bool:
     """Whether judgments of that backend cost money per token (False for a name no longer registered)."""
-    _discover()
-    kind = _KINDS.get(name)
+    kind = _KINDS.entries().get(name)
     return kind is not None and kind.paid_per_token
 
 

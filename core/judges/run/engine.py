@@ -423,7 +423,13 @@ class RunEngine:
             return None
         unfinished = self.store.find_resumable(self.config.fingerprint)
         if unfinished is None and self.reuse_finished:
-            return self.store.find_finished(self.config.fingerprint, name=self.config.name)
+            finished = self.store.find_finished(self.config.fingerprint, name=self.config.name)
+            # The yes label is outside the fingerprint (it decides no judgment) but is recorded with the run:
+            # a finished run recorded with another one is not this run, so the judgments are made (from the
+            # response cache) into a new run that records the label given now.
+            if finished is not None and finished.config.get("yes_label") != self.config.yes_label:
+                return None
+            return finished
         return unfinished
 
     def _timeout_for(self, judge_name: str) -> float:
