@@ -112,7 +112,8 @@ async def test_the_review_queue_proposes_items_to_label_and_the_estimate_follows
         assert "give own ratings" in static_text(screen.query_one("#review-estimate", Static))
 
         shown: list[str] = []
-        for item in proposed[:3]:
+        rated = proposed[:4]
+        for item in rated:
             screen.queue_table.move_cursor_to(item)
             await pilot.pause()
             label = dataset.get(item).human("Overall", Aggregation.MEAN)
@@ -123,10 +124,19 @@ async def test_the_review_queue_proposes_items_to_label_and_the_estimate_follows
             await settle(pilot)
             plan = screen.label_plan
             shown.append(static_text(screen.query_one("#review-estimate", Static)))
-        # Before two own ratings there is no estimate; after each later one it moves.
+        # Before two own ratings there is no estimate. After that, equal ratings give no interval (and
+        # say why) rather than a zero-width one; once they differ, the estimate shows and moves.
+        labels = [float(dataset.get(item).human("Overall", Aggregation.MEAN)) for item in rated]  # type: ignore[arg-type]
         assert "labels only" not in shown[0]
-        assert "labels only" in shown[1] and "judge-assisted (PPI++)" in shown[2] and shown[1] != shown[2]
-        assert "no label yet" in shown[2]  # the active estimate waits for the rest of the proposed items
+        estimates = []
+        for count, text in enumerate(shown[1:], start=2):
+            if len(set(labels[:count])) == 1:
+                assert "are equal: no interval" in text and "labels only" not in text
+            else:
+                assert "labels only" in text and "judge-assisted (PPI++)" in text
+                estimates.append(text)
+        assert len(estimates) >= 2 and estimates[0] != estimates[1]
+        assert "no label yet" in shown[-1]  # the active estimate waits for the rest of the proposed items
 
         await pilot.press("a")  # back to the flagged queue
         await settle(pilot)
@@ -138,7 +148,7 @@ async def test_the_review_queue_proposes_items_to_label_and_the_estimate_follows
     assert [row["item_id"] for row in json.loads(printed_plan)["results"]] == proposed
     printed = cli_text(capsys, "runs", "estimate", str(run_id), "--reviews", "--active-budget", str(plan.budget),
                        "--seed", "0")
-    first_line = shown[2].splitlines()[0]
+    first_line = shown[-1].splitlines()[0]  # after every rating above
     for name in ("labels only", "judge-assisted (PPI++)"):
         row = next(line for line in printed.splitlines() if name in line)
         assert numbers(row)[:3] == numbers(first_line.split(name, 1)[1])[:3], (row, first_line)
