@@ -9,23 +9,24 @@ from typing import ClassVar
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, Label, Select
 
 from dialjudge.core.api import ADVERSARIAL_KINDS
 
 from ..controllers.adversarial import CURRENT_SOURCE, AdversarialRequest, default_output
 from ..widgets.path_suggester import PathSuggester
+from .form_dialog import FormDialog
 
 DEFAULT_PER_ITEM = 3
 DEFAULT_N = 100
 DEFAULT_SEED = 1
 
 
-class AdversarialDialog(ModalScreen[AdversarialRequest | None]):
+class AdversarialDialog(FormDialog[AdversarialRequest | None]):
     """Ask how to build an adversarial set; dismissed with the request, or None."""
 
     CSS_PATH = ["dialogs.tcss", "adversarial_dialog.tcss"]
+    CONFIRM_BUTTON = "make"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Cancel", key_display="Esc"),
         Binding("ctrl+s", "make", "Make the set"),
@@ -136,6 +137,9 @@ class AdversarialDialog(ModalScreen[AdversarialRequest | None]):
             source=source, kinds=kinds, per_item=numbers["per-item"], n=numbers["n"], seed=numbers["seed"],
             out=Path(out).expanduser(), held_out_system=None if held_out.is_blank() else str(held_out.value))
 
+    def submit(self) -> None:
+        self.action_make()
+
     def action_make(self) -> None:
         """Build the set with these settings."""
         request = self.request()
@@ -144,20 +148,8 @@ class AdversarialDialog(ModalScreen[AdversarialRequest | None]):
             return
         self.dismiss(request)
 
-    def action_cancel(self) -> None:
-        """Close without building anything."""
-        self.dismiss(None)
 
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        event.stop()
-        self.action_make()
 
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        event.stop()
-        if event.button.id == "make":
-            self.action_make()
-        else:
-            self.action_cancel()
 
 
 def _integer(text: str) -> int | None:

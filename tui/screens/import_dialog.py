@@ -9,19 +9,20 @@ from typing import ClassVar
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, Label, Static
 
 from dialjudge.core.api import IMPORT_FORMATS, ImportRequest
 
 from ..widgets.path_suggester import PathSuggester
+from .form_dialog import FormDialog
 
 
-class ImportDialog(ModalScreen[ImportRequest | None]):
+class ImportDialog(FormDialog[ImportRequest | None]):
     """Asks for a file of judge scores (CSV/JSONL, a dialjudge export, Inspect AI, promptfoo) to store as a run."""
 
     CSS_PATH = ["dialogs.tcss", "import_dialog.tcss"]
     AUTO_FOCUS = "#import-file"
+    CONFIRM_BUTTON = "import"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Cancel", key_display="Esc", tooltip="Close without importing"),
         Binding("ctrl+s", "import_file", "Import", tooltip="Read the file and store its scores as a run"),
@@ -62,6 +63,9 @@ class ImportDialog(ModalScreen[ImportRequest | None]):
         return ImportRequest(file=Path(path).expanduser(), dataset=self.dataset, scale=scale, judge_name=judge,
                              strict=self.query_one("#import-strict", Checkbox).value)
 
+    def submit(self) -> None:
+        self.action_import_file()
+
     def action_import_file(self) -> None:
         """Import the named file."""
         request = self.request()
@@ -69,18 +73,3 @@ class ImportDialog(ModalScreen[ImportRequest | None]):
             self.notify("Name the file to import", severity="warning")
             return
         self.dismiss(request)
-
-    def action_cancel(self) -> None:
-        """Close without importing."""
-        self.dismiss(None)
-
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        event.stop()
-        self.action_import_file()
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        event.stop()
-        if event.button.id == "import":
-            self.action_import_file()
-        else:
-            self.dismiss(None)

@@ -7,10 +7,10 @@ from typing import TYPE_CHECKING, ClassVar
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static
 
 from ..controllers.history import RescoreRequest
+from .form_dialog import FormDialog
 
 if TYPE_CHECKING:
     from dialjudge.core.api import RunRecord
@@ -19,11 +19,12 @@ if TYPE_CHECKING:
 MODES = ("logprob", "yesno")
 
 
-class RescoreDialog(ModalScreen[RescoreRequest | None]):
+class RescoreDialog(FormDialog[RescoreRequest | None]):
     """Asks what a rescoring changes; every field left blank keeps the run's setting."""
 
     CSS_PATH = ["dialogs.tcss", "rescore_dialog.tcss"]
     AUTO_FOCUS = "#rescore-top-k"
+    CONFIRM_BUTTON = "rescore"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Cancel", key_display="Esc", tooltip="Close without rescoring"),
         Binding("ctrl+s", "rescore", "Rescore", tooltip="Score the stored answers again into a new run"),
@@ -77,6 +78,9 @@ class RescoreDialog(ModalScreen[RescoreRequest | None]):
                               else None,
                               template=text("template"), mapping=text("mapping"), name=text("name") or "")
 
+    def submit(self) -> None:
+        self.action_rescore()
+
     def action_rescore(self) -> None:
         """Rescore with these settings."""
         request = self.request()
@@ -84,18 +88,3 @@ class RescoreDialog(ModalScreen[RescoreRequest | None]):
             self.notify("Change at least one of top-K, mode, parser or mapping", severity="warning")
             return
         self.dismiss(request)
-
-    def action_cancel(self) -> None:
-        """Close without rescoring."""
-        self.dismiss(None)
-
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        event.stop()
-        self.action_rescore()
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        event.stop()
-        if event.button.id == "rescore":
-            self.action_rescore()
-        else:
-            self.dismiss(None)
