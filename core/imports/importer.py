@@ -86,6 +86,8 @@ class ImportReport:
     rows_without_score: list[str] = field(default_factory=list)
     items_without_score: list[str] = field(default_factory=list)
     out_of_scale: list[str] = field(default_factory=list)
+    #: Pairwise verdicts whose file does not say which reply was shown first (stored as reply A first).
+    without_order: list[str] = field(default_factory=list)
     fields: dict[str, str] = field(default_factory=dict)
 
     def problems(self) -> list[tuple[str, list[str]]]:
@@ -94,7 +96,8 @@ class ImportReport:
                  ("duplicate rows (the first kept)", self.duplicates),
                  ("rows without a score", self.rows_without_score),
                  ("items without a score from a judge", self.items_without_score),
-                 ("values outside the scale", self.out_of_scale)]
+                 ("values outside the scale", self.out_of_scale),
+                 ("verdicts without the reply shown first (taken as reply A first)", self.without_order)]
         return [(label, names) for label, names in kinds if names]
 
     def summary_lines(self) -> list[str]:
@@ -124,6 +127,8 @@ class ImportPlan:
     judgments: list[Judgment]
     report: ImportReport
     fingerprint: str
+    #: The judgments the run expects, where it is not items x judges x repeats (a pairwise run's orders).
+    total: int | None = None
 
 
 @dataclass(frozen=True)
@@ -141,7 +146,7 @@ def import_run(store: RunStore, path: Path, dataset: Dataset, options: ImportOpt
 
 def write_import(store: RunStore, plan: ImportPlan) -> int:
     config = plan.config
-    total = len(config.item_ids) * len(config.judges) * config.repeats
+    total = plan.total if plan.total is not None else len(config.item_ids) * len(config.judges) * config.repeats
     run_id = store.create_run(config.to_dict(), plan.fingerprint, name=config.name, total=total)
     for judgment in plan.judgments:
         store.add_judgment(run_id, judgment)
@@ -171,6 +176,10 @@ def read_file(path: Path, format_name: str | None = None) -> tuple[ParsedFile, s
 def prepare_import(path: Path, dataset: Dataset, options: ImportOptions = ImportOptions()) -> ImportPlan:
     path = Path(path)
     parsed, digest = read_file(path, options.format)
+    if parsed.verdicts:
+        from .pairwise import prepare_verdict_import  # the pairwise importer builds on this module
+
+        return prepare_verdict_import(path, dataset, parsed, digest, options)
     rows = list(parsed.rows)
     judges = list(dict.fromkeys(r.judge for r in rows))
     if options.judge_name:

@@ -62,6 +62,8 @@ class ParsedFile:
     native_scale: tuple[float, float] | None = None
     #: What the file says about itself (task, model, source run), kept in the run's provenance.
     source: Mapping[str, Any] = field(default_factory=dict)
+    #: Pairwise verdicts on pre-paired items (the verdicts format); its ``rows`` are then empty.
+    verdicts: tuple["VerdictRow", ...] = ()
 
 
 def number_or_none(value: Any) -> float | None:
@@ -74,3 +76,18 @@ def number_or_none(value: Any) -> float | None:
     if not text or text.lower() in ("nan", "na", "n/a", "null", "none"):
         return None
     return float(text)
+
+
+@dataclass(frozen=True)
+class VerdictRow:
+    """One judge's verdict on one pre-paired item, as the file has it (:mod:`.formats.verdicts`)."""
+
+    where: str
+    judge: str
+    pair_id: str
+    #: "A", "B" or "tie" (the pair's reply A or B, whichever was shown first); None when unreadable.
+    verdict: str | None
+    #: The reply shown first, "A" or "B"; None when the file does not say.
+    first: str | None = None
+    #: The verdict as written, for messages that name it.
+    written: str = ""
