@@ -5,7 +5,21 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from dialjudge.core.api import IMPORT_FORMATS, ImportRefused, ImportReport, ImportRequest, RunStore, import_scores
+from dialjudge.core.api import (
+    AGREEMENT_COLUMNS,
+    IMPORT_FORMATS,
+    ImportRefused,
+    ImportReport,
+    ImportRequest,
+    PreferenceRequest,
+    RunStore,
+    agreement_notes,
+    agreement_rows,
+    import_scores,
+    on_prepaired_items,
+    open_dataset,
+    stored_preference_report,
+)
 
 from . import render
 
@@ -22,7 +36,7 @@ def register(rsub: argparse._SubParsersAction) -> None:
     p.add_argument("--dataset", required=True, help="the dataset the scores are for (name or path)")
     p.add_argument("--template", default="likert-1to5",
                    help="the template whose scale the scores are on and whose parser reads imported answers "
-                        "(default: likert-1to5)")
+                        "(default: likert-1to5; pairwise verdicts: pairwise-plain)")
     p.add_argument("--quality", help="the human-rated quality the scores are compared with (default: Overall)")
     p.add_argument("--judge-name", help="the judge's name in the run (a file holding one judge)")
     p.add_argument("--name", default="", help="the run's name")
@@ -46,7 +60,8 @@ def run_import(args: argparse.Namespace) -> int:
         except ImportRefused as refused:
             _print_report(refused.report)
             raise
-    _print_report(result.report)
+        _print_report(result.report)
+        _print_preferences(store, result.run_id, args.dataset)
     con = render.console()
     con.print(f"run {result.run_id}: imported from {args.file.name} ({result.report.format}), kind imported",
               markup=False, highlight=False)
@@ -59,3 +74,18 @@ def _print_report(report: ImportReport) -> None:
     con = render.console()
     for line in report.summary_lines():
         con.print(line, markup=False, highlight=False)
+
+
+def _print_preferences(store: RunStore, run_id: int, dataset_name: str) -> None:
+    """Verdicts on pre-paired data: the agreement table ``judge`` prints for a native pairwise run."""
+    config = store.get_run(run_id).run_config
+    if config.pairs is None:
+        return
+    dataset = open_dataset(dataset_name, remember=False)
+    if not on_prepaired_items(config, dataset):
+        return
+    report = stored_preference_report(store, run_id, dataset, PreferenceRequest())
+    con = render.console()
+    con.print(render.plain_table(f"Judges vs the humans' preferences — {dataset.name}, run {run_id}",
+                                 AGREEMENT_COLUMNS, agreement_rows(report), right=AGREEMENT_COLUMNS[1:]))
+    render.print_notes(con, agreement_notes(report))
