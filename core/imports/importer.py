@@ -28,9 +28,19 @@ from ..judges.prompts.templates import get_template
 from ..judges.run.config import RunConfig
 from ..judges.run.engine import TemplateRenderer
 from ..judges.run.events import RunStatus
+from ..judges.run.pairwise import PAIR_SEPARATOR, PairSetting, pair_examples
 from ..judges.run.scoring import score_result
 from ..judges.store.run_store import RunStore
-from ..judges.types import BackendResult, JudgeRequest, Judgment, Message, OutputSpec, RenderedPrompt, ScoringMode
+from ..judges.types import (
+    BackendResult,
+    JudgeRequest,
+    Judgment,
+    Message,
+    OutputKind,
+    OutputSpec,
+    RenderedPrompt,
+    ScoringMode,
+)
 from ..model import Dataset, Example
 from ..planning import infer_quality
 from .formats import detect, get_format
@@ -210,12 +220,21 @@ def prepare_import(path: Path, dataset: Dataset, options: ImportOptions = Import
 
     report = ImportReport(file=path.name, format=parsed.format, rows=len(rows), judges=judges,
                           dataset_items=len(dataset.examples), fields=dict(parsed.fields))
-    matched = _match(rows, dataset, report)
+    # dialjudge's own export of a pairwise run on pre-paired items: its rows are the asked orders.
+    pairs = _pair_setting(rows, dataset, tpl.output.kind)
+    pool = dataset.examples if pairs is None else pair_examples([ex for ex in dataset.examples if ex.is_pairwise],
+                                                                pairs)
+    matched = _match(rows, pool, report)
     order = {ex.id: i for i, ex in enumerate(dataset.examples)}
-    item_ids = sorted({ex.id for _, ex in matched}, key=order.__getitem__)
+    ids = {ex.id if pairs is None else ex.group_id for _, ex in matched}
+    item_ids = sorted((i for i in ids if i is not None), key=order.__getitem__)
     if not item_ids:
+        hint = ("; its ids are asked orders of pairs (<id>#A><id>#B): import it with the pairwise run's own "
+                "--template" if pairs is None and any(r.item_id and PAIR_SEPARATOR in r.item_id for r in rows)
+                else "")
         raise ImportRefused(f"{path.name}: no row matches an item of {dataset.name}"
-                            + (f" (unmatched: {shown(report.unmatched)})" if report.unmatched else ""), report)
+                            + (f" (unmatched: {shown(report.unmatched)})" if report.unmatched else "") + hint,
+                            report)
     report.items = len(item_ids)
     report.matched_rows = len(matched)
     repeats = max(r.repeat for r, _ in matched) + 1
@@ -229,7 +248,7 @@ def prepare_import(path: Path, dataset: Dataset, options: ImportOptions = Import
     }
     config = RunConfig.build(
         dataset, tpl, [JudgeConfig(name=j, backend=IMPORTED_BACKEND, model=j) for j in judges], mode=mode,
-        aspect=aspect, quality=quality, item_ids=tuple(item_ids), repeats=repeats, top_k=0,
+        aspect=aspect, quality=quality, item_ids=tuple(item_ids), repeats=repeats, top_k=0, pairs=pairs,
         name=options.name or f"imported {path.name}", imported=provenance)
     renderer = TemplateRenderer(config, dataset.examples)
     variants = {v.label: v for v in config.variants()}
@@ -285,11 +304,22 @@ def _norm(text: str) -> str:
     return _SPACE.sub(" ", text).strip().casefold()
 
 
-def _match(rows: Sequence[ImportedRow], dataset: Dataset, report: ImportReport) -> list[tuple[ImportedRow, Example]]:
+def _pair_setting(rows: Sequence[ImportedRow], dataset: Dataset, kind: OutputKind) -> PairSetting | None:
+    """Both orders of every pair, for a pairwise template and rows whose ids are asked orders of pre-paired
+    items (``<id>#A><id>#B``); None otherwise."""
+    if kind is not OutputKind.PAIRWISE or not rows or not any(ex.is_pairwise for ex in dataset.examples):
+        return None
+    if not all(row.item_id and PAIR_SEPARATOR in row.item_id for row in rows):
+        return None
+    return PairSetting(None, 0, both_orders=True)
+
+
+def _match(rows: Sequence[ImportedRow], examples: Sequence[Example], report: ImportReport
+           ) -> list[tuple[ImportedRow, Example]]:
     """Rows with their items; unmatched, ambiguous and duplicate rows go into the report by name."""
-    by_id = {ex.id: ex for ex in dataset.examples}
+    by_id = {ex.id: ex for ex in examples}
     by_response: dict[str, list[Example]] = {}
-    for ex in dataset.examples:
+    for ex in examples:
         if ex.candidate is not None:
             by_response.setdefault(_norm(ex.candidate), []).append(ex)
     seen: dict[tuple[str, str, int], str] = {}

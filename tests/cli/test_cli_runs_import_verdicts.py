@@ -47,3 +47,32 @@ def test_strict_refuses_the_verdicts_file(capsys: pytest.CaptureFixture[str]) ->
                          "--strict")
     assert code != 0
     assert "--strict" in err and "line 17 (p9)" in err
+
+
+def test_a_native_pairwise_run_exported_and_imported_gives_the_same_preference_report(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    from dialjudge.core.api import PreferenceRequest, stored_preference_report
+    from dialjudge.core.judges.store.run_store import RunStore
+    from dialjudge.core.loaders import load_dataset
+
+    code, native_out, err = run(capsys, "judge", "--dataset", PAIRS, "--template", "pairwise-plain", "--judge", "fa")
+    assert code == 0, err
+    exported = tmp_path / "run-1.jsonl"
+    code, _, err = run(capsys, "runs", "export", "1", "--format", "jsonl", "--output", str(exported))
+    assert code == 0, err
+    code, out, err = run(capsys, "runs", "import", str(exported), "--dataset", PAIRS)
+    assert code != 0 and "--template" in err  # the export does not name its template: the user gives it
+    code, out, err = run(capsys, "runs", "import", str(exported), "--dataset", PAIRS, "--template", "pairwise-plain")
+    assert code == 0, err
+    assert "matched 12 of 12 scores to 6 of 6 items" in out
+    # The printed row of the judge: the same cells, intervals included.
+    assert _cells(out, "fa") == _cells(native_out, "fa")
+    dataset = load_dataset(DATA / "judge_bench_pairs.json")
+    with RunStore() as store:
+        assert store.get_run(2).kind == "imported"
+        native, imported = (stored_preference_report(store, r, dataset, PreferenceRequest(n_boot=200, seed=1))
+                            for r in (1, 2))
+    mine, theirs = native.judges["fa"], imported.judges["fa"]
+    assert (theirs.with_ties, theirs.without_ties, theirs.order, theirs.tie_calibrated) == (
+        mine.with_ties, mine.without_ties, mine.order, mine.tie_calibrated)
+    assert theirs.pairs == mine.pairs and (theirs.missing, theirs.failed) == (0, 0)
