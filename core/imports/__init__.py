@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from .dispatch import import_run, prepare_import
 from .formats import FORMATS
 from .importer import (
     IMPORTER_VERSION,
@@ -11,8 +12,6 @@ from .importer import (
     ImportRefused,
     ImportReport,
     ImportResult,
-    import_run,
-    prepare_import,
     write_import,
 )
 from .scale import ScaleRule

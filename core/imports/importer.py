@@ -1,14 +1,15 @@
 """Turning a file of judge scores into a stored run of kind "imported".
 
-``prepare_import`` reads the file (one of :mod:`.formats`), matches each row to the dataset's items
-(by id, or by context and response text), puts each score on the template's scale and collects every
+``prepare_scores`` takes the file read by ``read_file`` (one of :mod:`.formats`), matches each row to
+the dataset's items (by id, or by context and response text), puts each score on the template's scale and collects every
 problem by name: rows matching no item (or several), duplicate rows, rows and items without a score,
 values outside the scale. Nothing is dropped silently: a row that cannot be used is named in the
 report, and a matched item without a usable score is stored as a failed judgment, as a native run
 stores an unreadable answer. ``strict`` refuses the import on any problem. A score outside the
 template's scale refuses the import unless a :class:`ScaleRule` states the file's scale (then a value
 outside the stated scale is a named problem): scores on another scale are mapped by a stated rule,
-never guessed. ``write_import`` stores the plan.
+never guessed. ``write_import`` stores the plan; :mod:`.dispatch` chooses this importer or the
+pairwise one (:mod:`.pairwise`) by what the file holds.
 """
 
 from __future__ import annotations
@@ -147,13 +148,6 @@ class ImportResult:
     report: ImportReport
 
 
-def import_run(store: RunStore, path: Path, dataset: Dataset, options: ImportOptions = ImportOptions()
-               ) -> ImportResult:
-    """Read ``path``, match it to ``dataset`` and store it as a finished run of kind "imported"."""
-    plan = prepare_import(path, dataset, options)
-    return ImportResult(write_import(store, plan), plan.report)
-
-
 def write_import(store: RunStore, plan: ImportPlan) -> int:
     config = plan.config
     total = plan.total if plan.total is not None else len(config.item_ids) * len(config.judges) * config.repeats
@@ -183,13 +177,9 @@ def read_file(path: Path, format_name: str | None = None) -> tuple[ParsedFile, s
     return module.read(path, text), digest
 
 
-def prepare_import(path: Path, dataset: Dataset, options: ImportOptions = ImportOptions()) -> ImportPlan:
-    path = Path(path)
-    parsed, digest = read_file(path, options.format)
-    if parsed.verdicts:
-        from .pairwise import prepare_verdict_import  # the pairwise importer builds on this module
-
-        return prepare_verdict_import(path, dataset, parsed, digest, options)
+def prepare_scores(path: Path, dataset: Dataset, parsed: ParsedFile, digest: str,
+                   options: ImportOptions = ImportOptions()) -> ImportPlan:
+    """A file of scores (any format but pairwise verdicts, :mod:`.pairwise`), read, matched and checked."""
     rows = list(parsed.rows)
     judges = list(dict.fromkeys(r.judge for r in rows))
     if options.judge_name:
