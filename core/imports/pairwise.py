@@ -53,7 +53,8 @@ def prepare_verdict_import(path: Path, dataset: Dataset, parsed: ParsedFile, dig
     pairs = {ex.id: ex for ex in dataset.examples if ex.is_pairwise}
     if not pairs:
         raise ConfigError(f"{path.name} holds pairwise verdicts, but {dataset.name} has no pre-paired items "
-                          "(a prompt with two replies and the humans' votes)")
+                          "(a prompt with two replies and the humans' votes); scores in a column named "
+                          "verdict or winner are imported with --format table")
     template_name = DEFAULT_PAIRWISE_TEMPLATE if options.template == importer.DEFAULT_TEMPLATE else options.template
     tpl = get_template(template_name, options.template_dirs)
     if tpl.output.kind is not OutputKind.PAIRWISE:

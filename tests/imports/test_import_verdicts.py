@@ -101,6 +101,21 @@ SCRIPT = {"p1": ("A", "A"), "p2": ("B", "A"), "p3": ("tie", "tie"), "p4": ("A", 
           "p6": ("A", "A")}
 
 
+def test_json_lines_with_other_column_names_and_no_judge_column(pairs: Dataset, tmp_path: Path) -> None:
+    path = tmp_path / "gpt-judge.jsonl"
+    path.write_text('{"id": "p1", "winner": "model_a", "order": "BA"}\n'
+                    '{"id": "p1", "winner": "Response A", "order": "AB"}\n'
+                    '{"id": "p2", "winner": "tie (bothbad)", "order": "B"}\n')
+    plan = prepare_import(path, pairs)
+    assert plan.report.format == "verdicts" and plan.report.judges == ["gpt-judge"]
+    assert plan.report.fields == {"pair id": "id", "verdict": "winner", "shown first": "order"}
+    # "Response A" is one of the spellings the pair loaders accept (case and spacing aside).
+    assert {j.item_id: j.normalized for j in plan.judgments} == {"p1#B>p1#A": 0.0, "p1#A>p1#B": 1.0,
+                                                                 "p2#B>p2#A": 0.5}
+    # p2 has no A-first verdict; p1 both orders: named, not failed.
+    assert plan.report.items_without_score == ["p2 (gpt-judge, A shown first)"] and plan.total == 4
+
+
 def _scripted(item_id: str, prompt: str) -> float:
     """SCRIPT as the value of an asked order: 1 (the reply shown first wins), 0 (the second) or 0.5."""
     first, _ = item_id.split(">")
