@@ -22,10 +22,7 @@ def register(rsub: argparse._SubParsersAction) -> None:
                     "A one-sided paired t-test with the margin ε per annotator, corrected over annotators; the judge "
                     "passes when it wins against at least half of them. Needs a quality with at least 3 annotators "
                     "and 30 items each.")
-    alt.add_argument("run", type=int)
-    alt.add_argument("--quality", help="the human-rated quality (default: the run's)")
-    alt.add_argument("--judge", action="append", dest="judges", metavar="NAME",
-                     help="repeatable: the run's judges to test (default: every one)")
+    _run_options(alt, "repeatable: the run's judges to test (default: every one)")
     margin = alt.add_mutually_exclusive_group()
     margin.add_argument("--epsilon", type=float, metavar="E",
                         help="the cost-benefit margin ε given to the judge (overrides --annotators)")
@@ -46,10 +43,7 @@ def register(rsub: argparse._SubParsersAction) -> None:
                     "pass/fail qualities also the Rogan–Gladen corrected pass rate (bootstrap over the labelled and "
                     "the judged items), and where the judge gave answer probabilities the confidence above which it "
                     "can be trusted alone (Jung et al. 2024, \"Trust or Escalate\").")
-    est.add_argument("run", type=int)
-    est.add_argument("--quality", help="the human-rated quality (default: the run's)")
-    est.add_argument("--judge", action="append", dest="judges", metavar="NAME",
-                     help="repeatable: the run's judges (default: every one)")
+    _run_options(est, "repeatable: the run's judges (default: every one)")
     est.add_argument("--subset", default="all", help="the items: all, open, closed, system:NAME, tag:NAME, ...")
     source = est.add_mutually_exclusive_group(required=True)
     source.add_argument("--labelled", type=int, metavar="N",
@@ -90,6 +84,12 @@ def register(rsub: argparse._SubParsersAction) -> None:
     nxt.add_argument("--subset", default="all")
     _output_options(nxt)
     nxt.set_defaults(handler=run_label_next)
+
+
+def _run_options(parser: argparse.ArgumentParser, judges_help: str) -> None:
+    parser.add_argument("run", type=int)
+    parser.add_argument("--quality", help="the human-rated quality (default: the run's)")
+    parser.add_argument("--judge", action="append", dest="judges", metavar="NAME", help=judges_help)
 
 
 def _output_options(parser: argparse.ArgumentParser) -> None:

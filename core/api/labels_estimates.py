@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import csv
 import dataclasses
-import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -35,6 +34,7 @@ from ..errors import DataError, DialjudgeError
 from ..evaluation import resolve_quality
 from ..judges.store.run_store import RunStore
 from ..judges.types import Judgment
+from ..loaders._common import json_lines
 from ..model import Aggregation, Dataset, RatingValue, Scale, ScaleKind
 from ..stats.active import active_mean, distribution_spread, draw_labels, label_probabilities
 from ..stats.alt_test import DEFAULT_ANNOTATORS, EPSILON_BY_ANNOTATORS, AltTestResult, FdrMethod, alt_test, measure_for
@@ -202,13 +202,7 @@ def read_labels_file(path: Path) -> dict[str, float]:
     rows: list[dict[str, Any]]
     if path.suffix.lower() in (".jsonl", ".json"):
         rows = []
-        for number, line in enumerate(text.splitlines(), start=1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise DataError(f"{path}, line {number}: not JSON ({exc.msg})") from None
+        for number, row in json_lines(text, str(path)):
             if not isinstance(row, dict):
                 raise DataError(f"{path}, line {number}: expected an object with item_id and label")
             rows.append(row)

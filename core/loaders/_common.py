@@ -12,7 +12,7 @@ import math
 import re
 import sys
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 from ..errors import DataError
 from ..model import RatingValue, Scale, ScaleKind, Turn
@@ -55,6 +55,19 @@ def parse_json_text(text: str, path: Path) -> Any:
                         line=exc.lineno) from None
     except RecursionError:
         raise DataError("not valid JSON: nested too deeply", path=str(path)) from None
+
+
+def json_lines(text: str, where: str) -> Iterator[tuple[int, Any]]:
+    """(line number, parsed object) for each non-blank line; a line that is not JSON is a DataError."""
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            yield number, json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise DataError(f"not valid JSON: {exc.msg} (column {exc.colno})", path=where, line=number) from None
+        except RecursionError:
+            raise DataError("not valid JSON: nested too deeply", path=where, line=number) from None
 
 
 def read_toml_file(path: Path) -> dict[str, Any]:

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator
@@ -196,17 +195,6 @@ def vote_of(value: Any, where: str, line: int, field_name: str, *, model_a: str 
     return label
 
 
-def json_lines(text: str, where: str) -> Iterator[tuple[int, Any]]:
-    """(line number, parsed object) for each non-blank line; a line that is not JSON is a DataError."""
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            yield number, json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise DataError(f"not valid JSON: {exc.msg} (column {exc.colno})", path=where, line=number) from None
-        except RecursionError:
-            raise DataError("not valid JSON: nested too deeply", path=where, line=number) from None
 
 
 def first_line(path: Path) -> str:
@@ -218,5 +206,5 @@ def first_line(path: Path) -> str:
         return ""
 
 
-__all__ = ["PREFERENCE", "PREFERENCE_SCALE", "VOTE_A", "VOTE_B", "VOTE_TIE", "WINNER_SPELLINGS", "PairRecord", "first_line", "json_lines",
+__all__ = ["PREFERENCE", "PREFERENCE_SCALE", "VOTE_A", "VOTE_B", "VOTE_TIE", "WINNER_SPELLINGS", "PairRecord", "first_line",
            "merge_pairs", "turned_round", "vote_of", "winner_label"]

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import DataError
+from ...loaders._common import json_lines
 from ..records import ImportedRow, ParsedFile, number_or_none
 
 NAME = "dialjudge"
@@ -41,14 +42,10 @@ def _json(value: Any, place: str, path: Path, column: str) -> Any:
 def read(path: Path, text: str) -> ParsedFile:
     rows = []
     runs: set[Any] = set()
-    for number, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
+    for number, r in json_lines(text, str(path)):
         place = f"line {number}"
-        try:
-            r = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise DataError(f"{path}: {place}: not JSON: {exc.msg}") from None
+        if not isinstance(r, dict):
+            raise DataError(f"{path}: {place}: not a dialjudge judgment (not a JSON object)")
         missing = sorted(_SIGNATURE - set(r))
         if missing:
             raise DataError(f"{path}: {place}: not a dialjudge judgment (no {', '.join(missing)})")

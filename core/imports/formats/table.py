@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import DataError
+from ...loaders._common import json_lines
 from ..records import ImportedRow, ParsedFile, number_or_none
 
 NAME = "table"
@@ -87,13 +88,7 @@ def _records(path: Path, text: str) -> tuple[list[Mapping[str, Any]], list[str]]
     if path.suffix.lower() in (".jsonl", ".ndjson"):
         records: list[Mapping[str, Any]] = []
         where: list[str] = []
-        for number, line in enumerate(text.splitlines(), 1):
-            if not line.strip():
-                continue
-            try:
-                value = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise DataError(f"{path}: line {number}: not JSON: {exc.msg}") from None
+        for number, value in json_lines(text, str(path)):
             if not isinstance(value, dict):
                 raise DataError(f"{path}: line {number}: a JSON object per line expected")
             records.append(value)
