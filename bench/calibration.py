@@ -41,6 +41,7 @@ from dialjudge.core.simulation.calibration import Rate
 from dialjudge.core.stats import bootstrap as bs
 from dialjudge.core.stats.correlation import METHODS, item_correlation
 from dialjudge.core.stats.paired import paired_comparison
+from dialjudge.core.stats.randomization import DEFAULT_DRAWS
 from dialjudge.core.stats.small_samples import MIN_CONTEXTS, MIN_CONTEXTS_LABELS
 
 CONTEXTS = (2, 3, 5, 6, 10, 20, 60)
@@ -108,7 +109,7 @@ def cell_from_dict(row: dict[str, Any]) -> CellResult:
 
 
 def run_cell(name: str, design: SimulationDesign, n_datasets: int, seed: int, n_boot: int = 1000,
-             paired_boot: int = 2000) -> CellResult:
+             paired_boot: int = 2000, n_draws: int = DEFAULT_DRAWS) -> CellResult:
     """One cell: every statistic on ``n_datasets`` simulated datasets, as the product computes it."""
     started = time.perf_counter()
     batch = simulate(design, n_datasets, seed)
@@ -131,7 +132,7 @@ def run_cell(name: str, design: SimulationDesign, n_datasets: int, seed: int, n_
                 c = result.coefficient(method)
                 ci[method][0][d], ci[method][1][d] = c.ci_low, c.ci_high
         a, b, human, item_groups = batch.dataset(d)
-        comparison = paired_comparison(a, b, human, item_groups, n_boot=paired_boot, seed=d)
+        comparison = paired_comparison(a, b, human, item_groups, n_boot=paired_boot, seed=d, n_draws=n_draws)
         if not comparison.defined:
             continue
         shown[d] = comparison.too_few_contexts is None

@@ -52,8 +52,8 @@ def too_few_items_for_rank_delta_ci(n_items: int) -> str | None:
     """Why a paired comparison shows no CI of Δρ or Δτ (too few items), or None."""
     if n_items >= MIN_ITEMS_RANK_DELTA_CI:
         return None
-    return f"too few items for a CI of a rank correlation's difference: {n_items} " \
-           f"(at least {MIN_ITEMS_RANK_DELTA_CI} are needed)"
+    return f"too few items for a CI of a rank correlation's difference: {n_items}, " \
+           f"at least {MIN_ITEMS_RANK_DELTA_CI} are needed"
 
 
 def expanded_tail(confidence: float, n_units: int) -> float:
