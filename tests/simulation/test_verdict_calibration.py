@@ -41,8 +41,8 @@ def test_no_false_verdicts_beyond_five_percent_at_every_shown_k(k: int, m: int) 
     test draws 199 random swaps instead of 1,000 (as valid, p in steps of 1/200), to keep this quick.
     Twelve cells are checked at once, so each allows 3 Monte-Carlo errors (Bonferroni: a correct
     test then fails one of them by chance about 2% of the time, not 25% as with 2). Seeded: on these
-    150 datasets k = 60, m = 6 gives 0.093 for Δρ (2.4 errors above 5%); on 1,000 others the same
-    cell gave 0.041 ± 0.006 (Δr 0.035), so that one is chance. This sweep guards against gross
+    150 datasets k = 60, m = 6 gives 0.087 for Δτ (2.1 errors above 5%); on 1,000 others the same
+    cell gave 0.041 ± 0.006 for Δρ (Δr 0.035), so that one is chance. This sweep guards against gross
     miscalibration (the old bootstrap rule's 21-36% at k = 2); the 1-point excess of the old
     randomization transform is what the 4,000-dataset test above and the orbit test catch."""
     cell = run_cell("null", replace(NULL, n_contexts=k, n_candidates=m), 150, seed=500 + 10 * k + m,
