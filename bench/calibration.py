@@ -387,7 +387,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="no bootstrap at all: only the verdicts (false-verdict rate, power); --render keeps "
                              "the coverage of an earlier run under them")
     parser.add_argument("--no-floor", action="store_true",
-                        help="show CIs at every k (MIN_CONTEXTS lowered to 2): the run the floor is derived from")
+                        help="show CIs at every k (MIN_CONTEXTS, MIN_ITEMS_RANK_DELTA_CI and MIN_CONTEXTS_LABELS "
+                             "lowered to 2): the runs the floors are derived from")
     parser.add_argument("--render", nargs="+", metavar="JSON",
                         help="only write the Markdown from the JSON of earlier runs (several runs' cells merged)")
     args = parser.parse_args(argv)
@@ -405,6 +406,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from dialjudge.core.stats import label_agreement, small_samples
 
         small_samples.MIN_CONTEXTS = 2
+        small_samples.MIN_ITEMS_RANK_DELTA_CI = 2
         label_agreement.MIN_CONTEXTS_LABELS = 2
     parts = args.parts.split(",")
     todo = cells(args.datasets, [int(k) for k in args.contexts.split(",")],

@@ -38,7 +38,7 @@ def test_the_randomization_test_of_r_holds_five_percent_on_many_null_datasets(m:
 @pytest.mark.parametrize("k", [MIN_CONTEXTS, 10, 20, 60])
 def test_no_false_verdicts_beyond_five_percent_at_every_shown_k(k: int, m: int) -> None:
     """Verdicts only (no bootstrap), every k x m cell where a verdict is shown; beyond 12 contexts the
-    test draws 199 random swaps instead of 1,000 (as valid, p in steps of 1/200), to keep this quick.
+    test draws 99 random swaps instead of 1,000 (as valid, p in steps of 1/100), to keep this quick.
     Twelve cells are checked at once, so each allows 3 Monte-Carlo errors (Bonferroni: a correct
     test then fails one of them by chance about 2% of the time, not 25% as with 2). Seeded: on these
     150 datasets k = 60, m = 6 gives 0.087 for Δτ (2.1 errors above 5%); on 1,000 others the same
@@ -46,7 +46,7 @@ def test_no_false_verdicts_beyond_five_percent_at_every_shown_k(k: int, m: int) 
     miscalibration (the old bootstrap rule's 21-36% at k = 2); the 1-point excess of the old
     randomization transform is what the 4,000-dataset test above and the orbit test catch."""
     cell = run_cell("null", replace(NULL, n_contexts=k, n_candidates=m), 150, seed=500 + 10 * k + m,
-                    n_boot=0, paired_boot=0, n_draws=199)
+                    n_boot=0, paired_boot=0, n_draws=99)
     for name in ("false Δr", "false Δρ", "false Δτ"):
         rate = cell.rates[name]
         assert rate.trials == 150, name
