@@ -61,9 +61,9 @@ class ColumnMapDialog(FormDialog[ColumnMap | None]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Label(f"Which field is each column of {self.choices.path.name}?", classes="dialog-title")
-            yield Static(f"{self.problem}. Pick a field for each column (prefilled from the names and "
-                         "values); a rating column also names the quality it rates. The scales are read "
-                         "from the values. On the command line: --map COLUMN=FIELD.", classes="dialog-text")
+            yield Static(f"{self.problem[:1].upper()}{self.problem[1:]}. Pick each column's field (prefilled from the names and "
+                         "values); a rating also names its quality. Scales are read from the values. "
+                         "Command line: --map COLUMN=FIELD.", classes="dialog-text")
             with VerticalScroll(id="column-rows"):
                 for index, choice in enumerate(self.choices.choices):
                     with Horizontal(classes="column-row"):
@@ -74,8 +74,8 @@ class ColumnMapDialog(FormDialog[ColumnMap | None]):
                                     disabled=choice.field != RATING)
                         yield Label(_one_line(choice.example), classes="column-example")
             with Horizontal(classes="dialog-buttons"):
-                yield Button("Open (ctrl+s)", id="open-mapped", variant="primary")
-                yield Button("Cancel (Esc)", id="cancel")
+                yield Button("Open (ctrl+s)", id="open-mapped", variant="primary", compact=True)
+                yield Button("Cancel (Esc)", id="cancel", compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#field-0", Select).focus()
