@@ -110,6 +110,9 @@ def open_dataset(name_or_path: str, config: Config | None = None, *, remember: b
 
     entry = resolve_dataset(name_or_path, config)
     assert entry.path is not None
+    if column_map is not None and entry.origin != "file":
+        raise DataError(f"a column mapping (--map) applies to a table file opened by its path, not to the "
+                        f"{entry.origin} dataset {entry.name!r}")
     given = column_map
     if column_map is None:
         column_map = remembered_column_map(entry.path)

@@ -251,3 +251,8 @@ def test_not_remembered_when_asked_not_to(tmp_path: Path) -> None:
     path = write(tmp_path / "t.csv", OTHER_NAMES)
     open_dataset(str(path), column_map=parse_column_map(OTHER_NAMES_MAP), remember=False)
     assert remembered_column_map(path) is None
+
+
+def test_a_mapping_is_refused_for_a_named_dataset() -> None:
+    with pytest.raises(DataError, match="applies to a table file opened by its path, not to the bundled dataset 'sample'"):
+        open_dataset("sample", column_map=parse_column_map(["a=candidate"]))
