@@ -8,7 +8,7 @@ from pathlib import Path
 from textual.widgets import Input, Label, OptionList, Select
 from tui_helpers import SIZE, settle, toast_texts, wait_until
 
-from dialjudge.core.api import RATING
+from dialjudge.core.api import RATING, parse_column_map
 from dialjudge.tui.app import make_app
 from dialjudge.tui.screens.column_map_dialog import ColumnMapDialog
 from dialjudge.tui.screens.datasets import DatasetsScreen
@@ -121,3 +121,18 @@ async def test_esc_closes_the_dialog_without_opening(services, tmp_path: Path):
 
 def test_every_binding_of_the_dialog_has_a_description():
     assert all(binding.description for binding in ColumnMapDialog.BINDINGS)
+
+
+async def test_launched_with_a_mapping_the_file_opens_without_the_dialog(services, tmp_path: Path):
+    """``dialjudge --dataset FILE --map COLUMN=FIELD ...``: the app opens the table with the mapping."""
+    path = tmp_path / "other.csv"
+    path.write_text(CSV, encoding="utf-8")
+    column_map = parse_column_map(["item=id", "history=context", "reply=candidate", "rater1=Overall:a",
+                                   "rater2=Overall:b"])
+    app = make_app(str(path), services=services, column_map=column_map)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert not isinstance(app.screen, ColumnMapDialog)
+        dataset = app.workspace.dataset
+        assert dataset.name == "other"
+        assert [ex.ratings["Overall"].scores for ex in dataset] == [(4, 5), (2, None), (1, 3)]
