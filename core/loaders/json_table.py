@@ -23,7 +23,7 @@ from ..model import Dataset
 from ._common import json_lines, json_type, read_text_file
 from .csv_table import CsvMapping, table_dataset
 from .formats import DatasetFile, DatasetFormat, register_format
-from .native import HEADER_KEY
+from .native import HEADER_KEY, RECORD_KEYS
 
 #: Splits a cell made from a list (of references) back into its items.
 LIST_SEPARATOR = "\n"
@@ -76,8 +76,8 @@ def looks_like_records(text: str) -> bool:
         return False
     if not isinstance(record, dict) or not record or HEADER_KEY in record or "ratings" in record:
         return False
-    if isinstance(record.get("context"), list) and "id" in record:
-        return False  # native: a list of {speaker, text} turns under an id
+    if "id" in record and (isinstance(record.get("context"), list) or set(record) <= set(RECORD_KEYS)):
+        return False  # native (a list of {speaker, text} turns, or only native keys): its reader says what is wrong
     return all(_is_flat(value) for value in record.values())
 
 

@@ -256,3 +256,11 @@ def test_not_remembered_when_asked_not_to(tmp_path: Path) -> None:
 def test_a_mapping_is_refused_for_a_named_dataset() -> None:
     with pytest.raises(DataError, match="applies to a table file opened by its path, not to the bundled dataset 'sample'"):
         open_dataset("sample", column_map=parse_column_map(["a=candidate"]))
+
+
+def test_a_broken_native_record_gets_the_native_readers_message(tmp_path: Path) -> None:
+    path = write(tmp_path / "t.jsonl", '{"id": "a", "candidate": "hi"}\n')
+    with pytest.raises(DataError) as info:
+        load_dataset(path)
+    assert not isinstance(info.value, ColumnMappingNeeded)
+    assert "field 'context': missing required field" in str(info.value)
