@@ -239,6 +239,9 @@ class DialjudgeApp(App[int]):
         def answered(column_map: ColumnMap | None) -> None:
             if column_map is not None:
                 self.datasets.open(message.name_or_path, column_map)
+            else:
+                self.notify(f"{message.choices.path.name} was not opened: its columns were not mapped",
+                            severity="warning", timeout=5)
 
         self.push_screen(ColumnMapDialog(message.choices, message.reason), answered)
 

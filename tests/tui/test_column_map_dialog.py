@@ -110,13 +110,14 @@ async def test_esc_closes_the_dialog_without_opening(services, tmp_path: Path):
     path = tmp_path / "other.csv"
     path.write_text(CSV, encoding="utf-8")
     app = make_app(services=services)
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
         await settle(pilot)
         datasets = await open_file(pilot, path)
         await wait_until(pilot, lambda: isinstance(app.screen, ColumnMapDialog), "the column dialog")
         await pilot.press("escape")
         await settle(pilot)
         assert app.screen is datasets and app.workspace.dataset.name == "sample"
+        assert any("other.csv was not opened" in text for text in toast_texts(app))
 
 
 def test_every_binding_of_the_dialog_has_a_description():
