@@ -57,6 +57,7 @@ def run_show(args: argparse.Namespace) -> int:
     split = f"{summary.open_ended} open / {summary.closed_ended} closed / {summary.untagged} untagged"
     con.print(render.key_values(f"{summary.name}" + (" (illustrative)" if summary.illustrative else ""), {
         "source": summary.source,
+        **({"columns mapped": ", ".join(summary.column_map)} if summary.column_map else {}),
         "description": summary.description or "–",
         "items": f"{summary.examples} ({summary.turn_level} turn level, {summary.dialog_level} dialog level)",
         "contexts": summary.groups,

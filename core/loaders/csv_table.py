@@ -273,6 +273,7 @@ def table_dataset(rows: list[tuple[int, list[str]]], mapping: CsvMapping | Colum
     if not rows:
         raise DataError("empty file: expected a header row", path=where)
     header_line, header = rows[0]
+    given_map = None if mapping is None or isinstance(mapping, CsvMapping) else mapping
     if mapping is None:
         mapping = default_mapping(header, delimiter=delimiter)
         if mapping is None:
@@ -299,6 +300,8 @@ def table_dataset(rows: list[tuple[int, list[str]]], mapping: CsvMapping | Colum
         first_line[example.id] = line
         examples.append(example)
     meta: dict[str, Any] = {"format": file_format}
+    if given_map is not None:
+        meta["column_map"] = given_map.as_text()
     if inferred:
         meta["inferred_scales"] = {q: s.to_dict() for q, s in inferred.items()}
     return Dataset(name=name or path.stem, examples=examples, source=where, meta=meta)

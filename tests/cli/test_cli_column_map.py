@@ -54,11 +54,11 @@ def test_show_and_stats_with_a_mapping(capsys, other_names: Path) -> None:
     code, out, err = run(capsys, "datasets", "show", str(other_names), *MAP)
     assert code == 0, err
     assert "4 (4 turn level, 0 dialog level)" in out and "4 items have references" in out
-    overall = next(line for line in out.splitlines() if "Overall" in line)
+    overall = next(line for line in out.splitlines() if line.startswith("│Overall"))
     assert "ordinal 1–5" in overall and "│          2 │" in overall  # two annotators, one missing value
     code, out, err = run(capsys, "datasets", "stats", str(other_names), *MAP)
     assert code == 0, err
-    row = next(line for line in out.splitlines() if "Overall" in line)
+    row = next(line for line in out.splitlines() if line.startswith("│Overall"))
     cells = [c.strip() for c in row.split("│")[1:-1]]
     # Items rated by both annotators: x1 (4, 5), x3 (1, 3), x4 (5, 5). Leave-one-out Pearson with two
     # annotators is the Pearson correlation of the two columns, computed here by hand.
@@ -74,6 +74,8 @@ def test_the_file_remembers_its_mapping(capsys, other_names: Path) -> None:
     code, out, err = run(capsys, "datasets", "show", str(other_names))
     assert code == 0, err
     assert "4 (4 turn level, 0 dialog level)" in out
+    # Never implicit: the summary says which mapping read the file.
+    assert "columns mapped  item=id, history=context, reply=candidate, gold=reference, rater1=Overall:r1" in out
 
 
 @pytest.mark.parametrize("extra, fragments", [

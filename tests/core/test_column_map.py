@@ -128,6 +128,7 @@ def test_csv_with_other_names_reads_the_right_values(tmp_path: Path) -> None:
     scale = dataset.examples[0].ratings["Overall"].scale
     assert (scale.kind, scale.min, scale.max) == (ScaleKind.ORDINAL, 1, 5)
     assert dataset.meta["inferred_scales"] == {"Overall": {"kind": "ordinal", "min": 1, "max": 5}}
+    assert dataset.meta["column_map"] == OTHER_NAMES_MAP
 
 
 def test_a_mapping_agrees_with_the_toml_mapping_of_the_same_file() -> None:

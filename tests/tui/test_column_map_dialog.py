@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from textual.widgets import Input, Label, OptionList, Select
-from tui_helpers import SIZE, settle, toast_texts, wait_until
+from textual.widgets import Input, Label, OptionList, Select, Static
+from tui_helpers import SIZE, settle, static_text, toast_texts, wait_until
 
 from dialjudge.core.api import RATING, parse_column_map
 from dialjudge.tui.app import make_app
@@ -62,6 +62,9 @@ async def test_pick_the_fields_and_the_dataset_opens_with_the_right_ratings(serv
         await wait_until(pilot, lambda: app.workspace.dataset.name == "other", "the mapped file to open")
 
         assert app.screen is datasets
+        summary = static_text(datasets.query_one("#dataset-summary", Static))
+        assert "columns mapped: item=id, history=context, reply=candidate, gold=reference" in summary
+        assert "rater1=Overall:rater1, rater2=Overall:rater2, notes=-" in summary
         dataset = app.workspace.dataset
         assert [ex.id for ex in dataset] == ["x1", "x2", "x3"]
         assert [ex.ratings["Overall"].scores for ex in dataset] == [(4, 5), (2, None), (1, 3)]
