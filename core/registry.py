@@ -16,7 +16,7 @@ from typing import Iterable
 
 from .config import Config, load_config, user_data_dir
 from .errors import DataError
-from .loaders import ColumnMap, load_dataset, table_columns
+from .loaders import MAPPING_SUFFIX, ColumnMap, load_dataset, table_columns
 from .loaders.column_map import parse_column_map
 from .model import Dataset, Level
 
@@ -188,9 +188,10 @@ def remember_column_map(path: Path, column_map: ColumnMap) -> None:
 
 def remembered_column_map(path: Path) -> ColumnMap | None:
     """The mapping the file was last opened with, while every column it names is still in the file
-    (a file rewritten since is read as it is now, not with a stale mapping)."""
+    (a file rewritten since is read as it is now, not with a stale mapping) and no TOML mapping was
+    written beside it since (that one is the user's latest word)."""
     items = _column_maps().get(str(path.resolve()))
-    if not items:
+    if not items or path.with_name(path.stem + MAPPING_SUFFIX).is_file():
         return None
     try:
         column_map = parse_column_map(items)

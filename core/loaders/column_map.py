@@ -19,7 +19,7 @@ from typing import Any
 
 from ..errors import ColumnMappingNeeded, DataError
 from ..model import Scale, ScaleKind
-from .csv_table import RATING_COLUMN_SEPARATOR, CsvMapping, QualityColumns, needs_mapping_error
+from .csv_table import RATING_COLUMN_SEPARATOR, CsvMapping, QualityColumns
 
 #: The fields a column may hold besides ratings, in the order the app's dialog lists them.
 TEXT_FIELDS = ("id", "group_id", "context", "candidate", "reference", "fact", "system", "tags")
@@ -197,4 +197,4 @@ def _suggested_field(column: str) -> str | None:
 
 
 __all__ = ["ColumnMap", "NOT_A_FIELD", "TEXT_FIELDS", "column_map_from_fields", "is_rating_field",
-           "needs_mapping_error", "parse_column_map", "suggested_fields", "valid_fields_text"]
+           "parse_column_map", "suggested_fields", "valid_fields_text"]

@@ -248,6 +248,16 @@ def test_a_remembered_mapping_that_no_longer_fits_is_not_used(tmp_path: Path) ->
         open_dataset(str(path))
 
 
+def test_a_toml_mapping_written_since_wins_over_the_remembered_one(tmp_path: Path) -> None:
+    path = write(tmp_path / "t.csv", OTHER_NAMES)
+    open_dataset(str(path), column_map=parse_column_map(OTHER_NAMES_MAP))
+    write(tmp_path / "t.mapping.toml", 'candidate = "gold"\n[qualities.Overall]\ncolumns = ["rater1"]\n'
+                                       'scale = { kind = "ordinal", min = 1, max = 5 }\n')
+    dataset = open_dataset(str(path))
+    assert [ex.candidate for ex in dataset] == ["fine thanks", "hey", "okay"]
+    assert "column_map" not in dataset.meta
+
+
 def test_not_remembered_when_asked_not_to(tmp_path: Path) -> None:
     path = write(tmp_path / "t.csv", OTHER_NAMES)
     open_dataset(str(path), column_map=parse_column_map(OTHER_NAMES_MAP), remember=False)
