@@ -8,6 +8,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from dialjudge.core.api import RATING, column_choices, column_map_from_fields, parse_column_map
 from dialjudge.core.errors import ColumnMappingNeeded, DataError
@@ -275,3 +277,32 @@ def test_a_broken_native_record_gets_the_native_readers_message(tmp_path: Path) 
         load_dataset(path)
     assert not isinstance(info.value, ColumnMappingNeeded)
     assert "field 'context': missing required field" in str(info.value)
+
+
+# -- whatever a user types: a mapping or a DataError, never a traceback -------------------------------
+
+PROPERTY = settings(max_examples=60, deadline=5000, derandomize=True, database=None,
+                    suppress_health_check=[HealthCheck.function_scoped_fixture])
+_NAMES = st.sampled_from(["item", "history", "reply", "gold", "rater1", "rater2", "notes", "nope", "a=b", " "])
+_FIELDS = st.sampled_from(["id", "group_id", "context", "candidate", "reference", "fact", "system", "tags", "-",
+                           "Overall:r1", "Overall:r2", "Overall : r1", "Q:", ":a", "answer", "a:b:c", ""])
+
+
+@PROPERTY
+@given(st.lists(st.tuples(_NAMES, _FIELDS), max_size=8))
+def test_any_typed_mapping_reads_or_is_refused_with_a_data_error(tmp_path: Path,
+                                                                 pairs: list[tuple[str, str]]) -> None:
+    path = tmp_path / "t.csv"
+    if not path.exists():
+        write(path, OTHER_NAMES)
+    items = [f"{column}={field}" for column, field in pairs]
+    try:
+        column_map = parse_column_map(items)
+        assert parse_column_map(column_map.as_text()) == column_map
+        dataset = load_dataset(path, column_map=column_map)
+    except DataError:
+        return
+    candidates = [c for c, f in column_map.pairs if f == "candidate"]
+    with path.open(newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    assert [ex.candidate for ex in dataset] == [r[candidates[0]].strip() for r in rows]
