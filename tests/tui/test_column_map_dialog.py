@@ -140,3 +140,15 @@ async def test_launched_with_a_mapping_the_file_opens_without_the_dialog(service
         dataset = app.workspace.dataset
         assert dataset.name == "other"
         assert [ex.ratings["Overall"].scores for ex in dataset] == [(4, 5), (2, None), (1, 3)]
+
+
+async def test_column_names_are_shown_as_text_not_markup(services, tmp_path: Path):
+    path = tmp_path / "[b]odd.csv"
+    path.write_text("[red]reply[/red],score\nhi,1\nyo,2\n", encoding="utf-8")
+    app = make_app(str(path), services=services)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, ColumnMapDialog), "the column dialog")
+        dialog = app.screen
+        names = [str(label.content) for label in dialog.query(".column-name").results(Label)]
+        assert names == ["[red]reply[/red]", "score"]
+        assert "[b]odd.csv" in str(dialog.query_one(".dialog-title", Label).content)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -60,19 +61,20 @@ class ColumnMapDialog(FormDialog[ColumnMap | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Label(f"Which field is each column of {self.choices.path.name}?", classes="dialog-title")
-            yield Static(f"{self.problem[:1].upper()}{self.problem[1:]}. Pick each column's field (prefilled from the names and "
+            # File and column names are data: shown as text, never read as markup.
+            yield Label(Text(f"Which field is each column of {self.choices.path.name}?"), classes="dialog-title")
+            yield Static(Text(f"{self.problem[:1].upper()}{self.problem[1:]}. Pick each column's field (prefilled from the names and "
                          "values); a rating also names its quality. Scales are read from the values. "
-                         "Command line: --map COLUMN=FIELD.", classes="dialog-text")
+                         "Command line: --map COLUMN=FIELD."), classes="dialog-text")
             with VerticalScroll(id="column-rows"):
                 for index, choice in enumerate(self.choices.choices):
                     with Horizontal(classes="column-row"):
-                        yield Label(choice.column, classes="column-name")
+                        yield Label(Text(choice.column), classes="column-name")
                         yield Select(FIELD_OPTIONS, value=choice.field, allow_blank=False, compact=True,
                                      id=f"field-{index}")
                         yield Input(choice.quality, placeholder="quality", compact=True, id=f"quality-{index}",
                                     disabled=choice.field != RATING)
-                        yield Label(_one_line(choice.example), classes="column-example")
+                        yield Label(Text(_one_line(choice.example)), classes="column-example")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Open (ctrl+s)", id="open-mapped", variant="primary", compact=True)
                 yield Button("Cancel (Esc)", id="cancel", compact=True)
