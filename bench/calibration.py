@@ -326,10 +326,11 @@ def derived_min_contexts(results: Sequence[CellResult]) -> tuple[int, int]:
     return ok_from, test_from
 
 
-def markdown(results: Sequence[CellResult], n_datasets: int, command: str) -> str:
-    lines = [f"Regenerate: `{command}` ({n_datasets} simulated datasets per cell unless the column \"datasets\" "
-             "says otherwise; rates ± Monte-Carlo standard error; \"—\": not shown at that k, so nothing to "
-             "calibrate).", ""]
+def markdown(results: Sequence[CellResult], n_datasets: int | None, command: str) -> str:
+    per_cell = "simulated datasets per cell: the column \"datasets\"" if n_datasets is None else \
+        f"{n_datasets} simulated datasets per cell"
+    lines = [f"Regenerate: `{command}` ({per_cell}; rates ± Monte-Carlo standard error; \"—\": not shown at "
+             "that k, so nothing to calibrate).", ""]
     for design in ("null", "effect", "labels", "ceiling"):
         rows = [r for r in results if r.design == design]
         if not rows:
@@ -395,8 +396,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.render:
         saved = overlaid([[cell_from_dict(row) for row in json.loads(Path(path).read_text("utf-8"))]
                           for path in args.render])
-        text = markdown(saved, max(r.n_datasets for r in saved if r.design != "stop rule"),
-                        "PYTHONPATH=src python -m bench.calibration")
+        text = markdown(saved, None, "PYTHONPATH=src python -m bench.calibration --render "
+                        + " ".join(args.render))
         if args.markdown:
             Path(args.markdown).write_text(text + "\n", encoding="utf-8")
         else:
