@@ -32,7 +32,7 @@ MIN_CONTEXTS = 6
 MIN_CONTEXTS_LABELS = 10
 #: Items below which a paired comparison shows no CI of Δρ or Δτ (the verdict, from the exact
 #: randomization test, still shows). In simulation (effect design, true Δρ = +0.2, 2,000 datasets
-#: per cell; docs/calibration.md) the expanded percentile CI of Δρ covered 0.880 ± 0.007 on 6
+#: per cell; docs/calibration.md) the expanded percentile CI of Δρ covered 0.890 ± 0.007 on 6
 #: single-candidate contexts (``--no-floor --parts effect --contexts 6 --candidates 1``; 6 items:
 #: a resample of 6 items is mostly ties for a rank coefficient) and 0.928 ± 0.006 on 7; with 4 or
 #: more candidates per context it covered >= 0.97 from 6 contexts on. Δr's CI covered 0.952 on 6 items.

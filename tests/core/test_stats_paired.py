@@ -119,7 +119,7 @@ def test_bootstrap_p_value_is_two_sided_and_never_zero() -> None:
 
 
 def test_six_single_item_contexts_give_a_verdict_but_no_ci_of_a_rank_difference() -> None:
-    """On 6 items the CI of Δρ covered 0.880 in simulation (docs/calibration.md): it is not shown, and
+    """On 6 items the CI of Δρ covered 0.890 in simulation (docs/calibration.md): it is not shown, and
     the verdict line says why; Δr's CI (0.959) is."""
     human = {f"i{j}": float(v) for j, v in enumerate([1, 2, 3, 4, 5, 3])}
     a = {f"i{j}": float(v) for j, v in enumerate([2, 1, 4, 3, 5, 2])}
