@@ -3,6 +3,8 @@
     PYTHONPATH=src python -m bench.calibration                  # the table in docs/calibration.md
     PYTHONPATH=src python -m bench.calibration --datasets 200   # a reduced run while developing
     PYTHONPATH=src python -m bench.calibration --workers 8 --markdown docs/calibration.md
+    PYTHONPATH=src python -m bench.calibration --parts null --no-intervals   # only the verdicts, quick
+    PYTHONPATH=src python -m bench.calibration --render bench/calibration_runs/*.json   # the docs' table
 
 For every k (contexts) x m (candidates per context) cell, ``--datasets`` datasets are drawn
 (``dialjudge.core.simulation``) and each goes through the product's own code
@@ -13,7 +15,9 @@ For every k (contexts) x m (candidates per context) cell, ``--datasets`` dataset
 * the false-verdict rate of the paired verdict (design "null": A and B equally good, so
   any "X agrees better" is false), over the datasets where a verdict is shown, next to
   the old rule's (a percentile CI over contexts excluding 0) and Williams's test at p < 0.05;
-* the power of the verdict where B truly agrees better (design "effect": Δρ = +0.2).
+* the power of the verdict where B truly agrees better (design "effect": Δρ = +0.2);
+* coverage of the label statistics' CIs (κ, α, agreement, ROC-AUC; design "labels") and of the
+  human ceiling's α CI (design "ceiling"); the stop rule's false "better" over its looks.
 
 Each rate is printed with its Monte-Carlo standard error. The last lines derive the
 smallest number of contexts at which every shown CI covers >= 90% (and the exact
