@@ -702,22 +702,32 @@ class RunStore:
     # -- response cache --------------------------------------------------------------------
 
     def cached_response(self, cache_key: str) -> BackendResult | None:
-        rows = self._query("SELECT * FROM response_cache WHERE cache_key = ?", (cache_key,))
-        if not rows:
-            return None
-        row = rows[0]
-        top = json.loads(row["top_logprobs"]) if row["top_logprobs"] else None
-        return BackendResult(
-            raw_output=row["raw_output"],
-            choice_probs=json.loads(row["choice_probs"]) if row["choice_probs"] else None,
-            top_logprobs=[(str(t), float(p)) for t, p in top] if top is not None else None,
-            prompt_tokens=row["prompt_tokens"],
-            evaluated_tokens=row["evaluated_tokens"],
-            completion_tokens=row["completion_tokens"],
-            latency_s=row["latency"],
-            valid_mass=row["valid_mass"],
-            mass_is_lower_bound=bool(row["mass_lower_bound"]),
-        )
+        return self.cached_responses([cache_key]).get(cache_key)
+
+    def cached_responses(self, cache_keys: Iterable[str]) -> dict[str, BackendResult]:
+        """The cached answers of those keys that have one."""
+        keys = list(dict.fromkeys(cache_keys))
+        out: dict[str, BackendResult] = {}
+        for start in range(0, len(keys), _IN_CHUNK):
+            chunk = keys[start:start + _IN_CHUNK]
+            rows = self._query(
+                "SELECT cache_key, raw_output, choice_probs, top_logprobs, prompt_tokens, evaluated_tokens, "
+                "completion_tokens, latency, valid_mass, mass_lower_bound FROM response_cache "
+                f"WHERE cache_key IN ({', '.join('?' for _ in chunk)})", chunk)
+            for row in rows:
+                top = json.loads(row["top_logprobs"]) if row["top_logprobs"] else None
+                out[row["cache_key"]] = BackendResult(
+                    raw_output=row["raw_output"],
+                    choice_probs=json.loads(row["choice_probs"]) if row["choice_probs"] else None,
+                    top_logprobs=[(str(t), float(p)) for t, p in top] if top is not None else None,
+                    prompt_tokens=row["prompt_tokens"],
+                    evaluated_tokens=row["evaluated_tokens"],
+                    completion_tokens=row["completion_tokens"],
+                    latency_s=row["latency"],
+                    valid_mass=row["valid_mass"],
+                    mass_is_lower_bound=bool(row["mass_lower_bound"]),
+                )
+        return out
 
     def put_cached_response(self, cache_key: str, model_identity: str, response: BackendResult) -> None:
         with self._transaction() as db:
