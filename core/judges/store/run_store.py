@@ -17,7 +17,7 @@ import socket
 import sqlite3
 import threading
 import uuid
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -598,8 +598,12 @@ class RunStore:
 
     def _rows(self, sql: str, params: Iterable[Any] = ()) -> Iterator[tuple[Any, ...]]:
         """Plain tuples of one SELECT, read on a connection of their own (one consistent snapshot)."""
+        for chunk in self._row_chunks(sql, params):
+            yield from chunk
+
+    def _row_chunks(self, sql: str, params: Iterable[Any] = ()) -> Iterator[list[tuple[Any, ...]]]:
         if str(self.path) == ":memory:":  # a second connection would see another database
-            yield from [tuple(row) for row in self._query(sql, params)]
+            yield [tuple(row) for row in self._query(sql, params)]
             return
         try:
             reader = sqlite3.connect(self.path, check_same_thread=False)
@@ -610,14 +614,15 @@ class RunStore:
             reader.execute("PRAGMA busy_timeout = 5000")
             cursor = reader.execute(sql, tuple(params))
             while chunk := cursor.fetchmany(_READ_CHUNK):
-                yield from chunk
+                yield chunk
         finally:
             reader.close()
 
     def _judgments(self, where: str, params: Iterable[Any], order: str, *, limit: str = "") -> Iterator[Judgment]:
         parse = _JudgmentParser()
-        for row in self._rows(f"SELECT {_READ_SELECT} FROM judgments WHERE {where} ORDER BY {order}{limit}", params):
-            yield parse(row)
+        sql = f"SELECT {_READ_SELECT} FROM judgments WHERE {where} ORDER BY {order}{limit}"
+        for chunk in self._row_chunks(sql, params):
+            yield from parse(chunk)
 
     def iter_judgments(self, run_id: int) -> Iterator[Judgment]:
         """Every judgment of a run, ordered by judge, item and repeat."""
@@ -824,37 +829,48 @@ def _with_booleans(row: tuple[Any, ...]) -> tuple[Any, ...]:
 
 
 class _JudgmentParser:
-    """Rows of :data:`_READ_COLUMNS` as Judgments. The JSON columns repeat (every judgment of a run
-    has the same sampling, many the same distribution): each distinct text is parsed once, and
-    every Judgment gets its own dict and list of it (values nested deeper, as a sampling's stop
-    strings, are shared, as Judgments are never changed in place)."""
+    """Rows of :data:`_READ_COLUMNS` as Judgments, a chunk at a time. The JSON columns of a chunk are
+    parsed in one ``json.loads`` each (one array of the stored texts, every one of them written by
+    ``json.dumps``); a run's sampling, the same in every judgment, is parsed once. Every Judgment
+    gets its own dicts and lists (values nested deeper, as a sampling's stop strings, are shared:
+    Judgments are never changed in place)."""
 
     def __init__(self) -> None:
-        self._parsed: dict[str, Any] = {}
+        self._samplings: dict[str, Any] = {}
         self._modes = {m.value: m for m in ScoringMode}
 
-    def _json(self, text: str) -> Any:
-        value = self._parsed.get(text)
+    def _sampling(self, text: str) -> dict[str, Any]:
+        value = self._samplings.get(text)
         if value is None:
-            if len(self._parsed) >= 10_000:  # a run with every value distinct: keep memory bounded
-                self._parsed.clear()
-            value = self._parsed[text] = json.loads(text)
-        return value
+            if len(self._samplings) >= 1000:  # a run whose every sampling differs: keep memory bounded
+                self._samplings.clear()
+            value = self._samplings[text] = json.loads(text)
+        return dict(value)
 
-    def __call__(self, row: tuple[Any, ...]) -> Judgment:
-        (item_id, judge, mode, prompt_hash, raw_output, score, normalized, error, reasoning, relevancy,
-         distribution, latency, prompt_tokens, evaluated_tokens, completion_tokens, repeat, cached, sampling,
-         top_logprobs, valid_mass, valid_in_top, mass_lower_bound) = row
-        return Judgment(
-            item_id=item_id, judge=judge, mode=self._modes[mode], prompt_hash=prompt_hash, raw_output=raw_output,
-            score=score, normalized=normalized, error=error, reasoning=reasoning, relevancy=relevancy,
-            distribution=dict(self._json(distribution)) if distribution else None,
-            latency_s=latency, prompt_tokens=prompt_tokens, evaluated_tokens=evaluated_tokens,
-            completion_tokens=completion_tokens, repeat=repeat, cached=bool(cached),
-            sampling=dict(self._json(sampling)),
-            top_logprobs=[(str(t), float(p)) for t, p in self._json(top_logprobs)] if top_logprobs else None,
-            valid_mass=valid_mass, valid_in_top=valid_in_top, mass_is_lower_bound=bool(mass_lower_bound),
-        )
+    def __call__(self, rows: Sequence[tuple[Any, ...]]) -> list[Judgment]:
+        modes, sampling = self._modes, self._sampling
+        distributions = _json_column([row[10] for row in rows])
+        tops = _json_column([row[18] for row in rows])
+        # Positional, in the dataclass's field order (_READ_COLUMNS follows it; a test holds them together).
+        return [
+            Judgment(row[0], row[1], modes[row[2]], row[3], row[4], row[5], row[6], row[7], row[8], row[9],
+                     distribution, row[11], row[12], row[13], row[14], row[15], bool(row[16]), sampling(row[17]),
+                     [(str(t), float(p)) for t, p in top] if top is not None else None,
+                     row[19], row[20], bool(row[21]))
+            for row, distribution, top in zip(rows, distributions, tops)
+        ]
+
+
+def _json_column(texts: list[str | None]) -> list[Any]:
+    """Each stored JSON text parsed (None for none), with one ``json.loads`` for all of them."""
+    present = [text for text in texts if text]
+    if not present:
+        return [None] * len(texts)
+    values = json.loads("[" + ",".join(present) + "]")
+    if len(values) != len(present):  # not one value per text after all: parse them one by one
+        values = [json.loads(text) for text in present]
+    parsed = iter(values)
+    return [next(parsed) if text else None for text in texts]
 
 
 def _page_filter(run_id: int, judge: str | None, repeat: int | None) -> tuple[str, list[Any]]:

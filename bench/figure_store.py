@@ -1,0 +1,161 @@
+"""Figure 8: the run store with a 100,000-judgment run in it (issue 23: "listing, loading and exporting
+a 100,000-judgment run in seconds").
+
+A fake-judge logprob run over ``big_dataset(100_000)`` goes through the engine into a fresh store in a
+temporary folder. Rows:
+
+- the run itself (items/s), and the share of its wall time spent in the store's writes (timed
+  around ``RunStore.add_judgments``): the run must not be dominated by committing its judgments;
+- listing runs (two small runs beside the big one). Baseline: the listing query before issue 23
+  (a join of every judgment, grouped by run), on the same file;
+- loading the run's judgments (``load_judgments``, a Judgment per row), one page of 100 judgments
+  from the middle, and the run's score columns as arrays (what statistics read);
+- exporting the judgments, CSV and JSON Lines, as the app's export writes them (``export_run``,
+  streamed from the store). Baseline: the generic writers (``to_csv``/``to_jsonl`` of
+  ``export_rows``), which must give the same bytes; the figure checks that they do;
+- the other judgment formats of ``runs export`` (JSON, Markdown, LaTeX: rows in memory, then text),
+  and the agreement tables with their diagnostics (``export_run`` with the table formats: the
+  statistics with 1,000 bootstrap resamples over 100,000 items).
+
+``--quick``: 10,000 judgments. Times are single runs (the run is too long to repeat), except the
+listing, the page and the columns: the best of three.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Callable, TypeVar
+
+from .common import Context, Row, at_least, at_most, best_time
+from .datasets import big_dataset, fake_run_config
+
+T = TypeVar("T")
+
+EXPORT_SECONDS = 10.0
+LIST_SECONDS = 1.0
+LOAD_SECONDS = 3.0
+PAGE_SECONDS = 0.1
+COLUMNS_SECONDS = 1.0
+WRITE_SHARE = 0.25
+
+#: The listing query before issue 23: every judgment of every run joined and grouped.
+OLD_LISTING = (
+    "SELECT r.*, COUNT(j.id) AS n_judgments, COALESCE(SUM(j.id IS NOT NULL AND j.score IS NULL), 0) AS n_failures "
+    "FROM runs r LEFT JOIN judgments j ON j.run_id = r.id GROUP BY r.id ORDER BY r.id DESC"
+)
+
+
+def timed(function: Callable[[], T]) -> tuple[float, T]:
+    started = time.perf_counter()
+    result = function()
+    return time.perf_counter() - started, result
+
+
+def timed_store(path: Path) -> Any:
+    """A RunStore that adds up the seconds spent in its judgment writes."""
+    from dialjudge.core.judges.store.run_store import RunStore
+
+    class TimedStore(RunStore):
+        write_s = 0.0
+
+        def add_judgments(self, run_id: int, writes: Any) -> int:
+            started = time.perf_counter()
+            try:
+                return super().add_judgments(run_id, writes)
+            finally:
+                self.write_s += time.perf_counter() - started
+
+    return TimedStore(path)
+
+
+def run(ctx: Context) -> list[Row]:
+    from dialjudge.core.judges.backends.fake import FakeBackend
+    from dialjudge.core.judges.run.engine import RunEngine
+    from dialjudge.core.report import records_to_latex, records_to_markdown, to_csv, to_json, to_jsonl
+    from dialjudge.core.run_export import TABLE_FORMATS, export_run
+
+    n = 10_000 if ctx.quick else 100_000
+    size = f"{n:,}-judgment run"
+    rows: list[Row] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        dataset = big_dataset(n)
+        store = timed_store(folder / "runs.sqlite3")
+        small = big_dataset(50)
+        for _ in range(2):  # runs beside the big one, as a store holds
+            asyncio.run(RunEngine(fake_run_config(small), small, {"fake": FakeBackend("fake")}, store,
+                                  use_cache=False, resume=False).run())
+        store.write_s = 0.0
+        run_s, summary = timed(lambda: asyncio.run(
+            RunEngine(fake_run_config(dataset), dataset, {"fake": FakeBackend("fake")}, store).run()))
+        if summary.done != n:
+            raise AssertionError(f"the run judged {summary.done} of {n} items")
+        run_id = summary.run_id
+        share = store.write_s / run_s
+        ctx.log(f"  run: {run_s:.1f} s ({n / run_s:,.0f} items/s), of which store writes {store.write_s:.2f} s "
+                f"({share:.0%})")
+        rows.append(at_least(f"store: {size} through the engine into the store [items/s]", n / run_s, None,
+                             "items/s"))
+        rows.append(at_most("store: share of that run spent writing to the store [%]", 100 * share,
+                            100 * WRITE_SHARE, "%", with_ratio=False))
+
+        with sqlite3.connect(store.path) as db:
+            old_list_s, _ = best_time(lambda: db.execute(OLD_LISTING).fetchall(), 3)
+        list_s, runs = best_time(store.list_runs, 3)
+        if runs[0].judgments != n:
+            raise AssertionError(f"the listing counts {runs[0].judgments} judgments, not {n}")
+        rows.append(at_most(f"store: list runs, a {size} among them (s)", list_s, LIST_SECONDS, "s",
+                            baseline=old_list_s))
+
+        load_s, loaded = timed(lambda: store.load_judgments(run_id))
+        if sum(len(by_item) for by_item in loaded.values()) != n:
+            raise AssertionError("load_judgments did not load every judgment")
+        del loaded
+        rows.append(at_most(f"store: load a {size}'s judgments, a Judgment each (s)", load_s, LOAD_SECONDS, "s"))
+        page_s, page = best_time(lambda: store.judgment_page(run_id, offset=n // 2, limit=100), 3)
+        if page.total != n or len(page.judgments) != 100:
+            raise AssertionError("a page of 100 judgments from the middle was not read")
+        rows.append(at_most(f"store: one page of 100 judgments from the middle of a {size} (s)", page_s,
+                            PAGE_SECONDS, "s"))
+        columns_s, columns = best_time(lambda: store.score_columns(run_id), 3)
+        if sum(len(c) for c in columns.values()) != n:
+            raise AssertionError("score_columns did not read every judgment")
+        rows.append(at_most(f"store: a {size}'s score columns as arrays (s)", columns_s, COLUMNS_SECONDS, "s"))
+
+        out = folder / "export"
+        for fmt, ending, generic in (("judgments-csv", "csv", to_csv), ("judgments-jsonl", "jsonl", to_jsonl)):
+            value, result = timed(lambda fmt=fmt: export_run(store, run_id, dataset, out, [fmt]))
+            (path,) = result.paths
+            baseline, text = timed(lambda generic=generic: generic(store.export_rows(run_id)))
+            if path.read_bytes() != text.encode("utf-8"):
+                raise AssertionError(f"the streamed {ending} export differs from the generic writer's")
+            del text
+            ctx.log(f"  export {ending}: {value:.2f} s ({path.stat().st_size / 1e6:.0f} MB); generic writer "
+                    f"{baseline:.2f} s")
+            rows.append(at_most(f"store: export a {size}'s judgments, {ending.upper()} (s)", value, EXPORT_SECONDS,
+                                "s", baseline=baseline))
+
+        # The other formats of `runs export`: rows in memory, then the text (cli/runs_cmd.py).
+        record = store.get_run(run_id)
+        columns_shown = ("item_id", "judge", "repeat", "score", "normalized", "valid_mass", "error")
+        others: dict[str, Callable[[list[dict[str, Any]]], str]] = {
+            "JSON": lambda rows_: to_json(rows_, meta={"run": record.id}),
+            "Markdown": lambda rows_: records_to_markdown(rows_, columns_shown, title="judgments"),
+            "LaTeX": lambda rows_: records_to_latex(rows_, columns_shown, title="judgments"),
+        }
+        for name, render in others.items():
+            value, text = timed(lambda render=render: render(store.export_rows(run_id)))
+            ctx.log(f"  runs export {name}: {value:.2f} s ({len(text) / 1e6:.0f} MB)")
+            rows.append(at_most(f"store: runs export of a {size}, {name} (s)", value, EXPORT_SECONDS, "s"))
+            del text
+
+        value, result = timed(lambda: export_run(store, run_id, dataset, out / "tables", list(TABLE_FORMATS)))
+        ctx.log(f"  agreement tables and diagnostics: {value:.2f} s, {len(result.paths)} files")
+        rows.append(at_most(f"store: export a {size}'s agreement tables + diagnostics, 4 formats (s)", value,
+                            EXPORT_SECONDS, "s"))
+        store.close()
+    return rows
