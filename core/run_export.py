@@ -136,30 +136,35 @@ def _write_csv(rows: Iterable[tuple[Any, ...]], handle: TextIO) -> int:
     writer.writerow([neutralize_formula(c) for c in EXPORT_COLUMNS])
     count = 0
     for row in rows:
-        writer.writerow([_csv_cell(v) for v in row])
+        # As core.report.to_csv writes a cell: no value is empty; text is neutralised (a formula to a
+        # spreadsheet gets a leading quote) with its line ends made "\n", so the writer quotes it. Numbers
+        # pass as they are: SQLite keeps no NaN (it stores NULL), the one float to_csv empties.
+        writer.writerow(["" if v is None else _csv_text(v) if v.__class__ is str and
+                         (v[:1] in _FORMULA_STARTS or "\r" in v) else v for v in row])
         count += 1
     return count
 
 
-def _csv_cell(value: Any) -> Any:
-    """A cell as core.report.to_csv writes it: no value is empty, text is neutralised (a formula to
-    a spreadsheet gets a leading quote) and its line ends are "\n" so the writer quotes the cell."""
-    if value is None:
-        return ""
-    if isinstance(value, str):
-        return neutralize_formula(value).replace("\r\n", "\n").replace("\r", "\n")
-    if isinstance(value, float) and math.isnan(value):
-        return ""
-    return value
+#: First characters that may make a cell a formula (core.report's list; a number such as -0.25 is kept).
+_FORMULA_STARTS = frozenset("=+-@\t\r")
+
+
+def _csv_text(text: str) -> str:
+    return neutralize_formula(text).replace("\r\n", "\n").replace("\r", "\n")
 
 
 def _write_jsonl(rows: Iterable[tuple[Any, ...]], handle: TextIO) -> int:
-    encode = json.JSONEncoder(ensure_ascii=False).encode  # what json.dumps(..., ensure_ascii=False) uses
+    # What json.dumps(..., ensure_ascii=False) uses; infinities refused, so that a row holding one is
+    # written as to_jsonl writes it (null), and every other row without a look at each value.
+    encode = json.JSONEncoder(ensure_ascii=False, allow_nan=False).encode
     count = 0
     for row in rows:
-        record = {c: (None if isinstance(v, float) and not math.isfinite(v) else v)
-                  for c, v in zip(EXPORT_COLUMNS, row)}
-        handle.write(encode(record) + "\n")
+        try:
+            line = encode(dict(zip(EXPORT_COLUMNS, row)))
+        except ValueError:
+            line = encode({c: (None if isinstance(v, float) and not math.isfinite(v) else v)
+                           for c, v in zip(EXPORT_COLUMNS, row)})
+        handle.write(line + "\n")
         count += 1
     return count
 

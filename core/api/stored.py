@@ -21,6 +21,7 @@ from ..judges.store.run_store import JudgmentPage, RunRecord, RunStore, ScoreCol
 from ..judges.types import Judgment
 from ..model import Dataset
 from ..registry import open_dataset
+from ..run_columns import run_scores
 from ..run_export import FORMAT_LABELS, ExportResult, export_run, write_judgments
 from .requests import ExportRequest, RescoreRequest
 
@@ -69,8 +70,8 @@ def usage_of_run(store: RunStore, run_id: int, app_config: Config) -> RunUsage:
 def judge_columns(store: RunStore, run_id: int) -> tuple[str, dict[str, dict[str, float | None]]]:
     """A stored run's dataset name and its judges as evaluator columns (0-1 scores; None: failed)."""
     dataset = store.get_run(run_id).run_config.dataset
-    # Read as arrays (no Judgment per row): the same columns as run_scores(with_pool=False).
-    return dataset, {judge: column.normalized_by_item() for judge, column in store.score_columns(run_id).items()}
+    scores, _ = run_scores(store, run_id, with_pool=False)
+    return dataset, scores
 
 
 # -- a large run read in parts (what a screen shows, what statistics take) -------------------

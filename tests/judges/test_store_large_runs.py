@@ -56,7 +56,8 @@ def awkward_run(store: RunStore) -> int:
                 error="no score: " + text if failed else None,
                 distribution=None if failed else {"1": 0.25, "2": 0.75, "=3": 0.0},
                 top_logprobs=None if k % 5 == 0 else [(text or "x", -0.5), ("2", -1.25)],
-                sampling={"temperature": 0.0, "seed": k, "stop": ["\n", text]}, latency_s=0.125 * k,
+                sampling={"temperature": 0.0, "seed": k, "stop": ["\n", text]},
+                latency_s=math.inf if k == 2 else 0.125 * k,  # an infinity: null in JSON, as to_jsonl writes it
                 prompt_tokens=10 + k, evaluated_tokens=k, completion_tokens=1, cached=k % 2 == 0,
                 valid_mass=None if k % 3 == 0 else 0.5 + k / 100, valid_in_top=None if k % 3 == 0 else 2,
                 mass_is_lower_bound=k % 2 == 1), cache_key=f"key-{k}-{judge_name}", request_failed=failed))
@@ -281,3 +282,17 @@ async def test_a_failing_write_fails_the_run(tmp_path: Path) -> None:
         await engine.run()
     assert store.list_runs()[0].status == "failed"
     store.close()
+
+
+def test_run_scores_read_as_arrays_equal_those_made_from_judgments(store: RunStore) -> None:
+    from dialjudge.core.run_columns import judgment_columns, run_scores
+
+    run_id = awkward_run(store)
+    for repeat in (0, 1):
+        loaded = store.load_judgments(run_id, repeat=repeat)
+        assert run_scores(store, run_id, repeat=repeat, with_pool=False) == judgment_columns(loaded, with_pool=False)
+        # Two judges: the pool is made from the judgments, as before.
+        assert run_scores(store, run_id, repeat=repeat) == judgment_columns(loaded)
+    single = store.create_run({}, "fp-single")
+    store.add_judgments(single, [JudgmentWrite(judgment(f"i{k}", score=None if k == 1 else 2.0)) for k in range(3)])
+    assert run_scores(store, single) == ({"j": {"i0": 0.25, "i1": None, "i2": 0.25}}, {"j": 1})

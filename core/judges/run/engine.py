@@ -56,7 +56,7 @@ from .stopping import DEFAULT_ORDER_SEED, StopRule, StopState, seeded_context_or
 Scorer = Callable[[JudgeRequest, BackendResult, str], Judgment]
 
 #: Judgments are committed to the store at least this often (seconds) and at most this many at once.
-WRITE_INTERVAL_S = 0.1
+WRITE_INTERVAL_S = 0.25
 MAX_WRITE_BATCH = 1000
 
 

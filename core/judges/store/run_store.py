@@ -2,7 +2,7 @@
 
 One file, ``<user_data_dir>/runs.sqlite3``, in WAL mode so the TUI can read
 while a run writes. Judgments are committed in small batches as they arrive
-(:meth:`RunStore.add_judgments`; the engine commits at least every tenth of a
+(:meth:`RunStore.add_judgments`; the engine commits at least every quarter of a
 second) and the pair (run, item, judge, repeat) is unique, so a run killed at
 any point resumes without duplicating anything, redoing at most its last
 uncommitted batch. API keys never reach this file: run
@@ -791,8 +791,19 @@ def _run_record(row: sqlite3.Row) -> RunRecord:
     )
 
 
+# The encoders json.dumps(value, ensure_ascii=False, sort_keys=True) and json.dumps(value, sort_keys=True)
+# build on every call, built once: the same text, without the cost of an encoder per value.
+_ENCODE = json.JSONEncoder(ensure_ascii=False, sort_keys=True).encode
+_ENCODE_ASCII = json.JSONEncoder(sort_keys=True).encode
+
+
 def _json_or_none(value: Any) -> str | None:
-    return None if value is None else json.dumps(value, ensure_ascii=False, sort_keys=True)
+    return None if value is None else _ENCODE(value)
+
+
+def _pairs_json(pairs: Sequence[tuple[str, float]] | None) -> str | None:
+    # JSON writes a tuple as a list: the text of [[token, logprob], ...], without a list per pair.
+    return None if pairs is None else _ENCODE(pairs if isinstance(pairs, list) else list(pairs))
 
 
 def _judgment_row(run_id: int, j: Judgment, cache_key: str | None, request_failed: bool, now: str
@@ -801,8 +812,7 @@ def _judgment_row(run_id: int, j: Judgment, cache_key: str | None, request_faile
         run_id, j.item_id, j.judge, j.repeat, j.mode.value, cache_key, j.prompt_hash, j.raw_output,
         j.score, j.normalized, _json_or_none(j.distribution), j.reasoning, j.relevancy, j.latency_s,
         j.prompt_tokens, j.evaluated_tokens, j.completion_tokens, j.error, int(request_failed),
-        int(j.cached), json.dumps(dict(j.sampling), sort_keys=True), now,
-        _json_or_none([list(p) for p in j.top_logprobs] if j.top_logprobs is not None else None),
+        int(j.cached), _ENCODE_ASCII(dict(j.sampling)), now, _pairs_json(j.top_logprobs),
         j.valid_mass, j.valid_in_top, int(j.mass_is_lower_bound),
     )
 
@@ -886,8 +896,7 @@ def _page_filter(run_id: int, judge: str | None, repeat: int | None) -> tuple[st
 
 
 def _cache_row(cache_key: str, model_identity: str, r: BackendResult, now: str) -> tuple[Any, ...]:
-    return (cache_key, model_identity, r.raw_output, _json_or_none(r.choice_probs),
-            _json_or_none([list(p) for p in r.top_logprobs] if r.top_logprobs is not None else None),
+    return (cache_key, model_identity, r.raw_output, _json_or_none(r.choice_probs), _pairs_json(r.top_logprobs),
             r.prompt_tokens, r.evaluated_tokens, r.completion_tokens, r.latency_s, now, r.valid_mass,
             int(r.mass_is_lower_bound))
 
