@@ -13,6 +13,7 @@ temporary folder. Rows:
 - exporting the judgments, CSV and JSON Lines, as the app's export writes them (``export_run``,
   streamed from the store). Baseline: the generic writers (``to_csv``/``to_jsonl`` of
   ``export_rows``), which must give the same bytes; the figure checks that they do;
+- the judgments of the 100 items a screen shows (``judgments_for_items``);
 - the other judgment formats of ``runs export`` (JSON, Markdown, LaTeX: rows in memory, then text),
   and the agreement tables with their diagnostics (``export_run`` with the table formats: the
   statistics with 1,000 bootstrap resamples over 100,000 items).
@@ -24,6 +25,10 @@ listing, the page and the columns: the best of three.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import math
+import os
+import re
 import sqlite3
 import tempfile
 import time
@@ -49,10 +54,34 @@ OLD_LISTING = (
 )
 
 
-def timed(function: Callable[[], T]) -> tuple[float, T]:
-    started = time.perf_counter()
-    result = function()
-    return time.perf_counter() - started, result
+class Steps:
+    """Wall time, CPU time and peak memory of each step, logged: on a shared machine the wall time
+    says as much about the others' load as about the code, the CPU time says what the step costs."""
+
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+
+    def __call__(self, name: str, function: Callable[[], T]) -> tuple[float, T]:
+        reset_peak_memory()
+        cpu, started = time.process_time(), time.perf_counter()
+        result = function()
+        wall = time.perf_counter() - started
+        self.ctx.log(f"  {name}: {wall:.2f} s wall, {time.process_time() - cpu:.2f} s CPU, peak RSS "
+                     f"{peak_memory_mb():,.0f} MB, load {os.getloadavg()[0]:.1f}")
+        return wall, result
+
+
+def reset_peak_memory() -> None:
+    with contextlib.suppress(OSError):  # Linux: "5" resets the peak resident set size (VmHWM)
+        Path("/proc/self/clear_refs").write_text("5")
+
+
+def peak_memory_mb() -> float:
+    with contextlib.suppress(OSError):
+        match = re.search(r"VmHWM:\s+(\d+)", Path("/proc/self/status").read_text())
+        if match:
+            return int(match.group(1)) / 1024
+    return math.nan
 
 
 def timed_store(path: Path) -> Any:
@@ -81,6 +110,8 @@ def run(ctx: Context) -> list[Row]:
     n = 10_000 if ctx.quick else 100_000
     size = f"{n:,}-judgment run"
     rows: list[Row] = []
+    timed = Steps(ctx)
+    ctx.log(f"  load average at the start: {', '.join(f'{x:.1f}' for x in os.getloadavg())}")
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         dataset = big_dataset(n)
@@ -90,7 +121,7 @@ def run(ctx: Context) -> list[Row]:
             asyncio.run(RunEngine(fake_run_config(small), small, {"fake": FakeBackend("fake")}, store,
                                   use_cache=False, resume=False).run())
         store.write_s = 0.0
-        run_s, summary = timed(lambda: asyncio.run(
+        run_s, summary = timed(f"the {size} through the engine", lambda: asyncio.run(
             RunEngine(fake_run_config(dataset), dataset, {"fake": FakeBackend("fake")}, store).run()))
         if summary.done != n:
             raise AssertionError(f"the run judged {summary.done} of {n} items")
@@ -111,7 +142,7 @@ def run(ctx: Context) -> list[Row]:
         rows.append(at_most(f"store: list runs, a {size} among them (s)", list_s, LIST_SECONDS, "s",
                             baseline=old_list_s))
 
-        load_s, loaded = timed(lambda: store.load_judgments(run_id))
+        load_s, loaded = timed("load_judgments", lambda: store.load_judgments(run_id))
         if sum(len(by_item) for by_item in loaded.values()) != n:
             raise AssertionError("load_judgments did not load every judgment")
         del loaded
@@ -121,6 +152,12 @@ def run(ctx: Context) -> list[Row]:
             raise AssertionError("a page of 100 judgments from the middle was not read")
         rows.append(at_most(f"store: one page of 100 judgments from the middle of a {size} (s)", page_s,
                             PAGE_SECONDS, "s"))
+        on_screen = [ex.id for ex in dataset.examples[n // 2:n // 2 + 100]]
+        items_s, by_item = best_time(lambda: store.judgments_for_items(run_id, on_screen), 3)
+        if len(by_item) != 100:
+            raise AssertionError("the judgments of 100 items on screen were not read")
+        rows.append(at_most(f"store: the judgments of 100 items on screen, of a {size} (s)", items_s,
+                            PAGE_SECONDS, "s"))
         columns_s, columns = best_time(lambda: store.score_columns(run_id), 3)
         if sum(len(c) for c in columns.values()) != n:
             raise AssertionError("score_columns did not read every judgment")
@@ -128,14 +165,13 @@ def run(ctx: Context) -> list[Row]:
 
         out = folder / "export"
         for fmt, ending, generic in (("judgments-csv", "csv", to_csv), ("judgments-jsonl", "jsonl", to_jsonl)):
-            value, result = timed(lambda fmt=fmt: export_run(store, run_id, dataset, out, [fmt]))
+            value, result = timed(f"export {ending}", lambda fmt=fmt: export_run(store, run_id, dataset, out, [fmt]))
             (path,) = result.paths
-            baseline, text = timed(lambda generic=generic: generic(store.export_rows(run_id)))
+            baseline, text = timed(f"generic {ending} writer", lambda generic=generic: generic(store.export_rows(run_id)))
             if path.read_bytes() != text.encode("utf-8"):
                 raise AssertionError(f"the streamed {ending} export differs from the generic writer's")
             del text
-            ctx.log(f"  export {ending}: {value:.2f} s ({path.stat().st_size / 1e6:.0f} MB); generic writer "
-                    f"{baseline:.2f} s")
+            ctx.log(f"  the {ending} file: {path.stat().st_size / 1e6:.0f} MB, the same bytes as the generic writer's")
             rows.append(at_most(f"store: export a {size}'s judgments, {ending.upper()} (s)", value, EXPORT_SECONDS,
                                 "s", baseline=baseline))
 
@@ -148,14 +184,16 @@ def run(ctx: Context) -> list[Row]:
             "LaTeX": lambda rows_: records_to_latex(rows_, columns_shown, title="judgments"),
         }
         for name, render in others.items():
-            value, text = timed(lambda render=render: render(store.export_rows(run_id)))
-            ctx.log(f"  runs export {name}: {value:.2f} s ({len(text) / 1e6:.0f} MB)")
+            value, text = timed(f"runs export {name}", lambda render=render: render(store.export_rows(run_id)))
+            ctx.log(f"  the {name} text: {len(text) / 1e6:.0f} MB")
             rows.append(at_most(f"store: runs export of a {size}, {name} (s)", value, EXPORT_SECONDS, "s"))
             del text
 
-        value, result = timed(lambda: export_run(store, run_id, dataset, out / "tables", list(TABLE_FORMATS)))
-        ctx.log(f"  agreement tables and diagnostics: {value:.2f} s, {len(result.paths)} files")
+        value, result = timed("agreement tables and diagnostics",
+                              lambda: export_run(store, run_id, dataset, out / "tables", list(TABLE_FORMATS)))
+        ctx.log(f"  the agreement tables and diagnostics: {len(result.paths)} files")
         rows.append(at_most(f"store: export a {size}'s agreement tables + diagnostics, 4 formats (s)", value,
                             EXPORT_SECONDS, "s"))
         store.close()
+    ctx.log(f"  load average at the end: {', '.join(f'{x:.1f}' for x in os.getloadavg())}")
     return rows
