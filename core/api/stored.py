@@ -99,6 +99,9 @@ def score_columns(store: RunStore, run_id: int, *, repeat: int = 0) -> dict[str,
 def write_judgments_file(store: RunStore, run_id: int, path: Path, fmt: str) -> int:
     """Stream a run's judgments into one CSV (``fmt`` "csv") or JSON Lines ("jsonl") file, the bytes
     ``runs export`` prints; returns how many. No judgment list is held in memory."""
+    store.get_run(run_id)
+    if not store.count_judgments(run_id):
+        raise DialjudgeError(f"run {run_id} has no judgments")
     return write_judgments(store, run_id, Path(path), fmt)
 
 
