@@ -296,3 +296,39 @@ def test_run_scores_read_as_arrays_equal_those_made_from_judgments(store: RunSto
     single = store.create_run({}, "fp-single")
     store.add_judgments(single, [JudgmentWrite(judgment(f"i{k}", score=None if k == 1 else 2.0)) for k in range(3)])
     assert run_scores(store, single) == ({"j": {"i0": 0.25, "i1": None, "i2": 0.25}}, {"j": 1})
+
+
+async def test_a_timed_write_that_fails_once_is_tried_again_and_loses_nothing(tmp_path: Path) -> None:
+    store = RunStore(tmp_path / "runs.sqlite3")
+    calls: list[int] = []
+    original = store.add_judgments
+
+    def failing_once(run_id: int, writes: Any) -> int:
+        calls.append(len(writes))
+        if len(calls) == 2:  # the timed write of the judgments made while the fifth is asked
+            raise run_store.StoreError("database is locked")
+        return original(run_id, writes)
+
+    store.add_judgments = failing_once  # type: ignore[method-assign]
+    release = asyncio.Event()
+    asked = 0
+
+    async def hold_the_fifth(request: JudgeRequest) -> None:
+        nonlocal asked
+        asked += 1
+        if asked == 5:
+            await release.wait()
+
+    engine = RunEngine(config(judge("a")), make_dataset(3, 3),
+                       {"a": FakeBackend("a", max_concurrency=1, delay=hold_the_fifth)}, store, renderer=render,
+                       write_interval_s=0.05)
+    task = asyncio.ensure_future(engine.run())
+    for _ in range(400):  # bounded: at most 20 s
+        if len(calls) >= 2:
+            break
+        await asyncio.sleep(0.05)
+    assert calls[:2] == [1, 3]  # the first at once; the next three on the timer, which failed
+    release.set()
+    summary = await asyncio.wait_for(task, 20)
+    assert summary.status == "finished" and store.count_judgments(summary.run_id) == 9
+    store.close()

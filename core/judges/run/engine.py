@@ -584,11 +584,12 @@ class RunEngine:
     # interval's judgments, which a resume asks for again; nothing is ever stored twice.
 
     def _write_soon(self) -> None:
-        if self._write_error is not None:  # a timed write failed: the run fails as an immediate one would
-            error, self._write_error = self._write_error, None
-            raise error
         waited = time.monotonic() - self._last_write
-        if waited >= self.write_interval_s or len(self._unwritten) >= MAX_WRITE_BATCH:
+        if (self._write_error is not None or waited >= self.write_interval_s
+                or len(self._unwritten) >= MAX_WRITE_BATCH):
+            # After a failed timed write, at once: a second failure fails the run, as an immediate
+            # one would, rather than a run going on for hours with its judgments only in memory.
+            self._write_error = None
             self._write_now()
         elif self._write_timer is None and self._loop is not None:
             self._write_timer = self._loop.call_later(self.write_interval_s - waited, self._write_on_timer)
@@ -597,7 +598,7 @@ class RunEngine:
         self._write_timer = None
         try:
             self._write_now()
-        except Exception as exc:  # raised to the run by the next judgment, or at its end
+        except Exception as exc:  # tried again with the next judgment or at the run's end, which fail on it
             self._write_error = exc
 
     def _write_now(self) -> None:
@@ -614,10 +615,8 @@ class RunEngine:
 
     def _write_all(self) -> None:
         """Before the run's status or counts are read or written: everything scored is stored."""
+        self._write_error = None
         self._write_now()
-        if self._write_error is not None:
-            error, self._write_error = self._write_error, None
-            raise error
 
     # -- progress and the end -------------------------------------------------------------
 
