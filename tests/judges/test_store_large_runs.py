@@ -223,6 +223,10 @@ def test_score_columns_agree_with_the_loaded_judgments(store: RunStore) -> None:
         assert [None if math.isnan(v) else v for v in column.normalized.tolist()] == [j.normalized for j in expected]
         assert column.failed.tolist() == [j.failed for j in expected]
         assert column.normalized_by_item() == {j.item_id: j.normalized for j in expected}
+        in_another_order = [*reversed(column.item_ids), "never-judged"]
+        aligned = column.normalized_for(in_another_order).tolist()
+        assert [None if math.isnan(v) else v for v in aligned] == [
+            *(loaded[name][item].normalized for item in reversed(column.item_ids)), None]
 
 
 async def test_a_fast_run_commits_in_batches_and_stores_everything(tmp_path: Path) -> None:

@@ -293,6 +293,16 @@ class ScoreColumns:
     def __len__(self) -> int:
         return len(self.item_ids)
 
+    def normalized_for(self, item_ids: Sequence[str]) -> np.ndarray:
+        """The 0-1 scores in the order of ``item_ids`` (a dataset's, a table's rows); NaN for an item
+        this judge has no score of, failed or never judged."""
+        position = {item: k for k, item in enumerate(self.item_ids)}
+        picks = np.fromiter((position.get(item, -1) for item in item_ids), dtype=np.int64, count=len(item_ids))
+        out = np.full(len(item_ids), np.nan)
+        found = picks >= 0
+        out[found] = self.normalized[picks[found]]
+        return out
+
     def normalized_by_item(self) -> dict[str, float | None]:
         """``{item_id: 0-1 score}`` with None for a failed judgment (an evaluator column)."""
         return {item: (None if value != value else value)
