@@ -19,7 +19,8 @@ temporary folder. Rows:
   and the agreement tables with their diagnostics (``export_run`` with the table formats: the
   statistics with 1,000 bootstrap resamples over 100,000 items).
 
-``--quick``: 10,000 judgments. Times are single runs (the run is too long to repeat), except the
+Each timed step has a row of its CPU time too (no target): on the shared 2 cores the wall time
+measures the others' load as much as the code. ``--quick``: 10,000 judgments. Times are single runs (the run is too long to repeat), except the
 listing, the page and the columns: the best of three.
 """
 
@@ -61,15 +62,23 @@ class Steps:
 
     def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
+        #: The CPU seconds of the last step.
+        self.cpu = 0.0
 
     def __call__(self, name: str, function: Callable[[], T]) -> tuple[float, T]:
         reset_peak_memory()
         cpu, started = time.process_time(), time.perf_counter()
         result = function()
         wall = time.perf_counter() - started
-        self.ctx.log(f"  {name}: {wall:.2f} s wall, {time.process_time() - cpu:.2f} s CPU, peak RSS "
+        self.cpu = time.process_time() - cpu
+        self.ctx.log(f"  {name}: {wall:.2f} s wall, {self.cpu:.2f} s CPU, peak RSS "
                      f"{peak_memory_mb():,.0f} MB, load {os.getloadavg()[0]:.1f}")
         return wall, result
+
+
+def cpu_row(what: str, seconds: float) -> Row:
+    """The CPU seconds of a step, beside its wall time: what the step costs whatever the load."""
+    return at_most(f"store:   {what}, CPU time (s)", seconds, None, "s")
 
 
 def reset_peak_memory() -> None:
@@ -137,6 +146,7 @@ def run(ctx: Context) -> list[Row]:
                 f"({store.write_s / run_s:.0%}), {store.write_cpu_s:.2f} s CPU ({share:.0%})")
         rows.append(at_least(f"store: {size} through the engine into the store [items/s]", n / run_s, None,
                              "items/s"))
+        rows.append(cpu_row("the run", run_cpu_s))
         rows.append(at_most("store: share of that run's CPU time spent writing to the store [%]", 100 * share,
                             100 * WRITE_SHARE, "%", with_ratio=False))
 
@@ -153,6 +163,7 @@ def run(ctx: Context) -> list[Row]:
             raise AssertionError("load_judgments did not load every judgment")
         del loaded
         rows.append(at_most(f"store: load a {size}'s judgments, a Judgment each (s)", load_s, LOAD_SECONDS, "s"))
+        rows.append(cpu_row("load the judgments", timed.cpu))
         page_s, page = best_time(lambda: store.judgment_page(run_id, offset=n // 2, limit=100), 3)
         if page.total != n or len(page.judgments) != 100:
             raise AssertionError("a page of 100 judgments from the middle was not read")
@@ -172,6 +183,7 @@ def run(ctx: Context) -> list[Row]:
         out = folder / "export"
         for fmt, ending, generic in (("judgments-csv", "csv", to_csv), ("judgments-jsonl", "jsonl", to_jsonl)):
             value, result = timed(f"export {ending}", lambda fmt=fmt: export_run(store, run_id, dataset, out, [fmt]))
+            export_cpu = timed.cpu
             (path,) = result.paths
             baseline, text = timed(f"generic {ending} writer", lambda generic=generic: generic(store.export_rows(run_id)))
             if path.read_bytes() != text.encode("utf-8"):
@@ -180,6 +192,7 @@ def run(ctx: Context) -> list[Row]:
             ctx.log(f"  the {ending} file: {path.stat().st_size / 1e6:.0f} MB, the same bytes as the generic writer's")
             rows.append(at_most(f"store: export a {size}'s judgments, {ending.upper()} (s)", value, EXPORT_SECONDS,
                                 "s", baseline=baseline))
+            rows.append(cpu_row(f"export {ending.upper()}", export_cpu))
 
         # The other formats of `runs export`: rows in memory, then the text (cli/runs_cmd.py).
         record = store.get_run(run_id)
@@ -193,6 +206,7 @@ def run(ctx: Context) -> list[Row]:
             value, text = timed(f"runs export {name}", lambda render=render: render(store.export_rows(run_id)))
             ctx.log(f"  the {name} text: {len(text) / 1e6:.0f} MB")
             rows.append(at_most(f"store: runs export of a {size}, {name} (s)", value, EXPORT_SECONDS, "s"))
+            rows.append(cpu_row(f"runs export {name}", timed.cpu))
             del text
 
         value, result = timed("agreement tables and diagnostics",
@@ -200,6 +214,7 @@ def run(ctx: Context) -> list[Row]:
         ctx.log(f"  the agreement tables and diagnostics: {len(result.paths)} files")
         rows.append(at_most(f"store: export a {size}'s agreement tables + diagnostics, 4 formats (s)", value,
                             EXPORT_SECONDS, "s"))
+        rows.append(cpu_row("agreement tables + diagnostics", timed.cpu))
         store.close()
     ctx.log(f"  load average at the end: {', '.join(f'{x:.1f}' for x in os.getloadavg())}")
     return rows
