@@ -336,3 +336,21 @@ async def test_a_timed_write_that_fails_once_is_tried_again_and_loses_nothing(tm
     summary = await asyncio.wait_for(task, 20)
     assert summary.status == "finished" and store.count_judgments(summary.run_id) == 9
     store.close()
+
+
+def test_a_cached_response_keeps_its_own_probabilities(store: RunStore) -> None:
+    run_id = store.create_run({}, "fp")
+    top = [("2", -0.25), ("1", -1.5)]
+    probs = {"1": 0.25, "2": 0.75}
+    shared = BackendResult(raw_output="2", choice_probs=probs, top_logprobs=top)
+    own = BackendResult(raw_output="2", choice_probs={"1": 0.5, "2": 0.5}, top_logprobs=[("1", -0.5)])
+    store.add_judgments(run_id, [
+        JudgmentWrite(judgment("a", distribution=dict(probs), top_logprobs=list(top)), "ka", False, shared, "m"),
+        JudgmentWrite(judgment("b", distribution=dict(probs), top_logprobs=list(top)), "kb", False, own, "m")])
+    got = store.cached_responses(["ka", "kb"])
+    assert (got["ka"].choice_probs, got["ka"].top_logprobs) == (probs, top)
+    assert (got["kb"].choice_probs, got["kb"].top_logprobs) == ({"1": 0.5, "2": 0.5}, [("1", -0.5)])
+    db = sqlite3.connect(store.path)
+    texts = dict(db.execute("SELECT cache_key, choice_probs || top_logprobs FROM response_cache"))
+    db.close()
+    assert texts["ka"] == json.dumps(probs, sort_keys=True) + json.dumps([list(p) for p in top])

@@ -537,9 +537,10 @@ class RunStore:
         now = _now()
         rows, cached = [], []
         for w in writes:
-            rows.append(_judgment_row(run_id, w.judgment, w.cache_key, w.request_failed, now))
+            row = _judgment_row(run_id, w.judgment, w.cache_key, w.request_failed, now)
+            rows.append(row)
             if w.response is not None and w.cache_key is not None:
-                cached.append(_cache_row(w.cache_key, w.model_identity, w.response, now))
+                cached.append(_cache_row(w.cache_key, w.model_identity, w.response, now, w.judgment, row))
         if not rows:
             return 0
         with self._transaction() as db:
@@ -905,10 +906,32 @@ def _page_filter(run_id: int, judge: str | None, repeat: int | None) -> tuple[st
     return where, params
 
 
-def _cache_row(cache_key: str, model_identity: str, r: BackendResult, now: str) -> tuple[Any, ...]:
-    return (cache_key, model_identity, r.raw_output, _json_or_none(r.choice_probs), _pairs_json(r.top_logprobs),
-            r.prompt_tokens, r.evaluated_tokens, r.completion_tokens, r.latency_s, now, r.valid_mass,
-            int(r.mass_is_lower_bound))
+def _cache_row(cache_key: str, model_identity: str, r: BackendResult, now: str, j: Judgment | None = None,
+               judgment_row: tuple[Any, ...] = ()) -> tuple[Any, ...]:
+    # A judgment usually holds copies of its response's probabilities: their JSON, just made for the
+    # judgment's row, is the same text (the same float objects: no 0.0 against -0.0), made once.
+    choice_probs = (judgment_row[_DISTRIBUTION] if j is not None and _same_values(r.choice_probs, j.distribution)
+                    else _json_or_none(r.choice_probs))
+    top = (judgment_row[_TOP_LOGPROBS] if j is not None and _same_items(r.top_logprobs, j.top_logprobs)
+           else _pairs_json(r.top_logprobs))
+    return (cache_key, model_identity, r.raw_output, choice_probs, top, r.prompt_tokens, r.evaluated_tokens,
+            r.completion_tokens, r.latency_s, now, r.valid_mass, int(r.mass_is_lower_bound))
+
+
+_DISTRIBUTION = _JUDGMENT_COLUMNS.index("distribution")
+_TOP_LOGPROBS = _JUDGMENT_COLUMNS.index("top_logprobs")
+
+
+def _same_values(a: Mapping[str, float] | None, b: Mapping[str, float] | None) -> bool:
+    if a is None or b is None:
+        return a is b
+    return a.keys() == b.keys() and all(a[k] is b[k] for k in a)
+
+
+def _same_items(a: Sequence[Any] | None, b: Sequence[Any] | None) -> bool:
+    if a is None or b is None:
+        return a is b
+    return len(a) == len(b) and all(x is y for x, y in zip(a, b))
 
 
 #: A row that already exists is only replaced when it records a failed request.
