@@ -9,7 +9,8 @@ temporary folder. Rows:
   CPU time, because on shared cores the wall time of a commit is mostly waiting for a core;
 - listing runs (two small runs beside the big one). Baseline: the listing query before issue 23
   (a join of every judgment, grouped by run), on the same file;
-- loading the run's judgments (``load_judgments``, a Judgment per row), one page of 100 judgments
+- loading the run's judgments (``load_judgments``, a Judgment per row; baseline: the loader before
+  issue 23, which must give equal Judgments; the figure checks that it does), one page of 100 judgments
   from the middle, and the run's score columns as arrays (what statistics read);
 - exporting the judgments, CSV and JSON Lines, as the app's export writes them (``export_run``,
   streamed from the store). Baseline: the generic writers (``to_csv``/``to_jsonl`` of
@@ -28,6 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import math
 import os
 import re
@@ -92,6 +94,34 @@ def peak_memory_mb() -> float:
         if match:
             return int(match.group(1)) / 1024
     return math.nan
+
+
+def load_as_before(path: Path, run_id: int) -> dict[str, dict[str, Any]]:
+    """``load_judgments`` as it was before issue 23: every row as an sqlite3.Row under the store's
+    lock, each JSON column parsed on its own, the repeat chosen in Python."""
+    from dialjudge.core.judges.types import Judgment, ScoringMode
+
+    db = sqlite3.connect(path)
+    db.row_factory = sqlite3.Row
+    rows = db.execute("SELECT * FROM judgments WHERE run_id = ? ORDER BY judge, item_id, repeat", (run_id,)).fetchall()
+    db.close()
+    out: dict[str, dict[str, Any]] = {}
+    for row in rows:
+        top = row["top_logprobs"]
+        j = Judgment(
+            item_id=row["item_id"], judge=row["judge"], mode=ScoringMode(row["mode"]), prompt_hash=row["prompt_hash"],
+            raw_output=row["raw_output"], score=row["score"], normalized=row["normalized"], error=row["error"],
+            reasoning=row["reasoning"], relevancy=row["relevancy"],
+            distribution=json.loads(row["distribution"]) if row["distribution"] else None,
+            latency_s=row["latency"], prompt_tokens=row["prompt_tokens"], evaluated_tokens=row["evaluated_tokens"],
+            completion_tokens=row["completion_tokens"], repeat=row["repeat"], cached=bool(row["cached"]),
+            sampling=json.loads(row["sampling"]),
+            top_logprobs=[(str(t), float(v)) for t, v in json.loads(top)] if top else None,
+            valid_mass=row["valid_mass"], valid_in_top=row["valid_in_top"],
+            mass_is_lower_bound=bool(row["mass_lower_bound"]))
+        if j.repeat == 0:
+            out.setdefault(j.judge, {})[j.item_id] = j
+    return out
 
 
 def timed_store(path: Path) -> Any:
@@ -159,11 +189,16 @@ def run(ctx: Context) -> list[Row]:
                             baseline=old_list_s))
 
         load_s, loaded = timed("load_judgments", lambda: store.load_judgments(run_id))
+        load_cpu = timed.cpu
         if sum(len(by_item) for by_item in loaded.values()) != n:
             raise AssertionError("load_judgments did not load every judgment")
-        del loaded
-        rows.append(at_most(f"store: load a {size}'s judgments, a Judgment each (s)", load_s, LOAD_SECONDS, "s"))
-        rows.append(cpu_row("load the judgments", timed.cpu))
+        before_s, before = timed("load_judgments as before", lambda: load_as_before(store.path, run_id))
+        if before != loaded:
+            raise AssertionError("load_judgments differs from the loader before issue 23")
+        del loaded, before
+        rows.append(at_most(f"store: load a {size}'s judgments, a Judgment each (s)", load_s, LOAD_SECONDS, "s",
+                            baseline=before_s))
+        rows.append(cpu_row("load the judgments", load_cpu))
         page_s, page = best_time(lambda: store.judgment_page(run_id, offset=n // 2, limit=100), 3)
         if page.total != n or len(page.judgments) != 100:
             raise AssertionError("a page of 100 judgments from the middle was not read")
