@@ -17,8 +17,6 @@ from __future__ import annotations
 
 import operator
 from collections import _count_elements  # type: ignore[attr-defined]  # Counter's C counting loop
-from collections.abc import Callable
-from itertools import chain, repeat
 from typing import Any
 
 from .engine import ScoringContext
@@ -68,43 +66,65 @@ def word_ngrams(words: list[str], max_order: int) -> list[list[str]]:
 
 
 class ChrfText:
-    """One text's chrF++ n-grams: the character n-grams of all orders in one count dict, the
-    word n-grams in another, whether either holds a repeat, and the totals per order."""
+    """One text's chrF++ n-grams: per order (characters 1-6, then words 1-2) each n-gram's count,
+    the total, and whether any n-gram of that order repeats."""
 
-    __slots__ = ("chars", "chars_repeat", "totals", "words", "words_repeat")
+    __slots__ = ("counts", "repeats", "totals")
 
     def __init__(self, line: str, words: list[str], char_order: int, word_order: int) -> None:
-        chars: dict[str, int] = {}
-        grams: list[str] = list(line)
-        _count_elements(chars, grams)
-        for n in range(2, char_order + 1):  # order n: each (n-1)-gram with the next character, in C
-            grams = list(map(operator.add, grams, line[n - 1:]))
-            _count_elements(chars, grams)
-        word_grams: dict[str, int] = {}
+        self.counts: list[dict[str, int]] = []
+        self.totals: list[int] = []
+        self.repeats: list[bool] = []
+        grams: str | list[str] = line
+        for n in range(1, char_order + 1):  # order n: each (n-1)-gram with the next character, in C
+            if n > 1:
+                grams = list(map(operator.add, grams, line[n - 1:]))
+            self._add(grams)
         for n in range(1, word_order + 1):
-            _count_elements(word_grams, ngrams(words, n))
-        char_totals = [max(0, len(line) - n + 1) for n in range(1, char_order + 1)]
-        word_totals = [max(0, len(words) - n + 1) for n in range(1, word_order + 1)]
-        self.chars, self.chars_repeat = chars, len(chars) < sum(char_totals)
-        self.words, self.words_repeat = word_grams, len(word_grams) < sum(word_totals)
-        self.totals = char_totals + word_totals
+            self._add(ngrams(words, n))
+
+    def _add(self, grams: str | list[str]) -> None:
+        counts: dict[str, int] = {}
+        _count_elements(counts, grams)
+        self.counts.append(counts)
+        self.totals.append(len(grams))
+        self.repeats.append(len(counts) < len(grams))
 
 
-def matches_by_order(a: dict[str, int], a_repeats: bool, b: dict[str, int], b_repeats: bool,
-                     order_of: Callable[[str], int]) -> dict[int, int]:
-    """Order -> the sum over the n-grams of that order in both of the smaller count."""
-    shared = a.keys() & b.keys()
-    out: dict[int, int] = {}
-    if a_repeats and b_repeats:
-        smaller = map(min, map(a.__getitem__, shared), map(b.__getitem__, shared))
-        _count_elements(out, chain.from_iterable(map(repeat, map(order_of, shared), smaller)))
-    else:  # one side counts each n-gram once, so each smaller count is 1
-        _count_elements(out, map(order_of, shared))
+def matches(a: ChrfText, b: ChrfText) -> list[int]:
+    """Per order, the sum over the n-grams in both texts of the smaller count."""
+    out = []
+    for a_counts, b_counts, a_repeats, b_repeats in zip(a.counts, b.counts, a.repeats, b.repeats):
+        shared = a_counts.keys() & b_counts.keys()
+        if a_repeats and b_repeats:
+            out.append(sum(map(min, map(a_counts.__getitem__, shared), map(b_counts.__getitem__, shared))))
+        else:  # one side counts each n-gram of this order once, so each smaller count is 1
+            out.append(len(shared))
     return out
 
 
-def _word_order(gram: str) -> int:
-    return gram.count(" ") + 1
+def f_score(hyp_totals: list[int], ref_totals: list[int], matches: list[int], beta: int) -> float:
+    """sacrebleu's ``CHRF._compute_f_score`` (without eps smoothing, its default) on the per-order
+    totals and matches, on 0-100: the same operations in the same order, so the same float.
+    (Its running eps-smoothed sum only matters with eps smoothing, so it is not kept.)"""
+    factor = beta ** 2
+    avg_prec, avg_rec = 0.0, 0.0
+    effective_order = 0
+    for n_hyp, n_ref, n_match in zip(hyp_totals, ref_totals, matches):
+        if n_hyp > 0 and n_ref > 0:
+            avg_prec += n_match / n_hyp
+            avg_rec += n_match / n_ref
+            effective_order += 1
+    if effective_order == 0:
+        avg_prec = avg_rec = 0.0
+    else:
+        avg_prec /= effective_order
+        avg_rec /= effective_order
+    if avg_prec + avg_rec:
+        score = (1 + factor) * avg_prec * avg_rec
+        score /= ((factor * avg_prec) + avg_rec)
+        return 100 * score
+    return 0.0
 
 
 class ChrfScorer:
@@ -129,21 +149,15 @@ class ChrfScorer:
         return found
 
     def score(self, candidate: str, refs: tuple[str, ...], chinese: bool) -> dict[str, float]:
-        # sacrebleu's CHRF._compute_segment_statistics: per order [hyp total (0 when the
-        # reference has no n-gram of that order), ref total, matches]; the best F of the references.
-        chrf = self._chrf
+        # sacrebleu's CHRF._compute_segment_statistics and _compute_f_score: per order the
+        # hypothesis total (0 when the reference has no n-gram of that order), the reference
+        # total and the matches; the best F of the references.
+        beta = self._chrf.beta
         hyp = self._grams(candidate)
         best_f = -1.0
         for ref in refs:
             target = self._grams(ref)
-            chars = matches_by_order(hyp.chars, hyp.chars_repeat, target.chars, target.chars_repeat, len)
-            words = matches_by_order(hyp.words, hyp.words_repeat, target.words, target.words_repeat, _word_order)
-            matches = [chars.get(n, 0) for n in range(1, chrf.char_order + 1)]
-            matches += [words.get(n, 0) for n in range(1, chrf.word_order + 1)]
-            stats: list[int] = []
-            for hyp_total, ref_total, matched in zip(hyp.totals, target.totals, matches):
-                stats += (hyp_total if ref_total else 0, ref_total, matched)
-            f = chrf._compute_f_score(stats)
+            f = f_score(hyp.totals, target.totals, matches(hyp, target), beta)
             if f > best_f:
                 best_f = f
         return {CHRF_ID: best_f / 100.0}
