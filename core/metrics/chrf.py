@@ -3,14 +3,12 @@
 sacrebleu's statistics of a pair are, per n-gram order (characters 1-6, words 1-2),
 the hypothesis total, the reference total and the matches: the sum over shared
 n-grams of the smaller count. Here each text's n-grams are extracted once, as
-sacrebleu extracts them (characters built order by order in C), and counted into two
-dicts: the character n-grams of every order together (an n-gram's order is its
-length) and the word n-grams together (its order is one more than its spaces). A
-pair's shared n-grams are then one set intersection per dict, and the matches per
-order one counting pass over them, all in C (:func:`matches_by_order`). The totals
-follow from the lengths. The statistics are the integers sacrebleu's
-``CHRF._compute_segment_statistics`` gives, and the score comes from sacrebleu's own
-``_compute_f_score``: it is identical.
+sacrebleu extracts them (each character order built from the previous one in C),
+and counted per order with Counter's C loop (:class:`ChrfText`). A pair's matches
+per order are the size of the intersection of the two key views, also in C; only
+where both texts repeat an n-gram of that order are the smaller counts summed
+(:func:`matches`). The score is sacrebleu's ``_compute_f_score`` arithmetic on those
+integers (:func:`f_score`), so it is identical.
 """
 
 from __future__ import annotations

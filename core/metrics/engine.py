@@ -1,18 +1,19 @@
-"""Score candidate/reference pairs with the metric libraries, reusing their work.
+"""Score candidate/reference pairs as the metric libraries do, doing each piece of work once.
 
 Each metric family registers its scorer (:mod:`.registry`); the engine makes the
-scorers of the wanted metrics and asks each for its scores. Each metric is computed
-by its library's own code (sacrebleu, rouge-score, NLTK), so results equal the
-library called directly; what changes is how often work is done (see each family
-module):
+scorers of the wanted metrics and asks each for its scores. Every score equals the
+library called directly (sacrebleu, rouge-score, NLTK; tests compare them pair by
+pair with ``==``): the scorers use the libraries' tokenizers, stemmer and METEOR
+matcher, and where they count n-grams themselves they compute the same integers
+and the same arithmetic (see each family module). What changes is how often work
+is done:
 
-- one sacrebleu BLEU object of order 4 per tokenizer: n-gram statistics are
-  computed once per pair and BLEU-1..4 derived from them with sacrebleu's own
-  ``compute_bleu`` (the 1..n-gram counts and the closest reference length do not
-  depend on the maximum order, so this is exact);
-- reference n-grams (BLEU, chrF++), ROUGE tokens and n-gram counts, and METEOR
-  tokens are computed once per distinct text or reference set (USR has five
-  candidates per reference);
+- each distinct text is tokenized once (sacrebleu's 13a or 'zh' tokenization is
+  shared by BLEU and METEOR through :class:`ScoringContext`), and its n-grams are
+  counted once, in C (BLEU, ROUGE-N, chrF++; :mod:`.multiset`), so a pair costs
+  a few set intersections; USR has five candidates per reference, KdConv's replies
+  are candidates of one pair and references of another;
+- BLEU-1..4 come from one set of order-4 statistics;
 - Porter stems and WordNet synonym sets are remembered per word;
 - a pair scored before (same candidate, references and language) gets its
   earlier scores back: reruns and datasets that repeat pairs pay once.

@@ -1,12 +1,13 @@
 """Multisets of n-grams, counted in C, and their overlap without a Python loop where possible.
 
-BLEU's clipped matches, chrF++'s matches and ROUGE-N's overlap are all sums, over the
-n-grams two texts share, of the smaller count; BLEU pools several references by the
-larger count. A text's n-grams are counted once into a :class:`Bag` (Counter's own C
-loop) that remembers whether any n-gram repeats. The shared n-grams are a set
-intersection of the two key views (in C); where either side has no repeated n-gram,
-every smaller count is 1 and the overlap is the number of shared n-grams, otherwise the
-smaller counts are summed by ``map(min, ...)``. The counts are exact integers, so
+BLEU's clipped matches and ROUGE-N's overlap are sums, over the n-grams two texts
+share, of the smaller count; BLEU pools several references by the larger count.
+(chrF++ counts the same way, per order, in :mod:`.chrf`.) A text's n-grams are
+counted once into a :class:`Bag` (Counter's own C loop) that remembers whether any
+n-gram repeats. The shared n-grams are a set intersection of the two key views (in
+C); where either side has no repeated n-gram, every smaller count is 1 and the
+overlap is the number of shared n-grams, otherwise the smaller counts are summed by
+``map(min, ...)``. The counts are exact integers, so
 scores built on them equal the libraries' to the last bit.
 """
 

@@ -81,7 +81,8 @@ class RougeScorer:
 
         self._ids = ids
         self._fmeasure = scoring.fmeasure
-        self._tokenizers = {False: StemmingTokenizer(context.stemmer()), True: ChineseCharTokenizer()}
+        self._tokenizers: dict[bool, StemmingTokenizer | ChineseCharTokenizer] = {
+            False: StemmingTokenizer(context.stemmer()), True: ChineseCharTokenizer()}
         self._orders = {metric_id: int(metric_id[len("rouge"):]) for metric_id in ids if metric_id in _NGRAM_IDS}
         self._want_lcs = "rougeL" in ids
         self._texts: dict[tuple[bool, str], RougeText] = {}
