@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import operator
 from collections import _count_elements  # type: ignore[attr-defined]  # Counter's C counting loop
+from itertools import compress
 from typing import Any
 
 from .engine import ScoringContext
@@ -70,34 +71,26 @@ class ChrfText:
     __slots__ = ("counts", "repeats", "totals")
 
     def __init__(self, line: str, words: list[str], char_order: int, word_order: int) -> None:
-        self.counts: list[dict[str, int]] = []
-        self.totals: list[int] = []
-        self.repeats: list[bool] = []
+        orders: list[str | list[str]] = [line]
         grams: str | list[str] = line
-        for n in range(1, char_order + 1):  # order n: each (n-1)-gram with the next character, in C
-            if n > 1:
-                grams = list(map(operator.add, grams, line[n - 1:]))
-            self._add(grams)
-        for n in range(1, word_order + 1):
-            self._add(ngrams(words, n))
-
-    def _add(self, grams: str | list[str]) -> None:
-        counts: dict[str, int] = {}
-        _count_elements(counts, grams)
-        self.counts.append(counts)
-        self.totals.append(len(grams))
-        self.repeats.append(len(counts) < len(grams))
+        for n in range(2, char_order + 1):  # order n: each (n-1)-gram with the next character, in C
+            grams = list(map(operator.add, grams, line[n - 1:]))
+            orders.append(grams)
+        orders += [ngrams(words, n) for n in range(1, word_order + 1)]
+        self.counts: list[dict[str, int]] = [{} for _ in orders]
+        for _ in map(_count_elements, self.counts, orders):  # Counter's C loop, once per order
+            pass
+        self.totals = list(map(len, orders))
+        self.repeats = list(map(operator.lt, map(len, self.counts), self.totals))
 
 
 def matches(a: ChrfText, b: ChrfText) -> list[int]:
     """Per order, the sum over the n-grams in both texts of the smaller count."""
-    out = []
-    for a_counts, b_counts, a_repeats, b_repeats in zip(a.counts, b.counts, a.repeats, b.repeats):
-        shared = a_counts.keys() & b_counts.keys()
-        if a_repeats and b_repeats:
-            out.append(sum(map(min, map(a_counts.__getitem__, shared), map(b_counts.__getitem__, shared))))
-        else:  # one side counts each n-gram of this order once, so each smaller count is 1
-            out.append(len(shared))
+    shared = list(map(operator.and_, map(dict.keys, a.counts), map(dict.keys, b.counts)))
+    out = list(map(len, shared))  # right wherever one side counts each n-gram of the order once
+    for i in compress(range(len(out)), map(operator.and_, a.repeats, b.repeats)):
+        a_counts, b_counts = a.counts[i], b.counts[i]
+        out[i] = sum(map(min, map(a_counts.__getitem__, shared[i]), map(b_counts.__getitem__, shared[i])))
     return out
 
 
