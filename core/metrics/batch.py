@@ -111,7 +111,7 @@ def gc_paused() -> Iterator[None]:
     """No cyclic garbage collection while pairs are scored. The engine keeps every text's
     tokens and n-gram counts (thousands of dicts and lists, no cycles among them); each
     collection they trigger walks every object the process holds, NLTK's WordNet
-    included, and cost the engine half its time on 2,500 distinct pairs. Reference
+    included, and cost the engine a third to half its time on 2,500 distinct pairs. Reference
     counting still frees everything as usual."""
     enabled = gc.isenabled()
     gc.disable()
