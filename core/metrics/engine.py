@@ -46,6 +46,10 @@ class ScoringContext:
             self._stemmer = RememberingStemmer()
         return self._stemmer
 
+    def cache_size(self) -> int:
+        """How many tokenizations the scorers share."""
+        return len(self._tokenized)
+
     def tokenized(self, text: str, chinese: bool) -> str:
         """sacrebleu's 13a (or, for Chinese, 'zh') tokenization of ``text``, once per text."""
         key = (chinese, text)
@@ -65,13 +69,14 @@ class MetricEngine:
 
     def __init__(self, metric_ids: Iterable[str] | None = None, *, wordnet: Any = ScoringContext.UNSET) -> None:
         self.metric_ids = resolve_metric_ids(metric_ids)
-        context = ScoringContext(wordnet)
+        context = self._context = ScoringContext(wordnet)
         self._scorers: list[PairScorer] = [family.scorer(ids, context) for family, ids in families_of(self.metric_ids)]
         self._pairs: dict[tuple[str, tuple[str, ...], bool], dict[str, float]] = {}
 
     def cache_size(self) -> int:
         """How many texts, reference sets and pairs the engine remembers."""
-        return sum(scorer.cache_size() for scorer in self._scorers) + len(self._pairs)
+        return (sum(scorer.cache_size() for scorer in self._scorers) + self._context.cache_size()
+                + len(self._pairs))
 
     def score(self, candidate: str, references: Sequence[str], chinese: bool = False) -> dict[str, float]:
         """Every wanted metric for one candidate against its references, each on 0-1."""

@@ -184,3 +184,20 @@ def test_score_examples_leaves_the_collector_on_and_scores_like_the_engine() -> 
         expected = engine.score(ex.candidate, ex.references, is_chinese(ex.language, (ex.candidate, *ex.references)))
         got = {m: scores[m][ex.id] for m in expected}
         assert got == expected and all(math.isfinite(v) for v in got.values()), ex.id
+
+
+def test_bleu_and_meteor_share_tokenizations_without_mixing_them_up() -> None:
+    """BLEU tokenizes the right-stripped text, METEOR the stripped one; with leading blanks they
+    differ, and one engine scoring both must still give each library's own number."""
+    from nltk.translate.meteor_score import meteor_score
+
+    from dialjudge.core.metrics.tokenize import meteor_tokens
+
+    engine = MetricEngine(["bleu4", "meteor"], wordnet=NoSynonyms())
+    before = engine.cache_size()
+    for candidate, refs in [("  the cat sat  ", ["  a cat sat on the mat"]), ("\tHello , world!", ["hello world !  "])]:
+        got = engine.score(candidate, refs)
+        assert got["bleu4"] == clamped(sacrebleu.sentence_bleu(candidate, refs).score / 100)
+        assert got["meteor"] == meteor_score([meteor_tokens(r) for r in refs], meteor_tokens(candidate),
+                                             wordnet=NoSynonyms())
+    assert engine.cache_size() > before  # the shared tokenizations count among what the engine remembers
