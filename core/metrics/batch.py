@@ -8,16 +8,15 @@ Every skipped example is counted under its reason.
 
 from __future__ import annotations
 
-import contextlib
 import enum
-import gc
 import math
 import os
 import threading
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
+from ..gc_pause import gc_paused
 from ..model import Example, Level
 from .engine import MetricEngine
 from .language import is_chinese
@@ -105,21 +104,6 @@ def plan_pairs(examples: Iterable[Example]) -> tuple[list[ScoringPair], dict[Ski
             pairs.append(ScoringPair(ex.id, ex.candidate, refs, chinese))
     return pairs, skipped
 
-
-@contextlib.contextmanager
-def gc_paused() -> Iterator[None]:
-    """No cyclic garbage collection while pairs are scored. The engine keeps every text's
-    tokens and n-gram counts (thousands of dicts and lists, no cycles among them); each
-    collection they trigger walks every object the process holds, NLTK's WordNet
-    included, and cost the engine a third to half its time on 2,500 distinct pairs. Reference
-    counting still frees everything as usual."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def describe_metrics(metric_ids: Sequence[str]) -> tuple[MetricInfo, ...]:

@@ -18,7 +18,8 @@ import sacrebleu
 from rouge_score import rouge_scorer
 from sacrebleu.metrics import BLEU, CHRF
 
-from dialjudge.core.metrics.batch import gc_paused, score_examples
+from dialjudge.core.gc_pause import gc_paused
+from dialjudge.core.metrics.batch import score_examples
 from dialjudge.core.metrics.bleu import bleu_scores
 from dialjudge.core.metrics.chrf import f_score
 from dialjudge.core.metrics.engine import MetricEngine
