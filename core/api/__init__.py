@@ -52,7 +52,15 @@ from ..judges.prompts.personas import Persona, save_persona
 from ..judges.prompts.templates import Template
 from ..judges.run.config import RunConfig
 from ..judges.run.engine import RunEngine
-from ..judges.run.events import JudgmentScored, RunEvent, RunFinished, RunProgress, RunSummary, StopRuleChecked
+from ..judges.run.events import (
+    JudgmentScored,
+    RunEvent,
+    RunFinished,
+    RunPhase,
+    RunProgress,
+    RunSummary,
+    StopRuleChecked,
+)
 from ..judges.run.pairwise import PairSetting, plan_pairs
 from ..judges.run.stopping import StopRule
 from ..judges.store.run_store import Review, RunRecord, RunStore, StoreError
@@ -257,7 +265,7 @@ __all__ = [
     # handed-out types and their layouts
     "CONTRADICTS", "DiscernmentRow", "discernment", "RunComparison", "Config", "JudgeConfig", "load_config",
     "EvaluationReport", "AnswerConstraint", "USAGE_COLUMNS", "RunUsage", "usage_rows", "usage_summary",
-    "JudgmentScored", "RunEvent", "RunFinished", "RunProgress", "RunSummary", "StopRuleChecked", "LabelReport", "BT_SUFFIX",
+    "JudgmentScored", "RunEvent", "RunFinished", "RunPhase", "RunProgress", "RunSummary", "StopRuleChecked", "LabelReport", "BT_SUFFIX",
     "SUMMARY_COLUMNS", "PairwiseReport", "summary_notes", "summary_rows", "RescoreResult", "RescoreSettings",
     "RunConfig", "Part", "RunState", "RunStatus", "problem_lines", "status_text", "RunRecord", "RunStore",
     "Judgment", "ScoringMode", "JudgeBackend", "make_backend", "local_threads", "model_file_backend", "AgreementCell", "AgreementTable", "HumanCeiling", "LABEL_HEADER", "confusion_rows", "tie_lines", "label_summary_rows", "FORMATS",

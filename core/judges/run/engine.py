@@ -41,6 +41,7 @@ from .events import (
     RunEvent,
     RunFailed,
     RunFinished,
+    RunPhase,
     RunProgress,
     RunStarted,
     RunStatus,
@@ -335,6 +336,7 @@ class RunEngine:
             raise ConfigError(f"subset {config.subset!r} of dataset {self.dataset.name!r} selects no items")
         wanted = [JudgmentKey(ex.id, v.label, r) for v in variants for ex in items for r in range(config.repeats)]
         self.total = len(wanted)
+        self._emit(RunPhase(f"preparing {self.total} prompts"))
 
         # Before looking for a run to resume: two processes on one run would both send every request.
         self._lock_owner = self.store.lock_run(config.fingerprint, label=config.label)
@@ -377,6 +379,8 @@ class RunEngine:
         # Fail fast, before the run is recorded and before any request is sent.
         for name in queues:
             backend = self.backends[name]
+            # Loading a local model takes seconds to a minute: the front ends show it, with the time it takes.
+            self._emit(RunPhase(f"loading judge {name}", judge=name))
             await backend.open()
             await backend.check_mode(config.mode, config.top_k)
             if config.constrain is not AnswerConstraint.OFF:
@@ -446,6 +450,11 @@ class RunEngine:
                 return
             self._record(work, self._score(work, response, cached=True), False, response=None)
             await asyncio.sleep(0)  # lets a cancel land between judgments
+        waiting = [name for name, queue in queues.items() if queue]
+        if waiting:  # an API judge's first answer (a cold server, a slow model) can take many seconds
+            self._emit(RunPhase(f"waiting for the first answer of judge {waiting[0]}", judge=waiting[0])
+                       if len(waiting) == 1 else RunPhase(f"waiting for the first answers of judges "
+                                                          f"{', '.join(waiting)}"))
         workers = [
             asyncio.ensure_future(self._worker(queue, self.backends[name], timeouts[name], first=index == 0))
             for name, queue in queues.items()

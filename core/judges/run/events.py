@@ -116,11 +116,22 @@ class RunFailed:
 
 
 @dataclass(frozen=True)
+class RunPhase:
+    """The run waits on something before judgments can arrive: the prompts being prepared, a judge's
+    model loading, a judge's first answer. Front ends show ``text`` with the seconds since the event
+    arrived, ticking; the phase ends with the next phase, :class:`RunStarted` or :class:`JudgmentScored`."""
+
+    text: str
+    #: The judge waited on ("" when the wait is the run's own, such as preparing the prompts).
+    judge: str = ""
+
+
+@dataclass(frozen=True)
 class StopRuleChecked:
     """The run's stop rule looked at the evidence so far (``state.decided``: the run stops)."""
 
     state: StopState
 
 
-RunEvent = RunStarted | JudgmentScored | RunProgress | RunFinished | RunFailed | StopRuleChecked
+RunEvent = RunStarted | JudgmentScored | RunProgress | RunFinished | RunFailed | StopRuleChecked | RunPhase
 Subscriber = Callable[[RunEvent], None]
