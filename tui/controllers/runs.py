@@ -207,7 +207,7 @@ class RunController:
         dataset = dataset or self.datasets.workspace.dataset
         if dataset is None:
             raise ConfigError("open a dataset before starting a run")
-        self.state = RunState(judges=[j.name for j in config.judges])
+        self.state = RunState(judges=[j.name for j in config.judges], clock=self.services.clock)
         # A pairwise run's judgments are pair orders, not items: its candidate scores join the
         # workspace from its report when it finishes (controllers.pairwise).
         self._pairwise = config.pairs is not None
@@ -267,7 +267,7 @@ class RunController:
 
     def event_received(self, message: RunEventReceived) -> None:
         event = message.event
-        state = self.state if self.state is not None else RunState()
+        state = self.state if self.state is not None else RunState(clock=self.services.clock)
         self.state = state
         state.apply(event)
         if isinstance(event, JudgmentScored):

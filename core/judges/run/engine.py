@@ -223,6 +223,7 @@ class RunEngine:
         self._session_done_by_judge: dict[str, int] = {}
         self._tokens = 0
         self._started_at = 0.0
+        self._judging_since: float | None = None
         self._last_progress_at = 0.0
         self._last_progress_done = 0
         self._cancel_requested = False
@@ -414,6 +415,7 @@ class RunEngine:
         ways = {name: str(way) for name, backend in self.backends.items() if name in queues
                 and (way := getattr(backend, "scoring_way", None)) is not None}
         self._emit(RunStarted(self.run_id, self.total, self.done, self.resumed, scoring=ways))
+        self._judging_since = self._clock()  # rates leave out the preparing and the model's loading
         return cached_work, queues, timeouts
 
     def _find_run(self) -> Any:
@@ -571,7 +573,8 @@ class RunEngine:
     # -- progress and the end -------------------------------------------------------------
 
     def progress(self) -> RunProgress:
-        elapsed = max(self._clock() - self._started_at, 0.0)
+        since = self._judging_since if self._judging_since is not None else self._started_at
+        elapsed = max(self._clock() - since, 0.0)
         items_per_s = self._session_done / elapsed if elapsed > 0 else 0.0
         remaining = self.total - self.done
         eta = 0.0 if remaining == 0 else (remaining / items_per_s if items_per_s > 0 else None)
