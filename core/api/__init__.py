@@ -6,7 +6,8 @@ pyproject.toml keeps it so. A front end turns its arguments or its forms into a
 request (:mod:`core.api.requests`) and calls one function per use case:
 
 - runs: :func:`plan_run` / :func:`plan_runs`, :func:`open_run` / :func:`execute_run` with a
-  :class:`RunDisplay`, :func:`stop_rule_for`, :func:`prepare_retry`, :func:`find_resumable`;
+  :class:`RunDisplay`, :func:`stop_rule_for`, :func:`prepare_retry`, :func:`find_resumable`,
+  :func:`find_finished` (an identical finished run is shown again, not duplicated);
 - the reports that follow a run: :func:`reports_after_run` decides, :func:`run_reports` computes;
 - stored runs: :func:`list_runs`, :func:`run_details`, :func:`judge_columns`, :func:`rescore`,
   :func:`export`, :func:`judgment_rows`, :func:`delete`; :func:`compare` two of them;
@@ -201,6 +202,7 @@ from .runs import (
     RetryPlan,
     build_backends,
     execute_run,
+    find_finished,
     find_resumable,
     open_run,
     pair_plan_text,
@@ -240,7 +242,7 @@ __all__ = [
     "RunRequest", "StopRequest", "AgreementRequest", "RescoreRequest", "CompareRequest", "ExportRequest",
     "DEFAULT_JUDGE",
     # runs
-    "RunPlan", "plan_run", "plan_runs", "find_resumable", "build_backends", "open_run", "execute_run",
+    "RunPlan", "plan_run", "plan_runs", "find_resumable", "find_finished", "build_backends", "open_run", "execute_run",
     "stop_rule_for", "RetryPlan", "prepare_retry", "pair_plan_text", "RunDisplay", "infer_quality",
     "preferred_mode", "NO_PERSONA", "JudgeChoices", "judge_choices",
     # reports

@@ -429,13 +429,7 @@ class RunEngine:
             return None
         unfinished = self.store.find_resumable(self.config.fingerprint)
         if unfinished is None and self.reuse_finished:
-            finished = self.store.find_finished(self.config.fingerprint, name=self.config.name)
-            # The yes label is outside the fingerprint (it decides no judgment) but is recorded with the run:
-            # a finished run recorded with another one is not this run, so the judgments are made (from the
-            # response cache) into a new run that records the label given now.
-            if finished is not None and finished.config.get("yes_label") != self.config.yes_label:
-                return None
-            return finished
+            return identical_finished_run(self.store, self.config)
         return unfinished
 
     def _timeout_for(self, judge_name: str) -> float:
@@ -616,6 +610,18 @@ class RunEngine:
     async def _close_backends(self, queues: Mapping[str, Any]) -> None:
         for name in queues:
             await self.backends[name].close()
+
+
+def identical_finished_run(store: RunStore, config: RunConfig) -> Any:
+    """The newest finished run made with exactly ``config`` (same fingerprint and name): asked for
+    again, it is shown rather than stored twice (None: there is none, judge anew)."""
+    finished = store.find_finished(config.fingerprint, name=config.name)
+    # The yes label is outside the fingerprint (it decides no judgment) but is recorded with the run:
+    # a finished run recorded with another one is not this run, so the judgments are made (from the
+    # response cache) into a new run that records the label given now.
+    if finished is not None and finished.config.get("yes_label") != config.yes_label:
+        return None
+    return finished
 
 
 async def _cancel_all(tasks: Iterable[asyncio.Future[Any]]) -> None:

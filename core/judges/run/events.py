@@ -65,6 +65,11 @@ class RunSummary:
     #: Per judge variant: judgments recorded in this session (cached ones included).
     session_done: dict[str, int] = field(default_factory=dict)
 
+    @property
+    def shown_again(self) -> bool:
+        """An identical finished run was asked for again: it is shown as it was, nothing was asked."""
+        return self.status is RunStatus.FINISHED and self.resumed and not any(self.session_done.values())
+
     def items_per_s(self, judge: str | None = None) -> float | None:
         """Throughput of this session: judgments recorded / wall time (of one judge variant,
         or of all); None when nothing was recorded or no time passed."""
