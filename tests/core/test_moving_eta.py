@@ -65,3 +65,21 @@ def test_a_simulated_noisy_run_ends_close_to_its_estimate():
     estimate = eta.eta_s(now)
     truly_left = sum(times[200:])
     assert estimate is not None and abs(estimate - truly_left) / truly_left < 0.05
+
+
+def test_a_judge_answering_in_bursts_counts_down_through_the_usual_gap():
+    # Four requests at once, answered together every 2 s: 4 judgments per 2 s, 20 in all.
+    eta, total = MovingEta(), 20
+    eta.start(0.0, total=total, done=0)
+    for burst in (1, 2):
+        for k in range(4):
+            eta.judged(2.0 * burst + k * 0.001, done=4 * (burst - 1) + k + 1, total=total, cached=False)
+    last = 4.003
+    readings = [eta.eta_s(last + t / 10) for t in range(0, 40)]
+    values = [r for r in readings if r is not None]
+    # 12 left at 0.5 s each when the burst landed, then down a second per second until the next is due...
+    assert values[0] == pytest.approx(12 * 4.003 / 8)
+    assert all(b < a for a, b in zip(values[:20], values[1:20]))
+    # ...and growing only once the next burst is late; never a jump.
+    assert all(b > a for a, b in zip(values[21:], values[22:]))
+    assert max(abs(b - a) for a, b in zip(values, values[1:])) <= 0.1 + 1e-9

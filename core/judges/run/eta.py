@@ -14,7 +14,11 @@ With ``E`` the seconds from the first request to the newest judgment, ``n`` the
 judgments asked in that time (each took ``p = E / n`` on average), ``s`` the seconds
 since the newest one and ``r`` the judgments left, that is
 ``max(r·p − s, (r − 1)·(E + s)/(n + 1))``: both terms are equal when ``s = p``, so the
-estimate never jumps. Judgments answered from the response cache arrive at once,
+estimate never jumps. A judge asked several requests at once answers in bursts: judgments
+that arrive together (within :data:`BURST_S`) count as one arrival of ``k`` judgments, the
+wait is compared with the time between arrivals, and the overdue estimate is what it would
+be if the next ``k`` arrived now, ``(r − k)·(E + s)/(n + k)``, again equal to the countdown
+when the wait is the usual one. Judgments answered from the response cache arrive at once,
 before any request is sent; they would make a judge look instant, so they only
 move the start of the clock.
 """
@@ -22,6 +26,9 @@ move the start of the clock.
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+#: Judgments that arrive this close together came from one burst of concurrent requests.
+BURST_S = 0.05
 
 
 @dataclass
@@ -35,11 +42,13 @@ class MovingEta:
     #: Judgments asked (not cached) in this session, and when the newest of any kind arrived.
     asked: int = 0
     last_at: float | None = None
+    #: Arrivals of asked judgments, a burst of concurrent answers counting once.
+    arrivals: int = 0
 
     def start(self, now: float, *, total: int, done: int) -> None:
         """The run started (``done`` of ``total`` were stored by earlier sessions)."""
         self.total, self.done = total, done
-        self.asking_since, self.asked, self.last_at = now, 0, None
+        self.asking_since, self.asked, self.last_at, self.arrivals = now, 0, None, 0
 
     def judged(self, now: float, *, done: int, total: int, cached: bool) -> None:
         """A judgment was recorded at ``now`` (``done`` of ``total`` are stored)."""
@@ -49,6 +58,8 @@ class MovingEta:
         if cached and self.asked == 0:
             self.asking_since = now  # a cache hit cost no time: the clock of asking starts after it
         elif not cached:
+            if self.asked == 0 or self.last_at is None or now - self.last_at > BURST_S:
+                self.arrivals += 1
             self.asked += 1
         self.last_at = now
 
@@ -62,6 +73,7 @@ class MovingEta:
         taken = max(self.last_at - self.asking_since, 0.0)
         waited = max(now - self.last_at, 0.0)
         per_item = taken / self.asked
+        burst = self.asked / max(self.arrivals, 1)  # judgments per arrival
         counting_down = remaining * per_item - waited
-        overdue = (remaining - 1) * (taken + waited) / (self.asked + 1)
+        overdue = (remaining - burst) * (taken + waited) / (self.asked + burst)
         return max(counting_down, overdue, 0.0)
