@@ -64,6 +64,16 @@ class RunProgressBar(Vertical):
 
     def on_mount(self) -> None:
         self._ticker = self.set_interval(TICK_S, self._tick, pause=True, name="run status clock")
+        self._follow_clock()
+
+    def _follow_clock(self) -> None:
+        """Tick while a run is active and times are shown; otherwise nothing moves between events."""
+        if self._ticker is None:
+            return
+        if self._state is not None and self._state.active and self._show_timings:
+            self._ticker.resume()
+        else:
+            self._ticker.pause()
 
     def _tick(self) -> None:
         if self._state is not None and self._state.active:
@@ -72,11 +82,7 @@ class RunProgressBar(Vertical):
 
     def show(self, state: RunState | None, *, show_timings: bool) -> None:
         self._state, self._show_timings = state, show_timings
-        if self._ticker is not None:
-            if state is not None and state.active and show_timings:
-                self._ticker.resume()
-            else:
-                self._ticker.pause()
+        self._follow_clock()
         bar = self.query_one(ProgressBar)
         bar.display = state is not None
         if state is None or state.total == 0:
