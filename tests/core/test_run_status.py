@@ -96,6 +96,9 @@ def test_the_status_line_by_hand():
     state.apply(RunProgress(done=4, total=10, failures=1, cached=2, tokens_per_s=10.0, items_per_s=2.5, eta_s=125))
     # The engine's rate; the ETA is the moving one (the engine's only until a judgment was asked).
     assert status_text(state) == "Run 4 running · 4/10 judged · 1 failed · 2 from cache · 2.5 items/s · ETA 0:35"
+    # A slow judge's rate as seconds per item, where "0.0 items/s" would say nothing.
+    state.apply(RunProgress(done=4, total=10, failures=1, cached=2, tokens_per_s=1.0, items_per_s=0.02, eta_s=300))
+    assert "· 50 s/item · ETA" in status_text(state)
     assert status_text(state, show_timings=False) == "Run 4 running · 4/10 judged · 1 failed · 2 from cache"
     summary = RunSummary(run_id=4, status=RunStatus.CANCELLED, total=10, done=4, failures=1, cached=2, backend_calls=2,
                          resumed=True, elapsed_s=1.0)

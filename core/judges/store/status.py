@@ -138,7 +138,7 @@ def status_line(state: RunState, *, show_timings: bool = True) -> list[tuple[str
     if state.active and state.phase:
         out.append((_phase_text(state, show_timings), Part.NOTE))
     if state.active and show_timings and (progress is not None or state.eta.asked):
-        rate = f"{progress.items_per_s:.1f} items/s · " if progress is not None else ""
+        rate = f"{_rate_text(progress.items_per_s)} · " if progress is not None else ""
         eta = state.eta_s()
         if eta is None and progress is not None:
             eta = progress.eta_s
@@ -146,6 +146,13 @@ def status_line(state: RunState, *, show_timings: bool = True) -> list[tuple[str
     if state.error:
         out.append((f"\n{state.error}", Part.ERROR))
     return out
+
+
+def _rate_text(items_per_s: float) -> str:
+    """"2.5 items/s"; a slow judge as "48 s/item", where "0.0 items/s" would say nothing."""
+    if 0 < items_per_s < 0.1:
+        return f"{1 / items_per_s:.0f} s/item"
+    return f"{items_per_s:.1f} items/s"
 
 
 def _phase_text(state: RunState, show_timings: bool) -> str:
