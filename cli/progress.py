@@ -11,26 +11,32 @@ printed as one line with the time it took, when it ends.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from types import TracebackType
+from typing import Any
 
-from rich.console import Console
-from rich.progress import BarColumn, Progress, ProgressColumn, Task, TaskID, TextColumn
+from rich.console import Console, RenderableType
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TaskID, TextColumn
 from rich.text import Text
 
 from dialjudge.core.api import RunEvent, RunPhase, RunState, StopRuleChecked, status_text
 from dialjudge.core.format import duration_text
 
 
-class StatusColumn(ProgressColumn):
-    """The run's status line, made when the bar is drawn (so elapsed and remaining times move)."""
+class StatusProgress(Progress):
+    """The bar, with the run's status line under it, made afresh at each refresh (so elapsed and
+    remaining times move between events) and wrapped, never cut, on a narrow terminal."""
 
-    def __init__(self, state: RunState) -> None:
-        super().__init__()
-        self.state = state
+    def __init__(self, state: RunState, *columns: ProgressColumn | str, **options: Any) -> None:
+        self.state = state  # before Progress starts asking for what to draw
+        super().__init__(*columns, **options)
 
-    def render(self, task: Task) -> Text:
+    def status(self) -> Text:
         return Text(status_text(self.state))
+
+    def get_renderables(self) -> Iterable[RenderableType]:
+        yield self.make_tasks_table(self.tasks)
+        yield self.status()
 
 
 class ProgressDisplay:
@@ -39,9 +45,8 @@ class ProgressDisplay:
     def __init__(self, con: Console, verb: str, *, clock: Callable[[], float] = time.monotonic) -> None:
         self.state = RunState(clock=clock)
         # The bar, then the status line the app's Run screen shows (core/judges/store/status).
-        self.status = StatusColumn(self.state)
-        self.progress = Progress(TextColumn(f"[bold]{verb}"), BarColumn(), self.status, console=con,
-                                 transient=False)
+        self.progress = StatusProgress(self.state, TextColumn(f"[bold]{verb}"), BarColumn(),
+                                       MofNCompleteColumn(), console=con, transient=False)
         self._task: TaskID = self.progress.add_task(verb, total=None)
         #: Without a terminal: each wait as one line when it ends.
         self._phase_lines = not con.is_terminal

@@ -53,11 +53,8 @@ def test_in_a_terminal_the_status_line_moves_between_events() -> None:
     clock, out = ManualClock(), io.StringIO()
     console = Console(file=out, force_terminal=True, width=160, color_system=None)
     display = ProgressDisplay(console, "judging", clock=clock)
-    column = display.status
-    task = display.progress.tasks[0]
-
     def shown() -> str:
-        return column.render(task).plain
+        return display.progress.status().plain
 
     display.on_event(RunPhase("loading judge smollm2", judge="smollm2"))
     assert shown() == "Run starting · loading judge smollm2… 0:00"

@@ -139,9 +139,7 @@ def status_line(state: RunState, *, show_timings: bool = True) -> list[tuple[str
         out.append((_phase_text(state, show_timings), Part.NOTE))
     if state.active and show_timings and (progress is not None or state.eta.asked):
         rate = f"{_rate_text(progress.items_per_s)} · " if progress is not None else ""
-        eta = state.eta_s()
-        if eta is None and progress is not None:
-            eta = progress.eta_s
+        eta = state.eta_s()  # None until a judgment was asked (answers from the cache say nothing of the judge)
         out.append((f" · {rate}ETA {duration_text(eta)}", Part.COUNT))
     if state.error:
         out.append((f"\n{state.error}", Part.ERROR))
