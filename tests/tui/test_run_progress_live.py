@@ -96,8 +96,9 @@ async def test_the_loading_judge_and_a_moving_eta_show_on_the_run_screen(service
         await wait_until(pilot, lambda: app.runs.state.status is RunStatus.RUNNING
                          and app.runs.state.phase == "waiting for the first answer of judge fake",
                          "the run started and waits for the first answer")
-        assert "0/5 judged" in progress_line(screen) and "waiting for the first answer of judge fake…" in \
-            progress_line(screen)
+        await wait_until(pilot, lambda: "0/5 judged" in progress_line(screen)
+                         and "waiting for the first answer of judge fake…" in progress_line(screen),
+                         "the screen shows the wait for the first answer")
         assert "ETA ?" not in progress_line(screen)  # no estimate before anything was judged
 
         clock.advance(2)  # the first judgment takes 2 s
