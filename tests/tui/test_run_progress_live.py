@@ -14,6 +14,7 @@ from tui_helpers import SIZE, WAIT_LIMIT_S, settle, static_text, wait_until
 from dialjudge.core.judges.backends.fake import FakeBackend
 from dialjudge.core.judges.run.events import RunStatus
 from dialjudge.tui.app import make_app
+from dialjudge.tui.screens.scores import ScoresScreen
 
 
 class ManualClock:
@@ -135,6 +136,28 @@ async def test_the_progress_line_stays_still_without_timings(services_factory):
         await wait_until(pilot, lambda: progress_line(screen).strip() == "Run starting · loading judge fake…",
                          "the loading line shows without seconds")
         clock.advance(30)
+        judge.loaded.set()
+        judge.all_answers.set()
+        await settle(pilot)
+        assert app.runs.state.status is RunStatus.FINISHED
+
+
+async def test_the_scores_status_line_follows_the_loading_too(services_factory):
+    clock, judge = ManualClock(), HeldJudge()
+    services = services_factory(make_backend=judge.make, clock=clock, show_timings=True)
+    app = make_app(services=services)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_run_screen(pilot)
+        choose_judges(screen, "fake")
+        await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: app.runs.state is not None and app.runs.state.phase == "loading judge fake",
+                         "the run says the judge is loading")
+        await pilot.press("s")
+        await wait_until(pilot, lambda: isinstance(app.screen, ScoresScreen), "the Scores screen is up")
+        scores = app.screen
+        clock.advance(21)
+        await wait_until(pilot, lambda: "loading judge fake… 0:21" in static_text(scores.query_one("#scores-status")),
+                         "the Scores status line shows the loading seconds")
         judge.loaded.set()
         judge.all_answers.set()
         await settle(pilot)
