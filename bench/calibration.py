@@ -47,6 +47,7 @@ from dialjudge.core.stats import bootstrap as bs
 from dialjudge.core.stats.correlation import METHODS, item_correlation
 from dialjudge.core.stats.paired import paired_comparison
 from dialjudge.core.stats.randomization import DEFAULT_DRAWS
+from dialjudge.core.stats.ceiling_ci import CEILING_CI_MAX_ITEMS as DEFAULT_CEILING_MAX_ITEMS
 from dialjudge.core.stats.ceiling_ci import MIN_CONTEXTS_CEILING
 from dialjudge.core.stats.small_samples import MIN_CONTEXTS, MIN_CONTEXTS_LABELS
 
@@ -331,8 +332,18 @@ def run_loo_ceiling_cell(design: SimulationDesign, n_datasets: int, seed: int, n
         for m in METHODS:
             bounds[m][0][d], bounds[m][1][d] = ceiling.ci(m)
     rates = {f"cover ceiling {SYMBOL[m]}": coverage_rate(*bounds[m], truth[m]) for m in METHODS}
-    return CellResult("loo ceiling", design.n_contexts, design.n_candidates, n_datasets, rates,
+    return CellResult(loo_ceiling_design_name(), design.n_contexts, design.n_candidates, n_datasets, rates,
                       time.perf_counter() - started)
+
+
+def loo_ceiling_design_name() -> str:
+    """"loo ceiling", or, when ``--ceiling-max-items`` lowered the size above which the ceiling's CI is
+    an m-out-of-n bootstrap, a name of its own (so that its rows never replace the full bootstrap's)."""
+    from dialjudge.core.stats import ceiling_ci
+
+    if ceiling_ci.CEILING_CI_MAX_ITEMS == DEFAULT_CEILING_MAX_ITEMS:
+        return "loo ceiling"
+    return f"loo ceiling, m-out-of-n above {ceiling_ci.CEILING_CI_MAX_ITEMS} items"
 
 
 #: (design name, design, datasets, seed, correlation resamples, paired resamples)
@@ -387,7 +398,8 @@ def markdown(results: Sequence[CellResult], n_datasets: int | None, command: str
         f"{n_datasets} simulated datasets per cell"
     lines = [f"Regenerate: `{command}` ({per_cell}; rates ± Monte-Carlo standard error; \"—\": not shown at "
              "that k, so nothing to calibrate).", ""]
-    for design in ("null", "effect", "labels", "ceiling", "loo ceiling"):
+    loo_designs = sorted({r.design for r in results if r.design.startswith("loo ceiling")})
+    for design in ("null", "effect", "labels", "ceiling", *loo_designs):
         rows = [r for r in results if r.design == design]
         if not rows:
             continue
@@ -420,7 +432,7 @@ def markdown(results: Sequence[CellResult], n_datasets: int | None, command: str
     if labels:
         lines.append(f"Label statistics: every CI covers >= {COVERAGE_FLOOR:.0%} from "
                      f"k = {derived_min_contexts(labels)[0]}; MIN_CONTEXTS_LABELS = {MIN_CONTEXTS_LABELS}.")
-    ceilings = [r for r in results if r.design == "loo ceiling"]
+    ceilings = [r for r in results if r.design.startswith("loo ceiling")]
     if ceilings:
         lines.append(f"Human ceiling (leave-one-out r, ρ, τ): every CI covers >= {COVERAGE_FLOOR:.0%} from "
                      f"k = {derived_min_contexts(ceilings)[0]}; MIN_CONTEXTS_CEILING = {MIN_CONTEXTS_CEILING}.")
@@ -451,6 +463,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--no-floor", action="store_true",
                         help="show CIs at every k (MIN_CONTEXTS, MIN_ITEMS_RANK_DELTA_CI, MIN_CONTEXTS_LABELS and "
                              "MIN_CONTEXTS_CEILING lowered to 2): the runs the floors are derived from")
+    parser.add_argument("--ceiling-max-items", type=int, default=DEFAULT_CEILING_MAX_ITEMS,
+                        help="items above which the human ceiling's CI is an m-out-of-n bootstrap (lower it to "
+                             "calibrate that path on small simulated datasets; its rows get a design of their own)")
     parser.add_argument("--render", nargs="+", metavar="JSON",
                         help="only write the Markdown from the JSON of earlier runs (several runs' cells merged)")
     args = parser.parse_args(argv)
@@ -471,6 +486,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         ceiling_ci.MIN_CONTEXTS_CEILING = 2
         small_samples.MIN_ITEMS_RANK_DELTA_CI = 2
         label_agreement.MIN_CONTEXTS_LABELS = 2
+    if args.ceiling_max_items != DEFAULT_CEILING_MAX_ITEMS:
+        from dialjudge.core.stats import ceiling_ci
+
+        if args.workers > 1:
+            parser.error("--ceiling-max-items works in one process (--workers 1)")
+        ceiling_ci.CEILING_CI_MAX_ITEMS = args.ceiling_max_items
     parts = args.parts.split(",")
     todo = cells(args.datasets, [int(k) for k in args.contexts.split(",")],
                  [int(m) for m in args.candidates.split(",")], args.seed, parts,
@@ -505,7 +526,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     labels = [r for r in results if r.design == "labels"]
     ok = not correlations or max(derived_min_contexts(correlations)) <= MIN_CONTEXTS
     ok = ok and (not labels or derived_min_contexts(labels)[0] <= MIN_CONTEXTS_LABELS)
-    ceilings = [r for r in results if r.design == "loo ceiling"]
+    ceilings = [r for r in results if r.design.startswith("loo ceiling")]
     ok = ok and (not ceilings or derived_min_contexts(ceilings)[0] <= MIN_CONTEXTS_CEILING)
     return 0 if ok else 1
 
