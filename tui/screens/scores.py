@@ -187,8 +187,7 @@ class ScoresScreen(WorkspaceScreen):
         if table.columns != columns:
             table.set_columns(columns)
         table.set_lazy_rows((ex.id for ex in ws.dataset.examples), ScoreCells(ws))
-        in_subset = {ex.id for ex in ws.selected_examples()}
-        table.set_filter(None if ws.subset.spec == "all" else in_subset.__contains__)
+        table.set_filter(None if ws.subset.spec == "all" else {ex.id for ex in ws.selected_examples()}.__contains__)
 
     def _update_judge_cells(self, item_ids: frozenset[str]) -> None:
         """Judgments arrived for ``item_ids`` (empty: any item): only those cells are rebuilt, when drawn."""
