@@ -203,8 +203,9 @@ class Workspace:
         self._versions = {}
         self.quality = prepared.quality
         self.subset = ALL
+        # What _selection_changed would compute again on this thread is the prepared view: the whole
+        # dataset, its pooled labels and a fresh RunningCorrelations.
         self.selection_version += 1
-        # The whole dataset is the view: its selection, labels and running correlations are the prepared ones.
         self._selected = prepared.dataset.examples
         self._pooled = prepared.pooled  # type: ignore[assignment]  # read, never changed in place
         self._human_labels = self._pooled
@@ -253,6 +254,10 @@ class Workspace:
             self._pooled = ({} if self.dataset is None else
                             _pool_labels(self.dataset.examples, self.quality, self.aggregation))
         return self._pooled
+
+    def pooled_labels(self) -> Mapping[str, float | None]:
+        """Every example rated on the chosen quality (any subset) -> its pooled label; read only."""
+        return self._pooled_labels()
 
     def human_label(self, example: Example) -> float | None:
         """The pooled human label of the chosen quality (native scale), None when unrated."""
