@@ -52,13 +52,13 @@ def read_text_file(path: Path) -> str:
             path.read_bytes().decode("utf-8-sig")
         except UnicodeDecodeError as exc:
             raise DataError(f"not UTF-8 text (bad byte at offset {exc.start})", path=str(path)) from None
+        except OSError as exc:
+            raise DataError(f"cannot read: {exc.strerror or exc}", path=str(path)) from None
         raise
     except FileNotFoundError:
         raise DataError("file not found", path=str(path)) from None
     except IsADirectoryError:
         raise DataError("is a folder, not a dataset file", path=str(path)) from None
-    except UnicodeDecodeError as exc:
-        raise DataError(f"not UTF-8 text (bad byte at offset {exc.start})", path=str(path)) from None
     except OSError as exc:
         raise DataError(f"cannot read: {exc.strerror or exc}", path=str(path)) from None
 
