@@ -115,7 +115,7 @@ def _pool_labels(examples: Iterable[Example], quality: str | None,
         known = done.get(id(rating))
         if known is None:
             value = rating.aggregate(aggregation).value
-            known = done[id(rating)] = (rating, None if value is None else float(value))  # type: ignore[arg-type]
+            known = done[id(rating)] = (rating, None if value is None else float(value))
         pooled[ex.id] = known[1]
     return pooled
 
@@ -210,7 +210,7 @@ class Workspace:
         self._pooled = prepared.pooled  # type: ignore[assignment]  # read, never changed in place
         self._human_labels = self._pooled
         self._running = prepared.running
-        self._in_scope = frozenset(self._pooled) if prepared.running is not None else frozenset()
+        self._in_scope = frozenset(prepared.pooled) if prepared.running is not None else frozenset()
 
     def qualities(self) -> list[str]:
         """The qualities the view can show (numeric ones)."""
