@@ -138,6 +138,8 @@ class PreparedDataset:
     running: RunningCorrelations | None
     running_n_boot: int
     seed: int
+    #: The items the running correlations follow (the pooled ones; none without a quality).
+    in_scope: frozenset[str] = frozenset()
 
 
 @dataclass
@@ -183,7 +185,8 @@ class Workspace:
             groups = {ex.id: ex.group_id for ex in dataset.examples if ex.id in pooled}
             running = RunningCorrelations(pooled, groups, n_boot=self.running_n_boot, seed=self.seed)
         return PreparedDataset(dataset, scales, quality, self.aggregation, pooled, running,
-                               self.running_n_boot, self.seed)
+                               self.running_n_boot, self.seed,
+                               frozenset(pooled) if running is not None else frozenset())
 
     def set_dataset(self, dataset: Dataset | PreparedDataset) -> None:
         """Start over with a new dataset: every score is dropped, the default quality chosen.
@@ -210,7 +213,7 @@ class Workspace:
         self._pooled = prepared.pooled  # type: ignore[assignment]  # read, never changed in place
         self._human_labels = self._pooled
         self._running = prepared.running
-        self._in_scope = frozenset(prepared.pooled) if prepared.running is not None else frozenset()
+        self._in_scope = prepared.in_scope
 
     def qualities(self) -> list[str]:
         """The qualities the view can show (numeric ones)."""
