@@ -297,7 +297,8 @@ class Workspace:
         self.metric_scores = scores
         for name in self._metric_values:
             self._versions.pop(name, None)
-        self._metric_values = {scores.info(m).label: dict(scores[m]) for m in scores.metric_ids}
+        # Not copied (100,000 items a metric, on the UI thread): a MetricScores is not changed once scored.
+        self._metric_values = {scores.info(m).label: scores[m] for m in scores.metric_ids}
         for name in self._metric_values:
             self._bump(name)
 
@@ -421,7 +422,9 @@ class Workspace:
         names = self.evaluators if evaluators is None else [n for n in self.evaluators if n in set(evaluators)]
         return AgreementInputs(
             examples=tuple(self.dataset.examples),
-            scores={name: dict(self.scores_of(name)) for name in names},
+            # Judge columns change as judgments arrive, so they are copied; metric columns never change.
+            scores={name: self._metric_values[name] if name in self._metric_values else dict(self.scores_of(name))
+                    for name in names},
             quality=self.quality,
             subset=self.subset,
             aggregation=self.aggregation,

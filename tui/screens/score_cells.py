@@ -100,12 +100,16 @@ def widest_cells(texts: list[str]) -> int:
 def widest_number(values: Iterable[float | None], digits: int) -> int:
     """The widest ``number_text(value, digits)`` of ``values`` without formatting each one: with a
     fixed number of decimals the widest finite text is that of the smallest or the largest value.
-    The values are scanned as one array (a column of 100,000 on the UI thread)."""
+    The values are read as one array (None becomes NaN): a column of 100,000 on the UI thread."""
     values = list(values)
-    numbers = np.array([math.nan if value is None else value for value in values], dtype=np.float64)
+    numbers = np.array(values, dtype=np.float64)
     finite = numbers[np.isfinite(numbers)]
     texts = [number_text(float(finite.min()), digits), number_text(float(finite.max()), digits)] if finite.size else []
     if finite.size < numbers.size:  # None, NaN or an infinity: each has its own text
-        texts.extend({number_text(value, digits) for value in values
-                      if value is None or not math.isfinite(value)})
+        n_none = values.count(None)
+        if n_none:
+            texts.append(number_text(None, digits))
+        if int(np.isnan(numbers).sum()) > n_none:
+            texts.append(number_text(math.nan, digits))
+        texts.extend(number_text(bound, digits) for bound in (math.inf, -math.inf) if bound in numbers)
     return max((cell_len(text) for text in texts), default=0)
