@@ -194,7 +194,7 @@ class SharedValues:
         self.contexts: dict[tuple[int, ...], tuple[Turn, ...]] = {}
         self.string_tuples: dict[tuple[str, ...], tuple[str, ...]] = {}
         self.tag_sets: dict[tuple[str, ...], frozenset[str]] = {}
-        #: (scale id, scores, their types, annotators) -> the Rating checked once.
+        #: (the scale's items and their types, scores, their types, annotators) -> the Rating checked once.
         self.ratings: dict[tuple[Any, ...], Rating] = {}
         self.rating_maps: dict[tuple[tuple[str, int], ...], Mapping[str, Rating]] = {}
         self.extras: dict[tuple[Any, ...], Mapping[str, Any]] = {}
@@ -498,6 +498,28 @@ _NUMBER_TYPES = (int, float)  # compared with type(): a bool is not a score
 
 
 def _rating(quality: str, value: Any, fail: Any, shared: SharedValues) -> Rating:
+    # A rating written exactly as one already checked (the same scale, the same values of the same
+    # types, the same annotators) is that one: most ratings repeat a handful of votes. Types count,
+    # since True == 1 and 1 == 1.0. Keyed on the record's own values, before any check.
+    key: tuple[Any, ...] | None = None
+    if quality and type(value) is dict and _RATING_KEYS.issuperset(value):
+        raw_scale, scores, annotators = value.get("scale"), value.get("scores"), value.get("annotators")
+        if type(raw_scale) is dict and type(scores) is list and (annotators is None or type(annotators) is list):
+            try:
+                key = (tuple(raw_scale.items()), tuple(map(type, raw_scale.values())), tuple(scores),
+                       tuple(map(type, scores)), None if annotators is None else tuple(annotators))
+                known = shared.ratings.get(key)
+            except TypeError:  # an unhashable bound, score or name (categorical labels): checked below
+                key, known = None, None
+            if known is not None:
+                return known
+    rating = _new_rating(quality, value, fail, shared)
+    if key is not None:
+        shared.ratings[key] = rating
+    return rating
+
+
+def _new_rating(quality: str, value: Any, fail: Any, shared: SharedValues) -> Rating:
     field = f"ratings.{quality}"
     if not quality:
         raise fail("a quality needs a non-empty name", field)
@@ -509,24 +531,7 @@ def _rating(quality: str, value: Any, fail: Any, shared: SharedValues) -> Rating
     if "scale" not in value:
         raise fail("missing required field", f"{field}.scale")
     scale = _scale(value["scale"], f"{field}.scale", fail)
-    scores = value.get("scores")
-    annotators = value.get("annotators")
-    # A rating equal to one already checked (same scale, values of the same types, same annotators)
-    # is that one: most ratings repeat a handful of votes. Types count, since True == 1.
-    key: tuple[Any, ...] | None = None
-    if type(scores) is list and (annotators is None or type(annotators) is list):
-        try:
-            key = (id(scale), tuple(scores), tuple(map(type, scores)),
-                   None if annotators is None else tuple(annotators))
-            known = shared.ratings.get(key)
-        except TypeError:  # an unhashable score or name; the checks below report it
-            key, known = None, None
-        if known is not None:
-            return known
-    rating = _checked_rating(field, scale, scores, annotators, fail, shared)
-    if key is not None:
-        shared.ratings[key] = rating  # the Rating keeps its scale alive, so id(scale) stays unique
-    return rating
+    return _checked_rating(field, scale, value.get("scores"), value.get("annotators"), fail, shared)
 
 
 def _checked_rating(field: str, scale: Scale, scores: Any, annotators: Any, fail: Any,
