@@ -11,16 +11,15 @@ naming the file, the line and the field; nothing is returned half-loaded.
 
 from __future__ import annotations
 
-import gc
 import json
 import os
 import tempfile
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from ..errors import DataError
+from ..gc_pause import gc_paused
 from ..model import Dataset, Example, Level, Perturbation, Rating, Scale, ScaleKind, Turn
 from ._common import describe_scale, json_type, read_text_file, type_name
 from .formats import DatasetFormat, register_format
@@ -161,20 +160,6 @@ def iter_records(text: str) -> Iterator[str]:
         start = stop + 1
 
 
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Reading allocates millions of small containers, none of them garbage; the cyclic collector
-    would walk every object read so far again and again (a third of the reading time at 100,000
-    lines). Reference counting still frees everything that is dropped meanwhile."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
 class SharedValues:
     """The values many records of one file repeat, kept once (see :class:`Example`'s note on sharing).
 
@@ -258,7 +243,8 @@ _PLAIN_TYPES = (str, int, float, bool, type(None))
 
 
 def native_dataset(lines: Iterable[str], path: Path, *, name: str | None = None) -> Dataset:
-    with _collector_paused():
+    # Millions of small containers, none of them garbage: collections would walk them again and again.
+    with gc_paused():
         return _native_dataset(lines, path, name, SharedValues())
 
 
