@@ -123,6 +123,7 @@ class Workspace:
         # the view asks for scales and labels item by item: both are kept per view.
         self._scales: dict[str, Scale] = {}
         self._pooled: dict[str, float | None] | None = None
+        self._pooled_view: tuple[object, ...] | None = None
         self._human_labels: dict[str, float | None] | None = None
         self._selected: list[Example] | None = None
 
@@ -131,6 +132,7 @@ class Workspace:
     def set_dataset(self, dataset: Dataset) -> None:
         """Start over with a new dataset: every score is dropped, the default quality chosen."""
         self.dataset = dataset
+        self._pooled = None
         self._scales = dataset.qualities
         self.metric_scores = None
         self._metric_values = {}
@@ -178,15 +180,24 @@ class Workspace:
         return list(self._selected)
 
     def _pooled_labels(self) -> dict[str, float | None]:
-        """Every example rated on the chosen quality -> its pooled label (None: no value given)."""
-        if self._pooled is None:
-            self._pooled = {}
+        """Every example rated on the chosen quality -> its pooled label (None: no value given).
+
+        Kept per quality and aggregation (a new subset keeps them: pooling 100,000 items' ratings
+        takes a second), and built aside before it is kept, as a table sorting on a worker reads it."""
+        view = (self.quality, self.aggregation)
+        if self._pooled is None or self._pooled_view != view:
+            pooled: dict[str, float | None] = {}
             if self.dataset is not None and self.quality is not None:
                 for ex in self.dataset.examples:
                     if self.quality in ex.ratings:
                         value = ex.human(self.quality, self.aggregation)
-                        self._pooled[ex.id] = None if value is None else float(value)
+                        pooled[ex.id] = None if value is None else float(value)
+            self._pooled, self._pooled_view = pooled, view
         return self._pooled
+
+    def pooled_labels(self) -> Mapping[str, float | None]:
+        """Every example rated on the chosen quality (any subset) -> its pooled label; read only."""
+        return self._pooled_labels()
 
     def human_label(self, example: Example) -> float | None:
         """The pooled human label of the chosen quality (native scale), None when unrated."""
@@ -393,7 +404,6 @@ class Workspace:
 
     def _selection_changed(self) -> None:
         self.selection_version += 1
-        self._pooled = None
         self._human_labels = None
         self._selected = None
         self._rebuild_running()
