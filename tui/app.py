@@ -42,7 +42,14 @@ from .controllers.label_estimates import LabelEstimatesController
 from .controllers.labels import LabelReportComputed, LabelReportController
 from .controllers.pairwise import PairwiseReportComputed, PairwiseReportController, PreferenceReportComputed
 from .controllers.review import ReviewController
-from .controllers.runs import RUN_GROUP, InterruptedRunFound, JudgeChoicesLoaded, RunController, RunEventReceived
+from .controllers.runs import (
+    RUN_GROUP,
+    InterruptedRunFound,
+    JudgeChoicesLoaded,
+    RunController,
+    RunEventReceived,
+    RunEventsQueued,
+)
 from .controllers.shutdown import ShutdownController, end_process_promptly
 from .controllers.tune import SearchEventReceived, SearchSpaceLoaded, SearchStopped, TuneController, WinnerSaved
 from .navigation import DESTINATIONS, HOME
@@ -201,6 +208,7 @@ class DialjudgeApp(App[int]):
             Route(InterruptedRunFound, self._interrupted_run_found),
             Route(StatsRefreshed, self._stats_refreshed),
             Route(RunEventReceived, self._run_event_received),
+            Route(RunEventsQueued, self._run_events_queued),
             Route(RunScoresLoaded, self._stored_run_scores_loaded),
         ]
 
@@ -239,6 +247,11 @@ class DialjudgeApp(App[int]):
         self.runs.event_received(message)
         if isinstance(message.event, RunFinished) and message.event.run_id:  # 0: stopped before it was recorded
             self._report_on_run(message.event.run_id)
+
+    def _run_events_queued(self, _: RunEventsQueued) -> None:
+        """A run's queued events, applied in order as if each had come alone."""
+        for event in self.runs.take_events():
+            self._run_event_received(RunEventReceived(event))
 
     def _stored_run_scores_loaded(self, message: RunScoresLoaded) -> None:
         """A stored run opened from the history: its judge columns join the view, or, for a pairwise
