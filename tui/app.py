@@ -261,8 +261,9 @@ class DialjudgeApp(App[int]):
         self.labels.compute(message.run_id)
 
     def _report_on_run(self, run_id: int) -> None:
-        self.labels.compute(run_id)
-        self.pairwise.compute(run_id)
+        # Decided on the workers: reading the run's record and the dataset's qualities stalled the UI.
+        self.labels.compute(run_id, decide_in_background=True)
+        self.pairwise.compute(run_id, decide_in_background=True)
 
     # -- failures --------------------------------------------------------------------------
 

@@ -233,6 +233,8 @@ class VirtualTable(ScrollView, can_focus=True):
         self.empty_text = empty_text
         self._columns: list[Column] = []
         self._widths: list[int] = []
+        #: Widths measured from the rows, by (column key, label, max width), while the rows stay.
+        self._fitted: dict[tuple[str, str, int], int] = {}
         self._offsets: list[int] = []
         #: Every row's key, in the order given (a dict as an ordered set).
         self._keys: dict[RowKey, None] = {}
@@ -278,7 +280,7 @@ class VirtualTable(ScrollView, can_focus=True):
             for built in self._cells.values():
                 for column in removed:
                     built.pop(column, None)
-        self._fit_widths()
+        self._fit_widths(keep_fitted=lazy)
         self._rebuild_order(keep_cursor=lazy)
 
     def set_rows(self, rows: Iterable[tuple[RowKey, Sequence[TableCell]]]) -> None:
@@ -483,11 +485,19 @@ class VirtualTable(ScrollView, can_focus=True):
 
     # -- geometry ----------------------------------------------------------------------
 
-    def _fit_widths(self) -> None:
+    def _fit_widths(self, *, keep_fitted: bool = False) -> None:
+        """Each column's width. ``keep_fitted``: the rows and their source are unchanged, so a column
+        fitted before keeps its width and only new ones are measured (measuring reads every row:
+        a second for the columns of 100,000 items, each time a run added its judge's column)."""
+        fitted = self._fitted if keep_fitted else {}
         widths = []
         for column in self._columns:
             if column.width is not None:
                 widths.append(column.width)
+                continue
+            known = fitted.get((column.key, column.label, column.max_width))
+            if known is not None:
+                widths.append(known)
                 continue
             widest = cell_len(column.label) + 2  # room for the sort arrow
             if self._source is not None:
@@ -498,6 +508,7 @@ class VirtualTable(ScrollView, can_focus=True):
                     if len(text) > widest:
                         widest = max(widest, cell_len(text))
             widths.append(min(widest, column.max_width))
+        self._fitted = {(c.key, c.label, c.max_width): w for c, w in zip(self._columns, widths, strict=True)}
         self._widths = widths
         offsets, x = [], 0
         for w in widths:
