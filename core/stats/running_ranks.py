@@ -151,8 +151,8 @@ class RankConcordance:
                 continue
             mask = yb == label
             self._rank_sums[label] = self._rank_sums.get(label, 0) + int(rank[mask].sum())
-            applied = self._groups.get(label, _EMPTY)
-            self._groups[label] = np.sort(np.concatenate([applied, in_batch]), kind="stable")
+            before = self._groups.get(label, _EMPTY)
+            self._groups[label] = np.sort(np.concatenate([before, in_batch]), kind="stable")
         self._n_applied += xb.size
 
     def coefficients(self) -> tuple[float, float]:
