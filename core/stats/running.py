@@ -171,6 +171,9 @@ class _Series:
     ranks: tuple[float, float] = (NAN, NAN)
     ci_at: int = -1
     ci: tuple[CorrelationResult, str] | None = None
+    #: The last subsample's bootstrap, by the subsample's bytes: a new score outside the subsample
+    #: (most of them, at 100,000 items) leaves it as it was, and it is not redone.
+    sub_ci: tuple[bytes, CorrelationResult] | None = None
 
 
 class RunningCorrelations:
@@ -283,8 +286,14 @@ class RunningCorrelations:
         sub_units = columns.unit[chosen]
         m_units = len(np.unique(sub_units))
         by_group = self._groups is not None
-        sub = item_correlation(x[chosen], y[chosen], sub_units.tolist() if by_group else None,
-                               n_excluded=0, n_boot=self.n_boot, seed=self.seed, confidence=self.confidence)
+        sub_x, sub_y = x[chosen], y[chosen]
+        key = b"".join((sub_x.tobytes(), sub_y.tobytes(), sub_units.tobytes()))
+        if series.sub_ci is not None and series.sub_ci[0] == key:
+            sub = series.sub_ci[1]
+        else:
+            sub = item_correlation(sub_x, sub_y, sub_units.tolist() if by_group else None,
+                                   n_excluded=0, n_boot=self.n_boot, seed=self.seed, confidence=self.confidence)
+            series.sub_ci = (key, sub)
         scale = math.sqrt(m_units / n_units)
         full = self._point_estimates(series)
         coefficients = {}
@@ -312,19 +321,22 @@ class RunningCorrelations:
     def _point_estimates(self, series: _Series) -> dict[str, tuple[float, float]]:
         """:func:`.correlation.point_estimates` of the series, with rho, tau and their p-values from the
         incremental counts (scipy's O(n log n) recomputation cost tens of ms at 100,000 items)."""
-        from scipy import stats
+        from scipy import special
 
         x, y = series.columns.arrays
         concordance = series.concordance
-        if concordance.n_groups > MAX_GROUPS:
+        if concordance.n_groups > MAX_GROUPS or series.sums is None:
             return point_estimates(x, y)
         rho, tau = concordance.coefficients()
         p_values = concordance.p_values(rho, tau)
         if p_values is None:  # few pairs without ties: scipy's exact p-value of tau
             return point_estimates(x, y)
-        pearson = stats.pearsonr(x, y)
-        return {"pearson": (float(pearson.statistic), float(pearson.pvalue)),
-                "spearman": (rho, p_values[0]), "kendall": (tau, p_values[1])}
+        # Pearson's r from the running sums, and scipy.stats.pearsonr's p-value: under the null, r
+        # follows a beta distribution on (-1, 1) with a = b = n/2 - 1 (two-sided).
+        r = series.sums.pearson()
+        half = len(x) / 2 - 1
+        p_r = min(1.0, 2 * float(special.betainc(half, half, (1 - abs(r)) / 2))) if math.isfinite(r) else NAN
+        return {"pearson": (r, p_r), "spearman": (rho, p_values[0]), "kendall": (tau, p_values[1])}
 
     def _unit(self, example_id: str) -> tuple[int, float]:
         """The item's resampling unit (its group; itself without groups) and the unit's fixed
