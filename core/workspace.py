@@ -118,7 +118,11 @@ class Workspace:
         self._pool: dict[str, Score] = {}
         self._versions: dict[str, int] = {}
         self._running: RunningCorrelations | None = None
+        #: The view changed: the running correlations are rebuilt when next needed (not at every
+        #: switch of subset: that read every judge score, a second at 100,000 items).
+        self._running_due = False
         self._in_scope: frozenset[str] = frozenset()
+        self._subsets: list[Subset] | None = None
         # Dataset.qualities scans every example and pooling ratings is not free, while
         # the view asks for scales and labels item by item: both are kept per view.
         self._scales: dict[str, Scale] = {}
@@ -133,6 +137,7 @@ class Workspace:
         """Start over with a new dataset: every score is dropped, the default quality chosen."""
         self.dataset = dataset
         self._pooled = None
+        self._subsets = None
         self._scales = dataset.qualities
         self.metric_scores = None
         self._metric_values = {}
@@ -148,8 +153,10 @@ class Workspace:
         return [name for name, scale in self._scales.items() if scale.is_numeric]
 
     def subsets(self) -> list[Subset]:
-        """The subsets worth offering: all, open, closed, adversarial, one per system."""
-        return default_subsets(self.dataset) if self.dataset else [ALL]
+        """The subsets worth offering: all, open, closed, adversarial, one per system (kept per dataset)."""
+        if self._subsets is None:
+            self._subsets = default_subsets(self.dataset) if self.dataset else [ALL]
+        return list(self._subsets)
 
     def set_quality(self, quality: str) -> None:
         if quality not in self.qualities():
@@ -313,6 +320,7 @@ class Workspace:
         self._rebuild_running()
 
     def _set_judge_score(self, evaluator: str, item_id: str, score: Score) -> None:
+        self._ensure_running()
         new_column = evaluator not in self._judge_scores
         self._judge_scores.setdefault(evaluator, {})[item_id] = score
         self._bump(evaluator)
@@ -393,12 +401,13 @@ class Workspace:
     @property
     def running(self) -> "RunningCorrelations | None":
         """Live correlations of the judge columns (and the pool) on the chosen quality and subset."""
-        return self._running
+        return self._ensure_running()
 
     def running_snapshots(self, *, ranks: bool = True, ci: bool = False) -> dict[str, "Snapshot"]:
-        if self._running is None:
+        running = self._ensure_running() if self._judge_scores else None
+        if running is None:
             return {}
-        snapshots = self._running.snapshot(ranks=ranks, ci=ci)
+        snapshots = running.snapshot(ranks=ranks, ci=ci)
         assert isinstance(snapshots, dict)
         return snapshots
 
@@ -409,6 +418,18 @@ class Workspace:
         self._rebuild_running()
 
     def _rebuild_running(self) -> None:
+        """Rebuild the running correlations for the current view when next needed."""
+        self._running = None
+        self._in_scope = frozenset()
+        self._running_due = True
+
+    def _ensure_running(self) -> "RunningCorrelations | None":
+        if self._running_due:
+            self._running_due = False
+            self._build_running()
+        return self._running
+
+    def _build_running(self) -> None:
         """Feed a fresh RunningCorrelations the judge scores that fall in the current view."""
         self._running = None
         self._in_scope = frozenset()
