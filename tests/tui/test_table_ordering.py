@@ -125,3 +125,50 @@ async def test_the_scores_table_filters_and_sorts_a_subset_off_the_ui_thread(ser
         app.datasets.choose_view(subset="all")
         await wait_until(pilot, lambda: not table.ordering and table.row_count == len(ws.dataset), "every row")
         assert table.row_keys == sorted((ex.id for ex in ws.dataset.examples), key=str.lower)
+
+
+async def test_streamed_judgments_reach_the_workspace_in_order_in_few_messages(services):
+    """The run's thread queues its events; the app is woken once per batch and applies them in order
+    (a retry's second judgment of an item replaces the first)."""
+    from dialjudge.core.judges.run.events import JudgmentScored, RunProgress, RunStarted
+    from dialjudge.core.judges.types import Judgment, ScoringMode
+
+    def judgment(item_id: str, normalized: float) -> Judgment:
+        return Judgment(item_id=item_id, judge="fake", mode=ScoringMode.GENERATE, prompt_hash="h", raw_output="",
+                        score=1 + 4 * normalized, normalized=normalized)
+
+    app = make_app(services=services)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        runs = app.runs
+        takes: list[int] = []
+        take = runs.take_events
+
+        def counted_take(limit: int = 2_000) -> list[Any]:
+            taken = take(min(limit, 20))  # small batches: the test sees several
+            takes.append(len(taken))
+            return taken
+
+        runs.take_events = counted_take  # type: ignore[method-assign]
+        examples = app.workspace.dataset.examples
+        events: list[Any] = [RunStarted(run_id=4, total=len(examples) + 1)]
+        events += [JudgmentScored(judgment(ex.id, (k % 5) / 4), k + 1, len(examples) + 1)
+                   for k, ex in enumerate(examples)]
+        events.append(JudgmentScored(judgment(examples[0].id, 1.0), len(examples) + 1, len(examples) + 1))
+        events.append(RunProgress(len(examples) + 1, len(examples) + 1, 0, 0, 10.0, 1.0, 0.0))
+
+        def engine() -> None:
+            for event in events:
+                runs.on_event(event)
+
+        thread = threading.Thread(target=engine)
+        thread.start()
+        thread.join(timeout=30)  # blocks the app's loop too: every event is queued before the first take
+        await wait_until(pilot, lambda: sum(takes) == len(events), "every queued event applied")
+        scores = app.workspace.scores_of("fake#4")
+        assert len(scores) == len(examples)
+        assert scores[examples[0].id] == 1.0  # the later judgment of the item won
+        assert scores[examples[1].id] == 0.25
+        assert runs.state is not None and runs.state.done == len(examples) + 1
+        # One wake-up for the whole queue, taken in chunks (each chunk posts the next wake-up).
+        assert takes == [20, 20, 20, len(events) - 60]
