@@ -218,6 +218,12 @@ class Workspace:
             self._human_labels = {ex.id: pooled[ex.id] for ex in self.selected_examples() if ex.id in pooled}
         return dict(self._human_labels)
 
+    def n_human_labels(self) -> int:
+        """How many of the subset's examples are rated on the chosen quality (no copy of the labels)."""
+        if self._human_labels is None:
+            self.human_labels()  # builds and keeps them
+        return len(self._human_labels or ())
+
     def human_unit(self, example: Example) -> float | None:
         """The pooled human label mapped to 0-1 by the quality's scale."""
         label = self.human_label(example)

@@ -255,7 +255,7 @@ class ScoresScreen(WorkspaceScreen):
         ws = self.dj.workspace
         rows = panel_rows(ws, self.dj.datasets.stats)
         how = ws.aggregation.value
-        n = len(ws.human_labels())
+        n = ws.n_human_labels()  # the panel is drawn twice a second while a run streams in
         title = f"{ws.quality} ({how} of annotators) · subset {ws.subset.spec} · {n} rated items"
         note = f"95% CIs: bootstrap over contexts, {self.dj.services.n_boot} resamples"
         if any(r.live for r in rows):
