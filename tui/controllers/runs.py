@@ -5,8 +5,9 @@ the Run and Prompt lab screens follow :attr:`RunController.judge_choices_changed
 and a saved template or persona reloads them. Planning a run reads the
 templates again and asks the run store for an unfinished run of the same
 configuration, on a worker; the screen that asked receives :class:`RunPlanned`
-and decides (resume, start afresh). Every engine event reaches the app as one
-:class:`RunEventReceived` and is folded into :attr:`RunController.state`.
+and decides (resume, start afresh). The run's thread queues the engine's
+events and wakes the app with one :class:`RunEventsQueued` per batch; the app
+applies each as a :class:`RunEventReceived`, folded into :attr:`RunController.state`.
 """
 
 from __future__ import annotations
