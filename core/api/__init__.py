@@ -9,7 +9,8 @@ request (:mod:`core.api.requests`) and calls one function per use case:
   :class:`RunDisplay`, :func:`stop_rule_for`, :func:`prepare_retry`, :func:`find_resumable`;
 - the reports that follow a run: :func:`reports_after_run` decides, :func:`run_reports` computes;
 - stored runs: :func:`list_runs`, :func:`run_details`, :func:`judge_columns`, :func:`rescore`,
-  :func:`export`, :func:`judgment_rows`, :func:`delete`; :func:`compare` two of them;
+  :func:`export`, :func:`judgment_rows`, :func:`delete`; :func:`compare` two of them; a large run read in
+  parts: :func:`judgment_page`, :func:`judgments_of_items`, :func:`score_columns`, :func:`write_judgments_file`;
 - tuning: :func:`read_space`, :func:`open_search`, :func:`save_winner`;
 - datasets: :func:`list_datasets`, :func:`open_dataset` (with a :class:`ColumnMap`: :func:`parse_column_map`,
   :func:`column_choices`), :func:`describe`, :func:`dataset_statistics`,
@@ -56,7 +57,7 @@ from ..judges.run.engine import RunEngine
 from ..judges.run.events import JudgmentScored, RunEvent, RunFinished, RunProgress, RunSummary, StopRuleChecked
 from ..judges.run.pairwise import PairSetting, plan_pairs
 from ..judges.run.stopping import StopRule
-from ..judges.store.run_store import Review, RunRecord, RunStore, StoreError
+from ..judges.store.run_store import JudgmentPage, Review, RunRecord, RunStore, ScoreColumns, StoreError
 from ..judges.store.status import Part, RunState, RunStatus, problem_lines, status_line, status_text
 from ..judges.types import JudgeBackend, Judgment, OutputKind, RenderedPrompt, ScoringMode
 from ..label_rows import HEADER as LABEL_HEADER
@@ -209,11 +210,15 @@ from .stored import (
     environment_lines,
     export,
     judge_columns,
+    judgment_page,
     judgment_rows,
+    judgments_of_items,
     list_runs,
     rescore,
     run_details,
+    score_columns,
     usage_of_run,
+    write_judgments_file,
 )
 from .tune import REPORT_FORMATS as TUNING_FORMATS
 from .tune import (
@@ -242,6 +247,7 @@ __all__ = [
     # stored runs
     "list_runs", "run_details", "RunDetails", "usage_of_run", "judge_columns", "rescore", "export", "judgment_rows",
     "delete", "dataset_of_run", "environment_lines", "compare", "mass_lines", "scoring_lines",
+    "judgment_page", "judgments_of_items", "score_columns", "write_judgments_file", "JudgmentPage", "ScoreColumns",
     # tuning
     "read_space", "open_search", "save_winner", "render_report", "save_search_record", "TUNING_FORMATS",
     "SearchSpace", "TuningReport", "TuningSearch", "SearchEvent", "SearchStarted", "RoundStarted",

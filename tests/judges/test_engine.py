@@ -380,7 +380,8 @@ KILL_SCRIPT = textwrap.dedent("""
 
     async def main():
         store = RunStore({db!r})
-        eng = engine(config(judge("a"), repeats=2), make_dataset(4, 3), {{"a": FakeBackend("a", max_concurrency=1)}}, store)
+        eng = engine(config(judge("a"), repeats=2), make_dataset(4, 3), {{"a": FakeBackend("a", max_concurrency=1)}}, store,
+                     write_interval_s={interval!r})
         eng.subscribe(die)
         await eng.run()
 
@@ -388,19 +389,24 @@ KILL_SCRIPT = textwrap.dedent("""
 """)
 
 
-async def test_a_killed_process_resumes_without_redoing_or_duplicating(tmp_path: Path) -> None:
+@pytest.mark.parametrize("interval", [0.0, 60.0])
+async def test_a_killed_process_resumes_without_redoing_or_duplicating(tmp_path: Path, interval: float) -> None:
+    """Killed at the 7th judgment: with every judgment committed at once (interval 0), all 7 are stored;
+    with commits batched (a fast judge), those not yet committed are lost and only those are asked again."""
     db = tmp_path / "runs.sqlite3"
-    script = KILL_SCRIPT.format(test_dir=str(Path(__file__).parent), db=str(db))
+    script = KILL_SCRIPT.format(test_dir=str(Path(__file__).parent), db=str(db), interval=interval)
     proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
                           env={**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)})
     assert proc.returncode == 9, proc.stderr
     with RunStore(db) as store:
         (record,) = store.list_runs()
-        assert record.status == "running" and record.judgments == 7
+        # The first judgment is committed at once (no commit yet to wait for); within a minute the next six wait.
+        stored = 7 if interval == 0 else 1
+        assert record.status == "running" and record.judgments == stored
         backend = FakeBackend("a")
         summary = await engine(config(judge("a"), repeats=2), make_dataset(4, 3), {"a": backend}, store).run()
         assert summary.run_id == record.id and summary.resumed
-        assert len(backend.requests) == 24 - 7
+        assert len(backend.requests) == 24 - stored
         keys = row_keys(store, record.id)
         assert len(keys) == len(set(keys)) == 24
 

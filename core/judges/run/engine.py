@@ -33,7 +33,7 @@ from ..prompts.render import render_prompt
 from ..prompts.templates import parse_template
 from ..prompts.truncation import PromptTooLong, WindowBudget, fit_to_window
 from ..store.provenance import run_environment
-from ..store.run_store import JudgmentKey, RunStore
+from ..store.run_store import JudgmentKey, JudgmentWrite, RunStore
 from ..types import BackendResult, JudgeBackend, JudgeRequest, Judgment, RenderedPrompt, ScoringMode
 from .config import JudgeVariant, RunConfig
 from .events import (
@@ -54,6 +54,10 @@ from .scoring import score_result
 from .stopping import DEFAULT_ORDER_SEED, StopRule, StopState, seeded_context_order
 
 Scorer = Callable[[JudgeRequest, BackendResult, str], Judgment]
+
+#: Judgments are committed to the store at least this often (seconds) and at most this many at once.
+WRITE_INTERVAL_S = 0.25
+MAX_WRITE_BATCH = 1000
 
 
 class PromptRenderer(Protocol):
@@ -177,6 +181,7 @@ class RunEngine:
         context_order_seed: int | None = DEFAULT_ORDER_SEED,
         stop_rule: StopRule | None = None,
         reuse_finished: bool = False,
+        write_interval_s: float = WRITE_INTERVAL_S,
     ) -> None:
         self.config = config
         self.dataset = dataset
@@ -210,6 +215,13 @@ class RunEngine:
         self.reuse_finished = reuse_finished
         #: The stop rule's decision that ended the run early (None when it did not).
         self.stopped_by_rule: StopState | None = None
+        #: Judgments scored and not yet in the store (see _record): committed together, within
+        #: ``write_interval_s`` of the first of them, and at once when the last commit is older.
+        self.write_interval_s = write_interval_s
+        self._unwritten: list[JudgmentWrite] = []
+        self._write_timer: asyncio.TimerHandle | None = None
+        self._last_write = 0.0
+        self._write_error: Exception | None = None
 
         self.run_id: int | None = None
         self.total = 0
@@ -313,6 +325,8 @@ class RunEngine:
             raise
         except BaseException as exc:
             assert self.run_id is not None
+            with contextlib.suppress(Exception):  # what was scored before the failure is kept if it can be
+                self._write_all()
             self.store.set_status(self.run_id, RunStatus.FAILED, error=_describe(exc))
             self._emit(RunFailed(_describe(exc), self.run_id))
             raise
@@ -350,6 +364,7 @@ class RunEngine:
         cached_work: list[tuple[_Work, BackendResult]] = []
         queues: dict[str, deque[_Work]] = {}
         too_long: list[Judgment] = []
+        works: list[_Work] = []
         for key in pending:
             variant, example = by_label[key.judge], by_id[key.item_id]
             prompt = prompts.get((variant.label, example.id))
@@ -365,14 +380,17 @@ class RunEngine:
             request = JudgeRequest(item_id=example.id, prompt=prompt, mode=config.mode,
                                    sampling=variant.judge.sampling, top_k=config.top_k, repeat=key.repeat,
                                    constrain=config.constrain, min_valid_mass=min_valid_mass(variant.judge.config))
-            work = _Work(variant, example, request, request.cache_key(backend.identity), backend)
-            hit = self.store.cached_response(work.cache_key) if self.use_cache else None
-            if hit is not None and request.mode is not ScoringMode.GENERATE and hit.valid_mass is None:
+            works.append(_Work(variant, example, request, request.cache_key(backend.identity), backend))
+        # Looked up together: one query per thousand items, not one per item.
+        hits = self.store.cached_responses(w.cache_key for w in works) if self.use_cache else {}
+        for work in works:
+            hit = hits.get(work.cache_key)
+            if hit is not None and work.request.mode is not ScoringMode.GENERATE and hit.valid_mass is None:
                 hit = None  # cached before the valid mass was measured: ask again rather than guess it
             if hit is not None:
                 cached_work.append((work, hit))
             else:
-                queues.setdefault(variant.judge.name, deque()).append(work)
+                queues.setdefault(work.variant.judge.name, deque()).append(work)
 
         # Fail fast, before the run is recorded and before any request is sent.
         for name in queues:
@@ -538,8 +556,8 @@ class RunEngine:
     def _record(self, work: _Work, judgment: Judgment, request_failed: bool, *,
                 response: BackendResult | None) -> None:
         assert self.run_id is not None
-        self.store.add_judgment(self.run_id, judgment, cache_key=work.cache_key, request_failed=request_failed,
-                                response=response, model_identity=work.backend.identity)
+        self._unwritten.append(JudgmentWrite(judgment, work.cache_key, request_failed, response, work.backend.identity))
+        self._write_soon()
         self.done += 1
         self._session_done += 1
         self._session_done_by_judge[judgment.judge] = self._session_done_by_judge.get(judgment.judge, 0) + 1
@@ -558,6 +576,47 @@ class RunEngine:
                 if state.decided and self.stopped_by_rule is None:
                     self.stopped_by_rule = state
                     self.cancel()  # stored judgments stay; the run is resumable and can be extended
+
+    # -- writing to the store -------------------------------------------------------------
+    # One commit per judgment would make a fast judge wait on the disk (each commit writes the WAL):
+    # judgments arriving faster than write_interval_s go in together. Wall time (time.monotonic),
+    # not the run's clock, which tests may freeze. A process killed at once loses at most the last
+    # interval's judgments, which a resume asks for again; nothing is ever stored twice.
+
+    def _write_soon(self) -> None:
+        waited = time.monotonic() - self._last_write
+        if (self._write_error is not None or waited >= self.write_interval_s
+                or len(self._unwritten) >= MAX_WRITE_BATCH):
+            # After a failed timed write, at once: a second failure fails the run, as an immediate
+            # one would, rather than a run going on for hours with its judgments only in memory.
+            self._write_error = None
+            self._write_now()
+        elif self._write_timer is None and self._loop is not None:
+            self._write_timer = self._loop.call_later(self.write_interval_s - waited, self._write_on_timer)
+
+    def _write_on_timer(self) -> None:
+        self._write_timer = None
+        try:
+            self._write_now()
+        except Exception as exc:  # tried again with the next judgment or at the run's end, which fail on it
+            self._write_error = exc
+
+    def _write_now(self) -> None:
+        """Commit every judgment not yet stored, in one transaction."""
+        if self._write_timer is not None:
+            self._write_timer.cancel()
+            self._write_timer = None
+        if not self._unwritten or self.run_id is None:
+            return
+        batch = self._unwritten
+        self._last_write = time.monotonic()
+        self.store.add_judgments(self.run_id, batch)
+        self._unwritten = []  # only once stored: a failed write keeps them for the next try
+
+    def _write_all(self) -> None:
+        """Before the run's status or counts are read or written: everything scored is stored."""
+        self._write_error = None
+        self._write_now()
 
     # -- progress and the end -------------------------------------------------------------
 
@@ -583,6 +642,7 @@ class RunEngine:
             summary = self._summary(status, 0)
             self._emit(RunFinished(0, status, summary))
             return summary
+        self._write_all()
         self.store.set_status(self.run_id, status, error=error)
         self.store.add_wall_time(self.run_id, self._clock() - self._started_at)  # for cost and latency
         self._maybe_progress(force=True)
