@@ -6,7 +6,8 @@ pyproject.toml keeps it so. A front end turns its arguments or its forms into a
 request (:mod:`core.api.requests`) and calls one function per use case:
 
 - runs: :func:`plan_run` / :func:`plan_runs`, :func:`open_run` / :func:`execute_run` with a
-  :class:`RunDisplay`, :func:`stop_rule_for`, :func:`prepare_retry`, :func:`find_resumable`;
+  :class:`RunDisplay`, :func:`stop_rule_for`, :func:`prepare_retry`, :func:`find_resumable`,
+  :func:`find_finished` (an identical finished run is shown again, not duplicated);
 - the reports that follow a run: :func:`reports_after_run` decides, :func:`run_reports` computes;
 - stored runs: :func:`list_runs`, :func:`run_details`, :func:`judge_columns`, :func:`rescore`,
   :func:`export`, :func:`judgment_rows`, :func:`delete`; :func:`compare` two of them; a large run read in
@@ -54,7 +55,15 @@ from ..judges.prompts.personas import Persona, save_persona
 from ..judges.prompts.templates import Template
 from ..judges.run.config import RunConfig
 from ..judges.run.engine import RunEngine
-from ..judges.run.events import JudgmentScored, RunEvent, RunFinished, RunProgress, RunSummary, StopRuleChecked
+from ..judges.run.events import (
+    JudgmentScored,
+    RunEvent,
+    RunFinished,
+    RunPhase,
+    RunProgress,
+    RunSummary,
+    StopRuleChecked,
+)
 from ..judges.run.pairwise import PairSetting, plan_pairs
 from ..judges.run.stopping import StopRule
 from ..judges.store.run_store import JudgmentPage, Review, RunRecord, RunStore, ScoreColumns, StoreError
@@ -195,6 +204,7 @@ from .runs import (
     RetryPlan,
     build_backends,
     execute_run,
+    find_finished,
     find_resumable,
     open_run,
     pair_plan_text,
@@ -238,7 +248,7 @@ __all__ = [
     "RunRequest", "StopRequest", "AgreementRequest", "RescoreRequest", "CompareRequest", "ExportRequest",
     "DEFAULT_JUDGE",
     # runs
-    "RunPlan", "plan_run", "plan_runs", "find_resumable", "build_backends", "open_run", "execute_run",
+    "RunPlan", "plan_run", "plan_runs", "find_resumable", "find_finished", "build_backends", "open_run", "execute_run",
     "stop_rule_for", "RetryPlan", "prepare_retry", "pair_plan_text", "RunDisplay", "infer_quality",
     "preferred_mode", "NO_PERSONA", "JudgeChoices", "judge_choices",
     # reports
@@ -264,7 +274,7 @@ __all__ = [
     # handed-out types and their layouts
     "CONTRADICTS", "DiscernmentRow", "discernment", "RunComparison", "Config", "JudgeConfig", "load_config",
     "EvaluationReport", "AnswerConstraint", "USAGE_COLUMNS", "RunUsage", "usage_rows", "usage_summary",
-    "JudgmentScored", "RunEvent", "RunFinished", "RunProgress", "RunSummary", "StopRuleChecked", "LabelReport", "BT_SUFFIX",
+    "JudgmentScored", "RunEvent", "RunFinished", "RunPhase", "RunProgress", "RunSummary", "StopRuleChecked", "LabelReport", "BT_SUFFIX",
     "SUMMARY_COLUMNS", "PairwiseReport", "summary_notes", "summary_rows", "RescoreResult", "RescoreSettings",
     "RunConfig", "Part", "RunState", "RunStatus", "problem_lines", "status_text", "RunRecord", "RunStore",
     "Judgment", "ScoringMode", "JudgeBackend", "make_backend", "local_threads", "model_file_backend", "AgreementCell", "AgreementTable", "HumanCeiling", "LABEL_HEADER", "confusion_rows", "tie_lines", "label_summary_rows", "FORMATS",

@@ -41,6 +41,7 @@ from .events import (
     RunEvent,
     RunFailed,
     RunFinished,
+    RunPhase,
     RunProgress,
     RunStarted,
     RunStatus,
@@ -234,6 +235,7 @@ class RunEngine:
         self._session_done_by_judge: dict[str, int] = {}
         self._tokens = 0
         self._started_at = 0.0
+        self._judging_since: float | None = None
         self._last_progress_at = 0.0
         self._last_progress_done = 0
         self._cancel_requested = False
@@ -349,6 +351,7 @@ class RunEngine:
             raise ConfigError(f"subset {config.subset!r} of dataset {self.dataset.name!r} selects no items")
         wanted = [JudgmentKey(ex.id, v.label, r) for v in variants for ex in items for r in range(config.repeats)]
         self.total = len(wanted)
+        self._emit(RunPhase(f"preparing {self.total} prompts"))
 
         # Before looking for a run to resume: two processes on one run would both send every request.
         self._lock_owner = self.store.lock_run(config.fingerprint, label=config.label)
@@ -395,6 +398,8 @@ class RunEngine:
         # Fail fast, before the run is recorded and before any request is sent.
         for name in queues:
             backend = self.backends[name]
+            # Loading a local model takes seconds to a minute: the front ends show it, with the time it takes.
+            self._emit(RunPhase(f"loading judge {name}", judge=name))
             await backend.open()
             await backend.check_mode(config.mode, config.top_k)
             if config.constrain is not AnswerConstraint.OFF:
@@ -428,6 +433,7 @@ class RunEngine:
         ways = {name: str(way) for name, backend in self.backends.items() if name in queues
                 and (way := getattr(backend, "scoring_way", None)) is not None}
         self._emit(RunStarted(self.run_id, self.total, self.done, self.resumed, scoring=ways))
+        self._judging_since = self._clock()  # rates leave out the preparing and the model's loading
         return cached_work, queues, timeouts
 
     def _find_run(self) -> Any:
@@ -441,13 +447,7 @@ class RunEngine:
             return None
         unfinished = self.store.find_resumable(self.config.fingerprint)
         if unfinished is None and self.reuse_finished:
-            finished = self.store.find_finished(self.config.fingerprint, name=self.config.name)
-            # The yes label is outside the fingerprint (it decides no judgment) but is recorded with the run:
-            # a finished run recorded with another one is not this run, so the judgments are made (from the
-            # response cache) into a new run that records the label given now.
-            if finished is not None and finished.config.get("yes_label") != self.config.yes_label:
-                return None
-            return finished
+            return identical_finished_run(self.store, self.config)
         return unfinished
 
     def _timeout_for(self, judge_name: str) -> float:
@@ -464,6 +464,11 @@ class RunEngine:
                 return
             self._record(work, self._score(work, response, cached=True), False, response=None)
             await asyncio.sleep(0)  # lets a cancel land between judgments
+        waiting = [name for name, queue in queues.items() if queue]
+        if waiting:  # an API judge's first answer (a cold server, a slow model) can take many seconds
+            self._emit(RunPhase(f"waiting for the first answer of judge {waiting[0]}", judge=waiting[0])
+                       if len(waiting) == 1 else RunPhase(f"waiting for the first answers of judges "
+                                                          f"{', '.join(waiting)}"))
         workers = [
             asyncio.ensure_future(self._worker(queue, self.backends[name], timeouts[name], first=index == 0))
             for name, queue in queues.items()
@@ -621,7 +626,8 @@ class RunEngine:
     # -- progress and the end -------------------------------------------------------------
 
     def progress(self) -> RunProgress:
-        elapsed = max(self._clock() - self._started_at, 0.0)
+        since = self._judging_since if self._judging_since is not None else self._started_at
+        elapsed = max(self._clock() - since, 0.0)
         items_per_s = self._session_done / elapsed if elapsed > 0 else 0.0
         remaining = self.total - self.done
         eta = 0.0 if remaining == 0 else (remaining / items_per_s if items_per_s > 0 else None)
@@ -664,6 +670,18 @@ class RunEngine:
     async def _close_backends(self, queues: Mapping[str, Any]) -> None:
         for name in queues:
             await self.backends[name].close()
+
+
+def identical_finished_run(store: RunStore, config: RunConfig) -> Any:
+    """The newest finished run made with exactly ``config`` (same fingerprint and name): asked for
+    again, it is shown rather than stored twice (None: there is none, judge anew)."""
+    finished = store.find_finished(config.fingerprint, name=config.name)
+    # The yes label is outside the fingerprint (it decides no judgment) but is recorded with the run:
+    # a finished run recorded with another one is not this run, so the judgments are made (from the
+    # response cache) into a new run that records the label given now.
+    if finished is not None and finished.config.get("yes_label") != config.yes_label:
+        return None
+    return finished
 
 
 async def _cancel_all(tasks: Iterable[asyncio.Future[Any]]) -> None:
