@@ -164,11 +164,16 @@ class Workspace:
         self._pool: dict[str, Score] = {}
         self._versions: dict[str, int] = {}
         self._running: RunningCorrelations | None = None
+        #: The view changed: the running correlations are rebuilt when next needed (not at every
+        #: switch of subset: that read every judge score, a second at 100,000 items).
+        self._running_due = False
         self._in_scope: frozenset[str] = frozenset()
+        self._subsets: list[Subset] | None = None
         # Dataset.qualities scans every example and pooling ratings is not free, while
         # the view asks for scales and labels item by item: both are kept per view.
         self._scales: dict[str, Scale] = {}
         self._pooled: dict[str, float | None] | None = None
+        self._pooled_view: tuple[object, ...] | None = None
         self._human_labels: dict[str, float | None] | None = None
         self._selected: list[Example] | None = None
 
@@ -198,6 +203,7 @@ class Workspace:
         if prepared is None:
             prepared = self.prepare(dataset.dataset if isinstance(dataset, PreparedDataset) else dataset)
         self.dataset = prepared.dataset
+        self._subsets = None
         self._scales = dict(prepared.scales)
         self.metric_scores = None
         self._metric_values = {}
@@ -211,8 +217,10 @@ class Workspace:
         self.selection_version += 1
         self._selected = prepared.dataset.examples
         self._pooled = prepared.pooled  # type: ignore[assignment]  # read, never changed in place
+        self._pooled_view = (prepared.quality, prepared.aggregation)
         self._human_labels = self._pooled
         self._running = prepared.running
+        self._running_due = False
         self._in_scope = prepared.in_scope
 
     def qualities(self) -> list[str]:
@@ -220,8 +228,10 @@ class Workspace:
         return [name for name, scale in self._scales.items() if scale.is_numeric]
 
     def subsets(self) -> list[Subset]:
-        """The subsets worth offering: all, open, closed, adversarial, one per system."""
-        return default_subsets(self.dataset) if self.dataset else [ALL]
+        """The subsets worth offering: all, open, closed, adversarial, one per system (kept per dataset)."""
+        if self._subsets is None:
+            self._subsets = default_subsets(self.dataset) if self.dataset else [ALL]
+        return list(self._subsets)
 
     def set_quality(self, quality: str) -> None:
         if quality not in self.qualities():
@@ -252,10 +262,15 @@ class Workspace:
         return list(self._selected)
 
     def _pooled_labels(self) -> dict[str, float | None]:
-        """Every example rated on the chosen quality -> its pooled label (None: no value given)."""
-        if self._pooled is None:
-            self._pooled = ({} if self.dataset is None else
-                            _pool_labels(self.dataset.examples, self.quality, self.aggregation))
+        """Every example rated on the chosen quality -> its pooled label (None: no value given).
+
+        Kept per quality and aggregation (a new subset keeps them: pooling 100,000 items' ratings
+        takes a second), and built aside before it is kept, as a table sorting on a worker reads it."""
+        view = (self.quality, self.aggregation)
+        if self._pooled is None or self._pooled_view != view:
+            pooled = {} if self.dataset is None else _pool_labels(self.dataset.examples, self.quality,
+                                                                  self.aggregation)
+            self._pooled, self._pooled_view = pooled, view
         return self._pooled
 
     def pooled_labels(self) -> Mapping[str, float | None]:
@@ -273,6 +288,12 @@ class Workspace:
             pooled = self._pooled_labels()
             self._human_labels = {ex.id: pooled[ex.id] for ex in self.selected_examples() if ex.id in pooled}
         return dict(self._human_labels)
+
+    def n_human_labels(self) -> int:
+        """How many of the subset's examples are rated on the chosen quality (no copy of the labels)."""
+        if self._human_labels is None:
+            self.human_labels()  # builds and keeps them
+        return len(self._human_labels or ())
 
     def human_unit(self, example: Example) -> float | None:
         """The pooled human label mapped to 0-1 by the quality's scale."""
@@ -377,6 +398,7 @@ class Workspace:
         self._rebuild_running()
 
     def _set_judge_score(self, evaluator: str, item_id: str, score: Score) -> None:
+        self._ensure_running()
         new_column = evaluator not in self._judge_scores
         self._judge_scores.setdefault(evaluator, {})[item_id] = score
         self._bump(evaluator)
@@ -459,23 +481,35 @@ class Workspace:
     @property
     def running(self) -> "RunningCorrelations | None":
         """Live correlations of the judge columns (and the pool) on the chosen quality and subset."""
-        return self._running
+        return self._ensure_running()
 
     def running_snapshots(self, *, ranks: bool = True, ci: bool = False) -> dict[str, "Snapshot"]:
-        if self._running is None:
+        running = self._ensure_running() if self._judge_scores else None
+        if running is None:
             return {}
-        snapshots = self._running.snapshot(ranks=ranks, ci=ci)
+        snapshots = running.snapshot(ranks=ranks, ci=ci)
         assert isinstance(snapshots, dict)
         return snapshots
 
     def _selection_changed(self) -> None:
         self.selection_version += 1
-        self._pooled = None
         self._human_labels = None
         self._selected = None
         self._rebuild_running()
 
     def _rebuild_running(self) -> None:
+        """Rebuild the running correlations for the current view when next needed."""
+        self._running = None
+        self._in_scope = frozenset()
+        self._running_due = True
+
+    def _ensure_running(self) -> "RunningCorrelations | None":
+        if self._running_due:
+            self._running_due = False
+            self._build_running()
+        return self._running
+
+    def _build_running(self) -> None:
         """Feed a fresh RunningCorrelations the judge scores that fall in the current view."""
         self._running = None
         self._in_scope = frozenset()
