@@ -29,10 +29,12 @@ from .small_samples import MIN_CONTEXTS, too_few_contexts
 
 #: Contexts below which the ceiling shows no CI. The judges' floor: in simulation (three
 #: annotators, bench/calibration.py --parts loo-ceiling) the expanded interval of the leave-one-out
-#: ceiling covered >= 0.90 from 6 contexts on (docs/calibration.md).
+#: ceiling covered >= 0.926 in every cell from 6 contexts on (docs/calibration.md, 1,000 datasets per cell).
 MIN_CONTEXTS_CEILING = MIN_CONTEXTS
-#: Items up to which the ceiling's CI is the full bootstrap; above, the m-out-of-n bootstrap (at 100,000
-#: items with 3 annotators the CI then costs about 0.6 s beside 1.8 s for the ceiling itself: bench figure).
+#: Items up to which the ceiling's CI is the full bootstrap; above, the m-out-of-n bootstrap. At 100,000
+#: items (3 annotators) the CI then adds 0.25x the ceiling's own time and 0.04x one judge's correlation
+#: with its CI (``python -m bench.ceiling_cost``); a full bootstrap there would cost far more than the
+#: ceiling (Kendall's tau alone falls back to a 200-resample scipy loop per annotator).
 CEILING_CI_MAX_ITEMS = 1000
 
 BOOTSTRAP = "bootstrap"
