@@ -44,11 +44,11 @@ import numpy as np
 from dialjudge.core.simulation import SimulationDesign, coverage_rate, false_verdict_rate, simulate
 from dialjudge.core.simulation.calibration import Rate
 from dialjudge.core.stats import bootstrap as bs
+from dialjudge.core.stats.ceiling_ci import CEILING_CI_MAX_ITEMS as DEFAULT_CEILING_MAX_ITEMS
+from dialjudge.core.stats.ceiling_ci import MIN_CONTEXTS_CEILING
 from dialjudge.core.stats.correlation import METHODS, item_correlation
 from dialjudge.core.stats.paired import paired_comparison
 from dialjudge.core.stats.randomization import DEFAULT_DRAWS
-from dialjudge.core.stats.ceiling_ci import CEILING_CI_MAX_ITEMS as DEFAULT_CEILING_MAX_ITEMS
-from dialjudge.core.stats.ceiling_ci import MIN_CONTEXTS_CEILING
 from dialjudge.core.stats.small_samples import MIN_CONTEXTS, MIN_CONTEXTS_LABELS
 
 CONTEXTS = (2, 3, 5, 6, 10, 20, 60)

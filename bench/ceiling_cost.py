@@ -19,7 +19,6 @@ from dataclasses import replace
 from typing import Any, Callable
 
 from bench.calibration import LABELS, ceiling_examples
-
 from dialjudge.core.simulation import simulate
 from dialjudge.core.stats.ceiling import human_ceiling
 from dialjudge.core.stats.ceiling_ci import CEILING_CI_MAX_ITEMS

@@ -18,8 +18,8 @@ from typing import Any, Iterable
 
 import numpy as np
 
-from ..model import Example, Scale, ScaleKind
 from ..format import interval_text, number_text
+from ..model import Example, Scale, ScaleKind
 from .categorical import alpha_undefined_reason, cohen_kappa, krippendorff_alpha, percent_agreement
 from .ceiling_ci import CeilingInterval, ceiling_interval
 from .correlation import METHODS, SYSTEM, TURN, degenerate_reason, point_estimates

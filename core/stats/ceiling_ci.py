@@ -53,7 +53,7 @@ class CeilingInterval:
     reason: str | None
 
 
-def leave_one_out_sides(values: np.ndarray, annotator: int) -> tuple[np.ndarray, np.ndarray]:
+def leave_one_out_sides(values: np.ndarray, annotator: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Annotator's own values and the mean of the others on the items both cover (the others'
     mean over those of them who rated the item), as two aligned arrays, and their item indices."""
     others = np.delete(values, annotator, axis=0)
