@@ -6,6 +6,7 @@ import math
 from dataclasses import dataclass
 from typing import ClassVar
 
+from plotext._utility import hist_data  # the binning plt.hist draws with (plotext exports no other name)
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
@@ -31,6 +32,13 @@ class PlottedData:
     evaluator: str
     scores: tuple[float, ...]
     pairs: tuple[tuple[float, float], ...]
+
+
+def count_ticks(largest: int, most: int = 5) -> list[int]:
+    """At most ``most`` evenly spaced whole-number ticks from 0 to at least ``largest`` (a count)."""
+    step = max(1, math.ceil(largest / (most - 1)))
+    top = max(step, math.ceil(largest / step) * step)
+    return list(range(0, top + 1, step))
 
 
 class PlotsScreen(WorkspaceScreen):
@@ -152,6 +160,10 @@ class PlotsScreen(WorkspaceScreen):
         plt = plot.plt
         if values:
             plt.hist(values, bins=HISTOGRAM_BINS)
+            # Counts are whole numbers: ticks at integers only (plotext would put them at 3.7, 7.3, …).
+            ticks = count_ticks(max(hist_data(values, HISTOGRAM_BINS)[1]))
+            plt.ylim(0, ticks[-1])
+            plt.yticks([float(t) for t in ticks], [str(t) for t in ticks])
             high = sum(v >= HIGH_SCORE for v in values) / len(values)
             mean = math.fsum(values) / len(values)
             plt.title(f"{name}: n={len(values)}, mean {mean:.2f}, {high:.0%} ≥ {HIGH_SCORE}")
