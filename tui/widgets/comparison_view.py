@@ -43,7 +43,7 @@ def diff_line(line: str) -> Text:
 def render_comparison(comparison: RunComparison) -> RenderableType:
     a, b = comparison.run_a, comparison.run_b
     parts: list[RenderableType] = [
-        Text(f"Run {a} → run {b} on {comparison.dataset}", style="bold"),
+        Text(f"A = run {a}, B = run {b} on {comparison.dataset}", style="bold"),
         Text(f"Correlation with the human labels per judge, quality and subset; Δ = run {b} − run {a}; "
              "n: items scored in each run.", style="dim"),
     ]
