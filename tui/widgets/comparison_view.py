@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from rich.console import Group, RenderableType
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
+from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
@@ -47,7 +48,7 @@ def render_comparison(comparison: RunComparison) -> RenderableType:
         Text(f"Correlation with the human labels per judge, quality and subset; Δ = run {b} − run {a}; "
              "n: items scored in each run.", style="dim"),
     ]
-    parts.append(_delta_table(comparison))
+    parts.append(DeltaTable(comparison) if comparison.deltas else _delta_table(comparison))
     if comparison.paired:
         parts += [Text(""), render_paired(comparison.paired)]
     parts.append(Text("\nConfiguration changes", style="bold"))
@@ -68,6 +69,37 @@ def render_comparison(comparison: RunComparison) -> RenderableType:
     else:
         parts.append(Text("The two runs used the same template and personas.", style="dim"))
     return Group(*parts)
+
+
+class DeltaTable:
+    """The correlation deltas, one row per judge, quality and subset with every coefficient side by side
+    where the width allows; narrower (80 columns), one row per coefficient, so that no number is cut."""
+
+    def __init__(self, comparison: RunComparison) -> None:
+        self.comparison = comparison
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        wide = _delta_table(self.comparison)
+        if Measurement.get(console, options.update(width=10_000), wide).maximum <= options.max_width:
+            yield wide
+        else:
+            yield _long_delta_table(self.comparison)
+
+
+def _long_delta_table(comparison: RunComparison) -> RenderableType:
+    """One row per judge, quality, subset and coefficient: run A, run B and the change."""
+    a, b = comparison.run_a, comparison.run_b
+    table = Table(box=None, padding=(0, 1), show_edge=False, header_style="bold")
+    for name in ("judge", "quality", "subset", ""):
+        table.add_column(name, overflow="fold")
+    table.add_column(f"n {a}/{b}", justify="right", no_wrap=True)
+    for header in (f"run {a}", f"run {b}", "Δ"):
+        table.add_column(header, justify="right", no_wrap=True, min_width=6)
+    for d in comparison.deltas:
+        table.add_row(d.evaluator, d.quality, d.subset, SYMBOLS.get(d.coefficient, d.coefficient),
+                      f"{d.n_before}/{d.n_after}", number_text(d.before), number_text(d.after),
+                      change_text(d.change))
+    return table
 
 
 def _delta_table(comparison: RunComparison) -> RenderableType:
