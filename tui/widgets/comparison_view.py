@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
-from rich.measure import Measurement
+from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
 from ..format import number_text
+from .fit import FirstThatFits
 from .paired_verdict import render_paired
 
 if TYPE_CHECKING:
@@ -48,7 +48,9 @@ def render_comparison(comparison: RunComparison) -> RenderableType:
         Text(f"Correlation with the human labels per judge, quality and subset; Δ = run {b} − run {a}; "
              "n: items scored in each run.", style="dim"),
     ]
-    parts.append(DeltaTable(comparison) if comparison.deltas else _delta_table(comparison))
+    # Side by side where the width allows; narrower (80 columns), one row per coefficient: no number is cut.
+    parts.append(FirstThatFits(lambda: _delta_table(comparison), lambda: _long_delta_table(comparison))
+                 if comparison.deltas else _delta_table(comparison))
     if comparison.paired:
         parts += [Text(""), render_paired(comparison.paired)]
     parts.append(Text("\nConfiguration changes", style="bold"))
@@ -69,21 +71,6 @@ def render_comparison(comparison: RunComparison) -> RenderableType:
     else:
         parts.append(Text("The two runs used the same template and personas.", style="dim"))
     return Group(*parts)
-
-
-class DeltaTable:
-    """The correlation deltas, one row per judge, quality and subset with every coefficient side by side
-    where the width allows; narrower (80 columns), one row per coefficient, so that no number is cut."""
-
-    def __init__(self, comparison: RunComparison) -> None:
-        self.comparison = comparison
-
-    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        wide = _delta_table(self.comparison)
-        if Measurement.get(console, options.update(width=10_000), wide).maximum <= options.max_width:
-            yield wide
-        else:
-            yield _long_delta_table(self.comparison)
 
 
 def _long_delta_table(comparison: RunComparison) -> RenderableType:
