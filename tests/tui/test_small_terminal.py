@@ -9,12 +9,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from test_snapshots_part2 import edited_template, fake_judges, run_config
 from textual.widget import Widget
 from textual.widgets import Static
 from tui_helpers import make_services, settle, static_text
 
 from dialjudge.tui.app import make_app
-from test_snapshots_part2 import edited_template, fake_judges, run_config
 
 SMALL = (80, 24)
 #: A digit or a decimal point right before an ellipsis: a number Rich cut to fit (a CI's " … " has spaces).

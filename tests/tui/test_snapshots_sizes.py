@@ -14,13 +14,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_snapshots_part2 import edited_template, fake_judges, run_config
 from textual.pilot import Pilot
 from textual.widgets import Select, SelectionList
 from tui_helpers import FAKE_JUDGE_SEARCH_SPACE, make_services, settle, wait_until
 
-from dialjudge.core.judges.prompts.templates import get_template
 from dialjudge.tui.app import make_app
-from test_snapshots_part2 import edited_template, fake_judges, run_config
 
 SIZES = {"80x24": (80, 24), "200x50": (200, 50)}
 FIXED_TIME = "2025-01-31T09:30:00.000+00:00"
