@@ -20,6 +20,8 @@ from textual.widgets import Select, SelectionList
 from tui_helpers import FAKE_JUDGE_SEARCH_SPACE, make_services, settle, wait_until
 
 from dialjudge.tui.app import make_app
+from dialjudge.tui.screens.quit_dialog import QuitDialog
+from dialjudge.tui.screens.save_template_dialog import SaveTemplateDialog
 
 SIZES = {"80x24": (80, 24), "200x50": (200, 50)}
 FIXED_TIME = "2025-01-31T09:30:00.000+00:00"
@@ -129,11 +131,40 @@ async def export_dialog(pilot: Pilot[Any], tmp_path: Path) -> None:
     await quiet(pilot)
 
 
+async def adversarial_dialog(pilot: Pilot[Any], tmp_path: Path) -> None:
+    await keys(pilot, "d", "a")
+    pilot.app.screen.query_one("#adv-out").value = "sample-adv-seed1.jsonl"  # not this machine's data folder
+    await quiet(pilot)
+
+
+async def import_dialog(pilot: Pilot[Any], tmp_path: Path) -> None:
+    await keys(pilot, "u", "i")
+
+
+async def rescore_dialog(pilot: Pilot[Any], tmp_path: Path) -> None:
+    await settle(pilot)
+    pilot.app.runs.start(run_config(pilot.app.workspace.dataset))
+    await keys(pilot, "u", "r")
+
+
+async def quit_dialog(pilot: Pilot[Any], tmp_path: Path) -> None:
+    await settle(pilot)
+    pilot.app.push_screen(QuitDialog("run 3 (smollm2 on usr-topicalchat, 126 of 360 judged)"))
+    await quiet(pilot)
+
+
+async def save_template_dialog(pilot: Pilot[Any], tmp_path: Path) -> None:
+    await keys(pilot, "l")
+    pilot.app.push_screen(SaveTemplateDialog("likert-1to5", "likert-1to5-edited"))
+    await quiet(pilot)
+
+
 SCENARIOS: dict[str, Scenario] = {
     "scores": scores_with_judges, "datasets": datasets_summary, "datasets_items": datasets_items, "plots": plots,
     "run": run_after_a_run, "prompt_lab": prompt_lab, "review": review, "runs_compare": runs_compared,
     "tune": tune_after_a_search, "help": help_screen, "compare_dialog": compare_dialog,
-    "export_dialog": export_dialog,
+    "export_dialog": export_dialog, "adversarial_dialog": adversarial_dialog, "import_dialog": import_dialog,
+    "rescore_dialog": rescore_dialog, "quit_dialog": quit_dialog, "save_template_dialog": save_template_dialog,
 }
 
 
