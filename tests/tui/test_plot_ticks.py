@@ -33,3 +33,5 @@ async def test_the_histograms_y_labels_are_whole_numbers(services, size):
         labels = [m.group(1) for m in re.finditer(r"^\s*(\S+)┤", text, flags=re.MULTILINE)]
         assert labels, text
         assert all(label.isdigit() for label in labels), labels
+        counts = [int(label) for label in labels]
+        assert len({a - b for a, b in zip(counts, counts[1:], strict=False)}) <= 1, labels  # evenly spaced
