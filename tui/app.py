@@ -80,8 +80,8 @@ class DialjudgeApp(App[int]):
     ]
     COMMANDS = App.COMMANDS | {DialjudgeCommands}
     # Screens reflow below these sizes (their .tcss files style `.-narrow` and `.-short`): 80×24 stays usable.
-    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-narrow"), (110, "-wide")]
-    VERTICAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-short"), (32, "-tall")]
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (32, "-tall")]
 
     def __init__(self, services: Services, dataset: str) -> None:
         """The app on ``services``, opening ``dataset`` (a name or a path) when it starts."""
