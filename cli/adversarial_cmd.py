@@ -7,10 +7,11 @@ import json
 from pathlib import Path
 
 from dialjudge.core.api import ADVERSARIAL_KINDS as KINDS
-from dialjudge.core.api import make_adversarial, open_dataset
+from dialjudge.core.api import make_adversarial
 from dialjudge.core.errors import DataError
 
 from . import render
+from .dataset_args import add_column_map_option, open_dataset_of
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -20,6 +21,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     make.add_argument("--from", dest="source", required=True,
                       help="dataset name or path: a rated set with references, or KdConv (kdconv-film, "
                            "kdconv-music, kdconv-travel, or a KdConv test.json)")
+    add_column_map_option(make)
     make.add_argument("--kinds", default=",".join(KINDS), help=f"comma-separated: {', '.join(KINDS)}")
     make.add_argument("--per-item", type=int, default=3, help="adversarial candidates per item")
     make.add_argument("--n", type=int, default=100, help="items to use (fewer when fewer qualify)")
@@ -37,7 +39,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run_make(args: argparse.Namespace) -> int:
     if args.out.suffix != ".jsonl":
         raise DataError(f"{args.out}: the adversarial set is written as native JSONL; use a .jsonl name")
-    source = open_dataset(args.source)
+    source = open_dataset_of(args, args.source)
     con = render.console(stderr=True)
     kinds = tuple(k.strip() for k in args.kinds.split(",") if k.strip())
     built = make_adversarial(source, args.out, kinds=kinds, per_item=args.per_item, n=args.n, seed=args.seed,

@@ -12,12 +12,12 @@ from dialjudge.core.api import (
     describe,
     list_datasets,
     load_config,
-    open_dataset,
     quality_annotators,
 )
 from dialjudge.core.format import collapse_rater_notes
 
 from . import render
+from .dataset_args import add_column_map_option, open_dataset_of
 from .preference_view import print_pair_summary
 
 
@@ -28,9 +28,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         handler=run_list)
     show = dsub.add_parser("show", help="counts, qualities and scales, open/closed split, systems")
     show.add_argument("dataset", help="name or path")
+    add_column_map_option(show)
     show.set_defaults(handler=run_show)
     stats = dsub.add_parser("stats", help="annotator agreement per quality (the human ceiling)")
     stats.add_argument("dataset", help="name or path")
+    add_column_map_option(stats)
     stats.add_argument("--majority-ties", choices=[r.value for r in TieRule], default=TieRule.EXCLUDE.value,
                        help="label qualities, a tied majority of the other annotators: exclude the item or take "
                             "the first tied label (a published majority does not apply to 'the others')")
@@ -49,12 +51,13 @@ def run_list(args: argparse.Namespace) -> int:
 
 
 def run_show(args: argparse.Namespace) -> int:
-    dataset = open_dataset(args.dataset)
+    dataset = open_dataset_of(args, args.dataset)
     summary = describe(dataset)
     con = render.console()
     split = f"{summary.open_ended} open / {summary.closed_ended} closed / {summary.untagged} untagged"
     con.print(render.key_values(f"{summary.name}" + (" (illustrative)" if summary.illustrative else ""), {
         "source": summary.source,
+        **({"columns mapped": ", ".join(summary.column_map)} if summary.column_map else {}),
         "description": summary.description or "–",
         "items": f"{summary.examples} ({summary.turn_level} turn level, {summary.dialog_level} dialog level)",
         "contexts": summary.groups,
@@ -83,7 +86,7 @@ def run_show(args: argparse.Namespace) -> int:
 
 
 def run_stats(args: argparse.Namespace) -> int:
-    dataset = open_dataset(args.dataset)
+    dataset = open_dataset_of(args, args.dataset)
     stats = dataset_statistics(dataset, tie_rule=args.majority_ties)
     con = render.console()
     if stats.numeric:

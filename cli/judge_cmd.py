@@ -39,7 +39,6 @@ from dialjudge.core.api import (
     label_run_note,
     load_config,
     on_prepaired_items,
-    open_dataset,
     pair_plan_text,
     plan_runs,
     preference_plan_text,
@@ -53,6 +52,7 @@ from dialjudge.core.format import number_text, percent_text
 from dialjudge.core.model import Aggregation, Dataset
 
 from . import labels_view, protocol_cmd, render
+from .dataset_args import open_dataset_of
 from .metrics_cmd import add_table_options, emit
 from .pairwise_view import add_pair_options, pair_options, report_pairwise
 from .preference_view import preference_request, report_preferences
@@ -123,7 +123,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     preference_request(args)  # a wrong --tie-band is refused before anything is judged
     config = load_config()
-    dataset = open_dataset(args.dataset)
+    dataset = open_dataset_of(args, args.dataset)
     if args.protocol == "judge-bench":
         return _judge_every_metric(args, dataset)
     plans = plan_runs(run_request(args), dataset, config)

@@ -9,6 +9,7 @@ from typing import Callable, Sequence
 from dialjudge.core.errors import DialjudgeError
 
 from . import adversarial_cmd, datasets_cmd, judge_cmd, metrics_cmd, runs_cmd, tune_cmd
+from .dataset_args import add_column_map_option, column_map_of
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -20,6 +21,7 @@ def build_parser() -> argparse.ArgumentParser:
         "Without a command, opens the terminal app.",
     )
     parser.add_argument("--dataset", help="dataset to open in the app (name or path)")
+    add_column_map_option(parser)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     datasets_cmd.register(sub)
     metrics_cmd.register(sub)
@@ -50,7 +52,7 @@ def open_app(args: argparse.Namespace) -> int:
     # Textual loads only when the app opens: the headless commands start without it.
     from dialjudge.tui.app import end_process_promptly, make_app
 
-    app = make_app(dataset=args.dataset)
+    app = make_app(dataset=args.dataset, column_map=column_map_of(args))
     app.run()
     code = int(app.return_code or 0)
     end_process_promptly(code)  # a model still loading must not keep the process alive

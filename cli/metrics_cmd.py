@@ -15,7 +15,6 @@ from dialjudge.core.api import (
     metric_length_bias,
     metrics_report,
     only_dialogs,
-    open_dataset,
     profile_names,
     table_signatures,
     wide_table,
@@ -25,11 +24,13 @@ from dialjudge.core.format import number_text
 from dialjudge.core.model import Aggregation, Dataset
 
 from . import labels_view, render
+from .dataset_args import add_column_map_option, open_dataset_of
 
 
 def add_table_options(p: argparse.ArgumentParser) -> None:
     """Options shared by every command that prints an agreement table."""
     p.add_argument("--dataset", default=DEFAULT_DATASET, help="name (see `datasets list`) or path")
+    add_column_map_option(p)
     p.add_argument("--quality", action="append", dest="qualities", metavar="QUALITY",
                    help="quality to correlate with (repeatable; default: every quality of the level)")
     p.add_argument("--subset", default="all",
@@ -68,7 +69,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    dataset = open_dataset(args.dataset)
+    dataset = open_dataset_of(args, args.dataset)
     request = AgreementRequest(qualities=tuple(args.qualities or ()), level=args.level,
                                aggregation=Aggregation(args.aggregate), n_boot=args.bootstrap, seed=args.seed)
     report = metrics_report(dataset, request, subset=args.subset,

@@ -17,7 +17,6 @@ from dialjudge.core.api import (
     SearchStarted,
     VariantScored,
     load_config,
-    open_dataset,
     open_search,
     read_space,
     render_report,
@@ -27,12 +26,14 @@ from dialjudge.core.api import (
 from dialjudge.core.format import number_text
 
 from . import render
+from .dataset_args import add_column_map_option, open_dataset_of
 from .signals import sigterm_as_interrupt
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("tune", help="search judge variants on tuning contexts, report the winner on held-out ones")
     p.add_argument("--dataset", required=True, help="dataset name or path")
+    add_column_map_option(p)
     p.add_argument("--space", required=True, type=Path, help="search space TOML (see prompts/search/README.md)")
     p.add_argument("--quality", help="the human-rated quality to agree with (default: the space's, else Overall)")
     p.add_argument("--budget", type=int, help="most judgments the search may make, tuning and held-out together")
@@ -46,7 +47,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     config = load_config()
-    dataset = open_dataset(args.dataset, config)
+    dataset = open_dataset_of(args, args.dataset, config)
     space = read_space(args.space, quality=args.quality, budget=args.budget, seed=args.seed)
     con = render.console(stderr=True)
     with RunStore() as store:

@@ -46,6 +46,8 @@ class DatasetSummary:
     languages: dict[str, int]
     qualities: list[QualitySummary] = field(default_factory=list)
     illustrative: bool = False
+    #: The column mapping a table was read with (``COLUMN=FIELD`` items), shown so it is never implicit.
+    column_map: tuple[str, ...] = ()
 
 
 def describe(dataset: Dataset) -> DatasetSummary:
@@ -82,6 +84,7 @@ def describe(dataset: Dataset) -> DatasetSummary:
         languages=dict(Counter(ex.language or "(unspecified)" for ex in examples)),
         qualities=[QualitySummary(q, scales[(q, lvl)], lvl, *vals) for (q, lvl), vals in quality_rows.items()],
         illustrative=bool(dataset.meta.get("illustrative")),
+        column_map=tuple(str(item) for item in dataset.meta.get("column_map", ())),
     )
 
 

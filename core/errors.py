@@ -52,3 +52,18 @@ class TemplateError(DialjudgeError):
 
 class BackendError(DialjudgeError):
     """A judge backend that cannot do what was asked (no log-probs, no model file, ...)."""
+
+
+class ColumnMappingNeeded(DataError):
+    """A table (CSV/TSV, JSON Lines of flat records) whose columns say too little to read it: it says
+    how to give a column mapping and carries the file's columns, so the app can ask for one."""
+
+    def __init__(self, message: str, columns: list[str], *, path: str | None = None,
+                 line: int | None = None) -> None:
+        self.columns = list(columns)
+        #: What is wrong, without the advice (the app's dialog shows it above the columns).
+        self.problem = message
+        super().__init__(
+            f"{message}; give a column mapping: --map COLUMN=FIELD on the command line (e.g. --map "
+            "reply=candidate --map rater1=Overall:a1), or pick the fields in the app's column dialog "
+            f"(the file's columns: {', '.join(self.columns) or 'none'})", path=path, line=line)

@@ -16,7 +16,8 @@ from typing import Iterable
 
 from .config import Config, load_config, user_data_dir
 from .errors import DataError
-from .loaders import load_dataset
+from .loaders import MAPPING_SUFFIX, ColumnMap, load_dataset, table_columns
+from .loaders.column_map import parse_column_map
 from .model import Dataset, Level
 
 BUNDLED = {
@@ -102,16 +103,27 @@ def resolve_dataset(name_or_path: str, config: Config | None = None) -> DatasetE
     raise DataError(f"no dataset named {name_or_path!r} and no such file (names: {names})")
 
 
-def open_dataset(name_or_path: str, config: Config | None = None, *, remember: bool = True) -> Dataset:
-    """Resolve and load a dataset; files opened by path are remembered as recent."""
+def open_dataset(name_or_path: str, config: Config | None = None, *, remember: bool = True,
+                 column_map: ColumnMap | None = None) -> Dataset:
+    """Resolve and load a dataset; files opened by path are remembered as recent, with the column
+    mapping they were read with, which opens them again when no mapping is given."""
 
     entry = resolve_dataset(name_or_path, config)
     assert entry.path is not None
-    dataset = load_dataset(entry.path, name=entry.name if entry.origin != "file" else None)
+    if column_map is not None and entry.origin != "file":
+        raise DataError(f"a column mapping (--map) applies to a table file opened by its path, not to the "
+                        f"{entry.origin} dataset {entry.name!r}")
+    given = column_map
+    if column_map is None:
+        column_map = remembered_column_map(entry.path)
+    dataset = load_dataset(entry.path, name=entry.name if entry.origin != "file" else None,
+                           column_map=column_map)
     if entry.level is not None:
         dataset = dataset.subset((ex for ex in dataset if ex.level is entry.level), name=entry.name)
     if remember and entry.origin == "file":
         remember_recent(entry.path)
+        if given is not None:
+            remember_column_map(entry.path, given)
     return dataset
 
 
@@ -144,3 +156,46 @@ def remember_recent(path: Path) -> None:
     tmp = target.with_suffix(f".{os.getpid()}.tmp")
     tmp.write_text(json.dumps([str(p) for p in items[:RECENT_LIMIT]], indent=1), encoding="utf-8")
     tmp.replace(target)
+
+
+def _column_maps_file() -> Path:
+    return user_data_dir() / "column_maps.json"
+
+
+def _column_maps() -> dict[str, list[str]]:
+    try:
+        raw = json.loads(_column_maps_file().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(raw, dict):
+        return {}
+    return {k: v for k, v in raw.items()
+            if isinstance(k, str) and isinstance(v, list) and all(isinstance(i, str) for i in v)}
+
+
+def remember_column_map(path: Path, column_map: ColumnMap) -> None:
+    """Keep the mapping a file was opened with (for the recently opened files only)."""
+    path = path.resolve()
+    recent = {str(p) for p in recent_files()}
+    maps = {k: v for k, v in _column_maps().items() if k in recent}
+    maps[str(path)] = column_map.as_text()
+    target = _column_maps_file()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_suffix(f".{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(maps, indent=1, ensure_ascii=False), encoding="utf-8")
+    tmp.replace(target)
+
+
+def remembered_column_map(path: Path) -> ColumnMap | None:
+    """The mapping the file was last opened with, while every column it names is still in the file
+    (a file rewritten since is read as it is now, not with a stale mapping) and no TOML mapping was
+    written beside it since (that one is the user's latest word)."""
+    items = _column_maps().get(str(path.resolve()))
+    if not items or path.with_name(path.stem + MAPPING_SUFFIX).is_file():
+        return None
+    try:
+        column_map = parse_column_map(items)
+        columns = set(table_columns(path))
+    except DataError:
+        return None
+    return column_map if set(column_map.columns) <= columns else None

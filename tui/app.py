@@ -22,7 +22,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, TextArea
 from textual.worker import Worker, WorkerState
 
-from dialjudge.core.api import DEFAULT_DATASET, RunFinished, Workspace
+from dialjudge.core.api import DEFAULT_DATASET, ColumnMap, RunFinished, Workspace
 from dialjudge.core.errors import DialjudgeError
 
 from .commands import DialjudgeCommands
@@ -34,6 +34,7 @@ from .controllers.datasets import (
     MetricsProgressed,
     MetricsScored,
     StatsRefreshed,
+    UnmappedTableOpened,
 )
 from .controllers.decisions import DecisionController, DiagnosticsComputed, EvaluatorsCompared
 from .controllers.history import RunScoresLoaded, StoredRunsController
@@ -47,6 +48,7 @@ from .controllers.shutdown import ShutdownController, end_process_promptly
 from .controllers.tune import SearchEventReceived, SearchSpaceLoaded, SearchStopped, TuneController, WinnerSaved
 from .navigation import DESTINATIONS, HOME
 from .routes import Route, message_routes
+from .screens.column_map_dialog import ColumnMapDialog
 from .screens.help import HelpScreen
 from .screens.quit_dialog import InterruptedRunDialog, QuitDialog
 from .services import Services
@@ -83,11 +85,13 @@ class DialjudgeApp(App[int]):
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
     VERTICAL_BREAKPOINTS = [(0, "-short"), (32, "-tall")]
 
-    def __init__(self, services: Services, dataset: str) -> None:
-        """The app on ``services``, opening ``dataset`` (a name or a path) when it starts."""
+    def __init__(self, services: Services, dataset: str, column_map: ColumnMap | None = None) -> None:
+        """The app on ``services``, opening ``dataset`` (a name or a path; a table read with
+        ``column_map`` where given) when it starts."""
         super().__init__()
         self.services = services
         self.initial_dataset = dataset
+        self.initial_column_map = column_map
         self.datasets = DatasetController(self, services)
         self.runs = RunController(self, services, self.datasets)
         self.lab = LabController(self, services)
@@ -114,7 +118,7 @@ class DialjudgeApp(App[int]):
     def on_mount(self) -> None:
         self.switch_mode(HOME)
         self.set_interval(self.services.redraw_interval_s, self.datasets.flush_live_updates, name="live redraw")
-        self.datasets.open(self.initial_dataset)
+        self.datasets.open(self.initial_dataset, self.initial_column_map)
         if not self.is_headless:  # a test's app leaves its process's signals alone
             self.shutdown.install_signal_handlers()
 
@@ -202,6 +206,7 @@ class DialjudgeApp(App[int]):
         return [
             Route(DatasetLoaded, self._dataset_loaded),
             Route(InterruptedRunFound, self._interrupted_run_found),
+            Route(UnmappedTableOpened, self._unmapped_table_opened),
             Route(StatsRefreshed, self._stats_refreshed),
             Route(RunEventReceived, self._run_event_received),
             Route(RunScoresLoaded, self._stored_run_scores_loaded),
@@ -230,6 +235,18 @@ class DialjudgeApp(App[int]):
                 self.runs.resume_stored(record)
 
         self.push_screen(InterruptedRunDialog(record), answered)
+
+    def _unmapped_table_opened(self, message: UnmappedTableOpened) -> None:
+        """Ask which field each column holds, then open the file with that mapping."""
+
+        def answered(column_map: ColumnMap | None) -> None:
+            if column_map is not None:
+                self.datasets.open(message.name_or_path, column_map)
+            else:
+                self.notify(f"{message.choices.path.name} was not opened: its columns were not mapped",
+                            severity="warning", timeout=5)
+
+        self.push_screen(ColumnMapDialog(message.choices, message.reason), answered)
 
     def _stats_refreshed(self, message: StatsRefreshed) -> None:
         """New statistics of the view: the paired comparison and the judge diagnostics follow them."""
@@ -271,6 +288,9 @@ class DialjudgeApp(App[int]):
 __all__ = ["DialjudgeApp", "end_process_promptly", "make_app"]
 
 
-def make_app(dataset: str | None = None, *, services: Services | None = None) -> DialjudgeApp:
-    """The app on ``dataset`` (name or path; default: the bundled sample)."""
-    return DialjudgeApp(services if services is not None else Services.default(), dataset or DEFAULT_DATASET)
+def make_app(dataset: str | None = None, *, services: Services | None = None,
+             column_map: ColumnMap | None = None) -> DialjudgeApp:
+    """The app on ``dataset`` (name or path; default: the bundled sample), a table read with
+    ``column_map`` where given (``dialjudge --dataset FILE --map COLUMN=FIELD``)."""
+    return DialjudgeApp(services if services is not None else Services.default(), dataset or DEFAULT_DATASET,
+                        column_map)

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from dialjudge.core.api import (
+    ColumnMap,
     Config,
     DatasetEntry,
     JudgeBackend,
@@ -31,8 +32,9 @@ from dialjudge.core.model import Dataset
 @dataclass
 class Services:
     config: Config
-    #: Open a dataset by short name or path (remembers files opened by path).
-    open_dataset: Callable[[str], Dataset]
+    #: Open a dataset by short name or path (remembers files opened by path); called with
+    #: ``column_map=`` only when the user gave one (the column dialog).
+    open_dataset: Callable[..., Dataset]
     #: Every dataset the Datasets screen offers: bundled, in data folders, recent.
     list_datasets: Callable[[], list[DatasetEntry]]
     #: A new connection to the run store; the caller closes it.
@@ -60,7 +62,7 @@ class Services:
         config = config if config is not None else load_config()
         services = cls(
             config=config,
-            open_dataset=lambda name: _open_dataset(name, config),
+            open_dataset=lambda name, column_map=None: _open_dataset(name, config, column_map),
             list_datasets=lambda: _list_datasets(config),
             open_store=_default_store,
             make_backend=_make_backend,
@@ -76,8 +78,8 @@ class Services:
         return list(self.config.judges.values())
 
 
-def _open_dataset(name: str, config: Config) -> Dataset:
-    return open_dataset(name, config)
+def _open_dataset(name: str, config: Config, column_map: ColumnMap | None) -> Dataset:
+    return open_dataset(name, config, column_map=column_map)
 
 
 def _list_datasets(config: Config) -> list[DatasetEntry]:

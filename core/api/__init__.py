@@ -11,7 +11,8 @@ request (:mod:`core.api.requests`) and calls one function per use case:
 - stored runs: :func:`list_runs`, :func:`run_details`, :func:`judge_columns`, :func:`rescore`,
   :func:`export`, :func:`judgment_rows`, :func:`delete`; :func:`compare` two of them;
 - tuning: :func:`read_space`, :func:`open_search`, :func:`save_winner`;
-- datasets: :func:`list_datasets`, :func:`open_dataset`, :func:`describe`, :func:`dataset_statistics`,
+- datasets: :func:`list_datasets`, :func:`open_dataset` (with a :class:`ColumnMap`: :func:`parse_column_map`,
+  :func:`column_choices`), :func:`describe`, :func:`dataset_statistics`,
   :func:`metrics_report`, :func:`make_adversarial`;
 - the app's live view of an open dataset (:mod:`core.api.view`): :func:`item_metric_scores`,
   :func:`compare_columns`, :func:`judges_as_labels`, :func:`stored_run_of`;
@@ -343,3 +344,21 @@ from .protocol_judge_bench import (  # noqa: E402
 )
 
 __all__ += ["JudgeBenchMetric", "JudgeBenchSummary", "JudgeBenchTable", "judge_bench_requests", "judge_bench_table", "judge_bench_text"]
+
+# Column mappings for tables with other column names (issue 20): --map COLUMN=FIELD, the app's column dialog
+from .column_maps import (  # noqa: E402
+    NOT_A_FIELD,
+    RATING,
+    TEXT_FIELDS,
+    ColumnChoice,
+    ColumnChoices,
+    ColumnMap,
+    column_choices,
+    column_map_from_fields,
+    parse_column_map,
+    rating_field,
+    valid_fields_text,
+)
+
+__all__ += ["NOT_A_FIELD", "RATING", "TEXT_FIELDS", "ColumnChoice", "ColumnChoices", "ColumnMap", "column_choices",
+            "column_map_from_fields", "parse_column_map", "rating_field", "valid_fields_text"]

@@ -10,6 +10,9 @@ detection order:
   or a KdConv split (:mod:`.kdconv`: no ratings, the raw material of adversarial sets);
 * ``.csv`` / ``.tsv``: a column mapping (given, or ``<stem>.mapping.toml`` beside
   the file), else the standard column names (:mod:`.csv_table`);
+* ``.jsonl`` of flat records that are not native ones: read as a table, likewise
+  (:mod:`.json_table`). A :class:`~.column_map.ColumnMap` (``--map COLUMN=FIELD``)
+  reads either kind of table with the columns it names;
 * preference pairs, asked before the suffix decides: MT-Bench human judgments in
   ``.jsonl`` (:mod:`.mt_bench`) and pair tables in ``.jsonl``/``.csv``/``.tsv``
   (:mod:`.pair_table`; see :mod:`.preference`).
@@ -20,19 +23,24 @@ returned half-loaded.
 
 from __future__ import annotations
 
+import csv
+import io
+import itertools
 from pathlib import Path
 
 from ..errors import DataError
 from ..model import Dataset
+from .column_map import ColumnMap
 from .csv_table import CsvMapping, QualityColumns, default_mapping, read_csv
 from .fed import read_fed
 from .formats import DatasetFile, DatasetFormat, dataset_format, dataset_formats, format_names
+from .json_table import table_rows
 from .judge_bench import read_judge_bench
 from .native import example_to_record, read_native, record_to_example, write_native
 from .usr import read_usr
 
 __all__ = [
-    "CsvMapping", "QualityColumns", "default_mapping", "detect_format", "format_names",
+    "ColumnMap", "CsvMapping", "QualityColumns", "table_columns", "table_preview", "default_mapping", "detect_format", "format_names",
     "example_to_record", "load_dataset", "read_csv", "read_fed", "read_judge_bench", "read_native",
     "read_usr", "record_to_example", "save_dataset", "write_native",
 ]
@@ -41,23 +49,65 @@ MAPPING_SUFFIX = ".mapping.toml"
 
 
 def load_dataset(path: str | Path, *, format: str | None = None, name: str | None = None,
-                 csv_mapping: CsvMapping | str | Path | None = None) -> Dataset:
+                 csv_mapping: CsvMapping | str | Path | None = None,
+                 column_map: ColumnMap | None = None) -> Dataset:
     """Load any supported file. ``format`` (one of :func:`format_names`) skips detection;
-    ``name`` renames the dataset; ``csv_mapping`` is a CsvMapping or a TOML file."""
+    ``name`` renames the dataset; ``csv_mapping`` is a CsvMapping or a TOML file; ``column_map``
+    (``--map COLUMN=FIELD``) reads a CSV/TSV or JSON Lines table with the columns it names."""
     path = Path(path)
     chosen = dataset_format(format) if format is not None else None
     if format is not None and chosen is None:
         raise DataError(f"unknown format {format!r} (use one of {', '.join(format_names())})", path=str(path))
+    if csv_mapping is not None and column_map is not None:
+        raise DataError("give a column mapping file or --map, not both", path=str(path))
     if csv_mapping is not None and chosen is not None and not chosen.takes_mapping:
         raise DataError(f"a column mapping only applies to CSV files, not to format {format!r}",
                         path=str(path))
     _check_is_file(path)
     file = DatasetFile(path, name)
+    if column_map is not None:
+        file.mapping = column_map
+        return (chosen if chosen is not None and chosen.takes_mapping else _table_format(path, chosen)).read(file)
     fmt = (chosen or _format_from_suffix(path, None if csv_mapping is not None else file)
            or _mapping_format(csv_mapping) or _format_from_content(file))
     if fmt.takes_mapping:
         file.mapping = _mapping_for(path, csv_mapping)
     return fmt.read(file)
+
+
+def table_columns(path: str | Path) -> list[str]:
+    """The columns of a CSV/TSV file (its header) or the keys of a JSON Lines file's records: what a
+    column mapping can name."""
+    return table_preview(path, rows=0)[0]
+
+
+def table_preview(path: str | Path, *, rows: int = 200) -> tuple[list[str], list[list[str]]]:
+    """The columns of a CSV/TSV or JSON Lines table and the cells of its first ``rows`` rows."""
+    path = Path(path)
+    _check_is_file(path)
+    fmt = _table_format(path, None)
+    text = DatasetFile(path).text
+    if fmt.name == "csv":
+        delimiter = "\t" if path.suffix.lower() == ".tsv" else ","
+        reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+        try:
+            table = [row for row in itertools.islice((r for r in reader if any(c.strip() for c in r)), rows + 1)]
+        except csv.Error as exc:
+            raise DataError(f"not valid CSV: {exc}", path=str(path)) from None
+    else:
+        table = [cells for _, cells in table_rows(text, str(path))[:rows + 1]]
+    return (table[0], table[1:]) if table else ([], [])
+
+
+def _table_format(path: Path, chosen: DatasetFormat | None) -> DatasetFormat:
+    """The table format a column mapping reads this file with (by its suffix)."""
+    suffix = path.suffix.lower()
+    for fmt in dataset_formats():
+        if fmt.takes_mapping and suffix in fmt.suffixes + fmt.shares_suffixes:
+            return fmt
+    where = f"format {chosen.name!r}" if chosen is not None else f"a {suffix or 'suffixless'} file"
+    raise DataError(f"a column mapping applies to CSV/TSV and JSON Lines tables (.csv, .tsv, .jsonl), "
+                    f"not to {where}", path=str(path))
 
 
 def detect_format(path: str | Path) -> str:

@@ -21,9 +21,9 @@ import io
 import math
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
-from ..errors import DataError
+from ..errors import ColumnMappingNeeded, DataError
 from ..model import Dataset, Example, Level, Rating, RatingValue, Scale, ScaleKind, Turn
 from ._common import (
     alternating_turns,
@@ -35,6 +35,9 @@ from ._common import (
     split_speaker,
 )
 from .formats import DatasetFormat, register_format
+
+if TYPE_CHECKING:
+    from .column_map import ColumnMap
 
 RATING_COLUMN_SEPARATOR = ":"
 
@@ -250,22 +253,34 @@ def infer_scale(values: Sequence[str]) -> Scale | None:
 # ---------------------------------------------------------------- reading
 
 
-def read_csv(path: str | Path, mapping: CsvMapping | None = None, *, name: str | None = None) -> Dataset:
-    """Read a CSV file with a column mapping (None: the default mapping for standard column names)."""
+def read_csv(path: str | Path, mapping: CsvMapping | ColumnMap | None = None, *,
+             name: str | None = None) -> Dataset:
+    """Read a CSV file with a column mapping (None: the default mapping for standard column names;
+    a ColumnMap: the columns it names, the others by their standard names)."""
     path = Path(path)
+    delimiter = mapping.delimiter if isinstance(mapping, CsvMapping) else (
+        "\t" if path.suffix.lower() == ".tsv" else ",")
+    rows = _read_rows(read_text_file(path), str(path), delimiter)
+    return table_dataset(rows, mapping, path, name=name, file_format="csv", delimiter=delimiter)
+
+
+def table_dataset(rows: list[tuple[int, list[str]]], mapping: CsvMapping | ColumnMap | None, path: Path, *,
+                  name: str | None, file_format: str, delimiter: str = ",",
+                  reference_separator: str | None = None) -> Dataset:
+    """The dataset of a table's rows, (line, cells) with the header first: a CSV file's or, with each
+    record's values as text, a JSON Lines file's."""
     where = str(path)
-    delimiter = mapping.delimiter if mapping else ("\t" if path.suffix.lower() == ".tsv" else ",")
-    rows = _read_rows(read_text_file(path), where, delimiter)
     if not rows:
         raise DataError("empty file: expected a header row", path=where)
     header_line, header = rows[0]
+    given_map = None if mapping is None or isinstance(mapping, CsvMapping) else mapping
     if mapping is None:
         mapping = default_mapping(header, delimiter=delimiter)
         if mapping is None:
-            raise DataError(
-                "the columns do not have the standard names (context, candidate or response, "
-                "and one '<quality>:<annotator>' column per rating); give a column mapping "
-                f"(found: {', '.join(header)})", path=where, line=header_line)
+            raise needs_mapping_error(header, where, header_line)
+    elif not isinstance(mapping, CsvMapping):
+        mapping = mapping.table_mapping(header, delimiter=delimiter, where=where,
+                                        reference_separator=reference_separator)
     columns = _column_index(header, mapping, where, header_line)
     data_rows = rows[1:]
     inferred: dict[str, Scale] = {}
@@ -284,10 +299,19 @@ def read_csv(path: str | Path, mapping: CsvMapping | None = None, *, name: str |
                             path=where, line=line, field=mapping.id)
         first_line[example.id] = line
         examples.append(example)
-    meta: dict[str, Any] = {"format": "csv"}
+    meta: dict[str, Any] = {"format": file_format}
+    if given_map is not None:
+        meta["column_map"] = given_map.as_text()
     if inferred:
         meta["inferred_scales"] = {q: s.to_dict() for q, s in inferred.items()}
     return Dataset(name=name or path.stem, examples=examples, source=where, meta=meta)
+
+
+def needs_mapping_error(header: Sequence[str], where: str, line: int | None = None) -> ColumnMappingNeeded:
+    """The error for a table whose columns do not have the standard names: it says how to map them."""
+    return ColumnMappingNeeded(
+        "the columns do not have the standard names (context, candidate or response, and one "
+        "'<quality>:<annotator>' column per rating)", list(header), path=where, line=line)
 
 
 def _read_rows(text: str, where: str, delimiter: str) -> list[tuple[int, list[str]]]:
@@ -331,7 +355,8 @@ def _with_inferred_scales(mapping: CsvMapping, columns: dict[str, int],
         scale = infer_scale(values)
         if scale is None:
             raise DataError(f"cannot infer a scale for {quality!r} from its values (none, or one "
-                            "value only); give a column mapping with the scale", path=where,
+                            "value only); give a column mapping with the scale (a TOML mapping beside the "
+                            "file: datasets/README.md)", path=where,
                             field=spec.columns[0])
         qualities[quality] = QualityColumns(spec.columns, scale, spec.annotators)
         inferred[quality] = scale

@@ -24,17 +24,28 @@ from dialjudge.core.api import (
     DEFAULT_PROFILE,
     Workspace,
     ceiling_table,
+    column_choices,
     describe,
     item_metric_scores,
     profile_columns,
     score_examples,
 )
+from dialjudge.core.errors import ColumnMappingNeeded, DataError
 
 from ..state import Change, StatsState, WorkspaceChange
 from .base import start_thread_work
 
 if TYPE_CHECKING:
-    from dialjudge.core.api import AgreementInputs, AgreementTable, CeilingRow, DatasetSummary, Judgment, MetricScores
+    from dialjudge.core.api import (
+        AgreementInputs,
+        AgreementTable,
+        CeilingRow,
+        ColumnChoices,
+        ColumnMap,
+        DatasetSummary,
+        Judgment,
+        MetricScores,
+    )
     from dialjudge.core.model import Dataset, Example
 
     from ..services import Services
@@ -54,6 +65,16 @@ class DatasetLoaded(Message):
     dataset: Dataset
     summary: DatasetSummary
     ceilings: list[CeilingRow]
+
+
+@dataclass
+class UnmappedTableOpened(Message):
+    """A table whose columns do not say which field each holds was opened: the user is asked."""
+
+    name_or_path: str
+    #: Why it did not open (the columns lack the standard names, or no column is the candidate).
+    reason: str
+    choices: ColumnChoices
 
 
 @dataclass
@@ -118,17 +139,31 @@ class DatasetController:
 
     # -- datasets ------------------------------------------------------------------------
 
-    def open(self, name_or_path: str) -> Worker[None]:
-        """Load a dataset by name or path in the background; it replaces the current one."""
+    def open(self, name_or_path: str, column_map: ColumnMap | None = None) -> Worker[None]:
+        """Load a dataset by name or path in the background; it replaces the current one. A table whose
+        columns need a mapping is not an error: the app asks for one (:class:`UnmappedTableOpened`)."""
 
         def load() -> None:
-            dataset = self.services.open_dataset(name_or_path)
+            try:
+                dataset = (self.services.open_dataset(name_or_path) if column_map is None
+                           else self.services.open_dataset(name_or_path, column_map=column_map))
+            except ColumnMappingNeeded as exc:
+                self._ask_for_mapping(name_or_path, exc)
+                return
             summary = describe(dataset)
             ceilings = ceiling_table(dataset.examples)
             if not get_current_worker().is_cancelled:
                 self.app.post_message(DatasetLoaded(name_or_path, dataset, summary, ceilings))
 
         return start_thread_work(self.app, load, group=DATASET_GROUP, description="Opening dataset")
+
+    def _ask_for_mapping(self, name_or_path: str, needed: ColumnMappingNeeded) -> None:
+        try:
+            choices = column_choices(name_or_path)
+        except DataError:
+            raise needed from None  # the file cannot be read as a table: the first error says why
+        if not get_current_worker().is_cancelled:
+            self.app.post_message(UnmappedTableOpened(name_or_path, needed.problem, choices))
 
     def dataset_loaded(self, message: DatasetLoaded) -> None:
         self.workspace.set_dataset(message.dataset)

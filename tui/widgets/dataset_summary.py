@@ -25,6 +25,8 @@ def render_summary(summary: DatasetSummary, ceilings: Sequence[CeilingRow]) -> R
         parts.append(Text(summary.description, style="dim"))
     if summary.source:
         parts.append(Text(f"source: {source_text(summary.source)}", style="dim"))
+    if summary.column_map:
+        parts.append(Text(f"columns mapped: {', '.join(summary.column_map)}", style="dim"))
     parts += [Text(""), _facts(summary), Text(""), Text("Qualities and the human ceiling", style="bold"),
               _qualities(summary, ceilings)]
     return Group(*parts)
