@@ -40,6 +40,13 @@ async def quiet(pilot: Pilot[Any]) -> None:
     await pilot.pause()
 
 
+async def steady_cursors(pilot: Pilot[Any]) -> None:
+    """Stop the text cursors blinking: on a busy machine a screenshot could land on either phase."""
+    for field in pilot.app.screen.query("Input, TextArea"):
+        field.cursor_blink = False  # type: ignore[attr-defined]
+    await pilot.pause()
+
+
 async def two_runs(pilot: Pilot[Any]) -> None:
     """Run 1: fake and fake2 on the stock template; run 2: fake on a reworded one."""
     app = pilot.app
@@ -83,9 +90,17 @@ async def run_after_a_run(pilot: Pilot[Any], tmp_path: Path) -> None:
     await keys(pilot, "ctrl+r")
 
 
+async def preview_rendered(pilot: Pilot[Any]) -> None:
+    """Wait out the Prompt lab's delayed preview (a timer, which settle() does not see), then settle."""
+    lab = pilot.app.screen
+    await wait_until(pilot, lambda: getattr(lab, "_timer", None) is None, "the prompt preview is rendered")
+    await quiet(pilot)
+
+
 async def prompt_lab(pilot: Pilot[Any], tmp_path: Path) -> None:
     await keys(pilot, "l")
     pilot.app.screen.query_one("#lab-judge", Select).value = "fake"
+    await preview_rendered(pilot)
     await keys(pilot, "ctrl+t")
 
 
@@ -155,6 +170,7 @@ async def quit_dialog(pilot: Pilot[Any], tmp_path: Path) -> None:
 
 async def save_template_dialog(pilot: Pilot[Any], tmp_path: Path) -> None:
     await keys(pilot, "l")
+    await preview_rendered(pilot)
     pilot.app.push_screen(SaveTemplateDialog("likert-1to5", "likert-1to5-edited"))
     await quiet(pilot)
 
@@ -175,5 +191,6 @@ def test_screen_at_size(snap_compare, tmp_path: Path, scenario: Scenario, size: 
 
     async def run_before(pilot: Pilot[Any]) -> None:
         await scenario(pilot, tmp_path)
+        await steady_cursors(pilot)
 
     assert snap_compare(app, terminal_size=size, run_before=run_before)
