@@ -8,6 +8,8 @@ One table of figures, each with its baseline, value, ratio, target and pass/fail
 4. cache — model calls of an unchanged rerun, a persona change and a grown subset;
 5. app — cold start, opening 10,000 items, one running-correlation refresh, the longest UI stall;
 6. memory — peak RSS of a 10,000-item run through the engine and store, and of the app holding 10,000 items.
+7. pairs — loading 100,000 preference pairs;
+8. store — a 100,000-judgment run written, listed, loaded, paged and exported in every format.
 
 See bench/README.md for a full run's table. Speed is measured here, never asserted in tests.
 """

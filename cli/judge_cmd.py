@@ -249,7 +249,7 @@ def _print_outcome(summary: RunSummary, reports: RunReports, stopped_by: StopRul
         con.print("[dim]resume without the stop rule (or with a narrower W) to extend it[/dim]")
     elif summary.status != RunStatus.FINISHED:
         con.print(f"[yellow]run {summary.run_id} {summary.status}; run the same command again to resume it[/yellow]")
-    elif summary.resumed and not summary.session_done:
+    elif summary.shown_again:
         con.print(f"run {summary.run_id} had finished with exactly these settings: shown again, nothing asked "
                   "(--fresh judges anew, --name keeps a named copy)", markup=False)
     for warning in reports.dataset.meta.get("warnings", ()):

@@ -40,6 +40,7 @@ from dialjudge.core.api import (
     to_jsonl,
     usage_rows,
     usage_summary,
+    write_judgments_file,
 )
 from dialjudge.core.errors import DialjudgeError
 from dialjudge.core.format import number_text
@@ -248,6 +249,12 @@ def run_export(args: argparse.Namespace) -> int:
         return _export_files(args)
     if args.files:
         raise DialjudgeError("--file chooses what --to writes; give --to FOLDER too")
+    if args.output and args.format in ("csv", "jsonl"):
+        # Streamed from the store into the file: a 100,000-judgment run holds no rows in memory.
+        with RunStore() as store:
+            count = write_judgments_file(store, args.run, args.output, args.format)
+        render.console(stderr=True).print(f"wrote {count} judgments to {args.output}", markup=False)
+        return 0
     with RunStore() as store:
         record, rows = judgment_rows(store, args.run)
     title = f"Run {record.id} judgments ({record.status})"

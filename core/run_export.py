@@ -8,17 +8,21 @@ files, and touches no widget.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import csv
+import json
+import math
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, TextIO
 
 from dialjudge.core import diagnostics_report as dr
 from dialjudge.core.errors import DialjudgeError
 from dialjudge.core.evaluation import evaluate, split_subsets
 from dialjudge.core.judge_diagnostics import run_diagnostics
-from dialjudge.core.judges.store.run_store import RunStore
+from dialjudge.core.judges.store.run_store import EXPORT_COLUMNS, RunStore
 from dialjudge.core.model import Dataset
-from dialjudge.core.report import render, to_csv, to_jsonl
+from dialjudge.core.report import neutralize_formula, render
 from dialjudge.core.run_columns import run_scores
 
 #: Agreement-table formats (core/report) and judgment formats, with their file endings.
@@ -95,13 +99,74 @@ def export_run(store: RunStore, run_id: int, dataset: Dataset, folder: Path, for
     judgment_formats = [f for f in formats if f in JUDGMENT_FORMATS]
     if judgment_formats:
 
-        rows = store.export_rows(run_id)
-        if not rows:
+        if not store.count_judgments(run_id):
             raise ExportError(f"run {run_id} has no judgments yet; nothing to export")
         for fmt in judgment_formats:
-            text = to_csv(rows) if fmt == "judgments-csv" else to_jsonl(rows)
-            written.append(_write(folder / f"run-{run_id}-judgments.{JUDGMENT_FORMATS[fmt]}", text))
+            ending = JUDGMENT_FORMATS[fmt]
+            path = folder / f"run-{run_id}-judgments.{ending}"
+            write_judgments(store, run_id, path, ending)
+            written.append(path)
     return ExportResult(run_id, tuple(written))
+
+
+def write_judgments(store: RunStore, run_id: int, path: Path, fmt: str) -> int:
+    """Stream run ``run_id``'s judgments into ``path`` as CSV or JSON Lines (``fmt`` "csv" or
+    "jsonl"); returns how many. The same bytes as :func:`core.report.to_csv` or ``to_jsonl`` of
+    :meth:`RunStore.export_rows`, written row by row from the store: no list of 100,000 dicts and
+    no whole file in memory. Written beside ``path`` and moved there once complete, so a failed
+    export leaves no half file."""
+    if fmt not in ("csv", "jsonl"):
+        raise ExportError(f"unknown judgments format {fmt!r} (csv or jsonl)")
+    rows = store.export_tuples(run_id)
+    partial = path.with_name(path.name + ".part")
+    try:
+        # Text mode with the platform's line ends, as Path.write_text writes the other exports.
+        with partial.open("w", encoding="utf-8") as handle:
+            count = _write_csv(rows, handle) if fmt == "csv" else _write_jsonl(rows, handle)
+        partial.replace(path)
+    except OSError as exc:
+        partial.unlink(missing_ok=True)
+        raise ExportError(f"{path}: cannot write: {exc.strerror}") from None
+    return count
+
+
+def _write_csv(rows: Iterable[tuple[Any, ...]], handle: TextIO) -> int:
+    writer = csv.writer(handle, lineterminator="\n")
+    # Column names are ours, but neutralised as to_csv neutralises every header.
+    writer.writerow([neutralize_formula(c) for c in EXPORT_COLUMNS])
+    count = 0
+    for row in rows:
+        # As core.report.to_csv writes a cell: no value is empty; text is neutralised (a formula to a
+        # spreadsheet gets a leading quote) with its line ends made "\n", so the writer quotes it. Numbers
+        # pass as they are: SQLite keeps no NaN (it stores NULL), the one float to_csv empties.
+        writer.writerow(["" if v is None else _csv_text(v) if v.__class__ is str and
+                         (v[:1] in _FORMULA_STARTS or "\r" in v) else v for v in row])
+        count += 1
+    return count
+
+
+#: First characters that may make a cell a formula (core.report's list; a number such as -0.25 is kept).
+_FORMULA_STARTS = frozenset("=+-@\t\r")
+
+
+def _csv_text(text: str) -> str:
+    return neutralize_formula(text).replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _write_jsonl(rows: Iterable[tuple[Any, ...]], handle: TextIO) -> int:
+    # What json.dumps(..., ensure_ascii=False) uses; infinities refused, so that a row holding one is
+    # written as to_jsonl writes it (null), and every other row without a look at each value.
+    encode = json.JSONEncoder(ensure_ascii=False, allow_nan=False).encode
+    count = 0
+    for row in rows:
+        try:
+            line = encode(dict(zip(EXPORT_COLUMNS, row)))
+        except ValueError:
+            line = encode({c: (None if isinstance(v, float) and not math.isfinite(v) else v)
+                           for c, v in zip(EXPORT_COLUMNS, row)})
+        handle.write(line + "\n")
+        count += 1
+    return count
 
 
 def _write_diagnostics(store: RunStore, run_id: int, dataset: Dataset, folder: Path, formats: Sequence[str], *,

@@ -258,7 +258,11 @@ class DialjudgeApp(App[int]):
         core's ``reports_after_run`` says they follow the run (the same reports ``dialjudge judge`` prints)."""
         self.runs.event_received(message)
         if isinstance(message.event, RunFinished) and message.event.run_id:  # 0: stopped before it was recorded
-            self._report_on_run(message.event.run_id)
+            if message.event.summary.shown_again:
+                # Nothing streamed in: it joins the view as a stored run does (its reports follow).
+                self.stored_runs.show_in_scores(message.event.run_id)
+            else:
+                self._report_on_run(message.event.run_id)
 
     def _stored_run_scores_loaded(self, message: RunScoresLoaded) -> None:
         """A stored run opened from the history: its judge columns join the view, or, for a pairwise

@@ -6,10 +6,12 @@ pyproject.toml keeps it so. A front end turns its arguments or its forms into a
 request (:mod:`core.api.requests`) and calls one function per use case:
 
 - runs: :func:`plan_run` / :func:`plan_runs`, :func:`open_run` / :func:`execute_run` with a
-  :class:`RunDisplay`, :func:`stop_rule_for`, :func:`prepare_retry`, :func:`find_resumable`;
+  :class:`RunDisplay`, :func:`stop_rule_for`, :func:`prepare_retry`, :func:`find_resumable`,
+  :func:`find_finished` (an identical finished run is shown again, not duplicated);
 - the reports that follow a run: :func:`reports_after_run` decides, :func:`run_reports` computes;
 - stored runs: :func:`list_runs`, :func:`run_details`, :func:`judge_columns`, :func:`rescore`,
-  :func:`export`, :func:`judgment_rows`, :func:`delete`; :func:`compare` two of them;
+  :func:`export`, :func:`judgment_rows`, :func:`delete`; :func:`compare` two of them; a large run read in
+  parts: :func:`judgment_page`, :func:`judgments_of_items`, :func:`score_columns`, :func:`write_judgments_file`;
 - tuning: :func:`read_space`, :func:`open_search`, :func:`save_winner`;
 - datasets: :func:`list_datasets`, :func:`open_dataset` (with a :class:`ColumnMap`: :func:`parse_column_map`,
   :func:`column_choices`), :func:`describe`, :func:`dataset_statistics`,
@@ -53,10 +55,18 @@ from ..judges.prompts.personas import Persona, save_persona
 from ..judges.prompts.templates import Template
 from ..judges.run.config import RunConfig
 from ..judges.run.engine import RunEngine
-from ..judges.run.events import JudgmentScored, RunEvent, RunFinished, RunProgress, RunSummary, StopRuleChecked
+from ..judges.run.events import (
+    JudgmentScored,
+    RunEvent,
+    RunFinished,
+    RunPhase,
+    RunProgress,
+    RunSummary,
+    StopRuleChecked,
+)
 from ..judges.run.pairwise import PairSetting, plan_pairs
 from ..judges.run.stopping import StopRule
-from ..judges.store.run_store import Review, RunRecord, RunStore, StoreError
+from ..judges.store.run_store import JudgmentPage, Review, RunRecord, RunStore, ScoreColumns, StoreError
 from ..judges.store.status import Part, RunState, RunStatus, problem_lines, status_line, status_text
 from ..judges.types import JudgeBackend, Judgment, OutputKind, RenderedPrompt, ScoringMode
 from ..label_rows import HEADER as LABEL_HEADER
@@ -194,6 +204,7 @@ from .runs import (
     RetryPlan,
     build_backends,
     execute_run,
+    find_finished,
     find_resumable,
     open_run,
     pair_plan_text,
@@ -209,11 +220,15 @@ from .stored import (
     environment_lines,
     export,
     judge_columns,
+    judgment_page,
     judgment_rows,
+    judgments_of_items,
     list_runs,
     rescore,
     run_details,
+    score_columns,
     usage_of_run,
+    write_judgments_file,
 )
 from .tune import REPORT_FORMATS as TUNING_FORMATS
 from .tune import (
@@ -233,7 +248,7 @@ __all__ = [
     "RunRequest", "StopRequest", "AgreementRequest", "RescoreRequest", "CompareRequest", "ExportRequest",
     "DEFAULT_JUDGE",
     # runs
-    "RunPlan", "plan_run", "plan_runs", "find_resumable", "build_backends", "open_run", "execute_run",
+    "RunPlan", "plan_run", "plan_runs", "find_resumable", "find_finished", "build_backends", "open_run", "execute_run",
     "stop_rule_for", "RetryPlan", "prepare_retry", "pair_plan_text", "RunDisplay", "infer_quality",
     "preferred_mode", "NO_PERSONA", "JudgeChoices", "judge_choices",
     # reports
@@ -242,6 +257,7 @@ __all__ = [
     # stored runs
     "list_runs", "run_details", "RunDetails", "usage_of_run", "judge_columns", "rescore", "export", "judgment_rows",
     "delete", "dataset_of_run", "environment_lines", "compare", "mass_lines", "scoring_lines",
+    "judgment_page", "judgments_of_items", "score_columns", "write_judgments_file", "JudgmentPage", "ScoreColumns",
     # tuning
     "read_space", "open_search", "save_winner", "render_report", "save_search_record", "TUNING_FORMATS",
     "SearchSpace", "TuningReport", "TuningSearch", "SearchEvent", "SearchStarted", "RoundStarted",
@@ -258,7 +274,7 @@ __all__ = [
     # handed-out types and their layouts
     "CONTRADICTS", "DiscernmentRow", "discernment", "RunComparison", "Config", "JudgeConfig", "load_config",
     "EvaluationReport", "AnswerConstraint", "USAGE_COLUMNS", "RunUsage", "usage_rows", "usage_summary",
-    "JudgmentScored", "RunEvent", "RunFinished", "RunProgress", "RunSummary", "StopRuleChecked", "LabelReport", "BT_SUFFIX",
+    "JudgmentScored", "RunEvent", "RunFinished", "RunPhase", "RunProgress", "RunSummary", "StopRuleChecked", "LabelReport", "BT_SUFFIX",
     "SUMMARY_COLUMNS", "PairwiseReport", "summary_notes", "summary_rows", "RescoreResult", "RescoreSettings",
     "RunConfig", "Part", "RunState", "RunStatus", "problem_lines", "status_text", "RunRecord", "RunStore",
     "Judgment", "ScoringMode", "JudgeBackend", "make_backend", "local_threads", "model_file_backend", "AgreementCell", "AgreementTable", "HumanCeiling", "LABEL_HEADER", "confusion_rows", "tie_lines", "label_summary_rows", "FORMATS",

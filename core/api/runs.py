@@ -28,7 +28,7 @@ from ..judges.prompts.fewshot import FewShotSetting, random_settings
 from ..judges.prompts.render import resolve_output
 from ..judges.prompts.templates import parse_template
 from ..judges.run.config import RunConfig
-from ..judges.run.engine import RunEngine
+from ..judges.run.engine import RunEngine, identical_finished_run
 from ..judges.run.events import RunSummary
 from ..judges.run.pairwise import PairSetting, plan_pairs
 from ..judges.run.stopping import DEFAULT_ORDER_SEED, StopRule
@@ -121,6 +121,12 @@ def pair_plan_text(plan: RunPlan, dataset: Dataset) -> str | None:
 def find_resumable(store: RunStore, plan: RunPlan) -> RunRecord | None:
     """An unfinished run of exactly this configuration, which the plan could continue."""
     return store.find_resumable(plan.config.fingerprint)
+
+
+def find_finished(store: RunStore, plan: RunPlan) -> RunRecord | None:
+    """A finished run of exactly this configuration: started again (without asking for a fresh run, or
+    giving a new name) it is shown, not duplicated (``open_run(..., reuse_finished=True)`` does that)."""
+    return identical_finished_run(store, plan.config)
 
 
 def build_backends(run_config: RunConfig, make: Callable[[JudgeConfig], JudgeBackend] = make_backend

@@ -7,8 +7,9 @@ run recorded (:func:`dataset_of_run`) unless the caller already has it open.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from ..config import Config
@@ -16,11 +17,12 @@ from ..errors import ConfigError, DialjudgeError
 from ..judges.post_run.cost import RunUsage, run_usage
 from ..judges.post_run.rescore import RescoreResult, RescoreSettings, rescore_run, settings_from_options
 from ..judges.run.config import RunConfig
-from ..judges.store.run_store import RunRecord, RunStore
+from ..judges.store.run_store import JudgmentPage, RunRecord, RunStore, ScoreColumns
+from ..judges.types import Judgment
 from ..model import Dataset
 from ..registry import open_dataset
 from ..run_columns import run_scores
-from ..run_export import FORMAT_LABELS, ExportResult, export_run
+from ..run_export import FORMAT_LABELS, ExportResult, export_run, write_judgments
 from .requests import ExportRequest, RescoreRequest
 
 
@@ -70,6 +72,37 @@ def judge_columns(store: RunStore, run_id: int) -> tuple[str, dict[str, dict[str
     dataset = store.get_run(run_id).run_config.dataset
     scores, _ = run_scores(store, run_id, with_pool=False)
     return dataset, scores
+
+
+# -- a large run read in parts (what a screen shows, what statistics take) -------------------
+
+def judgment_page(store: RunStore, run_id: int, *, offset: int = 0, limit: int = 100, judge: str | None = None,
+                  repeat: int | None = None) -> JudgmentPage:
+    """``limit`` of a run's judgments from the ``offset``-th, ordered by item id, judge and repeat,
+    with the run's total (narrowed to one judge or one repeat when given). Reads only that page."""
+    return store.judgment_page(run_id, offset=offset, limit=limit, judge=judge, repeat=repeat)
+
+
+def judgments_of_items(store: RunStore, run_id: int, item_ids: Iterable[str], *, repeat: int | None = 0
+                       ) -> dict[str, dict[str, list[Judgment]]]:
+    """The judgments of the given items only (the rows on screen), ``{item_id: {judge: [by repeat]}}``;
+    ``repeat`` None: every repeat. Items the run has no judgment of are absent."""
+    return store.judgments_for_items(run_id, item_ids, repeat=repeat)
+
+
+def score_columns(store: RunStore, run_id: int, *, repeat: int = 0) -> dict[str, ScoreColumns]:
+    """A run's scores per judge as numpy arrays in item-id order (NaN: failed), for statistics,
+    with no Judgment object per row."""
+    return store.score_columns(run_id, repeat=repeat)
+
+
+def write_judgments_file(store: RunStore, run_id: int, path: Path, fmt: str) -> int:
+    """Stream a run's judgments into one CSV (``fmt`` "csv") or JSON Lines ("jsonl") file, the bytes
+    ``runs export`` prints; returns how many. No judgment list is held in memory."""
+    store.get_run(run_id)
+    if not store.count_judgments(run_id):
+        raise DialjudgeError(f"run {run_id} has no judgments")
+    return write_judgments(store, run_id, Path(path), fmt)
 
 
 def rescore_settings(request: RescoreRequest, app_config: Config) -> RescoreSettings:

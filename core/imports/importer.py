@@ -31,7 +31,7 @@ from ..judges.run.engine import TemplateRenderer
 from ..judges.run.events import RunStatus
 from ..judges.run.pairwise import PAIR_SEPARATOR, PairSetting, pair_examples
 from ..judges.run.scoring import score_result
-from ..judges.store.run_store import RunStore
+from ..judges.store.run_store import JudgmentWrite, RunStore
 from ..judges.types import (
     BackendResult,
     JudgeRequest,
@@ -152,8 +152,7 @@ def write_import(store: RunStore, plan: ImportPlan) -> int:
     config = plan.config
     total = plan.total if plan.total is not None else len(config.item_ids) * len(config.judges) * config.repeats
     run_id = store.create_run(config.to_dict(), plan.fingerprint, name=config.name, total=total)
-    for judgment in plan.judgments:
-        store.add_judgment(run_id, judgment)
+    store.add_judgments(run_id, (JudgmentWrite(judgment) for judgment in plan.judgments))  # one transaction
     store.set_status(run_id, RunStatus.FINISHED)
     return run_id
 

@@ -20,10 +20,11 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import DataError
+from ..gc_pause import gc_paused
 from ..model import Dataset, Turn
 from ._common import json_lines, json_type, read_text_file
 from .formats import DatasetFile, DatasetFormat, register_format
-from .preference import PairRecord, first_line, gc_paused, merge_pairs, vote_of
+from .preference import PairRecord, first_line, merge_pairs, vote_of
 
 REQUIRED = ("question_id", "model_a", "model_b", "winner", "conversation_a", "conversation_b")
 KNOWN = (*REQUIRED, "judge", "turn")

@@ -30,11 +30,12 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping
 
 from ..errors import DataError
+from ..gc_pause import gc_paused
 from ..model import Dataset, Turn
 from ._common import json_lines, json_type, read_text_file, read_toml_file, turns_from_text
 from .csv_table import _read_rows
 from .formats import DatasetFormat, register_format
-from .preference import PairRecord, first_line, gc_paused, merge_pairs, vote_of
+from .preference import PairRecord, first_line, merge_pairs, vote_of
 
 NAMES: dict[str, tuple[str, ...]] = {
     "prompt": ("prompt", "context", "question", "input", "instruction", "query", "conversation"),

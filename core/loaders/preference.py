@@ -19,11 +19,9 @@ A pair whose two replies are the same text cannot be judged: it is left out, and
 
 from __future__ import annotations
 
-import contextlib
-import gc
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterable
 
 from ..errors import DataError
 from ..model import Example, Level, PairedResponses, Rating, Scale, ScaleKind, Turn
@@ -100,18 +98,6 @@ class _Pair:
     annotators: list[str] = field(default_factory=list)
     lines: list[int] = field(default_factory=list)
 
-
-@contextlib.contextmanager
-def gc_paused() -> Iterator[None]:
-    """No cyclic garbage collection while a loader builds its records: they form no cycles, and with
-    hundreds of thousands of new objects the collector's passes cost a loader a third of its time."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def merge_pairs(records: Iterable[PairRecord], where: str, *, id_field: str = "id") -> tuple[list[Example],

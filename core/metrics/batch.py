@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
+from ..gc_pause import gc_paused
 from ..model import Example, Level
 from .engine import MetricEngine
 from .language import is_chinese
@@ -104,6 +105,7 @@ def plan_pairs(examples: Iterable[Example]) -> tuple[list[ScoringPair], dict[Ski
     return pairs, skipped
 
 
+
 def describe_metrics(metric_ids: Sequence[str]) -> tuple[MetricInfo, ...]:
     return tuple(metric_info(m) for m in metric_ids)
 
@@ -148,7 +150,8 @@ def score_examples(
     if n_workers > 1:
         results = dict(_score_in_pool(distinct, ids, n_workers, scaled))
     else:
-        results = dict(_score_here(distinct, ids, scaled))
+        with gc_paused():
+            results = dict(_score_here(distinct, ids, scaled))
     for pair in pairs:
         for metric_id, value in results[same_as[pair.example_id]].items():
             values[metric_id][pair.example_id] = value
@@ -190,7 +193,8 @@ def _score_chunk(metric_ids: tuple[str, ...], chunk: list[ScoringPair]) -> list[
     engine = _worker_engine.get(metric_ids)
     if engine is None:
         engine = _worker_engine[metric_ids] = _new_engine(metric_ids)
-    return [(p.example_id, engine.score(p.candidate, p.references, p.chinese)) for p in chunk]
+    with gc_paused():
+        return [(p.example_id, engine.score(p.candidate, p.references, p.chinese)) for p in chunk]
 
 
 def _score_in_pool(

@@ -1,18 +1,19 @@
-"""Score candidate/reference pairs with the metric libraries, reusing their work.
+"""Score candidate/reference pairs as the metric libraries do, doing each piece of work once.
 
 Each metric family registers its scorer (:mod:`.registry`); the engine makes the
-scorers of the wanted metrics and asks each for its scores. Each metric is computed
-by its library's own code (sacrebleu, rouge-score, NLTK), so results equal the
-library called directly; what changes is how often work is done (see each family
-module):
+scorers of the wanted metrics and asks each for its scores. Every score equals the
+library called directly (sacrebleu, rouge-score, NLTK; tests compare them pair by
+pair with ``==``): the scorers use the libraries' tokenizers, stemmer and METEOR
+matcher, and where they count n-grams themselves they compute the same integers
+and the same arithmetic (see each family module). What changes is how often work
+is done:
 
-- one sacrebleu BLEU object of order 4 per tokenizer: n-gram statistics are
-  computed once per pair and BLEU-1..4 derived from them with sacrebleu's own
-  ``compute_bleu`` (the 1..n-gram counts and the closest reference length do not
-  depend on the maximum order, so this is exact);
-- reference n-grams (BLEU, chrF++), ROUGE tokens and n-gram counts, and METEOR
-  tokens are computed once per distinct text or reference set (USR has five
-  candidates per reference);
+- each distinct text is tokenized once (sacrebleu's 13a or 'zh' tokenization is
+  shared by BLEU and METEOR through :class:`ScoringContext`), and its n-grams are
+  counted once, in C (BLEU, ROUGE-N, chrF++; :mod:`.multiset`), so a pair costs
+  a few set intersections; USR has five candidates per reference, KdConv's replies
+  are candidates of one pair and references of another;
+- BLEU-1..4 come from one set of order-4 statistics;
 - Porter stems and WordNet synonym sets are remembered per word;
 - a pair scored before (same candidate, references and language) gets its
   earlier scores back: reruns and datasets that repeat pairs pay once.
@@ -24,12 +25,13 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from .registry import PairScorer, families_of, resolve_metric_ids
-from .tokenize import RememberingStemmer
+from .tokenize import RememberingStemmer, sacrebleu_tokenize
 
 
 class ScoringContext:
     """What the scorers of one engine share: one Porter stemmer (ROUGE and METEOR both use
-    NLTK's in its default mode) and the WordNet reader METEOR was given, if any."""
+    NLTK's in its default mode), sacrebleu's tokenizations (BLEU and METEOR both tokenize
+    with 13a, or 'zh' for Chinese) and the WordNet reader METEOR was given, if any."""
 
     UNSET: Any = object()
 
@@ -37,11 +39,24 @@ class ScoringContext:
         #: A WordNet reader for METEOR, None for none, UNSET for the default (the compact index).
         self.wordnet = wordnet
         self._stemmer: RememberingStemmer | None = None
+        self._tokenized: dict[tuple[bool, str], str] = {}
 
     def stemmer(self) -> RememberingStemmer:
         if self._stemmer is None:
             self._stemmer = RememberingStemmer()
         return self._stemmer
+
+    def cache_size(self) -> int:
+        """How many tokenizations the scorers share."""
+        return len(self._tokenized)
+
+    def tokenized(self, text: str, chinese: bool) -> str:
+        """sacrebleu's 13a (or, for Chinese, 'zh') tokenization of ``text``, once per text."""
+        key = (chinese, text)
+        found = self._tokenized.get(key)
+        if found is None:
+            found = self._tokenized[key] = sacrebleu_tokenize(text, chinese)
+        return found
 
 
 class MetricEngine:
@@ -54,13 +69,14 @@ class MetricEngine:
 
     def __init__(self, metric_ids: Iterable[str] | None = None, *, wordnet: Any = ScoringContext.UNSET) -> None:
         self.metric_ids = resolve_metric_ids(metric_ids)
-        context = ScoringContext(wordnet)
+        context = self._context = ScoringContext(wordnet)
         self._scorers: list[PairScorer] = [family.scorer(ids, context) for family, ids in families_of(self.metric_ids)]
         self._pairs: dict[tuple[str, tuple[str, ...], bool], dict[str, float]] = {}
 
     def cache_size(self) -> int:
         """How many texts, reference sets and pairs the engine remembers."""
-        return sum(scorer.cache_size() for scorer in self._scorers) + len(self._pairs)
+        return (sum(scorer.cache_size() for scorer in self._scorers) + self._context.cache_size()
+                + len(self._pairs))
 
     def score(self, candidate: str, references: Sequence[str], chinese: bool = False) -> dict[str, float]:
         """Every wanted metric for one candidate against its references, each on 0-1."""

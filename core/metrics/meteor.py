@@ -15,7 +15,6 @@ from .params import BLEU_TOKENIZER, BLEU_TOKENIZER_CHINESE, METEOR_ALPHA, METEOR
 from .registry import CHINESE_CHARACTERS, MULTI_REF_MAX, MetricFamily, MetricInfo, register_family
 from .signatures import NREFS, distribution_version
 from .synonym_index import SynonymSet
-from .tokenize import meteor_tokens
 from .wordnet import METEOR_EXACT_STEM, METEOR_WORDNET, NoSynonyms, load_synonyms, meteor_variant
 
 METEOR_ID = "meteor"
@@ -97,6 +96,7 @@ class MeteorScorer:
         self._single_meteor = single_meteor_score
         self._stemmer = context.stemmer()
         self._wordnet = RememberingSynonyms(wordnet if wordnet is not None else NoSynonyms())
+        self._context = context
         self._texts: dict[tuple[bool, str], list[str]] = {}
 
     def cache_size(self) -> int:
@@ -106,7 +106,8 @@ class MeteorScorer:
         key = (chinese, text)
         found = self._texts.get(key)
         if found is None:
-            found = self._texts[key] = meteor_tokens(text, chinese)
+            # meteor_tokens, with the tokenization shared with BLEU (the same tokenizer)
+            found = self._texts[key] = self._context.tokenized(text.strip(), chinese).split()
         return found
 
     def score(self, candidate: str, refs: tuple[str, ...], chinese: bool) -> dict[str, float]:

@@ -1,21 +1,24 @@
 """ROUGE-1, ROUGE-2 and ROUGE-L F-measures (rouge-score), registered with the metric registry.
 
-ROUGE-1/2 come from rouge-score's public ``RougeScorer`` with a tokenizer that
-tokenizes each distinct text once. ROUGE-L takes the same tokens and rouge-score's
-public ``scoring.fmeasure``; only the length of the longest common subsequence is
-computed here, by a bit-parallel algorithm instead of rouge-score's O(n*m) Python
-table (the length is the same integer, so the score is identical).
+Each distinct text is tokenized once, by rouge-score's tokenizer (with the engine's
+remembering Porter stemmer), or per character for Chinese. ROUGE-N: rouge-score's
+``_score_ngrams`` counts the overlap as the sum over shared n-grams of the smaller
+count, which here comes from n-gram bags (:mod:`.multiset`) made once per text; precision, recall and rouge-score's own
+``scoring.fmeasure`` follow as rouge-score writes them. ROUGE-L: only the length of
+the longest common subsequence is computed here, by a bit-parallel algorithm
+instead of rouge-score's O(n*m) Python table (the same integer). The scores are
+therefore identical.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from .engine import ScoringContext
+from .multiset import Bag, ngrams, overlap
 from .registry import CHINESE_CHARACTERS, MULTI_REF_MAX, MetricFamily, MetricInfo, register_family
 from .signatures import NREFS, distribution_version
-from .tokenize import ChineseCharTokenizer, RememberingTokenizer, StemmingTokenizer
+from .tokenize import ChineseCharTokenizer, StemmingTokenizer
 
 ROUGE_IDS = ("rouge1", "rouge2", "rougeL")
 _NAMES = {"rouge1": ("ROUGE-1", "unigram"), "rouge2": ("ROUGE-2", "bigram"),
@@ -62,40 +65,61 @@ def lcs_length(a: Sequence[str], b: Sequence[str]) -> int:
     return len(a) - bin(v).count("1")
 
 
+class RougeText:
+    """One text as ROUGE sees it: its tokens and, per wanted order n, its n-gram bag."""
+
+    __slots__ = ("bags", "tokens")
+
+    def __init__(self, tokens: list[str], orders: tuple[int, ...]) -> None:
+        self.tokens = tokens
+        self.bags = {n: Bag.of(ngrams(tokens, n)) for n in orders}
+
+
 class RougeScorer:
     def __init__(self, ids: tuple[str, ...], context: ScoringContext) -> None:
-        from rouge_score import rouge_scorer, scoring  # loads NLTK: only when ROUGE first scores
+        from rouge_score import scoring  # loads NLTK: only when ROUGE first scores
 
         self._ids = ids
         self._fmeasure = scoring.fmeasure
-        self._tokenizers = {
-            False: RememberingTokenizer(StemmingTokenizer(context.stemmer())),
-            True: RememberingTokenizer(ChineseCharTokenizer()),
-        }
-        ngram_ids = [metric_id for metric_id in ids if metric_id in _NGRAM_IDS]
-        self._ngram_scorers: dict[bool, Any] = {
-            chinese: rouge_scorer.RougeScorer(ngram_ids, tokenizer=tokenizer)
-            for chinese, tokenizer in self._tokenizers.items()
-        } if ngram_ids else {}
+        self._tokenizers: dict[bool, StemmingTokenizer | ChineseCharTokenizer] = {
+            False: StemmingTokenizer(context.stemmer()), True: ChineseCharTokenizer()}
+        self._orders = {metric_id: int(metric_id[len("rouge"):]) for metric_id in ids if metric_id in _NGRAM_IDS}
         self._want_lcs = "rougeL" in ids
+        self._texts: dict[tuple[bool, str], RougeText] = {}
 
     def cache_size(self) -> int:
-        return sum(tokenizer.remembered() for tokenizer in self._tokenizers.values())
+        return len(self._texts)
+
+    def _text(self, text: str, chinese: bool) -> RougeText:
+        key = (chinese, text)
+        found = self._texts.get(key)
+        if found is None:
+            found = self._texts[key] = RougeText(self._tokenizers[chinese].tokenize(text),
+                                                 tuple(self._orders.values()))
+        return found
 
     def score(self, candidate: str, refs: tuple[str, ...], chinese: bool) -> dict[str, float]:
+        # rouge-score's score_multi: each metric's best F-measure over the references.
         best = dict.fromkeys(self._ids, 0.0)
-        ngram_scorer = self._ngram_scorers.get(chinese)
-        tokenizer = self._tokenizers[chinese]
+        hyp = self._text(candidate, chinese)
         for ref in refs:
-            found: dict[str, float] = {}
-            if ngram_scorer is not None:
-                found.update((rouge_id, s.fmeasure) for rouge_id, s in ngram_scorer.score(ref, candidate).items())
-            if self._want_lcs:
-                found["rougeL"] = self._lcs_fmeasure(tokenizer.tokenize(ref), tokenizer.tokenize(candidate))
-            for rouge_id, f in found.items():
+            target = self._text(ref, chinese)
+            for rouge_id, n in self._orders.items():
+                f = self._ngram_fmeasure(target, hyp, n)
                 if f > best[rouge_id]:
                     best[rouge_id] = f
+            if self._want_lcs:
+                f = self._lcs_fmeasure(target.tokens, hyp.tokens)
+                if f > best["rougeL"]:
+                    best["rougeL"] = f
         return {k: float(v) for k, v in best.items()}
+
+    def _ngram_fmeasure(self, target: RougeText, prediction: RougeText, n: int) -> float:
+        # rouge-score's _score_ngrams: the overlap over max(count, 1) of each side, then its F-measure.
+        shared = overlap(target.bags[n], prediction.bags[n])
+        precision = shared / max(len(prediction.tokens) - n + 1, 1)
+        recall = shared / max(len(target.tokens) - n + 1, 1)
+        return float(self._fmeasure(precision, recall))
 
     def _lcs_fmeasure(self, ref_tokens: list[str], hyp_tokens: list[str]) -> float:
         # rouge-score's LCS score: precision lcs/len(hyp), recall lcs/len(ref), their F-measure.

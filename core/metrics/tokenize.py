@@ -20,7 +20,7 @@ from .params import BLEU_TOKENIZER, BLEU_TOKENIZER_CHINESE
 
 __all__ = [
     "BLEU_TOKENIZER", "BLEU_TOKENIZER_CHINESE", "ChineseCharTokenizer", "RememberingStemmer",
-    "RememberingTokenizer", "StemmingTokenizer", "meteor_tokens",
+    "StemmingTokenizer", "meteor_tokens", "sacrebleu_tokenize",
 ]
 
 
@@ -81,26 +81,12 @@ class ChineseCharTokenizer:
         return [t for t in _chinese_tokenizer()(text.lower()).split() if not _is_punctuation(t)]
 
 
-class RememberingTokenizer:
-    """A rouge-score tokenizer that tokenizes each distinct text once (USR has five candidates
-    per reference, and every reference is tokenized again for every candidate otherwise)."""
-
-    def __init__(self, inner: Any) -> None:
-        self._inner = inner
-        self._tokens: dict[str, list[str]] = {}
-
-    def tokenize(self, text: str) -> list[str]:
-        tokens = self._tokens.get(text)
-        if tokens is None:
-            tokens = self._tokens[text] = self._inner.tokenize(text)
-        return tokens
-
-    def remembered(self) -> int:  # not __len__: rouge-score tests the tokenizer's truth, and an empty one is falsy
-        return len(self._tokens)
+def sacrebleu_tokenize(text: str, chinese: bool = False) -> str:
+    """sacrebleu's 13a tokenization (BLEU's default), or its 'zh' one for Chinese."""
+    return (_chinese_tokenizer() if chinese else _latin_tokenizer())(text)
 
 
 def meteor_tokens(text: str, chinese: bool = False) -> list[str]:
     """The words METEOR aligns: sacrebleu 13a tokens, or per-character tokens for Chinese.
     (NLTK's meteor_score lowercases them itself.)"""
-    tokenizer = _chinese_tokenizer() if chinese else _latin_tokenizer()
-    return tokenizer(text.strip()).split()
+    return sacrebleu_tokenize(text.strip(), chinese).split()

@@ -9,7 +9,15 @@ from dialjudge.core.config import JudgeConfig
 from dialjudge.core.judges.backends.fake import FakeBackend
 from dialjudge.core.judges.prompts.templates import get_template
 from dialjudge.core.judges.run.config import RunConfig
-from dialjudge.core.judges.run.events import JudgmentScored, RunFailed, RunFinished, RunProgress, RunStarted, RunSummary
+from dialjudge.core.judges.run.events import (
+    JudgmentScored,
+    RunFailed,
+    RunFinished,
+    RunPhase,
+    RunProgress,
+    RunStarted,
+    RunSummary,
+)
 from dialjudge.core.judges.store.run_store import RUN_STATUSES, RunStore
 from dialjudge.core.judges.store.status import Part, RunState, RunStatus, problem_lines, status_line, status_text
 from dialjudge.core.judges.types import Judgment, ScoringMode
@@ -56,15 +64,41 @@ def judgment(item_id: str, *, failed: bool) -> Judgment:
                     error="no score found" if failed else None)
 
 
+class ManualClock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
 def test_the_status_line_by_hand():
-    state = RunState()
+    clock = ManualClock()
+    state = RunState(clock=clock)
     assert status_line(state) == [("Run starting", Part.STATUS), (" · loading the judges…", Part.NOTE)]
+    state.apply(RunPhase("loading judge smollm2", judge="smollm2"))
+    clock.now += 12
+    assert status_text(state) == "Run starting · loading judge smollm2… 0:12"
+    clock.now += 1  # the elapsed time is read when the line is made: a timer redraws it
+    assert status_text(state) == "Run starting · loading judge smollm2… 0:13"
+    assert status_text(state, show_timings=False) == "Run starting · loading judge smollm2…"
     state.apply(RunStarted(run_id=4, total=10, done=2, resumed=True))
+    assert state.phase is None
+    clock.now += 5
     state.apply(JudgmentScored(judgment("a", failed=True), 3, 10))
-    assert status_text(state) == "Run 4 running · 3/10 judged · 1 failed"
     assert (status_line(state)[2][1], status_line(state)[2][0]) == (Part.FAILURES, " · 1 failed")
+    # One judgment in 5 s, 7 left: 35 s, counting down as the next one is awaited.
+    assert status_text(state) == "Run 4 running · 3/10 judged · 1 failed · ETA 0:35"
+    clock.now += 2
+    assert status_text(state) == "Run 4 running · 3/10 judged · 1 failed · ETA 0:33"
+    assert status_text(state, show_timings=False) == "Run 4 running · 3/10 judged · 1 failed"
+    clock.now -= 2
     state.apply(RunProgress(done=4, total=10, failures=1, cached=2, tokens_per_s=10.0, items_per_s=2.5, eta_s=125))
-    assert status_text(state) == "Run 4 running · 4/10 judged · 1 failed · 2 from cache · 2.5 items/s · ETA 2:05"
+    # The engine's rate; the ETA is the moving one (the engine's only until a judgment was asked).
+    assert status_text(state) == "Run 4 running · 4/10 judged · 1 failed · 2 from cache · 2.5 items/s · ETA 0:35"
+    # A slow judge's rate as seconds per item, where "0.0 items/s" would say nothing.
+    state.apply(RunProgress(done=4, total=10, failures=1, cached=2, tokens_per_s=1.0, items_per_s=0.02, eta_s=300))
+    assert "· 50 s/item · ETA" in status_text(state)
     assert status_text(state, show_timings=False) == "Run 4 running · 4/10 judged · 1 failed · 2 from cache"
     summary = RunSummary(run_id=4, status=RunStatus.CANCELLED, total=10, done=4, failures=1, cached=2, backend_calls=2,
                          resumed=True, elapsed_s=1.0)

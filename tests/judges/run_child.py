@@ -1,6 +1,6 @@
 """A judge run in its own process, for the crash-and-resume tests (test_reliability_runs.py).
 
-``python run_child.py STORE ITEMS DELAY_S`` judges ITEMS fake items with the
+``python run_child.py STORE ITEMS DELAY_S [WRITE_INTERVAL_S]`` judges ITEMS fake items with the
 deterministic fake judge, each answer taking DELAY_S, signals handled as the
 CLI handles them (SIGTERM and Ctrl-C interrupt, exit 130), errors printed as
 the CLI prints them (exit 2). The test module imports the same builders, so
@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import sys
 from pathlib import Path
+from typing import Any
 
 from dialjudge.core.config import JudgeConfig
 from dialjudge.core.judges.backends.fake import FakeBackend
@@ -42,8 +43,8 @@ def run_config() -> RunConfig:
                      mode=ScoringMode.LOGPROB, top_k=0, repeats=2)
 
 
-def engine(store: RunStore, items: int, backend: FakeBackend) -> RunEngine:
-    return RunEngine(run_config(), dataset(items), {"fake": backend}, store, renderer=render)
+def engine(store: RunStore, items: int, backend: FakeBackend, **kw: Any) -> RunEngine:
+    return RunEngine(run_config(), dataset(items), {"fake": backend}, store, renderer=render, **kw)
 
 
 def main(argv: list[str]) -> int:
@@ -51,13 +52,15 @@ def main(argv: list[str]) -> int:
     from dialjudge.core.errors import DialjudgeError
 
     store_path, items, delay_s = Path(argv[0]), int(argv[1]), float(argv[2])
+    # WRITE_INTERVAL_S: commit batches this often (default the engine's), so that a kill can land between them.
+    kw = {"write_interval_s": float(argv[3])} if len(argv) > 3 else {}
 
     async def slowly(request: JudgeRequest) -> None:
         await asyncio.sleep(delay_s)
 
     try:
         with RunStore(store_path) as store, sigterm_as_interrupt():
-            summary = asyncio.run(engine(store, items, FakeBackend("fake", max_concurrency=2, delay=slowly)).run())
+            summary = asyncio.run(engine(store, items, FakeBackend("fake", max_concurrency=2, delay=slowly), **kw).run())
     except DialjudgeError as exc:
         print(f"dialjudge: error: {exc}", file=sys.stderr)
         return 2

@@ -19,7 +19,14 @@ from dialjudge.core.judges.backends.fake import GARBAGE_OUTPUT, FakeBackend
 from dialjudge.core.judges.prompts.fewshot import FewShotSetting
 from dialjudge.core.judges.run.config import JudgeSpec, JudgeVariant, PersonaSpec, RunConfig
 from dialjudge.core.judges.run.engine import RunEngine, order_for_prefix_reuse
-from dialjudge.core.judges.run.events import JudgmentScored, RunFailed, RunFinished, RunProgress, RunStarted
+from dialjudge.core.judges.run.events import (
+    JudgmentScored,
+    RunFailed,
+    RunFinished,
+    RunPhase,
+    RunProgress,
+    RunStarted,
+)
 from dialjudge.core.judges.run.stopping import seeded_context_order
 from dialjudge.core.judges.store.run_store import RunStore
 from dialjudge.core.judges.types import (
@@ -271,7 +278,9 @@ async def test_check_mode_fails_fast_before_anything_is_sent(store: RunStore) ->
         await eng.run()
     assert not ok.requests and not refusing.requests
     assert store.list_runs() == []
-    assert len(events) == 1 and isinstance(events[0], RunFailed) and "logprob" in events[0].error
+    # The phases say what it waited on (preparing, then loading each judge) before the refusal.
+    assert [e.text for e in events[:-1]] == ["preparing 12 prompts", "loading judge a", "loading judge b"]
+    assert isinstance(events[-1], RunFailed) and "logprob" in events[-1].error
 
 
 async def test_a_missing_backend_is_a_config_error(store: RunStore) -> None:
@@ -380,7 +389,8 @@ KILL_SCRIPT = textwrap.dedent("""
 
     async def main():
         store = RunStore({db!r})
-        eng = engine(config(judge("a"), repeats=2), make_dataset(4, 3), {{"a": FakeBackend("a", max_concurrency=1)}}, store)
+        eng = engine(config(judge("a"), repeats=2), make_dataset(4, 3), {{"a": FakeBackend("a", max_concurrency=1)}}, store,
+                     write_interval_s={interval!r})
         eng.subscribe(die)
         await eng.run()
 
@@ -388,19 +398,24 @@ KILL_SCRIPT = textwrap.dedent("""
 """)
 
 
-async def test_a_killed_process_resumes_without_redoing_or_duplicating(tmp_path: Path) -> None:
+@pytest.mark.parametrize("interval", [0.0, 60.0])
+async def test_a_killed_process_resumes_without_redoing_or_duplicating(tmp_path: Path, interval: float) -> None:
+    """Killed at the 7th judgment: with every judgment committed at once (interval 0), all 7 are stored;
+    with commits batched (a fast judge), those not yet committed are lost and only those are asked again."""
     db = tmp_path / "runs.sqlite3"
-    script = KILL_SCRIPT.format(test_dir=str(Path(__file__).parent), db=str(db))
+    script = KILL_SCRIPT.format(test_dir=str(Path(__file__).parent), db=str(db), interval=interval)
     proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
                           env={**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)})
     assert proc.returncode == 9, proc.stderr
     with RunStore(db) as store:
         (record,) = store.list_runs()
-        assert record.status == "running" and record.judgments == 7
+        # The first judgment is committed at once (no commit yet to wait for); within a minute the next six wait.
+        stored = 7 if interval == 0 else 1
+        assert record.status == "running" and record.judgments == stored
         backend = FakeBackend("a")
         summary = await engine(config(judge("a"), repeats=2), make_dataset(4, 3), {"a": backend}, store).run()
         assert summary.run_id == record.id and summary.resumed
-        assert len(backend.requests) == 24 - 7
+        assert len(backend.requests) == 24 - stored
         keys = row_keys(store, record.id)
         assert len(keys) == len(set(keys)) == 24
 
@@ -451,6 +466,12 @@ async def test_event_sequence_and_progress_throttling(store: RunStore) -> None:
     eng.subscribe(events.append)
     summary = await eng.run()
 
+    phases = [e for e in events if isinstance(e, RunPhase)]
+    assert [(p.text, p.judge) for p in phases] == [
+        ("preparing 8 prompts", ""), ("loading judge a", "a"), ("waiting for the first answer of judge a", "a")]
+    # The loading phases come before the run starts; the wait for the first answer right after it.
+    assert events.index(phases[1]) < events.index(next(e for e in events if isinstance(e, RunStarted)))
+    events = [e for e in events if not isinstance(e, RunPhase)]
     assert isinstance(events[0], RunStarted) and events[0] == RunStarted(summary.run_id, 8, 0, False)
     assert isinstance(events[-1], RunFinished) and events[-1].status == "finished"
     assert events[-1].summary == summary
@@ -485,7 +506,7 @@ async def test_a_resumed_run_starts_from_what_was_done(store: RunStore) -> None:
     await eng.run()
     events: list[Any] = []
     eng2 = engine(config(judge("a")), ds, {"a": FakeBackend("a")}, store)
-    eng2.subscribe(events.append)
+    eng2.subscribe(lambda e: None if isinstance(e, RunPhase) else events.append(e))
     await eng2.run()
     assert isinstance(events[0], RunStarted) and (events[0].done, events[0].total, events[0].resumed) == (1, 4, True)
     assert [e.done for e in events if isinstance(e, JudgmentScored)] == [2, 3, 4]

@@ -33,9 +33,10 @@ CHILD = Path(run_child.__file__)
 DEADLINE_S = 60.0
 
 
-def start_child(store_path: Path, delay_s: float) -> subprocess.Popen[str]:
+def start_child(store_path: Path, delay_s: float, write_interval_s: float | None = None) -> subprocess.Popen[str]:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
-    return subprocess.Popen([sys.executable, str(CHILD), str(store_path), str(ITEMS), str(delay_s)],
+    interval = [] if write_interval_s is None else [str(write_interval_s)]
+    return subprocess.Popen([sys.executable, str(CHILD), str(store_path), str(ITEMS), str(delay_s), *interval],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
 
 
@@ -103,7 +104,9 @@ def resume(store_path: Path) -> tuple[Any, FakeBackend]:
 @pytest.mark.parametrize("kill_at", random.Random(20261123).sample(range(1, TOTAL - 2), 3))
 def test_sigkill_at_a_random_point_then_resume(tmp_path: Path, reference: dict, kill_at: int) -> None:
     store_path = tmp_path / "runs.sqlite3"
-    child = start_child(store_path, 0.03)
+    # Batches of a few judgments (about 66 are made a second): the kill lands before the last commit,
+    # and whatever the last batch held is lost and asked again.
+    child = start_child(store_path, 0.03, write_interval_s=0.05)
     wait_until_stored(child, store_path, kill_at)
     child.send_signal(signal.SIGKILL)
     code, _, _ = finish(child)

@@ -185,14 +185,21 @@ class RunController:
 
         return start_thread_work(self.app, plan, group=PLAN_GROUP, description="Planning the run")
 
-    def start_planned(self, plan: RunPlan, *, resume_run: int | None = None) -> Worker[Any]:
+    def start_planned(self, plan: RunPlan, *, resume_run: int | None = None,
+                      reuse_finished: bool = False) -> Worker[Any]:
         """Start ``plan``: continue run ``resume_run``, or (None) a new run even when one could resume.
 
-        The Scores screen switches to the quality the run is compared with.
+        With ``reuse_finished``, a finished run of exactly these settings is shown again instead of
+        storing an identical one (core decides, as for ``dialjudge judge`` without ``--fresh``; the
+        run's summary then says ``shown_again``). The Scores screen switches to the quality the run
+        is compared with.
         """
         if plan.quality is not None and plan.quality in self.datasets.workspace.qualities():
             self.datasets.choose_view(quality=plan.quality)
         options: dict[str, Any] = {"run_id": resume_run} if resume_run is not None else {"resume": False}
+        if resume_run is None and reuse_finished:
+            # Resuming is what shows a finished run again; the plan found nothing unfinished to resume.
+            options = {"resume": True, "reuse_finished": True}
         return self.start(plan.config, **options)
 
     # -- running -----------------------------------------------------------------------------
@@ -207,7 +214,7 @@ class RunController:
         dataset = dataset or self.datasets.workspace.dataset
         if dataset is None:
             raise ConfigError("open a dataset before starting a run")
-        self.state = RunState(judges=[j.name for j in config.judges])
+        self.state = RunState(judges=[j.name for j in config.judges], clock=self.services.clock)
         # A pairwise run's judgments are pair orders, not items: its candidate scores join the
         # workspace from its report when it finishes (controllers.pairwise).
         self._pairwise = config.pairs is not None
@@ -267,7 +274,7 @@ class RunController:
 
     def event_received(self, message: RunEventReceived) -> None:
         event = message.event
-        state = self.state if self.state is not None else RunState()
+        state = self.state if self.state is not None else RunState(clock=self.services.clock)
         self.state = state
         state.apply(event)
         if isinstance(event, JudgmentScored):
@@ -280,6 +287,10 @@ class RunController:
             summary = event.summary
             if not event.run_id:
                 self.app.notify(f"The run was {event.status} before anything was asked", timeout=6)
+            elif summary.shown_again:
+                self.app.notify(f"Run {event.run_id} had finished with exactly these settings: shown again, "
+                                "nothing asked. To judge anew, tick “New run” and start again.",
+                                title="Shown, not repeated", timeout=10)
             else:
                 self.app.notify(f"Run {event.run_id} {event.status}: {summary.done} of {summary.total} judgments, "
                                 f"{summary.failures} failed", timeout=6)

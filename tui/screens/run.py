@@ -16,7 +16,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
-from textual.widgets import Button, Footer, Header, Input, Label, Select, SelectionList, Static
+from textual.widgets import Button, Checkbox, Footer, Header, Input, Label, Select, SelectionList, Static
 
 from dialjudge.core.api import (
     AnswerConstraint,
@@ -121,6 +121,9 @@ class RunScreen(WorkspaceScreen):
                     yield Input(placeholder="all items", type="integer", id="run-limit", compact=True)
                     yield Label("Repeats", classes="field-label short")
                     yield Input("1", type="integer", id="run-repeats", compact=True)
+                yield Checkbox("New run, even where one with these settings finished", id="run-fresh",
+                               compact=True, tooltip="Unticked, an identical finished run is shown again "
+                                                     "instead of being stored twice (as `dialjudge judge` does)")
                 yield Button("Start run (ctrl+r)", id="run-start", variant="primary")
             with Vertical(id="run-side"):
                 yield Label("What will run", classes="pane-title")
@@ -388,7 +391,8 @@ class RunScreen(WorkspaceScreen):
     def on_run_planned(self, message: RunPlanned) -> None:
         record = message.resumable
         if record is None:
-            self.dj.runs.start_planned(message.plan)
+            fresh = self.query_one("#run-fresh", Checkbox).value
+            self.dj.runs.start_planned(message.plan, reuse_finished=not fresh)
             return
 
         def answered(choice: str | None) -> None:

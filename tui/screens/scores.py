@@ -20,7 +20,7 @@ from ..widgets.correlation_panel import CorrelationPanel, panel_rows
 from ..widgets.decision_panel import DecisionPanel
 from ..widgets.label_agreement_panel import LabelAgreementPanel
 from ..widgets.preference_report import PreferencePanel
-from ..widgets.run_progress_bar import progress_text
+from ..widgets.run_progress_bar import TICK_S, progress_text
 from ..widgets.selection_bar import SelectionBar
 from ..widgets.virtual_table import Column, VirtualTable
 from .base import VIEW_BINDINGS, WorkspaceScreen
@@ -107,6 +107,12 @@ class ScoresScreen(WorkspaceScreen):
         super().on_mount()
         self.dj.decisions.changed.subscribe(self, self._redraw_decisions)
         self._redraw_decisions()
+        # The run's part of the status line moves between events (a model loading, the ETA).
+        self.set_interval(TICK_S, self._tick_run_status, name="run status clock")
+
+    def _tick_run_status(self) -> None:
+        if self.dj.runs.active and self.dj.services.show_timings and self.is_current:
+            self._redraw_status()
 
     def action_compare_evaluators(self) -> None:
         """Pick two evaluator columns; the paired verdict shows below the table."""

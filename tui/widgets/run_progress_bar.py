@@ -1,10 +1,18 @@
-"""Where the app's judge run stands: a bar of judgments done, and core's status line under it."""
+"""Where the app's judge run stands: a bar of judgments done, and core's status line under it.
+
+While a run is active the status line is redrawn on a timer, not only when an event
+arrives: the seconds a judge's model has been loading tick, and the remaining time
+counts down between judgments (or grows when one takes longer than the others did).
+The times come from the run state's clock (core.judges.store.status), so a test
+drives them with its own.
+"""
 
 from __future__ import annotations
 
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
+from textual.timer import Timer
 from textual.widgets import ProgressBar, Static
 
 from dialjudge.core.api import Part, RunState, RunStatus, problem_lines, status_line
@@ -37,14 +45,44 @@ def progress_text(state: RunState | None, *, show_timings: bool, one_line: bool 
     return text
 
 
+#: Seconds between redraws of an active run's status line (elapsed and remaining times move by the second).
+TICK_S = 0.5
+
+
 class RunProgressBar(Vertical):
     """A progress bar with a status line under it; :meth:`show` redraws both from a RunState."""
+
+    def __init__(self, *, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self._state: RunState | None = None
+        self._show_timings = False
+        self._ticker: Timer | None = None
 
     def compose(self) -> ComposeResult:
         yield ProgressBar(total=None, show_eta=False, id="run-progress-bar")
         yield Static(progress_text(None, show_timings=False), id="run-progress-text")
 
+    def on_mount(self) -> None:
+        self._ticker = self.set_interval(TICK_S, self._tick, pause=True, name="run status clock")
+        self._follow_clock()
+
+    def _follow_clock(self) -> None:
+        """Tick while a run is active and times are shown; otherwise nothing moves between events."""
+        if self._ticker is None:
+            return
+        if self._state is not None and self._state.active and self._show_timings:
+            self._ticker.resume()
+        else:
+            self._ticker.pause()
+
+    def _tick(self) -> None:
+        if self._state is not None and self._state.active:
+            self.query_one("#run-progress-text", Static).update(
+                progress_text(self._state, show_timings=self._show_timings))
+
     def show(self, state: RunState | None, *, show_timings: bool) -> None:
+        self._state, self._show_timings = state, show_timings
+        self._follow_clock()
         bar = self.query_one(ProgressBar)
         bar.display = state is not None
         if state is None or state.total == 0:

@@ -10,7 +10,8 @@ a test needs known values. Every mode is served:
 
 Failures can be injected (every Nth request raises :class:`BackendError`, or
 returns unparseable text), and each request can await a test-supplied
-``delay(request)`` so tests control timing without sleeping.
+``delay(request)`` so tests control timing without sleeping; ``open_delay()`` is
+awaited when the judge opens, standing in for a model that takes long to load.
 
 A *simulated* judge (``options.agreement`` in the config, with the ``dataset`` and
 ``quality`` whose human labels it imitates) agrees with the humans to a set degree,
@@ -59,6 +60,13 @@ def _sleeping(seconds: float) -> Delay:
     return delay
 
 
+def _opening(seconds: float) -> Callable[[], Awaitable[None]]:
+    async def load() -> None:
+        await asyncio.sleep(seconds)
+
+    return load
+
+
 @dataclass
 class FakeBackend:
     """A judge backend that answers instantly and reproducibly.
@@ -75,6 +83,8 @@ class FakeBackend:
     fail_every: int = 0
     garbage_every: int = 0
     delay: Delay | None = None
+    #: Awaited by :meth:`open`, like a model loading (None: opens at once).
+    open_delay: Callable[[], Awaitable[None]] | None = None
     max_concurrency: int = 4
     unsupported_modes: tuple[ScoringMode, ...] = ()
     identity: str = ""
@@ -109,8 +119,9 @@ class FakeBackend:
 
     @classmethod
     def from_config(cls, config: JudgeConfig) -> "FakeBackend":
-        """A fake judge from a config file: ``options`` may set fail_every, garbage_every and
-        delay_s (seconds each answer takes, to try cancelling and quitting as with a slow model)."""
+        """A fake judge from a config file: ``options`` may set fail_every, garbage_every,
+        delay_s (seconds each answer takes, to try cancelling and quitting as with a slow model) and
+        load_delay_s (seconds opening it takes, as a local model's loading does)."""
         options = dict(config.extra)
         counts = {}
         for key in ("fail_every", "garbage_every"):
@@ -118,17 +129,24 @@ class FakeBackend:
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise BackendError(f"judge {config.name!r}: options.{key} must be a whole number >= 0")
             counts[key] = value
-        delay_s = options.get("delay_s", 0)
-        if isinstance(delay_s, bool) or not isinstance(delay_s, (int, float)) or not 0 <= delay_s <= 3600:
-            raise BackendError(f"judge {config.name!r}: options.delay_s must be a number of seconds from 0 to 3600")
+        delays = {}
+        for key in ("delay_s", "load_delay_s"):
+            value = options.get(key, 0)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 3600:
+                raise BackendError(f"judge {config.name!r}: options.{key} must be a number of seconds from 0 to 3600")
+            delays[key] = float(value)
         agreement, source = _simulation_options(config.name, options)
         return cls(name=config.name, max_concurrency=config.concurrency,
                    identity=f"fake:{config.name}:{config.model}",
                    fail_every=counts["fail_every"], garbage_every=counts["garbage_every"],
-                   delay=_sleeping(float(delay_s)) if delay_s else None, agreement=agreement, label_source=source)
+                   delay=_sleeping(delays["delay_s"]) if delays["delay_s"] else None,
+                   open_delay=_opening(delays["load_delay_s"]) if delays["load_delay_s"] else None,
+                   agreement=agreement, label_source=source)
 
     async def open(self) -> None:
         self.opened += 1
+        if self.open_delay is not None and self.opened == 1:  # a model loads once, as llama's does
+            await self.open_delay()
         if self.agreement is not None and self.labels is None and self.label_source is not None:
             self.labels = _load_labels(*self.label_source)
 

@@ -41,7 +41,7 @@ from ..run.engine import TemplateRenderer
 from ..run.events import RunStatus
 from ..run.probability import min_valid_mass
 from ..run.scoring import score_result
-from ..store.run_store import JudgmentKey, RunStore
+from ..store.run_store import JudgmentKey, JudgmentWrite, RunStore
 from ..types import BackendResult, JudgeRequest, Judgment, OutputKind, OutputSpec, RenderedPrompt, ScoringMode
 
 if TYPE_CHECKING:
@@ -280,8 +280,9 @@ def rescore_run(store: RunStore, run_id: int, dataset: Dataset, settings: Rescor
                 "rescore": {"source_run": run_id, **settings.to_dict()}}
     fingerprint = _rescore_fingerprint(target, run_id, settings)
     new_id = store.create_run(snapshot, fingerprint, name=target.name, total=record.total, source_run=run_id)
-    for _, judgment, request_failed in rescored:
-        store.add_judgment(new_id, judgment, request_failed=request_failed)
+    # One transaction for the lot: a rescored 100,000-judgment run is one commit, not 100,000.
+    store.add_judgments(new_id, (JudgmentWrite(judgment, request_failed=request_failed)
+                                 for _, judgment, request_failed in rescored))
     store.set_status(new_id, RunStatus.FINISHED)
     changed = sum(1 for old, new, _ in rescored if not _same(old.normalized, new.normalized))
     return RescoreResult(run_id=new_id, source_run=run_id, rescored=len(rescored),

@@ -33,7 +33,7 @@ from ..prompts.render import render_prompt
 from ..prompts.templates import parse_template
 from ..prompts.truncation import PromptTooLong, WindowBudget, fit_to_window
 from ..store.provenance import run_environment
-from ..store.run_store import JudgmentKey, RunStore
+from ..store.run_store import JudgmentKey, JudgmentWrite, RunStore
 from ..types import BackendResult, JudgeBackend, JudgeRequest, Judgment, RenderedPrompt, ScoringMode
 from .config import JudgeVariant, RunConfig
 from .events import (
@@ -41,6 +41,7 @@ from .events import (
     RunEvent,
     RunFailed,
     RunFinished,
+    RunPhase,
     RunProgress,
     RunStarted,
     RunStatus,
@@ -54,6 +55,10 @@ from .scoring import score_result
 from .stopping import DEFAULT_ORDER_SEED, StopRule, StopState, seeded_context_order
 
 Scorer = Callable[[JudgeRequest, BackendResult, str], Judgment]
+
+#: Judgments are committed to the store at least this often (seconds) and at most this many at once.
+WRITE_INTERVAL_S = 0.25
+MAX_WRITE_BATCH = 1000
 
 
 class PromptRenderer(Protocol):
@@ -177,6 +182,7 @@ class RunEngine:
         context_order_seed: int | None = DEFAULT_ORDER_SEED,
         stop_rule: StopRule | None = None,
         reuse_finished: bool = False,
+        write_interval_s: float = WRITE_INTERVAL_S,
     ) -> None:
         self.config = config
         self.dataset = dataset
@@ -210,6 +216,13 @@ class RunEngine:
         self.reuse_finished = reuse_finished
         #: The stop rule's decision that ended the run early (None when it did not).
         self.stopped_by_rule: StopState | None = None
+        #: Judgments scored and not yet in the store (see _record): committed together, within
+        #: ``write_interval_s`` of the first of them, and at once when the last commit is older.
+        self.write_interval_s = write_interval_s
+        self._unwritten: list[JudgmentWrite] = []
+        self._write_timer: asyncio.TimerHandle | None = None
+        self._last_write = 0.0
+        self._write_error: Exception | None = None
 
         self.run_id: int | None = None
         self.total = 0
@@ -222,6 +235,7 @@ class RunEngine:
         self._session_done_by_judge: dict[str, int] = {}
         self._tokens = 0
         self._started_at = 0.0
+        self._judging_since: float | None = None
         self._last_progress_at = 0.0
         self._last_progress_done = 0
         self._cancel_requested = False
@@ -313,6 +327,8 @@ class RunEngine:
             raise
         except BaseException as exc:
             assert self.run_id is not None
+            with contextlib.suppress(Exception):  # what was scored before the failure is kept if it can be
+                self._write_all()
             self.store.set_status(self.run_id, RunStatus.FAILED, error=_describe(exc))
             self._emit(RunFailed(_describe(exc), self.run_id))
             raise
@@ -335,6 +351,7 @@ class RunEngine:
             raise ConfigError(f"subset {config.subset!r} of dataset {self.dataset.name!r} selects no items")
         wanted = [JudgmentKey(ex.id, v.label, r) for v in variants for ex in items for r in range(config.repeats)]
         self.total = len(wanted)
+        self._emit(RunPhase(f"preparing {self.total} prompts"))
 
         # Before looking for a run to resume: two processes on one run would both send every request.
         self._lock_owner = self.store.lock_run(config.fingerprint, label=config.label)
@@ -350,6 +367,7 @@ class RunEngine:
         cached_work: list[tuple[_Work, BackendResult]] = []
         queues: dict[str, deque[_Work]] = {}
         too_long: list[Judgment] = []
+        works: list[_Work] = []
         for key in pending:
             variant, example = by_label[key.judge], by_id[key.item_id]
             prompt = prompts.get((variant.label, example.id))
@@ -365,18 +383,23 @@ class RunEngine:
             request = JudgeRequest(item_id=example.id, prompt=prompt, mode=config.mode,
                                    sampling=variant.judge.sampling, top_k=config.top_k, repeat=key.repeat,
                                    constrain=config.constrain, min_valid_mass=min_valid_mass(variant.judge.config))
-            work = _Work(variant, example, request, request.cache_key(backend.identity), backend)
-            hit = self.store.cached_response(work.cache_key) if self.use_cache else None
-            if hit is not None and request.mode is not ScoringMode.GENERATE and hit.valid_mass is None:
+            works.append(_Work(variant, example, request, request.cache_key(backend.identity), backend))
+        # Looked up together: one query per thousand items, not one per item.
+        hits = self.store.cached_responses(w.cache_key for w in works) if self.use_cache else {}
+        for work in works:
+            hit = hits.get(work.cache_key)
+            if hit is not None and work.request.mode is not ScoringMode.GENERATE and hit.valid_mass is None:
                 hit = None  # cached before the valid mass was measured: ask again rather than guess it
             if hit is not None:
                 cached_work.append((work, hit))
             else:
-                queues.setdefault(variant.judge.name, deque()).append(work)
+                queues.setdefault(work.variant.judge.name, deque()).append(work)
 
         # Fail fast, before the run is recorded and before any request is sent.
         for name in queues:
             backend = self.backends[name]
+            # Loading a local model takes seconds to a minute: the front ends show it, with the time it takes.
+            self._emit(RunPhase(f"loading judge {name}", judge=name))
             await backend.open()
             await backend.check_mode(config.mode, config.top_k)
             if config.constrain is not AnswerConstraint.OFF:
@@ -410,6 +433,7 @@ class RunEngine:
         ways = {name: str(way) for name, backend in self.backends.items() if name in queues
                 and (way := getattr(backend, "scoring_way", None)) is not None}
         self._emit(RunStarted(self.run_id, self.total, self.done, self.resumed, scoring=ways))
+        self._judging_since = self._clock()  # rates leave out the preparing and the model's loading
         return cached_work, queues, timeouts
 
     def _find_run(self) -> Any:
@@ -423,13 +447,7 @@ class RunEngine:
             return None
         unfinished = self.store.find_resumable(self.config.fingerprint)
         if unfinished is None and self.reuse_finished:
-            finished = self.store.find_finished(self.config.fingerprint, name=self.config.name)
-            # The yes label is outside the fingerprint (it decides no judgment) but is recorded with the run:
-            # a finished run recorded with another one is not this run, so the judgments are made (from the
-            # response cache) into a new run that records the label given now.
-            if finished is not None and finished.config.get("yes_label") != self.config.yes_label:
-                return None
-            return finished
+            return identical_finished_run(self.store, self.config)
         return unfinished
 
     def _timeout_for(self, judge_name: str) -> float:
@@ -446,6 +464,11 @@ class RunEngine:
                 return
             self._record(work, self._score(work, response, cached=True), False, response=None)
             await asyncio.sleep(0)  # lets a cancel land between judgments
+        waiting = [name for name, queue in queues.items() if queue]
+        if waiting:  # an API judge's first answer (a cold server, a slow model) can take many seconds
+            self._emit(RunPhase(f"waiting for the first answer of judge {waiting[0]}", judge=waiting[0])
+                       if len(waiting) == 1 else RunPhase(f"waiting for the first answers of judges "
+                                                          f"{', '.join(waiting)}"))
         workers = [
             asyncio.ensure_future(self._worker(queue, self.backends[name], timeouts[name], first=index == 0))
             for name, queue in queues.items()
@@ -538,8 +561,8 @@ class RunEngine:
     def _record(self, work: _Work, judgment: Judgment, request_failed: bool, *,
                 response: BackendResult | None) -> None:
         assert self.run_id is not None
-        self.store.add_judgment(self.run_id, judgment, cache_key=work.cache_key, request_failed=request_failed,
-                                response=response, model_identity=work.backend.identity)
+        self._unwritten.append(JudgmentWrite(judgment, work.cache_key, request_failed, response, work.backend.identity))
+        self._write_soon()
         self.done += 1
         self._session_done += 1
         self._session_done_by_judge[judgment.judge] = self._session_done_by_judge.get(judgment.judge, 0) + 1
@@ -559,10 +582,52 @@ class RunEngine:
                     self.stopped_by_rule = state
                     self.cancel()  # stored judgments stay; the run is resumable and can be extended
 
+    # -- writing to the store -------------------------------------------------------------
+    # One commit per judgment would make a fast judge wait on the disk (each commit writes the WAL):
+    # judgments arriving faster than write_interval_s go in together. Wall time (time.monotonic),
+    # not the run's clock, which tests may freeze. A process killed at once loses at most the last
+    # interval's judgments, which a resume asks for again; nothing is ever stored twice.
+
+    def _write_soon(self) -> None:
+        waited = time.monotonic() - self._last_write
+        if (self._write_error is not None or waited >= self.write_interval_s
+                or len(self._unwritten) >= MAX_WRITE_BATCH):
+            # After a failed timed write, at once: a second failure fails the run, as an immediate
+            # one would, rather than a run going on for hours with its judgments only in memory.
+            self._write_error = None
+            self._write_now()
+        elif self._write_timer is None and self._loop is not None:
+            self._write_timer = self._loop.call_later(self.write_interval_s - waited, self._write_on_timer)
+
+    def _write_on_timer(self) -> None:
+        self._write_timer = None
+        try:
+            self._write_now()
+        except Exception as exc:  # tried again with the next judgment or at the run's end, which fail on it
+            self._write_error = exc
+
+    def _write_now(self) -> None:
+        """Commit every judgment not yet stored, in one transaction."""
+        if self._write_timer is not None:
+            self._write_timer.cancel()
+            self._write_timer = None
+        if not self._unwritten or self.run_id is None:
+            return
+        batch = self._unwritten
+        self._last_write = time.monotonic()
+        self.store.add_judgments(self.run_id, batch)
+        self._unwritten = []  # only once stored: a failed write keeps them for the next try
+
+    def _write_all(self) -> None:
+        """Before the run's status or counts are read or written: everything scored is stored."""
+        self._write_error = None
+        self._write_now()
+
     # -- progress and the end -------------------------------------------------------------
 
     def progress(self) -> RunProgress:
-        elapsed = max(self._clock() - self._started_at, 0.0)
+        since = self._judging_since if self._judging_since is not None else self._started_at
+        elapsed = max(self._clock() - since, 0.0)
         items_per_s = self._session_done / elapsed if elapsed > 0 else 0.0
         remaining = self.total - self.done
         eta = 0.0 if remaining == 0 else (remaining / items_per_s if items_per_s > 0 else None)
@@ -583,6 +648,7 @@ class RunEngine:
             summary = self._summary(status, 0)
             self._emit(RunFinished(0, status, summary))
             return summary
+        self._write_all()
         self.store.set_status(self.run_id, status, error=error)
         self.store.add_wall_time(self.run_id, self._clock() - self._started_at)  # for cost and latency
         self._maybe_progress(force=True)
@@ -604,6 +670,18 @@ class RunEngine:
     async def _close_backends(self, queues: Mapping[str, Any]) -> None:
         for name in queues:
             await self.backends[name].close()
+
+
+def identical_finished_run(store: RunStore, config: RunConfig) -> Any:
+    """The newest finished run made with exactly ``config`` (same fingerprint and name): asked for
+    again, it is shown rather than stored twice (None: there is none, judge anew)."""
+    finished = store.find_finished(config.fingerprint, name=config.name)
+    # The yes label is outside the fingerprint (it decides no judgment) but is recorded with the run:
+    # a finished run recorded with another one is not this run, so the judgments are made (from the
+    # response cache) into a new run that records the label given now.
+    if finished is not None and finished.config.get("yes_label") != config.yes_label:
+        return None
+    return finished
 
 
 async def _cancel_all(tasks: Iterable[asyncio.Future[Any]]) -> None:

@@ -65,6 +65,11 @@ class RunSummary:
     #: Per judge variant: judgments recorded in this session (cached ones included).
     session_done: dict[str, int] = field(default_factory=dict)
 
+    @property
+    def shown_again(self) -> bool:
+        """An identical finished run was asked for again: it is shown as it was, nothing was asked."""
+        return self.status is RunStatus.FINISHED and self.resumed and not any(self.session_done.values())
+
     def items_per_s(self, judge: str | None = None) -> float | None:
         """Throughput of this session: judgments recorded / wall time (of one judge variant,
         or of all); None when nothing was recorded or no time passed."""
@@ -116,11 +121,22 @@ class RunFailed:
 
 
 @dataclass(frozen=True)
+class RunPhase:
+    """The run waits on something before judgments can arrive: the prompts being prepared, a judge's
+    model loading, a judge's first answer. Front ends show ``text`` with the seconds since the event
+    arrived, ticking; the phase ends with the next phase, :class:`RunStarted` or :class:`JudgmentScored`."""
+
+    text: str
+    #: The judge waited on ("" when the wait is the run's own, such as preparing the prompts).
+    judge: str = ""
+
+
+@dataclass(frozen=True)
 class StopRuleChecked:
     """The run's stop rule looked at the evidence so far (``state.decided``: the run stops)."""
 
     state: StopState
 
 
-RunEvent = RunStarted | JudgmentScored | RunProgress | RunFinished | RunFailed | StopRuleChecked
+RunEvent = RunStarted | JudgmentScored | RunProgress | RunFinished | RunFailed | StopRuleChecked | RunPhase
 Subscriber = Callable[[RunEvent], None]

@@ -1,9 +1,11 @@
 """The run store: every run, every judgment, a response cache and the reviews, in SQLite.
 
 One file, ``<user_data_dir>/runs.sqlite3``, in WAL mode so the TUI can read
-while a run writes. Each judgment is committed as it arrives and the pair
-(run, item, judge, repeat) is unique, so a run killed at any point resumes
-without redoing or duplicating anything. API keys never reach this file: run
+while a run writes. Judgments are committed in small batches as they arrive
+(:meth:`RunStore.add_judgments`; the engine commits at least every quarter of a
+second) and the pair (run, item, judge, repeat) is unique, so a run killed at
+any point resumes without duplicating anything, redoing at most its last
+uncommitted batch. API keys never reach this file: run
 configs carry only the *name* of the key's environment variable.
 """
 
@@ -15,11 +17,13 @@ import socket
 import sqlite3
 import threading
 import uuid
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
+
+import numpy as np
 
 from ...config import user_data_dir
 from ...errors import DialjudgeError
@@ -133,6 +137,14 @@ _JUDGMENT_COLUMNS = (
     "top_logprobs", "valid_mass", "valid_in_top", "mass_lower_bound",
 )
 
+#: Indexes for the queries of large runs, made on open where missing. They change no table, so they
+#: need no schema version (an older dialjudge reads and writes the file as before).
+_INDEXES = {
+    # The failures of each run (run listings count them): the judgments without a score only.
+    "judgments_failed_by_run": "CREATE INDEX IF NOT EXISTS judgments_failed_by_run ON judgments (run_id) "
+                               "WHERE score IS NULL",
+}
+
 #: Columns later schema versions added to existing tables: (table, column, type).
 _ADDED_COLUMNS = (("judgments", "top_logprobs", "TEXT"), ("runs", "source_run", "INTEGER"),
                   ("runs", "wall_s", "REAL NOT NULL DEFAULT 0"),
@@ -242,6 +254,61 @@ class JudgmentKey:
     repeat: int
 
 
+class JudgmentWrite(NamedTuple):
+    """One judgment to store, with what :meth:`RunStore.add_judgment` takes beside it."""
+
+    judgment: Judgment
+    cache_key: str | None = None
+    #: The backend itself failed (no answer at all): such rows are retried on resume.
+    request_failed: bool = False
+    #: The backend's answer, kept in the response cache under ``cache_key``.
+    response: BackendResult | None = None
+    model_identity: str = ""
+
+
+@dataclass(frozen=True)
+class JudgmentPage:
+    """Judgments ``offset`` to ``offset + len(judgments)`` of ``total``, ordered by item, judge, repeat."""
+
+    offset: int
+    total: int
+    judgments: list[Judgment]
+
+
+@dataclass(frozen=True)
+class ScoreColumns:
+    """One judge's judgments of one repeat as arrays, in item-id order (NaN: failed, no score)."""
+
+    judge: str
+    item_ids: list[str]
+    #: On the template's scale.
+    score: np.ndarray
+    #: 0-1, what the agreement statistics take.
+    normalized: np.ndarray
+
+    @property
+    def failed(self) -> np.ndarray:
+        return np.isnan(self.score)
+
+    def __len__(self) -> int:
+        return len(self.item_ids)
+
+    def normalized_for(self, item_ids: Sequence[str]) -> np.ndarray:
+        """The 0-1 scores in the order of ``item_ids`` (a dataset's, a table's rows); NaN for an item
+        this judge has no score of, failed or never judged."""
+        position = {item: k for k, item in enumerate(self.item_ids)}
+        picks = np.fromiter((position.get(item, -1) for item in item_ids), dtype=np.int64, count=len(item_ids))
+        out = np.full(len(item_ids), np.nan)
+        found = picks >= 0
+        out[found] = self.normalized[picks[found]]
+        return out
+
+    def normalized_by_item(self) -> dict[str, float | None]:
+        """``{item_id: 0-1 score}`` with None for a failed judgment (an evaluator column)."""
+        return {item: (None if value != value else value)
+                for item, value in zip(self.item_ids, self.normalized.tolist())}
+
+
 class RunStore:
     """SQLite-backed store of runs. Open with a path, or none for the default file.
 
@@ -300,6 +367,16 @@ class RunStore:
                     if column not in {row[1] for row in db.execute(f"PRAGMA table_info({table})")}:
                         db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
                 db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        self._ensure_indexes()
+
+    def _ensure_indexes(self) -> None:
+        with self._lock:
+            present = {row[0] for row in self._db.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
+        missing = [sql for name, sql in _INDEXES.items() if name not in present]
+        if missing:
+            with self._transaction() as db:
+                for sql in missing:
+                    db.execute(sql)
 
     @property
     def schema_version(self) -> int:
@@ -368,7 +445,7 @@ class RunStore:
             db.execute("UPDATE runs SET wall_s = wall_s + ? WHERE id = ?", (max(seconds, 0.0), run_id))
 
     def get_run(self, run_id: int) -> RunRecord:
-        rows = self._query(_RUN_SELECT + " WHERE r.id = ? GROUP BY r.id", (run_id,))
+        rows = self._query(_RUN_SELECT + " WHERE r.id = ?", (run_id,))
         if not rows:
             raise StoreError(f"{self.path}: no run with id {run_id}")
         return _run_record(rows[0])
@@ -376,15 +453,14 @@ class RunStore:
     def list_runs(self, *, status: RunStatus | None = None) -> list[RunRecord]:
         """Every run (or every run with this status), newest first."""
         where, params = ("WHERE r.status = ?", (status.value,)) if status else ("", ())
-        rows = self._query(_RUN_SELECT + f" {where} GROUP BY r.id ORDER BY r.id DESC", params)
+        rows = self._query(_RUN_SELECT + f" {where} ORDER BY r.id DESC", params)
         return [_run_record(row) for row in rows]
 
     def find_resumable(self, fingerprint: str) -> RunRecord | None:
         """The newest unfinished run made from the same config, if any."""
         marks = ", ".join("?" for _ in RESUMABLE_STATUSES)
         rows = self._query(
-            _RUN_SELECT + f" WHERE r.fingerprint = ? AND r.status IN ({marks}) GROUP BY r.id "
-            "ORDER BY r.id DESC LIMIT 1",
+            _RUN_SELECT + f" WHERE r.fingerprint = ? AND r.status IN ({marks}) ORDER BY r.id DESC LIMIT 1",
             (fingerprint, *(status.value for status in RESUMABLE_STATUSES)),
         )
         return _run_record(rows[0]) if rows else None
@@ -394,7 +470,7 @@ class RunStore:
         given again shows it instead of adding an identical run)."""
         rows = self._query(
             _RUN_SELECT + " WHERE r.fingerprint = ? AND r.status = ? AND r.name = ? AND r.source_run IS NULL "
-            "GROUP BY r.id ORDER BY r.id DESC LIMIT 1",
+            "ORDER BY r.id DESC LIMIT 1",
             (fingerprint, RunStatus.FINISHED.value, name),
         )
         return _run_record(rows[0]) if rows else None
@@ -451,20 +527,30 @@ class RunStore:
         request, so a retried request overwrites its failure and nothing else
         is ever written twice. Returns whether a row was written.
         """
-        row = _judgment_row(run_id, judgment, cache_key, request_failed)
-        marks = ", ".join("?" for _ in _JUDGMENT_COLUMNS)
-        updates = ", ".join(f"{c} = excluded.{c}" for c in _JUDGMENT_COLUMNS[4:])
+        return self.add_judgments(run_id, [JudgmentWrite(judgment, cache_key, request_failed, response,
+                                                         model_identity)]) > 0
+
+    def add_judgments(self, run_id: int, writes: Iterable[JudgmentWrite]) -> int:
+        """Store judgments (and their cached responses) in one transaction, as :meth:`add_judgment`
+        stores one; returns how many rows were written. One commit for many rows is what keeps a
+        fast judge from waiting on the disk."""
+        now = _now()
+        rows, cached = [], []
+        for w in writes:
+            row = _judgment_row(run_id, w.judgment, w.cache_key, w.request_failed, now)
+            rows.append(row)
+            if w.response is not None and w.cache_key is not None:
+                cached.append(_cache_row(w.cache_key, w.model_identity, w.response, now, w.judgment, row))
+        if not rows:
+            return 0
         with self._transaction() as db:
-            cur = db.execute(
-                f"INSERT INTO judgments ({', '.join(_JUDGMENT_COLUMNS)}) VALUES ({marks}) "
-                f"ON CONFLICT (run_id, item_id, judge, repeat) DO UPDATE SET {updates} "
-                "WHERE judgments.request_failed = 1",
-                row,
-            )
-            if response is not None and cache_key is not None:
-                _put_cache(db, cache_key, model_identity, response)
-            db.execute("UPDATE runs SET updated = ? WHERE id = ?", (_now(), run_id))
-            return cur.rowcount > 0
+            before = db.total_changes
+            db.executemany(_UPSERT_JUDGMENT, rows)
+            written = db.total_changes - before
+            if cached:
+                db.executemany(_UPSERT_CACHE, cached)
+            db.execute("UPDATE runs SET updated = ? WHERE id = ?", (now, run_id))
+        return written
 
     def done_keys(self, run_id: int, *, retry_failed: bool = True) -> set[JudgmentKey]:
         """Judgments already made; with ``retry_failed``, failed requests count as not done."""
@@ -517,18 +603,47 @@ class RunStore:
             "GROUP BY error ORDER BY n DESC, error", (run_id,))
         return [(r["error"] or "no score and no reason recorded", int(r["n"])) for r in rows]
 
+    # -- reading judgments -----------------------------------------------------------------
+    # Reads go through a connection of their own (:meth:`_rows`), fetched in chunks: a large run
+    # streams without holding the lock the engine's writes take, and WAL lets both go on at once.
+
+    def _rows(self, sql: str, params: Iterable[Any] = ()) -> Iterator[tuple[Any, ...]]:
+        """Plain tuples of one SELECT, read on a connection of their own (one consistent snapshot)."""
+        for chunk in self._row_chunks(sql, params):
+            yield from chunk
+
+    def _row_chunks(self, sql: str, params: Iterable[Any] = ()) -> Iterator[list[tuple[Any, ...]]]:
+        if str(self.path) == ":memory:":  # a second connection would see another database
+            yield [tuple(row) for row in self._query(sql, params)]
+            return
+        try:
+            reader = sqlite3.connect(self.path, check_same_thread=False)
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{self.path}: cannot read the run store: {exc}") from None
+        try:
+            reader.execute("PRAGMA query_only = 1")
+            reader.execute("PRAGMA busy_timeout = 5000")
+            cursor = reader.execute(sql, tuple(params))
+            while chunk := cursor.fetchmany(_READ_CHUNK):
+                yield chunk
+        finally:
+            reader.close()
+
+    def _judgments(self, where: str, params: Iterable[Any], order: str, *, limit: str = "") -> Iterator[Judgment]:
+        parse = _JudgmentParser()
+        sql = f"SELECT {_READ_SELECT} FROM judgments WHERE {where} ORDER BY {order}{limit}"
+        for chunk in self._row_chunks(sql, params):
+            yield from parse(chunk)
+
     def iter_judgments(self, run_id: int) -> Iterator[Judgment]:
-        rows = self._query(
-            "SELECT * FROM judgments WHERE run_id = ? ORDER BY judge, item_id, repeat", (run_id,))
-        for row in rows:
-            yield _judgment_from_row(row)
+        """Every judgment of a run, ordered by judge, item and repeat."""
+        return self._judgments("run_id = ?", (run_id,), "judge, item_id, repeat")
 
     def load_judgments(self, run_id: int, *, repeat: int = 0) -> dict[str, dict[str, Judgment]]:
         """One repeat of a run as ``{judge: {item_id: Judgment}}``."""
         out: dict[str, dict[str, Judgment]] = {}
-        for j in self.iter_judgments(run_id):
-            if j.repeat == repeat:
-                out.setdefault(j.judge, {})[j.item_id] = j
+        for j in self._judgments("run_id = ? AND repeat = ?", (run_id, repeat), "judge, item_id"):
+            out.setdefault(j.judge, {})[j.item_id] = j
         return out
 
     def load_repeats(self, run_id: int) -> dict[str, dict[str, dict[int, Judgment]]]:
@@ -538,43 +653,101 @@ class RunStore:
             out.setdefault(j.judge, {}).setdefault(j.item_id, {})[j.repeat] = j
         return out
 
+    def judgment_page(self, run_id: int, *, offset: int = 0, limit: int = 100, judge: str | None = None,
+                      repeat: int | None = None) -> JudgmentPage:
+        """``limit`` judgments from the ``offset``-th, ordered by item, judge and repeat (the order of
+        the run's unique key, so a page is read from its index, not found by sorting the run), with
+        how many there are in all. ``judge`` and ``repeat`` narrow it to one judge or one repeat."""
+        if offset < 0 or limit < 0:
+            raise ValueError("offset and limit must not be negative")
+        where, params = _page_filter(run_id, judge, repeat)
+        total = int(next(self._rows(f"SELECT COUNT(*) FROM judgments WHERE {where}", params))[0])
+        rows = list(self._judgments(where, (*params, limit, offset), "item_id, judge, repeat",
+                                    limit=" LIMIT ? OFFSET ?"))
+        return JudgmentPage(offset=offset, total=total, judgments=rows)
+
+    def judgments_for_items(self, run_id: int, item_ids: Iterable[str], *, repeat: int | None = 0
+                            ) -> dict[str, dict[str, list[Judgment]]]:
+        """The judgments of the given items only (the rows a screen shows), as
+        ``{item_id: {judge: [Judgment by repeat]}}``; ``repeat`` None: every repeat."""
+        wanted = list(dict.fromkeys(item_ids))
+        out: dict[str, dict[str, list[Judgment]]] = {}
+        for start in range(0, len(wanted), _IN_CHUNK):
+            chunk = wanted[start:start + _IN_CHUNK]
+            where = f"run_id = ? AND item_id IN ({', '.join('?' for _ in chunk)})"
+            params: list[Any] = [run_id, *chunk]
+            if repeat is not None:
+                where += " AND repeat = ?"
+                params.append(repeat)
+            for j in self._judgments(where, params, "item_id, judge, repeat"):
+                out.setdefault(j.item_id, {}).setdefault(j.judge, []).append(j)
+        return out
+
+    def score_columns(self, run_id: int, *, repeat: int = 0) -> dict[str, ScoreColumns]:
+        """One repeat of a run as arrays per judge, in item-id order: the scores and 0-1 scores
+        (NaN: failed), for statistics, without a Judgment object per row."""
+        rows = list(self._rows("SELECT judge, item_id, score, normalized FROM judgments "
+                               "WHERE run_id = ? AND repeat = ? ORDER BY judge, item_id", (run_id, repeat)))
+        out: dict[str, ScoreColumns] = {}
+        start = 0
+        while start < len(rows):
+            judge = rows[start][0]
+            end = start
+            while end < len(rows) and rows[end][0] == judge:
+                end += 1
+            part = rows[start:end]
+            out[judge] = ScoreColumns(
+                judge=judge, item_ids=[r[1] for r in part],
+                score=np.array([r[2] for r in part], dtype=np.float64),
+                normalized=np.array([r[3] for r in part], dtype=np.float64))
+            start = end
+        return out
+
     def export_rows(self, run_id: int) -> list[dict[str, Any]]:
         """A run's judgments as flat rows (keys in :data:`EXPORT_COLUMNS` order) for CSV or JSON."""
-        self.get_run(run_id)  # a clear error for an unknown run rather than an empty file
-        rows = self._query(
-            "SELECT * FROM judgments WHERE run_id = ? ORDER BY judge, item_id, repeat", (run_id,))
-        out = []
-        for row in rows:
-            record = {c: row[c] for c in EXPORT_COLUMNS}
-            record["cached"] = bool(record["cached"])
-            record["mass_lower_bound"] = bool(record["mass_lower_bound"])
-            record["request_failed"] = bool(record["request_failed"])
-            out.append(record)
-        return out
+        return [dict(zip(EXPORT_COLUMNS, row)) for row in self.export_tuples(run_id)]
+
+    def export_tuples(self, run_id: int) -> Iterator[tuple[Any, ...]]:
+        """:meth:`export_rows` as tuples in :data:`EXPORT_COLUMNS` order, streamed (a file writer
+        needs no dict per row). An unknown run is an error at once, not an empty export."""
+        self.get_run(run_id)
+        rows = self._rows(f"SELECT {', '.join(EXPORT_COLUMNS)} FROM judgments WHERE run_id = ? "
+                          "ORDER BY judge, item_id, repeat", (run_id,))
+        return (_with_booleans(row) for row in rows)
 
     # -- response cache --------------------------------------------------------------------
 
     def cached_response(self, cache_key: str) -> BackendResult | None:
-        rows = self._query("SELECT * FROM response_cache WHERE cache_key = ?", (cache_key,))
-        if not rows:
-            return None
-        row = rows[0]
-        top = json.loads(row["top_logprobs"]) if row["top_logprobs"] else None
-        return BackendResult(
-            raw_output=row["raw_output"],
-            choice_probs=json.loads(row["choice_probs"]) if row["choice_probs"] else None,
-            top_logprobs=[(str(t), float(p)) for t, p in top] if top is not None else None,
-            prompt_tokens=row["prompt_tokens"],
-            evaluated_tokens=row["evaluated_tokens"],
-            completion_tokens=row["completion_tokens"],
-            latency_s=row["latency"],
-            valid_mass=row["valid_mass"],
-            mass_is_lower_bound=bool(row["mass_lower_bound"]),
-        )
+        return self.cached_responses([cache_key]).get(cache_key)
+
+    def cached_responses(self, cache_keys: Iterable[str]) -> dict[str, BackendResult]:
+        """The cached answers of those keys that have one."""
+        keys = list(dict.fromkeys(cache_keys))
+        out: dict[str, BackendResult] = {}
+        for start in range(0, len(keys), _IN_CHUNK):
+            chunk = keys[start:start + _IN_CHUNK]
+            rows = self._query(
+                "SELECT cache_key, raw_output, choice_probs, top_logprobs, prompt_tokens, evaluated_tokens, "
+                "completion_tokens, latency, valid_mass, mass_lower_bound FROM response_cache "
+                f"WHERE cache_key IN ({', '.join('?' for _ in chunk)})", chunk)
+            for row in rows:
+                top = json.loads(row["top_logprobs"]) if row["top_logprobs"] else None
+                out[row["cache_key"]] = BackendResult(
+                    raw_output=row["raw_output"],
+                    choice_probs=json.loads(row["choice_probs"]) if row["choice_probs"] else None,
+                    top_logprobs=[(str(t), float(p)) for t, p in top] if top is not None else None,
+                    prompt_tokens=row["prompt_tokens"],
+                    evaluated_tokens=row["evaluated_tokens"],
+                    completion_tokens=row["completion_tokens"],
+                    latency_s=row["latency"],
+                    valid_mass=row["valid_mass"],
+                    mass_is_lower_bound=bool(row["mass_lower_bound"]),
+                )
+        return out
 
     def put_cached_response(self, cache_key: str, model_identity: str, response: BackendResult) -> None:
         with self._transaction() as db:
-            _put_cache(db, cache_key, model_identity, response)
+            db.execute(_UPSERT_CACHE, _cache_row(cache_key, model_identity, response, _now()))
 
     def cache_size(self) -> int:
         return int(self._query("SELECT COUNT(*) FROM response_cache")[0][0])
@@ -611,9 +784,12 @@ class RunStore:
                               (run_id, item_id)).rowcount > 0
 
 
+# Counted per run from indexes (the unique key's and judgments_failed_by_run), never by reading
+# the judgments themselves: listing runs stays quick with a 100,000-judgment run among them.
 _RUN_SELECT = (
-    "SELECT r.*, COUNT(j.id) AS n_judgments, COALESCE(SUM(j.id IS NOT NULL AND j.score IS NULL), 0) AS n_failures "
-    "FROM runs r LEFT JOIN judgments j ON j.run_id = r.id"
+    "SELECT r.*, (SELECT COUNT(*) FROM judgments WHERE run_id = r.id) AS n_judgments, "
+    "(SELECT COUNT(*) FROM judgments WHERE run_id = r.id AND score IS NULL) "
+    "AS n_failures FROM runs r"
 )
 
 
@@ -626,48 +802,148 @@ def _run_record(row: sqlite3.Row) -> RunRecord:
     )
 
 
+# The encoders json.dumps(value, ensure_ascii=False, sort_keys=True) and json.dumps(value, sort_keys=True)
+# build on every call, built once: the same text, without the cost of an encoder per value.
+_ENCODE = json.JSONEncoder(ensure_ascii=False, sort_keys=True).encode
+_ENCODE_ASCII = json.JSONEncoder(sort_keys=True).encode
+
+
 def _json_or_none(value: Any) -> str | None:
-    return None if value is None else json.dumps(value, ensure_ascii=False, sort_keys=True)
+    return None if value is None else _ENCODE(value)
 
 
-def _judgment_row(run_id: int, j: Judgment, cache_key: str | None, request_failed: bool) -> tuple[Any, ...]:
+def _pairs_json(pairs: Sequence[tuple[str, float]] | None) -> str | None:
+    # JSON writes a tuple as a list: the text of [[token, logprob], ...], without a list per pair.
+    return None if pairs is None else _ENCODE(pairs if isinstance(pairs, list) else list(pairs))
+
+
+def _judgment_row(run_id: int, j: Judgment, cache_key: str | None, request_failed: bool, now: str
+                  ) -> tuple[Any, ...]:
     return (
         run_id, j.item_id, j.judge, j.repeat, j.mode.value, cache_key, j.prompt_hash, j.raw_output,
         j.score, j.normalized, _json_or_none(j.distribution), j.reasoning, j.relevancy, j.latency_s,
         j.prompt_tokens, j.evaluated_tokens, j.completion_tokens, j.error, int(request_failed),
-        int(j.cached), json.dumps(dict(j.sampling), sort_keys=True), _now(),
-        _json_or_none([list(p) for p in j.top_logprobs] if j.top_logprobs is not None else None),
+        int(j.cached), _ENCODE_ASCII(dict(j.sampling)), now, _pairs_json(j.top_logprobs),
         j.valid_mass, j.valid_in_top, int(j.mass_is_lower_bound),
     )
 
 
-def _judgment_from_row(row: sqlite3.Row) -> Judgment:
-    return Judgment(
-        item_id=row["item_id"], judge=row["judge"], mode=ScoringMode(row["mode"]),
-        prompt_hash=row["prompt_hash"], raw_output=row["raw_output"], score=row["score"],
-        normalized=row["normalized"], error=row["error"], reasoning=row["reasoning"],
-        relevancy=row["relevancy"],
-        distribution=json.loads(row["distribution"]) if row["distribution"] else None,
-        latency_s=row["latency"], prompt_tokens=row["prompt_tokens"],
-        evaluated_tokens=row["evaluated_tokens"], completion_tokens=row["completion_tokens"],
-        repeat=row["repeat"], cached=bool(row["cached"]), sampling=json.loads(row["sampling"]),
-        top_logprobs=_logprob_pairs(row["top_logprobs"]),
-        valid_mass=row["valid_mass"], valid_in_top=row["valid_in_top"],
-        mass_is_lower_bound=bool(row["mass_lower_bound"]),
-    )
+#: The columns a Judgment is read from, in the order :class:`_JudgmentParser` takes them.
+_READ_COLUMNS = (
+    "item_id", "judge", "mode", "prompt_hash", "raw_output", "score", "normalized", "error", "reasoning",
+    "relevancy", "distribution", "latency", "prompt_tokens", "evaluated_tokens", "completion_tokens", "repeat",
+    "cached", "sampling", "top_logprobs", "valid_mass", "valid_in_top", "mass_lower_bound",
+)
+_READ_SELECT = ", ".join(_READ_COLUMNS)
+#: Rows fetched at a time when reading a run; item ids asked for in one IN (...) list.
+_READ_CHUNK = 2000
+_IN_CHUNK = 500
+
+_BOOLEAN_EXPORT_INDEXES = tuple(EXPORT_COLUMNS.index(c) for c in ("cached", "mass_lower_bound", "request_failed"))
 
 
-def _logprob_pairs(text: str | None) -> list[tuple[str, float]] | None:
-    return [(str(t), float(p)) for t, p in json.loads(text)] if text else None
+def _with_booleans(row: tuple[Any, ...]) -> tuple[Any, ...]:
+    out = list(row)
+    for i in _BOOLEAN_EXPORT_INDEXES:
+        out[i] = bool(out[i])
+    return tuple(out)
 
 
-def _put_cache(db: sqlite3.Connection, cache_key: str, model_identity: str, r: BackendResult) -> None:
-    db.execute(
-        "INSERT OR REPLACE INTO response_cache (cache_key, model_identity, raw_output, choice_probs, "
-        "top_logprobs, prompt_tokens, evaluated_tokens, completion_tokens, latency, created, valid_mass, "
-        "mass_lower_bound) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (cache_key, model_identity, r.raw_output, _json_or_none(r.choice_probs),
-         _json_or_none([list(p) for p in r.top_logprobs] if r.top_logprobs is not None else None),
-         r.prompt_tokens, r.evaluated_tokens, r.completion_tokens, r.latency_s, _now(), r.valid_mass,
-         int(r.mass_is_lower_bound)),
-    )
+class _JudgmentParser:
+    """Rows of :data:`_READ_COLUMNS` as Judgments, a chunk at a time. The JSON columns of a chunk are
+    parsed in one ``json.loads`` each (one array of the stored texts, every one of them written by
+    ``json.dumps``); a run's sampling, the same in every judgment, is parsed once. Every Judgment
+    gets its own dicts and lists (values nested deeper, as a sampling's stop strings, are shared:
+    Judgments are never changed in place)."""
+
+    def __init__(self) -> None:
+        self._samplings: dict[str, Any] = {}
+        self._modes = {m.value: m for m in ScoringMode}
+
+    def _sampling(self, text: str) -> dict[str, Any]:
+        value = self._samplings.get(text)
+        if value is None:
+            if len(self._samplings) >= 1000:  # a run whose every sampling differs: keep memory bounded
+                self._samplings.clear()
+            value = self._samplings[text] = json.loads(text)
+        return dict(value)
+
+    def __call__(self, rows: Sequence[tuple[Any, ...]]) -> list[Judgment]:
+        modes, sampling = self._modes, self._sampling
+        distributions = _json_column([row[10] for row in rows])
+        tops = _json_column([row[18] for row in rows])
+        # Positional, in the dataclass's field order (_READ_COLUMNS follows it; a test holds them together).
+        return [
+            Judgment(row[0], row[1], modes[row[2]], row[3], row[4], row[5], row[6], row[7], row[8], row[9],
+                     distribution, row[11], row[12], row[13], row[14], row[15], bool(row[16]), sampling(row[17]),
+                     [(str(t), float(p)) for t, p in top] if top is not None else None,
+                     row[19], row[20], bool(row[21]))
+            for row, distribution, top in zip(rows, distributions, tops)
+        ]
+
+
+def _json_column(texts: list[str | None]) -> list[Any]:
+    """Each stored JSON text parsed (None for none), with one ``json.loads`` for all of them."""
+    present = [text for text in texts if text]
+    if not present:
+        return [None] * len(texts)
+    values = json.loads("[" + ",".join(present) + "]")
+    if len(values) != len(present):  # not one value per text after all: parse them one by one
+        values = [json.loads(text) for text in present]
+    parsed = iter(values)
+    return [next(parsed) if text else None for text in texts]
+
+
+def _page_filter(run_id: int, judge: str | None, repeat: int | None) -> tuple[str, list[Any]]:
+    where = "run_id = ?"
+    params: list[Any] = [run_id]
+    if judge is not None:
+        where += " AND judge = ?"
+        params.append(judge)
+    if repeat is not None:
+        where += " AND repeat = ?"
+        params.append(repeat)
+    return where, params
+
+
+def _cache_row(cache_key: str, model_identity: str, r: BackendResult, now: str, j: Judgment | None = None,
+               judgment_row: tuple[Any, ...] = ()) -> tuple[Any, ...]:
+    # A judgment usually holds copies of its response's probabilities: their JSON, just made for the
+    # judgment's row, is the same text (the same float objects: no 0.0 against -0.0), made once.
+    choice_probs = (judgment_row[_DISTRIBUTION] if j is not None and _same_values(r.choice_probs, j.distribution)
+                    else _json_or_none(r.choice_probs))
+    top = (judgment_row[_TOP_LOGPROBS] if j is not None and _same_items(r.top_logprobs, j.top_logprobs)
+           else _pairs_json(r.top_logprobs))
+    return (cache_key, model_identity, r.raw_output, choice_probs, top, r.prompt_tokens, r.evaluated_tokens,
+            r.completion_tokens, r.latency_s, now, r.valid_mass, int(r.mass_is_lower_bound))
+
+
+_DISTRIBUTION = _JUDGMENT_COLUMNS.index("distribution")
+_TOP_LOGPROBS = _JUDGMENT_COLUMNS.index("top_logprobs")
+
+
+def _same_values(a: Mapping[str, float] | None, b: Mapping[str, float] | None) -> bool:
+    if a is None or b is None:
+        return a is b
+    return a.keys() == b.keys() and all(a[k] is b[k] for k in a)
+
+
+def _same_items(a: Sequence[Any] | None, b: Sequence[Any] | None) -> bool:
+    if a is None or b is None:
+        return a is b
+    return len(a) == len(b) and all(x is y for x, y in zip(a, b))
+
+
+#: A row that already exists is only replaced when it records a failed request.
+_UPSERT_JUDGMENT = (
+    f"INSERT INTO judgments ({', '.join(_JUDGMENT_COLUMNS)}) VALUES ({', '.join('?' for _ in _JUDGMENT_COLUMNS)}) "
+    "ON CONFLICT (run_id, item_id, judge, repeat) DO UPDATE SET "
+    + ", ".join(f"{c} = excluded.{c}" for c in _JUDGMENT_COLUMNS[4:])
+    + " WHERE judgments.request_failed = 1"
+)
+
+_UPSERT_CACHE = (
+    "INSERT OR REPLACE INTO response_cache (cache_key, model_identity, raw_output, choice_probs, "
+    "top_logprobs, prompt_tokens, evaluated_tokens, completion_tokens, latency, created, valid_mass, "
+    "mass_lower_bound) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)

@@ -8,18 +8,23 @@ a run reads the same wherever it is followed.
 from __future__ import annotations
 
 import enum
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ...format import duration_text
+from ..run.eta import MovingEta
 from ..run.events import (
     JudgmentScored,
     RunEvent,
     RunFailed,
     RunFinished,
+    RunPhase,
     RunProgress,
     RunStarted,
     RunStatus,
     RunSummary,
+    StopRuleChecked,
 )
 from ..run.scoring import format_mass, is_low_mass_failure
 
@@ -43,19 +48,44 @@ class RunState:
     low_mass: int = 0
     mass_lower_bounds: int = 0
     scoring: dict[str, str] = field(default_factory=dict)
+    #: What the run waits on now (a model loading, a first answer), and since when (by ``clock``).
+    phase: str | None = None
+    phase_since: float | None = None
+    #: The remaining time, recomputed whenever it is shown (see run.eta).
+    eta: MovingEta = field(default_factory=MovingEta)
+    #: The clock of ``phase_since`` and the ETA: a test drives its own.
+    clock: Callable[[], float] = field(default=time.monotonic, repr=False, compare=False)
 
     @property
     def active(self) -> bool:
         return self.status is None or self.status is RunStatus.RUNNING
 
+    def phase_elapsed_s(self) -> float | None:
+        """Seconds the current phase has lasted by ``clock`` (None: no phase)."""
+        if self.phase is None or self.phase_since is None:
+            return None
+        return max(self.clock() - self.phase_since, 0.0)
+
+    def eta_s(self) -> float | None:
+        """Seconds left by ``clock``: counts down between judgments and grows when one is overdue
+        (None: unknown, nothing asked yet)."""
+        return self.eta.eta_s(self.clock())
+
     def apply(self, event: RunEvent) -> None:
-        """Fold one engine event into the state."""
-        if isinstance(event, RunStarted):
+        """Fold one engine event into the state (at the time ``clock`` says)."""
+        now = self.clock()
+        if not isinstance(event, (RunPhase, RunProgress, StopRuleChecked)):
+            self.phase = self.phase_since = None  # whatever was awaited has arrived
+        if isinstance(event, RunPhase):
+            self.phase, self.phase_since = event.text, now
+        elif isinstance(event, RunStarted):
             self.run_id, self.total, self.done = event.run_id, event.total, event.done
             self.status = RunStatus.RUNNING
             self.scoring = dict(event.scoring)
+            self.eta.start(now, total=event.total, done=event.done)
         elif isinstance(event, JudgmentScored):
             self.done, self.total = event.done, event.total
+            self.eta.judged(now, done=event.done, total=event.total, cached=event.judgment.cached)
             if event.judgment.failed:
                 self.failures += 1
             mass = event.judgment.valid_mass
@@ -97,7 +127,7 @@ def status_line(state: RunState, *, show_timings: bool = True) -> list[tuple[str
     status = state.status.value if state.status is not None else "starting"
     out: list[tuple[str, Part]] = [(f"{label} {status}", Part.STATUS)]
     if state.status is None:
-        out.append((" · loading the judges…", Part.NOTE))
+        out.append((_phase_text(state, show_timings) if state.phase else " · loading the judges…", Part.NOTE))
         return out
     out.append((f" · {state.done}/{state.total} judged", Part.COUNT))
     out.append((f" · {state.failures} failed", Part.FAILURES if state.failures else Part.NOTE))
@@ -105,11 +135,30 @@ def status_line(state: RunState, *, show_timings: bool = True) -> list[tuple[str
     if progress is not None and progress.cached:
         out.append((f" · {progress.cached} from cache", Part.NOTE))
     out.extend(_mass_pieces(state))
-    if state.active and progress is not None and show_timings:
-        out.append((f" · {progress.items_per_s:.1f} items/s · ETA {duration_text(progress.eta_s)}", Part.COUNT))
+    if state.active and state.phase:
+        out.append((_phase_text(state, show_timings), Part.NOTE))
+    if state.active and show_timings and (progress is not None or state.eta.asked):
+        rate = f"{_rate_text(progress.items_per_s)} · " if progress is not None else ""
+        eta = state.eta_s()  # None until a judgment was asked (answers from the cache say nothing of the judge)
+        out.append((f" · {rate}ETA {duration_text(eta)}", Part.COUNT))
     if state.error:
         out.append((f"\n{state.error}", Part.ERROR))
     return out
+
+
+def _rate_text(items_per_s: float) -> str:
+    """"2.5 items/s"; a slow judge as "48 s/item", where "0.0 items/s" would say nothing."""
+    if 0 < items_per_s < 0.1:
+        return f"{1 / items_per_s:.0f} s/item"
+    return f"{items_per_s:.1f} items/s"
+
+
+def _phase_text(state: RunState, show_timings: bool) -> str:
+    """" · loading judge smollm2… 0:12": the phase with the time it has lasted (left out without timings)."""
+    elapsed = state.phase_elapsed_s()
+    if not show_timings or elapsed is None:
+        return f" · {state.phase}…"
+    return f" · {state.phase}… {duration_text(elapsed)}"
 
 
 #: Short names of the ways an API judge is asked (openai_api.SCORING_WAYS), for the status line.
