@@ -38,7 +38,7 @@ from ..widgets.pairwise_report import PairwiseReportView
 from ..widgets.path_suggester import PathSuggester
 from ..widgets.preference_report import PreferenceReportView
 from ..widgets.run_progress_bar import RunProgressBar
-from ..widgets.toggles import StateSelectionList
+from ..widgets.toggles import StateCheckbox, StateSelectionList
 from .base import WorkspaceScreen
 from .dialogs import FRESH, RESUME, ResumeDialog
 from .runs import usage_text
@@ -121,7 +121,7 @@ class RunScreen(WorkspaceScreen):
                     yield Input(placeholder="all items", type="integer", id="run-limit", compact=True)
                     yield Label("Repeats", classes="field-label short")
                     yield Input("1", type="integer", id="run-repeats", compact=True)
-                yield Checkbox("New run, even where one with these settings finished", id="run-fresh",
+                yield StateCheckbox("New run, even where one with these settings finished", id="run-fresh",
                                compact=True, tooltip="Unticked, an identical finished run is shown again "
                                                      "instead of being stored twice (as `dialjudge judge` does)")
                 yield Button("Start run (ctrl+r)", id="run-start", variant="primary")
