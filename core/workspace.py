@@ -118,11 +118,16 @@ class Workspace:
         self._pool: dict[str, Score] = {}
         self._versions: dict[str, int] = {}
         self._running: RunningCorrelations | None = None
+        #: The view changed: the running correlations are rebuilt when next needed (not at every
+        #: switch of subset: that read every judge score, a second at 100,000 items).
+        self._running_due = False
         self._in_scope: frozenset[str] = frozenset()
+        self._subsets: list[Subset] | None = None
         # Dataset.qualities scans every example and pooling ratings is not free, while
         # the view asks for scales and labels item by item: both are kept per view.
         self._scales: dict[str, Scale] = {}
         self._pooled: dict[str, float | None] | None = None
+        self._pooled_view: tuple[object, ...] | None = None
         self._human_labels: dict[str, float | None] | None = None
         self._selected: list[Example] | None = None
 
@@ -131,6 +136,8 @@ class Workspace:
     def set_dataset(self, dataset: Dataset) -> None:
         """Start over with a new dataset: every score is dropped, the default quality chosen."""
         self.dataset = dataset
+        self._pooled = None
+        self._subsets = None
         self._scales = dataset.qualities
         self.metric_scores = None
         self._metric_values = {}
@@ -146,8 +153,10 @@ class Workspace:
         return [name for name, scale in self._scales.items() if scale.is_numeric]
 
     def subsets(self) -> list[Subset]:
-        """The subsets worth offering: all, open, closed, adversarial, one per system."""
-        return default_subsets(self.dataset) if self.dataset else [ALL]
+        """The subsets worth offering: all, open, closed, adversarial, one per system (kept per dataset)."""
+        if self._subsets is None:
+            self._subsets = default_subsets(self.dataset) if self.dataset else [ALL]
+        return list(self._subsets)
 
     def set_quality(self, quality: str) -> None:
         if quality not in self.qualities():
@@ -178,15 +187,24 @@ class Workspace:
         return list(self._selected)
 
     def _pooled_labels(self) -> dict[str, float | None]:
-        """Every example rated on the chosen quality -> its pooled label (None: no value given)."""
-        if self._pooled is None:
-            self._pooled = {}
+        """Every example rated on the chosen quality -> its pooled label (None: no value given).
+
+        Kept per quality and aggregation (a new subset keeps them: pooling 100,000 items' ratings
+        takes a second), and built aside before it is kept, as a table sorting on a worker reads it."""
+        view = (self.quality, self.aggregation)
+        if self._pooled is None or self._pooled_view != view:
+            pooled: dict[str, float | None] = {}
             if self.dataset is not None and self.quality is not None:
                 for ex in self.dataset.examples:
                     if self.quality in ex.ratings:
                         value = ex.human(self.quality, self.aggregation)
-                        self._pooled[ex.id] = None if value is None else float(value)
+                        pooled[ex.id] = None if value is None else float(value)
+            self._pooled, self._pooled_view = pooled, view
         return self._pooled
+
+    def pooled_labels(self) -> Mapping[str, float | None]:
+        """Every example rated on the chosen quality (any subset) -> its pooled label; read only."""
+        return self._pooled_labels()
 
     def human_label(self, example: Example) -> float | None:
         """The pooled human label of the chosen quality (native scale), None when unrated."""
@@ -199,6 +217,12 @@ class Workspace:
             pooled = self._pooled_labels()
             self._human_labels = {ex.id: pooled[ex.id] for ex in self.selected_examples() if ex.id in pooled}
         return dict(self._human_labels)
+
+    def n_human_labels(self) -> int:
+        """How many of the subset's examples are rated on the chosen quality (no copy of the labels)."""
+        if self._human_labels is None:
+            self.human_labels()  # builds and keeps them
+        return len(self._human_labels or ())
 
     def human_unit(self, example: Example) -> float | None:
         """The pooled human label mapped to 0-1 by the quality's scale."""
@@ -302,6 +326,7 @@ class Workspace:
         self._rebuild_running()
 
     def _set_judge_score(self, evaluator: str, item_id: str, score: Score) -> None:
+        self._ensure_running()
         new_column = evaluator not in self._judge_scores
         self._judge_scores.setdefault(evaluator, {})[item_id] = score
         self._bump(evaluator)
@@ -382,23 +407,35 @@ class Workspace:
     @property
     def running(self) -> "RunningCorrelations | None":
         """Live correlations of the judge columns (and the pool) on the chosen quality and subset."""
-        return self._running
+        return self._ensure_running()
 
     def running_snapshots(self, *, ranks: bool = True, ci: bool = False) -> dict[str, "Snapshot"]:
-        if self._running is None:
+        running = self._ensure_running() if self._judge_scores else None
+        if running is None:
             return {}
-        snapshots = self._running.snapshot(ranks=ranks, ci=ci)
+        snapshots = running.snapshot(ranks=ranks, ci=ci)
         assert isinstance(snapshots, dict)
         return snapshots
 
     def _selection_changed(self) -> None:
         self.selection_version += 1
-        self._pooled = None
         self._human_labels = None
         self._selected = None
         self._rebuild_running()
 
     def _rebuild_running(self) -> None:
+        """Rebuild the running correlations for the current view when next needed."""
+        self._running = None
+        self._in_scope = frozenset()
+        self._running_due = True
+
+    def _ensure_running(self) -> "RunningCorrelations | None":
+        if self._running_due:
+            self._running_due = False
+            self._build_running()
+        return self._running
+
+    def _build_running(self) -> None:
         """Feed a fresh RunningCorrelations the judge scores that fall in the current view."""
         self._running = None
         self._in_scope = frozenset()

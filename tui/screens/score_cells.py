@@ -9,7 +9,7 @@ themselves, and fit column widths from the values' range.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from rich.cells import cell_len
@@ -68,6 +68,19 @@ class ScoreCells:
         if column == HUMAN_COLUMN:
             return self.workspace.human_label(self.dataset.get(example_id))
         return self.workspace.scores_of(column).get(example_id)  # None: not scored or failed
+
+    def sort_keys(self, keys: Sequence[RowKey], column: str) -> list[Any]:
+        """``sort_key`` of every key at once (the table sorts on a thread worker: only lookups)."""
+        if column == ID_COLUMN:
+            return [str(key).lower() for key in keys]
+        get = self.dataset.get
+        if column == SYSTEM_COLUMN:
+            return [(get(str(key)).system or "").lower() for key in keys]
+        if column == HUMAN_COLUMN:
+            labels = self.workspace.pooled_labels()
+            return [labels.get(str(key)) for key in keys]
+        scores = self.workspace.scores_of(column)
+        return [scores.get(str(key)) for key in keys]
 
     def widest_text(self, column: str) -> int:
         examples = self.dataset.examples
