@@ -29,6 +29,7 @@ from .commands import DialjudgeCommands
 from .controllers.adversarial import AdversarialController, AdversarialSetBuilt
 from .controllers.datasets import (
     DatasetController,
+    DatasetDescribed,
     DatasetLoaded,
     ItemScored,
     MetricsProgressed,
@@ -191,6 +192,7 @@ class DialjudgeApp(App[int]):
         """Messages that concern only the controller whose worker posted them."""
         datasets, runs, tune = self.datasets, self.runs, self.tune
         return [
+            Route(DatasetDescribed, datasets.dataset_described),
             Route(MetricsProgressed, datasets.metrics_progressed),
             Route(MetricsScored, datasets.metrics_scored),
             Route(ItemScored, datasets.item_scored),
