@@ -132,6 +132,10 @@ class DatasetController:
         self.metric_profile = DEFAULT_PROFILE
         self._dirty_items: set[str] = set()
         self._stats_timer: Timer | None = None
+        #: The statistics computing now (one at a time, see :meth:`refresh_stats`).
+        self._stats_worker: Worker[None] | None = None
+        #: A refresh asked for meanwhile: None (none), True (changed evaluators only), False (all).
+        self._stats_again: bool | None = None
 
     def publish(self, kind: Change, item_ids: frozenset[str] = frozenset()) -> None:
         """Tell the screens what changed."""
@@ -282,6 +286,12 @@ class DatasetController:
         ws = self.workspace
         if ws.dataset is None or ws.quality is None:
             return
+        if self._stats_worker is not None and not self._stats_worker.is_finished:
+            # One computation at a time: a cancelled thread worker computes on regardless, and two
+            # or three bootstraps at once (a subset, then another, then a run's refresh) took the
+            # cores and the GIL from the UI thread. The request waits for the one computing now.
+            self._stats_again = changed_only and self._stats_again is not False
+            return
         evaluators = None
         stats = self.stats
         if changed_only and stats is not None and stats.selection_version == ws.selection_version:
@@ -295,7 +305,14 @@ class DatasetController:
             if not get_current_worker().is_cancelled:
                 self.app.post_message(StatsRefreshed(inputs, table))
 
-        start_thread_work(self.app, compute, group=STATS_GROUP, description="Computing statistics")
+        self._stats_worker = start_thread_work(self.app, compute, group=STATS_GROUP,
+                                               description="Computing statistics")
+
+    def stats_work_finished(self) -> None:
+        """The statistics worker ended (the app passes it on): start the refresh asked for meanwhile."""
+        again, self._stats_again = self._stats_again, None
+        if again is not None:
+            self.refresh_stats(changed_only=again)
 
     def stats_refreshed(self, message: StatsRefreshed) -> None:
         inputs = message.inputs
