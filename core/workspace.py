@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Iterable, Mapping
 
 from .evaluation import compared_items
-from .model import Aggregation, Dataset, Example, Scale
+from .model import Aggregation, Dataset, Example, Rating, Scale
 from .stats import RunningCorrelations, agreement_table, human_ceiling
 from .subsets import ALL, Subset, default_subsets, parse_subset
 
@@ -58,7 +58,11 @@ def judge_evaluator(judge: str, run_id: int | None = None) -> str:
 
 def default_quality(dataset: Dataset) -> str | None:
     """The quality to show first: one called 'overall' if rated, else the first numeric one."""
-    numeric = numeric_qualities(dataset)
+    return _default_quality(dataset.qualities)
+
+
+def _default_quality(scales: Mapping[str, Scale]) -> str | None:
+    numeric = [name for name, scale in scales.items() if scale.is_numeric]
     for name in numeric:
         if name.lower() == "overall":
             return name
@@ -94,6 +98,48 @@ class AgreementInputs:
             aggregation=self.aggregation, n_boot=n_boot, seed=seed, confidence=confidence,
             ceiling_items=self.ceiling_items,
         )
+
+
+def _pool_labels(examples: Iterable[Example], quality: str | None,
+                 aggregation: Aggregation) -> dict[str, float | None]:
+    """Every example rated on ``quality`` -> its pooled label (None: no value given). Equal ratings
+    are often one shared object (the loaders share them), so each is pooled once."""
+    pooled: dict[str, float | None] = {}
+    if quality is None:
+        return pooled
+    done: dict[int, tuple[Rating, float | None]] = {}
+    for ex in examples:
+        rating = ex.ratings.get(quality)
+        if rating is None:
+            continue
+        known = done.get(id(rating))
+        if known is None:
+            value = rating.aggregate(aggregation).value
+            known = done[id(rating)] = (rating, None if value is None else float(value))
+        pooled[ex.id] = known[1]
+    return pooled
+
+
+@dataclass(frozen=True)
+class PreparedDataset:
+    """A dataset with what showing it needs first, computed from it on a worker thread
+    (:meth:`Workspace.prepare`): scanning 100,000 items for their scales and pooling their
+    ratings takes a second, which the UI thread must not spend. :meth:`Workspace.set_dataset`
+    then only swaps it in."""
+
+    dataset: Dataset
+    scales: Mapping[str, Scale]
+    quality: str | None
+    aggregation: Aggregation
+    #: Every example rated on ``quality`` -> its pooled label (as ``Workspace.human_label``).
+    pooled: Mapping[str, float | None]
+    #: A fresh RunningCorrelations of the whole dataset on ``quality`` (None: no numeric quality);
+    #: the workspace feeds it, so a PreparedDataset is set once.
+    running: RunningCorrelations | None
+    running_n_boot: int
+    seed: int
+    #: The items the running correlations follow (the pooled ones; none without a quality).
+    in_scope: frozenset[str] = frozenset()
 
 
 @dataclass
@@ -133,20 +179,49 @@ class Workspace:
 
     # -- the dataset and the view ------------------------------------------------------
 
-    def set_dataset(self, dataset: Dataset) -> None:
-        """Start over with a new dataset: every score is dropped, the default quality chosen."""
-        self.dataset = dataset
-        self._pooled = None
+    def prepare(self, dataset: Dataset) -> PreparedDataset:
+        """What :meth:`set_dataset` needs, computed from ``dataset`` alone: call it on a worker thread
+        (it reads only this workspace's settings), then hand the result to :meth:`set_dataset`."""
+        scales = dataset.qualities
+        quality = _default_quality(scales)
+        pooled = _pool_labels(dataset.examples, quality, self.aggregation)
+        running = None
+        if quality is not None:
+            groups = {ex.id: ex.group_id for ex in dataset.examples if ex.id in pooled}
+            running = RunningCorrelations(pooled, groups, n_boot=self.running_n_boot, seed=self.seed)
+        return PreparedDataset(dataset, scales, quality, self.aggregation, pooled, running,
+                               self.running_n_boot, self.seed,
+                               frozenset(pooled) if running is not None else frozenset())
+
+    def set_dataset(self, dataset: Dataset | PreparedDataset) -> None:
+        """Start over with a new dataset: every score is dropped, the default quality chosen.
+        A :class:`PreparedDataset` (from :meth:`prepare`, on a worker) makes this quick."""
+        prepared = dataset if isinstance(dataset, PreparedDataset) else None
+        if prepared is not None and (prepared.aggregation, prepared.running_n_boot, prepared.seed) != (
+                self.aggregation, self.running_n_boot, self.seed):
+            prepared = None  # the settings changed since it was prepared
+        if prepared is None:
+            prepared = self.prepare(dataset.dataset if isinstance(dataset, PreparedDataset) else dataset)
+        self.dataset = prepared.dataset
         self._subsets = None
-        self._scales = dataset.qualities
+        self._scales = dict(prepared.scales)
         self.metric_scores = None
         self._metric_values = {}
         self._judge_scores = {}
         self._pool = {}
         self._versions = {}
-        self.quality = default_quality(dataset)
+        self.quality = prepared.quality
         self.subset = ALL
-        self._selection_changed()
+        # What _selection_changed would compute again on this thread is the prepared view: the whole
+        # dataset, its pooled labels and a fresh RunningCorrelations.
+        self.selection_version += 1
+        self._selected = prepared.dataset.examples
+        self._pooled = prepared.pooled  # type: ignore[assignment]  # read, never changed in place
+        self._pooled_view = (prepared.quality, prepared.aggregation)
+        self._human_labels = self._pooled
+        self._running = prepared.running
+        self._running_due = False
+        self._in_scope = prepared.in_scope
 
     def qualities(self) -> list[str]:
         """The qualities the view can show (numeric ones)."""
@@ -193,12 +268,8 @@ class Workspace:
         takes a second), and built aside before it is kept, as a table sorting on a worker reads it."""
         view = (self.quality, self.aggregation)
         if self._pooled is None or self._pooled_view != view:
-            pooled: dict[str, float | None] = {}
-            if self.dataset is not None and self.quality is not None:
-                for ex in self.dataset.examples:
-                    if self.quality in ex.ratings:
-                        value = ex.human(self.quality, self.aggregation)
-                        pooled[ex.id] = None if value is None else float(value)
+            pooled = {} if self.dataset is None else _pool_labels(self.dataset.examples, self.quality,
+                                                                  self.aggregation)
             self._pooled, self._pooled_view = pooled, view
         return self._pooled
 
@@ -247,7 +318,8 @@ class Workspace:
         self.metric_scores = scores
         for name in self._metric_values:
             self._versions.pop(name, None)
-        self._metric_values = {scores.info(m).label: dict(scores[m]) for m in scores.metric_ids}
+        # Not copied (100,000 items a metric, on the UI thread): a MetricScores is not changed once scored.
+        self._metric_values = {scores.info(m).label: scores[m] for m in scores.metric_ids}
         for name in self._metric_values:
             self._bump(name)
 
@@ -372,7 +444,9 @@ class Workspace:
         names = self.evaluators if evaluators is None else [n for n in self.evaluators if n in set(evaluators)]
         return AgreementInputs(
             examples=tuple(self.dataset.examples),
-            scores={name: dict(self.scores_of(name)) for name in names},
+            # Judge columns change as judgments arrive, so they are copied; metric columns never change.
+            scores={name: self._metric_values[name] if name in self._metric_values else dict(self.scores_of(name))
+                    for name in names},
             quality=self.quality,
             subset=self.subset,
             aggregation=self.aggregation,

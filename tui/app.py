@@ -30,6 +30,7 @@ from .controllers.adversarial import AdversarialController, AdversarialSetBuilt
 from .controllers.datasets import (
     STATS_GROUP,
     DatasetController,
+    DatasetDescribed,
     DatasetLoaded,
     ItemScored,
     MetricsProgressed,
@@ -89,6 +90,9 @@ class DialjudgeApp(App[int]):
         Binding("ctrl+c", "quit_now", "Quit now (a run is cancelled)", show=False),
     ]
     COMMANDS = App.COMMANDS | {DialjudgeCommands}
+    # Screens reflow below these sizes (their .tcss files style `.-narrow` and `.-short`): 80×24 stays usable.
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (32, "-tall")]
 
     def __init__(self, services: Services, dataset: str, column_map: ColumnMap | None = None) -> None:
         """The app on ``services``, opening ``dataset`` (a name or a path; a table read with
@@ -189,6 +193,7 @@ class DialjudgeApp(App[int]):
         """Messages that concern only the controller whose worker posted them."""
         datasets, runs, tune = self.datasets, self.runs, self.tune
         return [
+            Route(DatasetDescribed, datasets.dataset_described),
             Route(MetricsProgressed, datasets.metrics_progressed),
             Route(MetricsScored, datasets.metrics_scored),
             Route(ItemScored, datasets.item_scored),

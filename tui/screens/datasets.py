@@ -11,7 +11,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.validation import Function
 from textual.widgets import Footer, Header, Input, Label, OptionList, Select, Static, TabbedContent, TabPane
-from textual.widgets.option_list import Option
+from textual.widgets.option_list import Option, OptionDoesNotExist
 
 from ..controllers.adversarial import AdversarialRequest, kdconv_sources
 from ..format import number_text
@@ -134,6 +134,8 @@ class DatasetsScreen(WorkspaceScreen):
         if change.kind is Change.DATASET:
             self._fill_dataset_list()
             self._show_dataset()
+        elif change.kind is Change.SUMMARY:
+            self._show_summary()
         elif change.kind is Change.ITEM:
             view = self.query_one(ItemView)
             if view.example is not None and view.example.id in change.item_ids:
@@ -143,26 +145,34 @@ class DatasetsScreen(WorkspaceScreen):
         option_list = self.query_one("#dataset-list", OptionList)
         entries = self.dj.services.list_datasets()
         current = self.dj.workspace.dataset
+        # The list is rebuilt on every open (a new recent entry may shift the rows): the cursor stays on
+        # the dataset just opened, or failing that on the row it was on, instead of jumping to the top.
+        highlighted = option_list.highlighted_option
+        keep_id = highlighted.id if highlighted is not None else None
         options: list[Option | None] = []
         origin = None
+        open_id = None
         for entry in entries:
             if entry.origin != origin:
                 if origin is not None:
                     options.append(None)
                 origin = entry.origin
                 options.append(Option(Text(ORIGIN_TITLES.get(origin, origin), style="bold"), disabled=True))
-            options.append(_entry_option(entry, is_open=current is not None and _is_open(entry, current)))
+            is_open = current is not None and _is_open(entry, current)
+            option = _entry_option(entry, is_open=is_open)
+            if is_open and open_id is None:
+                open_id = option.id
+            options.append(option)
         option_list.clear_options()
         option_list.add_options(options)
+        _highlight_first_of(option_list, (open_id, keep_id))
 
     def _show_dataset(self) -> None:
         dj = self.dj
-        summary_widget = self.query_one("#dataset-summary", Static)
         dataset = dj.workspace.dataset
-        if dataset is None or dj.datasets.dataset_summary is None:
-            summary_widget.update("Opening the dataset…")
+        self._show_summary()
+        if dataset is None:
             return
-        summary_widget.update(render_summary(dj.datasets.dataset_summary, dj.datasets.dataset_ceilings))
         self._haystack = {ex.id: _searchable(ex) for ex in dataset.examples}
         with self.prevent(Select.Changed, Input.Changed):
             self.query_one("#tag-filter", Select).set_options([(t, t) for t in dataset.tags])
@@ -175,6 +185,17 @@ class DatasetsScreen(WorkspaceScreen):
             self.query_one("#item-search", Input).value = ""
             self.query_one("#quality-range", Input).value = ""
         self._fill_item_table(dataset)
+
+    def _show_summary(self) -> None:
+        """The summary follows the dataset (DatasetDescribed): it takes seconds at 100,000 items."""
+        dj = self.dj
+        summary_widget = self.query_one("#dataset-summary", Static)
+        if dj.workspace.dataset is None:
+            summary_widget.update("Opening the dataset…")
+        elif dj.datasets.dataset_summary is None:
+            summary_widget.update("Describing the dataset…")
+        else:
+            summary_widget.update(render_summary(dj.datasets.dataset_summary, dj.datasets.dataset_ceilings))
 
     def _range_quality(self) -> str | None:
         select = self.query_one("#range-quality", Select)
@@ -260,6 +281,18 @@ class DatasetsScreen(WorkspaceScreen):
         view.show(example, self.dj.datasets.item_metrics.get(example.id))
         if metric_note(example) is None and example.id not in self.dj.datasets.item_metrics:
             self.dj.datasets.score_item(example)
+
+
+def _highlight_first_of(option_list: OptionList, option_ids: tuple[str | None, ...]) -> None:
+    """Put the cursor on the first of ``option_ids`` that the list holds (none there: leave it)."""
+    for option_id in option_ids:
+        if option_id is None:
+            continue
+        try:
+            option_list.highlighted = option_list.get_option_index(option_id)
+        except OptionDoesNotExist:
+            continue
+        return
 
 
 #: Room for a dataset's description under its name in the list.
