@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import threading
 
-from test_scores import assert_row_matches_cell, core_table, scores_screen
+from test_scores import assert_row_matches_cell, core_table, fake_judgment, scores_screen, unit_score
 from tui_helpers import SIZE, settle, wait_until
 
 from dialjudge.core.workspace import AgreementInputs
 from dialjudge.tui.app import make_app
-from dialjudge.tui.controllers.datasets import STATS_GROUP
+from dialjudge.tui.controllers.datasets import STATS_BUSY_SHARE, STATS_GROUP
 
 METRIC = "BLEU-4"
 
@@ -83,3 +83,27 @@ async def test_a_failed_computation_still_lets_the_next_one_run(services, monkey
         table = core_table(app, "closed", "overall")
         for label in app.workspace.metric_names:
             assert_row_matches_cell(screen.panel.rows[label], table.cell(label, "overall"))
+
+
+async def test_a_runs_periodic_refresh_waits_in_proportion_to_the_last_computation(services_factory, monkeypatch):
+    app = make_app(services=services_factory(stats_interval_s=0.5))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert app.datasets._stats_seconds > 0  # the statistics of the opened dataset were timed
+        delays: list[float] = []
+        original = app.set_timer
+
+        def recording_set_timer(delay, callback, **options):  # type: ignore[no-untyped-def]
+            delays.append(delay)
+            return original(delay, callback, **options)
+
+        monkeypatch.setattr(app, "set_timer", recording_set_timer)
+        first = app.workspace.dataset.examples[0].id
+        app.datasets._stats_seconds = 3.0  # as if the last computation took 3 s
+        app.datasets.add_judgment(fake_judgment(first, unit_score(first)), run_id=1)
+        assert delays == [STATS_BUSY_SHARE * 3.0]
+        app.datasets.refresh_stats()  # the timer is dropped: a refresh is asked for now
+        await settle(pilot)
+        app.datasets._stats_seconds = 0.01  # a quick computation: the configured interval holds
+        app.datasets.add_judgment(fake_judgment(first, unit_score(first)), run_id=1)
+        assert delays[-1] == 0.5
