@@ -28,6 +28,7 @@ from dialjudge.core.errors import DialjudgeError
 from .commands import DialjudgeCommands
 from .controllers.adversarial import AdversarialController, AdversarialSetBuilt
 from .controllers.datasets import (
+    STATS_GROUP,
     DatasetController,
     DatasetDescribed,
     DatasetLoaded,
@@ -303,6 +304,8 @@ class DialjudgeApp(App[int]):
             self.notify(text, title=f"{worker.description or worker.name} failed", severity="error", timeout=10)
         if worker.group == RUN_GROUP and worker.is_finished:
             self.runs.worker_changed(event.state)
+        if worker.group == STATS_GROUP and worker.is_finished:
+            self.datasets.stats_work_finished()
 
 
 __all__ = ["DialjudgeApp", "end_process_promptly", "make_app"]

@@ -206,7 +206,9 @@ class RunningCorrelations:
         return list(self._series)
 
     def add(self, evaluator: str, example_id: str, score: float | None) -> None:
-        series = self._series.setdefault(evaluator, _Series())
+        series = self._series.get(evaluator)
+        if series is None:  # not setdefault: a _Series made per call was 40% of a rebuild's time
+            series = self._series[evaluator] = _Series()
         self._forget(series, example_id)
         series.version += 1
         if score is None or (isinstance(score, float) and math.isnan(score)):

@@ -8,6 +8,8 @@ from typing import Any, TypeVar
 from textual.app import App
 from textual.worker import Worker
 
+from .background import in_background
+
 ResultType = TypeVar("ResultType")
 
 
@@ -18,7 +20,8 @@ def start_thread_work(app: App[Any], work: Callable[[], ResultType], *, group: s
     The worker belongs to the app, so a failure reaches the app's one
     ``on_worker_state_changed`` handler (``exit_on_error=False``: a failure is a
     notification, never an exit); ``exclusive`` cancels the group's previous worker.
-    ``work`` never touches a widget: it posts a message.
+    ``work`` never touches a widget: it posts a message. It runs at a lower OS priority than the
+    UI thread (:mod:`.background`).
     """
-    return app.run_worker(work, name=group, group=group, description=description, exclusive=exclusive,
+    return app.run_worker(in_background(work), name=group, group=group, description=description, exclusive=exclusive,
                           exit_on_error=False, thread=True)

@@ -11,6 +11,7 @@ more when a run stops.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -55,6 +56,8 @@ if TYPE_CHECKING:
 DATASET_GROUP = "dataset"
 METRICS_GROUP = "metrics"
 STATS_GROUP = "stats"
+#: A run's periodic statistics refresh waits at least this many times as long as the last one took.
+STATS_BUSY_SHARE = 4
 ITEM_GROUP = "item"
 
 
@@ -142,6 +145,13 @@ class DatasetController:
         self.metric_profile = DEFAULT_PROFILE
         self._dirty_items: set[str] = set()
         self._stats_timer: Timer | None = None
+        #: The statistics computing now (one at a time, see :meth:`refresh_stats`).
+        self._stats_worker: Worker[None] | None = None
+        #: A refresh asked for meanwhile: None (none), True (changed evaluators only), False (all).
+        self._stats_again: bool | None = None
+        #: When the computing statistics started, and how long the last computation took (seconds).
+        self._stats_started = 0.0
+        self._stats_seconds = 0.0
 
     def publish(self, kind: Change, item_ids: frozenset[str] = frozenset()) -> None:
         """Tell the screens what changed."""
@@ -306,6 +316,12 @@ class DatasetController:
         ws = self.workspace
         if ws.dataset is None or ws.quality is None:
             return
+        if self._stats_worker is not None and not self._stats_worker.is_finished:
+            # One computation at a time: a cancelled thread worker computes on regardless, and two
+            # or three bootstraps at once (a subset, then another, then a run's refresh) took the
+            # cores and the GIL from the UI thread. The request waits for the one computing now.
+            self._stats_again = changed_only and self._stats_again is not False
+            return
         evaluators = None
         stats = self.stats
         if changed_only and stats is not None and stats.selection_version == ws.selection_version:
@@ -319,7 +335,16 @@ class DatasetController:
             if not get_current_worker().is_cancelled:
                 self.app.post_message(StatsRefreshed(inputs, table))
 
-        start_thread_work(self.app, compute, group=STATS_GROUP, description="Computing statistics")
+        self._stats_started = time.monotonic()
+        self._stats_worker = start_thread_work(self.app, compute, group=STATS_GROUP,
+                                               description="Computing statistics")
+
+    def stats_work_finished(self) -> None:
+        """The statistics worker ended (the app passes it on): start the refresh asked for meanwhile."""
+        self._stats_seconds = time.monotonic() - self._stats_started
+        again, self._stats_again = self._stats_again, None
+        if again is not None:
+            self.refresh_stats(changed_only=again)
 
     def stats_refreshed(self, message: StatsRefreshed) -> None:
         inputs = message.inputs
@@ -337,8 +362,10 @@ class DatasetController:
         self.workspace.add_judgment(judgment, run_id)
         self._dirty_items.add(judgment.item_id)
         if self._stats_timer is None:
-            self._stats_timer = self.app.set_timer(self.services.stats_interval_s, self._stats_due,
-                                                   name="stats refresh")
+            # While scores stream in, the full statistics (bootstrap CIs) are recomputed now and then;
+            # never so often that they keep a core busy more than 1/STATS_BUSY_SHARE of the time.
+            delay = max(self.services.stats_interval_s, STATS_BUSY_SHARE * self._stats_seconds)
+            self._stats_timer = self.app.set_timer(delay, self._stats_due, name="stats refresh")
 
     def _stats_due(self) -> None:
         self._stats_timer = None
