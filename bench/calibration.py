@@ -3,6 +3,8 @@
     PYTHONPATH=src python -m bench.calibration                  # the table in docs/calibration.md
     PYTHONPATH=src python -m bench.calibration --datasets 200   # a reduced run while developing
     PYTHONPATH=src python -m bench.calibration --workers 8 --markdown docs/calibration.md
+    PYTHONPATH=src python -m bench.calibration --parts null --no-intervals   # only the verdicts, quick
+    PYTHONPATH=src python -m bench.calibration --render bench/calibration_runs/*.json   # the docs' table
 
 For every k (contexts) x m (candidates per context) cell, ``--datasets`` datasets are drawn
 (``dialjudge.core.simulation``) and each goes through the product's own code
@@ -13,7 +15,9 @@ For every k (contexts) x m (candidates per context) cell, ``--datasets`` dataset
 * the false-verdict rate of the paired verdict (design "null": A and B equally good, so
   any "X agrees better" is false), over the datasets where a verdict is shown, next to
   the old rule's (a percentile CI over contexts excluding 0) and Williams's test at p < 0.05;
-* the power of the verdict where B truly agrees better (design "effect": Δρ = +0.2).
+* the power of the verdict where B truly agrees better (design "effect": Δρ = +0.2);
+* coverage of the label statistics' CIs (κ, α, agreement, ROC-AUC; design "labels") and of the
+  human ceiling's α CI (design "ceiling"); the stop rule's false "better" over its looks.
 
 Each rate is printed with its Monte-Carlo standard error. The last lines derive the
 smallest number of contexts at which every shown CI covers >= 90% (and the exact
@@ -41,6 +45,7 @@ from dialjudge.core.simulation.calibration import Rate
 from dialjudge.core.stats import bootstrap as bs
 from dialjudge.core.stats.correlation import METHODS, item_correlation
 from dialjudge.core.stats.paired import paired_comparison
+from dialjudge.core.stats.randomization import DEFAULT_DRAWS
 from dialjudge.core.stats.small_samples import MIN_CONTEXTS, MIN_CONTEXTS_LABELS
 
 CONTEXTS = (2, 3, 5, 6, 10, 20, 60)
@@ -63,20 +68,52 @@ class CellResult:
     n_datasets: int
     rates: dict[str, Rate]
     seconds: float
+    #: Run with ``--no-intervals``: its coverage columns measured nothing.
+    intervals_skipped: bool = False
+    #: Datasets per cell of every run merged into this one (``overlaid``).
+    sources: tuple[int, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {"design": self.design, "k": self.k, "m": self.m, "datasets": self.n_datasets, "seconds": self.seconds,
+                "intervals_skipped": self.intervals_skipped,
                 **{name: {"hits": r.hits, "trials": r.trials, "rate": r.value} for name, r in self.rates.items()}}
+
+
+def overlaid(runs: Sequence[Sequence[CellResult]]) -> list[CellResult]:
+    """Cells of several runs merged by (design, k, m): a later run's rates replace an earlier run's of
+    the same name; a run of only the verdicts (``--no-intervals``) replaces the false-verdict and
+    power columns and keeps the coverage columns (and the old rule's, which needs the bootstrap)."""
+    merged: dict[tuple[str, int, int], CellResult] = {}
+    for run in runs:
+        for cell in run:
+            key = (cell.design, cell.k, cell.m)
+            if key not in merged:
+                merged[key] = CellResult(cell.design, cell.k, cell.m, cell.n_datasets, dict(cell.rates), cell.seconds,
+                                         cell.intervals_skipped, (cell.n_datasets,))
+                continue
+            base = merged[key]
+            for name, rate in cell.rates.items():
+                if not cell.intervals_skipped or name not in base.rates or _verdict_rate(name):
+                    base.rates[name] = rate
+            if cell.n_datasets not in base.sources:
+                base.sources = base.sources + (cell.n_datasets,)
+    return list(merged.values())
+
+
+def _verdict_rate(name: str) -> bool:
+    """A rate a run without the bootstrap (``--no-intervals``) measures: a verdict's, not a CI's."""
+    return not name.startswith("cover") and not name.endswith("old rule")
 
 
 def cell_from_dict(row: dict[str, Any]) -> CellResult:
     """A cell written by ``--json`` read back."""
     rates = {name: Rate(int(v["hits"]), int(v["trials"])) for name, v in row.items() if isinstance(v, dict)}
-    return CellResult(row["design"], int(row["k"]), int(row["m"]), int(row["datasets"]), rates, float(row["seconds"]))
+    return CellResult(row["design"], int(row["k"]), int(row["m"]), int(row["datasets"]), rates, float(row["seconds"]),
+                      bool(row.get("intervals_skipped", False)))
 
 
 def run_cell(name: str, design: SimulationDesign, n_datasets: int, seed: int, n_boot: int = 1000,
-             paired_boot: int = 2000) -> CellResult:
+             paired_boot: int = 2000, n_draws: int = DEFAULT_DRAWS) -> CellResult:
     """One cell: every statistic on ``n_datasets`` simulated datasets, as the product computes it."""
     started = time.perf_counter()
     batch = simulate(design, n_datasets, seed)
@@ -92,13 +129,14 @@ def run_cell(name: str, design: SimulationDesign, n_datasets: int, seed: int, n_
     williams = np.zeros(n_datasets, bool)
     williams_shown = np.zeros(n_datasets, bool)
     for d in range(n_datasets):
-        result = item_correlation(batch.judge_a[d], batch.human[d], groups, n_excluded=0, n_boot=n_boot,
-                                  seed=d, confidence=0.95)
-        for method in METHODS:
-            c = result.coefficient(method)
-            ci[method][0][d], ci[method][1][d] = c.ci_low, c.ci_high
+        if n_boot:
+            result = item_correlation(batch.judge_a[d], batch.human[d], groups, n_excluded=0, n_boot=n_boot,
+                                      seed=d, confidence=0.95)
+            for method in METHODS:
+                c = result.coefficient(method)
+                ci[method][0][d], ci[method][1][d] = c.ci_low, c.ci_high
         a, b, human, item_groups = batch.dataset(d)
-        comparison = paired_comparison(a, b, human, item_groups, n_boot=paired_boot, seed=d)
+        comparison = paired_comparison(a, b, human, item_groups, n_boot=paired_boot, seed=d, n_draws=n_draws)
         if not comparison.defined:
             continue
         shown[d] = comparison.too_few_contexts is None
@@ -107,7 +145,7 @@ def run_cell(name: str, design: SimulationDesign, n_datasets: int, seed: int, n_
             delta_ci[method][0][d], delta_ci[method][1][d] = delta.ci_low, delta.ci_high
             decided[method][d] = comparison.decided(method)
             right_way[method][d] = decided[method][d] and delta.delta * design.delta > 0
-        if design.delta == 0:
+        if design.delta == 0 and paired_boot:
             old_decided[d], old_shown[d] = _old_rule(a, b, human, item_groups, paired_boot, d)
         if comparison.williams is not None and math.isfinite(comparison.williams.p_value):
             williams_shown[d] = True
@@ -125,7 +163,7 @@ def run_cell(name: str, design: SimulationDesign, n_datasets: int, seed: int, n_
         rates["false Δρ, old rule"] = false_verdict_rate(old_decided, old_shown)
         rates["false Δr, Williams"] = false_verdict_rate(williams, williams_shown)
     return CellResult(name, design.n_contexts, design.n_candidates, n_datasets, rates,
-                      time.perf_counter() - started)
+                      time.perf_counter() - started, intervals_skipped=not (n_boot or paired_boot))
 
 
 def _old_rule(a: dict[str, float], b: dict[str, float], human: dict[str, float], groups: dict[str, int],
@@ -222,23 +260,58 @@ def run_label_cell(design: SimulationDesign, n_datasets: int, seed: int, n_boot:
                       time.perf_counter() - started)
 
 
+def run_ceiling_cell(design: SimulationDesign, n_datasets: int, seed: int, n_boot: int = 1000) -> CellResult:
+    """The human ceiling of a binary quality: coverage of the CI of Krippendorff's α among the three
+    annotators (``label_ceiling``, as the label report computes it), resampling contexts."""
+    from dialjudge.core.stats.label_agreement import label_ceiling
+
+    started = time.perf_counter()
+    sim = replace(design, rating_points=None)
+    truth = _ceiling_truth(replace(sim, n_contexts=1, n_candidates=1))
+    batch = simulate(sim, n_datasets, seed)
+    low, high = np.full(n_datasets, np.nan), np.full(n_datasets, np.nan)
+    for d in range(n_datasets):
+        examples, _, _ = label_examples(batch, d)
+        ceiling = label_ceiling(examples, "label", n_boot=n_boot, seed=d)
+        low[d], high[d] = ceiling.alpha_low, ceiling.alpha_high
+    return CellResult("ceiling", design.n_contexts, design.n_candidates, n_datasets,
+                      {"cover ceiling α": coverage_rate(low, high, truth)}, time.perf_counter() - started)
+
+
+@lru_cache(maxsize=8)
+def _ceiling_truth(design: SimulationDesign) -> float:
+    from dialjudge.core.stats.label_agreement import label_ceiling
+
+    big = simulate(replace(design, n_contexts=50_000, n_candidates=1, rating_points=None), 1, seed=20261124)
+    return float(label_ceiling(label_examples(big, 0)[0], "label").alpha)
+
+
+#: (design name, design, datasets, seed, correlation resamples, paired resamples)
+Cell = tuple[str, SimulationDesign, int, int, int, int]
+
+
 def cells(n_datasets: int, contexts: Sequence[int], candidates: Sequence[int], seed: int,
-          parts: Sequence[str] = ("null", "effect", "labels")) -> list[tuple[str, SimulationDesign, int, int]]:
+          parts: Sequence[str] = ("null", "effect", "labels"), n_boot: int = 1000,
+          paired_boot: int = 2000) -> list[Cell]:
     out = []
-    for name, base in (("null", NULL), ("effect", EFFECT), ("labels", LABELS)):
+    for name, base in (("null", NULL), ("effect", EFFECT), ("labels", LABELS), ("ceiling", LABELS)):
         if name not in parts:
             continue
+        offset = {"null": 0, "effect": 5, "labels": 5, "ceiling": 7}[name]
         for m in candidates:
             for k in contexts:
                 design = replace(base, n_contexts=k, n_candidates=m)
-                out.append((name, design, n_datasets, seed + 1000 * k + 10 * m + (0 if name == "null" else 5)))
+                out.append((name, design, n_datasets, seed + 1000 * k + 10 * m + offset, n_boot, paired_boot))
     return out
 
 
-def _run(args: tuple[str, SimulationDesign, int, int]) -> CellResult:
-    if args[0] == "labels":
-        return run_label_cell(*args[1:])
-    return run_cell(*args)
+def _run(args: Cell) -> CellResult:
+    name, design, n_datasets, seed, n_boot, paired_boot = args
+    if name == "labels":
+        return run_label_cell(design, n_datasets, seed, n_boot)
+    if name == "ceiling":
+        return run_ceiling_cell(design, n_datasets, seed, n_boot)
+    return run_cell(name, design, n_datasets, seed, n_boot, paired_boot)
 
 
 def derived_min_contexts(results: Sequence[CellResult]) -> tuple[int, int]:
@@ -257,22 +330,26 @@ def derived_min_contexts(results: Sequence[CellResult]) -> tuple[int, int]:
     return ok_from, test_from
 
 
-def markdown(results: Sequence[CellResult], n_datasets: int, command: str) -> str:
-    lines = [f"Regenerate: `{command}` ({n_datasets} simulated datasets per cell; rates ± Monte-Carlo "
-             "standard error; \"—\": not shown at that k, so nothing to calibrate).", ""]
-    for design in ("null", "effect", "labels"):
+def markdown(results: Sequence[CellResult], n_datasets: int | None, command: str) -> str:
+    per_cell = "simulated datasets per cell: the column \"datasets\"" if n_datasets is None else \
+        f"{n_datasets} simulated datasets per cell"
+    lines = [f"Regenerate: `{command}` ({per_cell}; rates ± Monte-Carlo standard error; \"—\": not shown at "
+             "that k, so nothing to calibrate).", ""]
+    for design in ("null", "effect", "labels", "ceiling"):
         rows = [r for r in results if r.design == design]
         if not rows:
             continue
-        names = list(rows[0].rates)
+        names = list(dict.fromkeys(name for r in rows for name in r.rates))
+        rows.sort(key=lambda r: (r.m, r.k))
         lines += [f"### Design \"{design}\"", "",
-                  "| k | m | " + " | ".join(names) + " |", "|---|---|" + "---|" * len(names)]
+                  "| k | m | datasets | " + " | ".join(names) + " |", "|---|---|---|" + "---|" * len(names)]
         for r in rows:
             cellsx = []
             for name in names:
-                rate = r.rates[name]
+                rate = r.rates.get(name, Rate(0, 0))
                 cellsx.append("—" if not rate.trials else f"{rate.value:.3f} ± {rate.mc_error():.3f}")
-            lines.append(f"| {r.k} | {r.m} | " + " | ".join(cellsx) + " |")
+            datasets = " / ".join(str(n) for n in (r.sources or (r.n_datasets,)))
+            lines.append(f"| {r.k} | {r.m} | {datasets} | " + " | ".join(cellsx) + " |")
         lines.append("")
     stops = [r for r in results if r.design == "stop rule"]
     for r in stops:
@@ -303,19 +380,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=1, help="processes (the cells are independent)")
     parser.add_argument("--parts", default="null,effect,labels,stop",
                         help="which designs: null, effect (correlations and paired comparisons), labels (κ, α, "
-                             "AUC), stop (the stop rule)")
+                             "AUC), ceiling (the human ceiling's α), stop (the stop rule)")
     parser.add_argument("--stop-datasets", type=int, default=300, help="simulated runs for the stop rule (0: skip)")
     parser.add_argument("--json", help="write the rates as JSON here")
     parser.add_argument("--markdown", help="write the tables as Markdown here (else to stdout)")
+    parser.add_argument("--boot", type=int, default=1000,
+                        help="bootstrap resamples of one correlation's CI (dialjudge judge's default)")
+    parser.add_argument("--paired-boot", type=int, default=2000,
+                        help="bootstrap resamples of a paired comparison's CI (runs compare's default)")
+    parser.add_argument("--no-intervals", action="store_true",
+                        help="no bootstrap at all: only the verdicts (false-verdict rate, power); --render keeps "
+                             "the coverage of an earlier run under them")
     parser.add_argument("--no-floor", action="store_true",
-                        help="show CIs at every k (MIN_CONTEXTS lowered to 2): the run the floor is derived from")
+                        help="show CIs at every k (MIN_CONTEXTS, MIN_ITEMS_RANK_DELTA_CI and MIN_CONTEXTS_LABELS "
+                             "lowered to 2): the runs the floors are derived from")
     parser.add_argument("--render", nargs="+", metavar="JSON",
                         help="only write the Markdown from the JSON of earlier runs (several runs' cells merged)")
     args = parser.parse_args(argv)
     if args.render:
-        saved = [cell_from_dict(row) for path in args.render for row in json.loads(Path(path).read_text("utf-8"))]
-        text = markdown(saved, max(r.n_datasets for r in saved if r.design != "stop rule"),
-                        "PYTHONPATH=src python -m bench.calibration")
+        saved = overlaid([[cell_from_dict(row) for row in json.loads(Path(path).read_text("utf-8"))]
+                          for path in args.render])
+        text = markdown(saved, None, "PYTHONPATH=src python -m bench.calibration --render "
+                        + " ".join(args.render))
         if args.markdown:
             Path(args.markdown).write_text(text + "\n", encoding="utf-8")
         else:
@@ -325,10 +411,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         from dialjudge.core.stats import label_agreement, small_samples
 
         small_samples.MIN_CONTEXTS = 2
+        small_samples.MIN_ITEMS_RANK_DELTA_CI = 2
         label_agreement.MIN_CONTEXTS_LABELS = 2
     parts = args.parts.split(",")
     todo = cells(args.datasets, [int(k) for k in args.contexts.split(",")],
-                 [int(m) for m in args.candidates.split(",")], args.seed, parts)
+                 [int(m) for m in args.candidates.split(",")], args.seed, parts,
+                 0 if args.no_intervals else args.boot, 0 if args.no_intervals else args.paired_boot)
     results: list[CellResult] = []
     if args.workers > 1:
         with ProcessPoolExecutor(args.workers) as pool:
@@ -344,9 +432,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.stop_datasets and "stop" in parts:
         results.append(stop_rule_cell(args.stop_datasets, args.seed + 99))
         print(f"stop rule: {results[-1].seconds:.1f}s", file=sys.stderr, flush=True)
-    command = "PYTHONPATH=src python -m bench.calibration" + (f" --datasets {args.datasets}"
-                                                              if args.datasets != 1000 else "") + \
-        (f" --parts {args.parts}" if args.parts != "null,effect,labels,stop" else "")
+    command = " ".join(["PYTHONPATH=src python -m bench.calibration",
+                        *(sys.argv[1:] if argv is None else argv)])
     text = markdown(results, args.datasets, command)
     if args.markdown:
         with open(args.markdown, "w", encoding="utf-8") as out:

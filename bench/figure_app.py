@@ -1,6 +1,8 @@
-"""Figure 5: the app. Cold start to the first screen, opening a 10,000-item dataset, one
-running-correlation refresh at 10,000 scored items (r, rho, tau and the CI), and the longest
-UI-thread stall while a 10,000-item fake-judge run streams in.
+"""Figure 5: the app. Cold start to the first screen, opening a 100,000-item dataset (until shown,
+and the longest UI stall until its metrics, summary and statistics are in: ``open_rows``), one
+running-correlation refresh at 100,000 scored items (r, rho, tau and the CI), and the longest
+UI-thread stall while the Scores table sorts and filters those items and while a 100,000-item
+fake-judge run streams in (``--quick``: 2,000 items; opening: 10,000).
 
 UI stalls are measured with a 10 ms interval timer on the app's event loop: the longest gap
 between two ticks is the longest time the UI thread could not react.
@@ -74,8 +76,37 @@ class StallMeter:
         return self.longest
 
 
-async def open_and_run(path: Path, n_items: int, home: str) -> tuple[float, float, float, float]:
-    """(seconds to show the dataset, longest stall meanwhile, seconds of the run, longest stall meanwhile)."""
+async def sort_and_filter(app: Any, pilot: Any) -> tuple[float, float, str]:
+    """(longest stall while the Scores table sorts by the human label then by a metric descending,
+    longest stall while it shows a subset and then every item again, the subset)."""
+    table = app.screen.table
+    meter = StallMeter(app)
+    for column, reverse in (("human", False), (app.workspace.evaluators[0], True)):
+        table.sort_by(column, reverse=reverse)
+        while table.ordering or table.sort_column != column:
+            await pilot.pause(0.01)
+        await pilot.pause(0.1)  # the redraw of the rows on show
+    sort_stall = meter.stop()
+    workspace = app.workspace
+    subset = next(s.spec for s in workspace.subsets() if s.spec != "all")
+    expected = len(workspace.dataset.examples)
+    meter = StallMeter(app)
+    for spec in (subset, "all"):
+        app.datasets.choose_view(subset=spec)
+        shown = len(workspace.selected_examples()) if spec != "all" else expected
+        while table.ordering or table.row_count != shown:
+            await pilot.pause(0.01)
+        await pilot.pause(0.1)
+    filter_stall = meter.stop()
+    table.sort_by(None)
+    while table.ordering:
+        await pilot.pause(0.01)
+    return sort_stall, filter_stall, subset
+
+
+async def open_and_run(path: Path, n_items: int, home: str) -> dict[str, Any]:
+    """Seconds to show the dataset and the longest stall meanwhile; the longest stalls while sorting
+    and filtering; seconds of the run and the longest stall meanwhile."""
     from dialjudge.core.config import Config, JudgeConfig
     from dialjudge.tui.app import make_app
     from dialjudge.tui.services import Services
@@ -98,6 +129,10 @@ async def open_and_run(path: Path, n_items: int, home: str) -> tuple[float, floa
         shown = time.perf_counter() - started
         load_stall = meter.stop()
         await pilot.pause(0.5)  # let the metric columns and statistics settle
+        while app.workspace.metric_scores is None:
+            await pilot.pause(0.05)
+        await pilot.pause(0.5)
+        sort_stall, filter_stall, subset = await sort_and_filter(app, pilot)
 
         dataset = app.workspace.dataset
         meter = StallMeter(app)
@@ -107,7 +142,72 @@ async def open_and_run(path: Path, n_items: int, home: str) -> tuple[float, floa
         await pilot.pause(0.3)  # the last progress messages and a redraw
         run_s = time.perf_counter() - started
         run_stall = meter.stop()
-    return shown, load_stall, run_s, run_stall
+    return {"shown": shown, "load_stall": load_stall, "sort_stall": sort_stall, "filter_stall": filter_stall,
+            "subset": subset, "run_s": run_s, "run_stall": run_stall}
+
+
+#: Opening is measured at this many items (issue 23: shown within 3 s, no UI stall over 100 ms).
+OPEN_ITEMS, QUICK_OPEN_ITEMS = 100_000, 10_000
+
+
+def _settled(app: Any) -> bool:
+    """The open dataset's metric columns, summary and statistics are in, and no worker runs."""
+    return (bool(app.workspace.evaluators) and app.datasets.dataset_summary is not None
+            and app.datasets.stats is not None and not any(w.is_running for w in app.workers))
+
+
+async def open_in_app(path: Path, n_items: int) -> tuple[float, float, float, float]:
+    """(seconds until the dataset is shown in the Scores table, seconds until its metric columns,
+    summary and statistics are in, the longest UI stall meanwhile, the longest stall of the idle
+    app over two seconds before: the machine's own noise)."""
+    from dialjudge.tui.app import make_app
+    from dialjudge.tui.services import Services
+
+    app = make_app(services=Services.default(show_timings=False))
+    async with app.run_test(size=(160, 45)) as pilot:
+        while app.workspace.dataset is None or not _settled(app):
+            await pilot.pause(0.05)
+        idle = StallMeter(app)
+        await pilot.pause(2.0)
+        idle_stall = idle.stop()
+        meter = StallMeter(app)
+        started = time.perf_counter()
+        app.datasets.open(str(path))
+        while (app.workspace.dataset is None or app.workspace.dataset.source != str(path)
+               or getattr(app.screen, "table", None) is None or app.screen.table.row_count != n_items):
+            await pilot.pause(0.01)
+        shown = time.perf_counter() - started
+        while not _settled(app):
+            await pilot.pause(0.05)
+        settled = time.perf_counter() - started
+        stall = meter.stop()
+    return shown, settled, stall, idle_stall
+
+
+def open_rows(ctx: Context) -> list[Row]:
+    from .datasets import save_big_dataset
+
+    n_items = QUICK_OPEN_ITEMS if ctx.quick else OPEN_ITEMS
+    with tempfile.TemporaryDirectory() as home:
+        previous = os.environ.get("DIALJUDGE_DATA_DIR")
+        os.environ["DIALJUDGE_DATA_DIR"] = home
+        try:
+            path = save_big_dataset(n_items, Path(home) / "big.jsonl")
+            shown, settled, stall, idle_stall = asyncio.run(open_in_app(path, n_items))
+        finally:
+            if previous is None:
+                os.environ.pop("DIALJUDGE_DATA_DIR", None)
+            else:
+                os.environ["DIALJUDGE_DATA_DIR"] = previous
+    ctx.log(f"  open {n_items:,}: shown {shown:.2f} s, settled {settled:.1f} s; longest stall {stall * 1000:.0f} ms "
+            f"(idle app: {idle_stall * 1000:.0f} ms); load average {os.getloadavg()[0]:.1f}")
+    return [
+        at_most(f"app open a {n_items:,}-item dataset, until shown [s]", shown, 3.0, "s"),
+        at_most(f"app open a {n_items:,}-item dataset, until metrics, summary and statistics are in [s]", settled,
+                None, "s"),
+        at_most(f"app longest UI stall while opening {n_items:,} items (baseline: the idle app) [ms]", stall * 1000,
+                100.0, "ms", baseline=idle_stall * 1000, with_ratio=False),
+    ]
 
 
 def refresh_ms(n_items: int, repeats: int) -> tuple[float, float, str]:
@@ -148,7 +248,7 @@ def refresh_ms(n_items: int, repeats: int) -> tuple[float, float, str]:
 def run(ctx: Context) -> list[Row]:
     from .datasets import save_big_dataset
 
-    n_items = 300 if ctx.quick else 10_000
+    n_items = 2_000 if ctx.quick else 100_000
     starts = [cold_start_seconds() for _ in range(1 if ctx.quick else 3)]
     ctx.log(f"  cold start: {', '.join(f'{s:.2f}' for s in starts)} s")
     refresh, plain, method = refresh_ms(n_items, 5 if ctx.quick else 20)
@@ -158,20 +258,25 @@ def run(ctx: Context) -> list[Row]:
         os.environ["DIALJUDGE_DATA_DIR"] = home
         try:
             path = save_big_dataset(n_items, Path(home) / "big.jsonl")
-            shown, load_stall, run_s, run_stall = asyncio.run(open_and_run(path, n_items, home))
+            app = asyncio.run(open_and_run(path, n_items, home))
         finally:
             if previous is None:
                 os.environ.pop("DIALJUDGE_DATA_DIR", None)
             else:
                 os.environ["DIALJUDGE_DATA_DIR"] = previous
-    ctx.log(f"  open {n_items}: {shown:.2f} s (stall {load_stall * 1000:.0f} ms); run: {run_s:.1f} s "
-            f"(stall {run_stall * 1000:.0f} ms)")
+    shown, load_stall, run_s, run_stall = app["shown"], app["load_stall"], app["run_s"], app["run_stall"]
+    ctx.log(f"  open {n_items}: {shown:.2f} s (stall {load_stall * 1000:.0f} ms); sort stall "
+            f"{app['sort_stall'] * 1000:.0f} ms; filter ({app['subset']}) stall {app['filter_stall'] * 1000:.0f} ms; "
+            f"run: {run_s:.1f} s (stall {run_stall * 1000:.0f} ms); load average {os.getloadavg()[0]:.1f}")
     approx = " (CI: m-out-of-n bootstrap)" if "m-out-of-n" in method else ""
     return [
         at_most("app cold start to the first screen [s]", statistics.median(starts), None, "s"),
-        at_most(f"app open a {n_items:,}-item dataset [s]", shown, None, "s"),
-        at_most(f"app longest UI stall while opening {n_items:,} items [ms]", load_stall * 1000, None, "ms"),
+        *open_rows(ctx),
         at_most(f"app running-correlation refresh at {n_items:,} items, r/rho/tau + CI{approx} [ms]", refresh,
                 20.0, "ms", baseline=plain),
+        at_most(f"app longest UI stall while sorting {n_items:,} items (two columns) [ms]",
+                app["sort_stall"] * 1000, 100.0, "ms"),
+        at_most(f"app longest UI stall while filtering {n_items:,} items (a subset, then all) [ms]",
+                app["filter_stall"] * 1000, 100.0, "ms"),
         at_most(f"app longest UI stall while a {n_items:,}-item run streams in [ms]", run_stall * 1000, 100.0, "ms"),
     ]

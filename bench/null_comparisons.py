@@ -4,8 +4,13 @@
     PYTHONPATH=src python -m bench.null_comparisons --draws 200
 
 The first 18 items (3 contexts) and the first 60 items (10 contexts) of USR Topical-Chat, with
-their pooled Overall labels; each draw gives both judges new scores (judge A on a 1-5 scale,
-judge B a p(yes), as two templates would). Counted: draws whose verdict claims a difference,
+their pooled Overall labels; each draw gives both judges new scores, in two settings:
+
+* "same scale": both judges score on one 1-5 scale (uniform, with decimals), independently: two
+  unrelated fake judges that are exchangeable, the null the randomization test is exact for;
+* "1-5 vs p(yes)": judge A on a 1-5 scale, judge B a p(yes), as two templates would: the swap
+  carries a context's scale along, and the test is conservative there.
+ Counted: draws whose verdict claims a difference,
 and draws that print p < 0.001, for the verdict dialjudge prints now (``verdict_line``: the
 randomization test over contexts, nothing below MIN_CONTEXTS) and for the rule it used before
 (a plain percentile bootstrap CI of Δρ over contexts excluding 0, with its bootstrap p-value).
@@ -37,7 +42,10 @@ def usr_labels(n_items: int) -> tuple[dict[str, float], dict[str, str]]:
     return human, {ex.id: ex.group_id for ex in examples}
 
 
-def count(n_items: int, draws: int, seed: int, n_boot: int = 2000) -> dict[str, int]:
+SETTINGS = ("same scale", "1-5 vs p(yes)")
+
+
+def count(n_items: int, draws: int, seed: int, n_boot: int = 2000, setting: str = SETTINGS[0]) -> dict[str, int]:
     human, groups = usr_labels(n_items)
     ids = list(human)
     rng = np.random.default_rng(seed)
@@ -45,8 +53,8 @@ def count(n_items: int, draws: int, seed: int, n_boot: int = 2000) -> dict[str, 
            "old claimed": 0, "old p<0.001": 0}
     y = np.array([human[i] for i in ids])
     for draw in range(draws):
-        a = {i: float(rng.integers(1, 6)) + float(rng.random()) for i in ids}
-        b = {i: float(rng.random()) for i in ids}
+        a = {i: float(rng.uniform(1, 5)) for i in ids}
+        b = {i: float(rng.uniform(1, 5)) if setting == SETTINGS[0] else float(rng.random()) for i in ids}
         comparison = paired_comparison(a, b, human, groups, n_boot=n_boot, seed=draw)
         line = verdict_line(comparison)
         out["claimed"] += comparison.decided("spearman")
@@ -66,14 +74,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.null_comparisons", description=__doc__.splitlines()[0])
     parser.add_argument("--draws", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--boot", type=int, default=2000, help="bootstrap resamples (runs compare's default)")
+    parser.add_argument("--settings", default=",".join(SETTINGS), help="same scale, 1-5 vs p(yes), or both")
     args = parser.parse_args(argv)
-    print("| items | contexts | draws | claims a difference (now) | p < 0.001 (now) | claims (before) | "
+    print("| judges | items | contexts | draws | claims a difference (now) | p < 0.001 (now) | claims (before) | "
           "p < 0.001 (before) |")
-    print("|---|---|---|---|---|---|---|")
-    for n_items in (18, 60):
-        c = count(n_items, args.draws, args.seed + n_items)
-        print(f"| {n_items} | {c['contexts']} | {c['draws']} | {c['claimed']} ({c['claimed'] / c['draws']:.1%}) | "
-              f"{c['p<0.001']} | {c['old claimed']} ({c['old claimed'] / c['draws']:.1%}) | {c['old p<0.001']} |")
+    print("|---|---|---|---|---|---|---|---|")
+    for setting in args.settings.split(","):
+        for n_items in (18, 60):
+            c = count(n_items, args.draws, args.seed + n_items, args.boot, setting)
+            share = c["claimed"] / c["draws"]
+            error = (0.05 * 0.95 / c["draws"]) ** 0.5
+            print(f"| {setting} | {n_items} | {c['contexts']} | {c['draws']} | {c['claimed']} ({share:.1%}; "
+                  f"MC error at 5%: ±{error:.1%}) | {c['p<0.001']} | {c['old claimed']} "
+                  f"({c['old claimed'] / c['draws']:.1%}) | {c['old p<0.001']} |", flush=True)
     return 0
 
 

@@ -46,7 +46,7 @@ TAG_CLOSED = "closed"
 TAG_ADVERSARIAL = "adversarial"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Scale:
     """The scale a quality was rated on.
 
@@ -126,7 +126,7 @@ def is_label_quality(scale: Scale | None) -> bool:
     return scale is not None and scale.is_label
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Rating:
     """Every annotator's judgement of one quality of one example."""
 
@@ -166,7 +166,7 @@ class Rating:
         return out
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Aggregate:
     """A pooled human label. ``tied`` lists the tied modes of a majority vote."""
 
@@ -198,7 +198,7 @@ def _sort_key(v: RatingValue) -> tuple[int, float, str]:
     return (1, 0.0, str(v))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Turn:
     speaker: str
     text: str
@@ -207,7 +207,7 @@ class Turn:
         return {"speaker": self.speaker, "text": self.text}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Perturbation:
     """How an adversarial candidate was made from an original reply."""
 
@@ -234,7 +234,7 @@ class Perturbation:
         )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PairedResponses:
     """Two responses to one prompt (the example's context), for pairwise judging; which one
     the humans preferred is the example's rating (e.g. a categorical "A"/"B" label)."""
@@ -246,9 +246,16 @@ class PairedResponses:
         return {"response_a": self.response_a, "response_b": self.response_b}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Example:
-    """One item to score, with its human ratings."""
+    """One item to score, with its human ratings.
+
+    Examples are values, and a 100,000-item dataset holds them compactly: no per-instance dict
+    (``slots``), and the loaders let examples share equal parts (one context tuple for every
+    candidate of a context, one ``ratings`` mapping or ``extra`` mapping for equal ones, one
+    Rating for equal votes). Never mutate ``ratings`` or ``extra`` in place: build a new Example
+    with :func:`dataclasses.replace`.
+    """
 
     id: str
     group_id: str
@@ -307,12 +314,11 @@ class Dataset:
     meta: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        seen: set[str] = set()
+        by_id: dict[str, Example] = {}
         for ex in self.examples:
-            if ex.id in seen:
+            if by_id.setdefault(ex.id, ex) is not ex:
                 raise ValueError(f"duplicate example id {ex.id!r} in dataset {self.name!r}")
-            seen.add(ex.id)
-        self._by_id = {ex.id: ex for ex in self.examples}
+        self._by_id = by_id
 
     def __len__(self) -> int:
         return len(self.examples)

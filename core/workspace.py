@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Iterable, Mapping
 
 from .evaluation import compared_items
-from .model import Aggregation, Dataset, Example, Scale
+from .model import Aggregation, Dataset, Example, Rating, Scale
 from .stats import RunningCorrelations, agreement_table, human_ceiling
 from .subsets import ALL, Subset, default_subsets, parse_subset
 
@@ -58,7 +58,11 @@ def judge_evaluator(judge: str, run_id: int | None = None) -> str:
 
 def default_quality(dataset: Dataset) -> str | None:
     """The quality to show first: one called 'overall' if rated, else the first numeric one."""
-    numeric = numeric_qualities(dataset)
+    return _default_quality(dataset.qualities)
+
+
+def _default_quality(scales: Mapping[str, Scale]) -> str | None:
+    numeric = [name for name, scale in scales.items() if scale.is_numeric]
     for name in numeric:
         if name.lower() == "overall":
             return name
@@ -96,6 +100,48 @@ class AgreementInputs:
         )
 
 
+def _pool_labels(examples: Iterable[Example], quality: str | None,
+                 aggregation: Aggregation) -> dict[str, float | None]:
+    """Every example rated on ``quality`` -> its pooled label (None: no value given). Equal ratings
+    are often one shared object (the loaders share them), so each is pooled once."""
+    pooled: dict[str, float | None] = {}
+    if quality is None:
+        return pooled
+    done: dict[int, tuple[Rating, float | None]] = {}
+    for ex in examples:
+        rating = ex.ratings.get(quality)
+        if rating is None:
+            continue
+        known = done.get(id(rating))
+        if known is None:
+            value = rating.aggregate(aggregation).value
+            known = done[id(rating)] = (rating, None if value is None else float(value))
+        pooled[ex.id] = known[1]
+    return pooled
+
+
+@dataclass(frozen=True)
+class PreparedDataset:
+    """A dataset with what showing it needs first, computed from it on a worker thread
+    (:meth:`Workspace.prepare`): scanning 100,000 items for their scales and pooling their
+    ratings takes a second, which the UI thread must not spend. :meth:`Workspace.set_dataset`
+    then only swaps it in."""
+
+    dataset: Dataset
+    scales: Mapping[str, Scale]
+    quality: str | None
+    aggregation: Aggregation
+    #: Every example rated on ``quality`` -> its pooled label (as ``Workspace.human_label``).
+    pooled: Mapping[str, float | None]
+    #: A fresh RunningCorrelations of the whole dataset on ``quality`` (None: no numeric quality);
+    #: the workspace feeds it, so a PreparedDataset is set once.
+    running: RunningCorrelations | None
+    running_n_boot: int
+    seed: int
+    #: The items the running correlations follow (the pooled ones; none without a quality).
+    in_scope: frozenset[str] = frozenset()
+
+
 @dataclass
 class Workspace:
     """The state behind the app's screens. Not thread-safe: change it from one thread."""
@@ -118,36 +164,74 @@ class Workspace:
         self._pool: dict[str, Score] = {}
         self._versions: dict[str, int] = {}
         self._running: RunningCorrelations | None = None
+        #: The view changed: the running correlations are rebuilt when next needed (not at every
+        #: switch of subset: that read every judge score, a second at 100,000 items).
+        self._running_due = False
         self._in_scope: frozenset[str] = frozenset()
+        self._subsets: list[Subset] | None = None
         # Dataset.qualities scans every example and pooling ratings is not free, while
         # the view asks for scales and labels item by item: both are kept per view.
         self._scales: dict[str, Scale] = {}
         self._pooled: dict[str, float | None] | None = None
+        self._pooled_view: tuple[object, ...] | None = None
         self._human_labels: dict[str, float | None] | None = None
         self._selected: list[Example] | None = None
 
     # -- the dataset and the view ------------------------------------------------------
 
-    def set_dataset(self, dataset: Dataset) -> None:
-        """Start over with a new dataset: every score is dropped, the default quality chosen."""
-        self.dataset = dataset
-        self._scales = dataset.qualities
+    def prepare(self, dataset: Dataset) -> PreparedDataset:
+        """What :meth:`set_dataset` needs, computed from ``dataset`` alone: call it on a worker thread
+        (it reads only this workspace's settings), then hand the result to :meth:`set_dataset`."""
+        scales = dataset.qualities
+        quality = _default_quality(scales)
+        pooled = _pool_labels(dataset.examples, quality, self.aggregation)
+        running = None
+        if quality is not None:
+            groups = {ex.id: ex.group_id for ex in dataset.examples if ex.id in pooled}
+            running = RunningCorrelations(pooled, groups, n_boot=self.running_n_boot, seed=self.seed)
+        return PreparedDataset(dataset, scales, quality, self.aggregation, pooled, running,
+                               self.running_n_boot, self.seed,
+                               frozenset(pooled) if running is not None else frozenset())
+
+    def set_dataset(self, dataset: Dataset | PreparedDataset) -> None:
+        """Start over with a new dataset: every score is dropped, the default quality chosen.
+        A :class:`PreparedDataset` (from :meth:`prepare`, on a worker) makes this quick."""
+        prepared = dataset if isinstance(dataset, PreparedDataset) else None
+        if prepared is not None and (prepared.aggregation, prepared.running_n_boot, prepared.seed) != (
+                self.aggregation, self.running_n_boot, self.seed):
+            prepared = None  # the settings changed since it was prepared
+        if prepared is None:
+            prepared = self.prepare(dataset.dataset if isinstance(dataset, PreparedDataset) else dataset)
+        self.dataset = prepared.dataset
+        self._subsets = None
+        self._scales = dict(prepared.scales)
         self.metric_scores = None
         self._metric_values = {}
         self._judge_scores = {}
         self._pool = {}
         self._versions = {}
-        self.quality = default_quality(dataset)
+        self.quality = prepared.quality
         self.subset = ALL
-        self._selection_changed()
+        # What _selection_changed would compute again on this thread is the prepared view: the whole
+        # dataset, its pooled labels and a fresh RunningCorrelations.
+        self.selection_version += 1
+        self._selected = prepared.dataset.examples
+        self._pooled = prepared.pooled  # type: ignore[assignment]  # read, never changed in place
+        self._pooled_view = (prepared.quality, prepared.aggregation)
+        self._human_labels = self._pooled
+        self._running = prepared.running
+        self._running_due = False
+        self._in_scope = prepared.in_scope
 
     def qualities(self) -> list[str]:
         """The qualities the view can show (numeric ones)."""
         return [name for name, scale in self._scales.items() if scale.is_numeric]
 
     def subsets(self) -> list[Subset]:
-        """The subsets worth offering: all, open, closed, adversarial, one per system."""
-        return default_subsets(self.dataset) if self.dataset else [ALL]
+        """The subsets worth offering: all, open, closed, adversarial, one per system (kept per dataset)."""
+        if self._subsets is None:
+            self._subsets = default_subsets(self.dataset) if self.dataset else [ALL]
+        return list(self._subsets)
 
     def set_quality(self, quality: str) -> None:
         if quality not in self.qualities():
@@ -178,15 +262,20 @@ class Workspace:
         return list(self._selected)
 
     def _pooled_labels(self) -> dict[str, float | None]:
-        """Every example rated on the chosen quality -> its pooled label (None: no value given)."""
-        if self._pooled is None:
-            self._pooled = {}
-            if self.dataset is not None and self.quality is not None:
-                for ex in self.dataset.examples:
-                    if self.quality in ex.ratings:
-                        value = ex.human(self.quality, self.aggregation)
-                        self._pooled[ex.id] = None if value is None else float(value)
+        """Every example rated on the chosen quality -> its pooled label (None: no value given).
+
+        Kept per quality and aggregation (a new subset keeps them: pooling 100,000 items' ratings
+        takes a second), and built aside before it is kept, as a table sorting on a worker reads it."""
+        view = (self.quality, self.aggregation)
+        if self._pooled is None or self._pooled_view != view:
+            pooled = {} if self.dataset is None else _pool_labels(self.dataset.examples, self.quality,
+                                                                  self.aggregation)
+            self._pooled, self._pooled_view = pooled, view
         return self._pooled
+
+    def pooled_labels(self) -> Mapping[str, float | None]:
+        """Every example rated on the chosen quality (any subset) -> its pooled label; read only."""
+        return self._pooled_labels()
 
     def human_label(self, example: Example) -> float | None:
         """The pooled human label of the chosen quality (native scale), None when unrated."""
@@ -199,6 +288,12 @@ class Workspace:
             pooled = self._pooled_labels()
             self._human_labels = {ex.id: pooled[ex.id] for ex in self.selected_examples() if ex.id in pooled}
         return dict(self._human_labels)
+
+    def n_human_labels(self) -> int:
+        """How many of the subset's examples are rated on the chosen quality (no copy of the labels)."""
+        if self._human_labels is None:
+            self.human_labels()  # builds and keeps them
+        return len(self._human_labels or ())
 
     def human_unit(self, example: Example) -> float | None:
         """The pooled human label mapped to 0-1 by the quality's scale."""
@@ -223,7 +318,8 @@ class Workspace:
         self.metric_scores = scores
         for name in self._metric_values:
             self._versions.pop(name, None)
-        self._metric_values = {scores.info(m).label: dict(scores[m]) for m in scores.metric_ids}
+        # Not copied (100,000 items a metric, on the UI thread): a MetricScores is not changed once scored.
+        self._metric_values = {scores.info(m).label: scores[m] for m in scores.metric_ids}
         for name in self._metric_values:
             self._bump(name)
 
@@ -302,6 +398,7 @@ class Workspace:
         self._rebuild_running()
 
     def _set_judge_score(self, evaluator: str, item_id: str, score: Score) -> None:
+        self._ensure_running()
         new_column = evaluator not in self._judge_scores
         self._judge_scores.setdefault(evaluator, {})[item_id] = score
         self._bump(evaluator)
@@ -347,7 +444,9 @@ class Workspace:
         names = self.evaluators if evaluators is None else [n for n in self.evaluators if n in set(evaluators)]
         return AgreementInputs(
             examples=tuple(self.dataset.examples),
-            scores={name: dict(self.scores_of(name)) for name in names},
+            # Judge columns change as judgments arrive, so they are copied; metric columns never change.
+            scores={name: self._metric_values[name] if name in self._metric_values else dict(self.scores_of(name))
+                    for name in names},
             quality=self.quality,
             subset=self.subset,
             aggregation=self.aggregation,
@@ -382,23 +481,35 @@ class Workspace:
     @property
     def running(self) -> "RunningCorrelations | None":
         """Live correlations of the judge columns (and the pool) on the chosen quality and subset."""
-        return self._running
+        return self._ensure_running()
 
     def running_snapshots(self, *, ranks: bool = True, ci: bool = False) -> dict[str, "Snapshot"]:
-        if self._running is None:
+        running = self._ensure_running() if self._judge_scores else None
+        if running is None:
             return {}
-        snapshots = self._running.snapshot(ranks=ranks, ci=ci)
+        snapshots = running.snapshot(ranks=ranks, ci=ci)
         assert isinstance(snapshots, dict)
         return snapshots
 
     def _selection_changed(self) -> None:
         self.selection_version += 1
-        self._pooled = None
         self._human_labels = None
         self._selected = None
         self._rebuild_running()
 
     def _rebuild_running(self) -> None:
+        """Rebuild the running correlations for the current view when next needed."""
+        self._running = None
+        self._in_scope = frozenset()
+        self._running_due = True
+
+    def _ensure_running(self) -> "RunningCorrelations | None":
+        if self._running_due:
+            self._running_due = False
+            self._build_running()
+        return self._running
+
+    def _build_running(self) -> None:
         """Feed a fresh RunningCorrelations the judge scores that fall in the current view."""
         self._running = None
         self._in_scope = frozenset()

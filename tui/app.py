@@ -29,6 +29,7 @@ from .commands import DialjudgeCommands
 from .controllers.adversarial import AdversarialController, AdversarialSetBuilt
 from .controllers.datasets import (
     DatasetController,
+    DatasetDescribed,
     DatasetLoaded,
     ItemScored,
     MetricsProgressed,
@@ -43,7 +44,14 @@ from .controllers.label_estimates import LabelEstimatesController
 from .controllers.labels import LabelReportComputed, LabelReportController
 from .controllers.pairwise import PairwiseReportComputed, PairwiseReportController, PreferenceReportComputed
 from .controllers.review import ReviewController
-from .controllers.runs import RUN_GROUP, InterruptedRunFound, JudgeChoicesLoaded, RunController, RunEventReceived
+from .controllers.runs import (
+    RUN_GROUP,
+    InterruptedRunFound,
+    JudgeChoicesLoaded,
+    RunController,
+    RunEventReceived,
+    RunEventsQueued,
+)
 from .controllers.shutdown import ShutdownController, end_process_promptly
 from .controllers.tune import SearchEventReceived, SearchSpaceLoaded, SearchStopped, TuneController, WinnerSaved
 from .navigation import DESTINATIONS, HOME
@@ -181,6 +189,7 @@ class DialjudgeApp(App[int]):
         """Messages that concern only the controller whose worker posted them."""
         datasets, runs, tune = self.datasets, self.runs, self.tune
         return [
+            Route(DatasetDescribed, datasets.dataset_described),
             Route(MetricsProgressed, datasets.metrics_progressed),
             Route(MetricsScored, datasets.metrics_scored),
             Route(ItemScored, datasets.item_scored),
@@ -206,6 +215,7 @@ class DialjudgeApp(App[int]):
             Route(UnmappedTableOpened, self._unmapped_table_opened),
             Route(StatsRefreshed, self._stats_refreshed),
             Route(RunEventReceived, self._run_event_received),
+            Route(RunEventsQueued, self._run_events_queued),
             Route(RunScoresLoaded, self._stored_run_scores_loaded),
         ]
 
@@ -261,6 +271,11 @@ class DialjudgeApp(App[int]):
             else:
                 self._report_on_run(message.event.run_id)
 
+    def _run_events_queued(self, _: RunEventsQueued) -> None:
+        """A run's queued events, applied in order as if each had come alone."""
+        for event in self.runs.take_events():
+            self._run_event_received(RunEventReceived(event))
+
     def _stored_run_scores_loaded(self, message: RunScoresLoaded) -> None:
         """A stored run opened from the history: its judge columns join the view, or, for a pairwise
         run (whose judgments are pair orders, not scores), its pairwise report stands in for them."""
@@ -269,8 +284,9 @@ class DialjudgeApp(App[int]):
         self.labels.compute(message.run_id)
 
     def _report_on_run(self, run_id: int) -> None:
-        self.labels.compute(run_id)
-        self.pairwise.compute(run_id)
+        # Decided on the workers: reading the run's record and the dataset's qualities stalled the UI.
+        self.labels.compute(run_id, decide_in_background=True)
+        self.pairwise.compute(run_id, decide_in_background=True)
 
     # -- failures --------------------------------------------------------------------------
 

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 
 class Change(str, enum.Enum):
     DATASET = "dataset"  # a new dataset: everything else was reset
+    SUMMARY = "summary"  # the dataset's summary and human ceilings arrived (after DATASET)
     METRICS = "metrics"  # reference-based metric scores arrived (or progressed)
     JUDGES = "judges"  # judge scores changed; ``item_ids`` says which items
     SELECTION = "selection"  # the quality or the subset changed

@@ -107,7 +107,7 @@ from ..tuning.search import (
     SearchStarted,
     VariantScored,
 )
-from ..workspace import AgreementInputs, Workspace, judge_evaluator
+from ..workspace import AgreementInputs, PreparedDataset, Workspace, judge_evaluator
 from .choices import JudgeChoices, judge_choices
 from .comparison import compare
 from .datasets import (
@@ -280,7 +280,7 @@ __all__ = [
     "Judgment", "ScoringMode", "JudgeBackend", "make_backend", "local_threads", "model_file_backend", "AgreementCell", "AgreementTable", "HumanCeiling", "LABEL_HEADER", "confusion_rows", "tie_lines", "label_summary_rows", "FORMATS",
     "WideRow", "WideTable", "records_to_latex", "records_to_markdown", "render", "sparkline", "to_csv", "to_json",
     "to_jsonl", "wide_table", "POOL", "FORMAT_LABELS", "ExportResult", "SYMBOLS", "PairedComparison",
-    "verdict_line", "interval_text", "TieRule", "RunEngine", "Workspace", "judge_evaluator", "Persona", "Template", "TemplateError", "PoolReport", "Stability", "StopRule", "InterJudgeMatrix",
+    "verdict_line", "interval_text", "TieRule", "RunEngine", "Workspace", "PreparedDataset", "judge_evaluator", "Persona", "Template", "TemplateError", "PoolReport", "Stability", "StopRule", "InterJudgeMatrix",
     # the app's live view, prompt lab and review
     "item_metric_scores", "compare_columns", "is_length_baseline", "judges_as_labels", "stored_run_of",
     "LAB_SOURCE", "FewShotCache", "PromptSetup", "PreparedPrompt", "SavedTemplate", "prepare_prompt",

@@ -33,16 +33,32 @@ OTHER_SPEAKER = "A"
 _SPEAKER_PREFIX = re.compile(r"^([^\W\d_][\w'.\-]*(?: [\w'.\-]+){0,2})\s*(?::\s+|：\s*)(.*)$", re.S)
 
 
+#: Files are decoded this many characters at a time: decoding a 150 MB file in one call holds the
+#: interpreter lock for half a second or more, which the app's UI thread would wait out.
+_READ_CHUNK = 1 << 22
+
+
 def read_text_file(path: Path) -> str:
     """The file's text; a missing, unreadable or non-UTF-8 file is a DataError."""
     try:
-        return path.read_text(encoding="utf-8-sig")
+        with path.open(encoding="utf-8-sig") as handle:  # as read_text: universal newlines
+            parts: list[str] = []
+            while chunk := handle.read(_READ_CHUNK):
+                parts.append(chunk)
+        return "".join(parts)
+    except UnicodeDecodeError:
+        # A chunk's error offset is the chunk's; decoding the whole file names the file's.
+        try:
+            path.read_bytes().decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise DataError(f"not UTF-8 text (bad byte at offset {exc.start})", path=str(path)) from None
+        except OSError as exc:
+            raise DataError(f"cannot read: {exc.strerror or exc}", path=str(path)) from None
+        raise
     except FileNotFoundError:
         raise DataError("file not found", path=str(path)) from None
     except IsADirectoryError:
         raise DataError("is a folder, not a dataset file", path=str(path)) from None
-    except UnicodeDecodeError as exc:
-        raise DataError(f"not UTF-8 text (bad byte at offset {exc.start})", path=str(path)) from None
     except OSError as exc:
         raise DataError(f"cannot read: {exc.strerror or exc}", path=str(path)) from None
 

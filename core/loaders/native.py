@@ -14,10 +14,12 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from ..errors import DataError
+from ..gc_pause import gc_paused
 from ..model import Dataset, Example, Level, Perturbation, Rating, Scale, ScaleKind, Turn
 from ._common import describe_scale, json_type, read_text_file, type_name
 from .formats import DatasetFormat, register_format
@@ -121,7 +123,7 @@ def _dumps(record: Mapping[str, Any], path: Path, what: str) -> str:
 def read_native(path: str | Path, *, name: str | None = None) -> Dataset:
     """Read a native JSONL file. ``name`` overrides the header's name (default: the file stem)."""
     path = Path(path)
-    return native_dataset(split_records(read_text_file(path)), path, name=name)
+    return native_dataset(iter_records(read_text_file(path)), path, name=name)
 
 
 def looks_like_native(text: str) -> bool:
@@ -146,7 +148,107 @@ def split_records(text: str) -> list[str]:
     return text.split("\n")
 
 
+def iter_records(text: str) -> Iterator[str]:
+    """The file's lines one at a time (as :func:`split_records`), so that a 100,000-line file is
+    never held twice, once whole and once as a list of lines."""
+    start, end = 0, len(text)
+    while start <= end:
+        stop = text.find("\n", start)
+        if stop < 0:
+            stop = end
+        yield text[start:stop]
+        start = stop + 1
+
+
+class SharedValues:
+    """The values many records of one file repeat, kept once (see :class:`Example`'s note on sharing).
+
+    Every candidate of one context repeats its turns, the fact and the references; every record
+    repeats the speakers, the annotator names, the quality names, the scales and most ratings.
+    Each is looked up by its value, and the first one read is the one every later record points
+    to, so a 100,000-item dataset holds one copy of each and its memory grows with its distinct
+    texts. A table lives for one read; the dataset keeps only the shared values themselves.
+    """
+
+    __slots__ = ("strings", "turns", "contexts", "string_tuples", "tag_sets", "ratings", "rating_maps",
+                 "extras")
+
+    def __init__(self) -> None:
+        self.strings: dict[str, str] = {}
+        self.turns: dict[tuple[str, str], Turn] = {}
+        self.contexts: dict[tuple[int, ...], tuple[Turn, ...]] = {}
+        self.string_tuples: dict[tuple[str, ...], tuple[str, ...]] = {}
+        self.tag_sets: dict[tuple[str, ...], frozenset[str]] = {}
+        #: (the scale's items and their types, scores, their types, annotators) -> the Rating checked once.
+        self.ratings: dict[tuple[Any, ...], Rating] = {}
+        self.rating_maps: dict[tuple[tuple[str, int], ...], Mapping[str, Rating]] = {}
+        self.extras: dict[tuple[Any, ...], Mapping[str, Any]] = {}
+
+    def string(self, value: str) -> str:
+        return self.strings.setdefault(value, value)
+
+    def optional_string(self, value: str | None) -> str | None:
+        return None if value is None else self.strings.setdefault(value, value)
+
+    def turn(self, speaker: str, text: str) -> Turn:
+        key = (speaker, text)
+        turn = self.turns.get(key)
+        if turn is None:
+            turn = self.turns[key] = Turn(self.string(speaker), self.string(text))
+        return turn
+
+    def context(self, turns: list[Turn]) -> tuple[Turn, ...]:
+        key = tuple(map(id, turns))  # the turns are shared, so equal turns are the same objects
+        context = self.contexts.get(key)
+        if context is None:
+            context = self.contexts[key] = tuple(turns)
+        return context
+
+    def strings_tuple(self, values: list[str]) -> tuple[str, ...]:
+        key = tuple(values)
+        shared = self.string_tuples.get(key)
+        if shared is None:
+            shared = self.string_tuples[key] = tuple(self.string(v) for v in values)
+        return shared
+
+    def tags(self, values: list[str]) -> frozenset[str]:
+        key = tuple(values)
+        shared = self.tag_sets.get(key)
+        if shared is None:
+            shared = self.tag_sets[key] = frozenset(self.string(v) for v in values)
+        return shared
+
+    def rating_map(self, ratings: dict[str, Rating]) -> Mapping[str, Rating]:
+        key = tuple((quality, id(rating)) for quality, rating in ratings.items())
+        shared = self.rating_maps.get(key)
+        if shared is None:
+            shared = self.rating_maps[key] = {self.string(q): r for q, r in ratings.items()}
+        return shared
+
+    def extra(self, extra: dict[str, Any]) -> Mapping[str, Any]:
+        """Extras of plain values (a topic, a split name) are shared; others are the record's own."""
+        try:
+            key = tuple((k, type(v), v) for k, v in extra.items() if type(v) in _PLAIN_TYPES)
+        except TypeError:
+            return extra
+        if len(key) != len(extra):
+            return extra
+        shared = self.extras.get(key)
+        if shared is None:
+            shared = self.extras[key] = {self.string(k): v for k, v in extra.items()}
+        return shared
+
+
+_PLAIN_TYPES = (str, int, float, bool, type(None))
+
+
 def native_dataset(lines: Iterable[str], path: Path, *, name: str | None = None) -> Dataset:
+    # Millions of small containers, none of them garbage: collections would walk them again and again.
+    with gc_paused():
+        return _native_dataset(lines, path, name, SharedValues())
+
+
+def _native_dataset(lines: Iterable[str], path: Path, name: str | None, shared: SharedValues) -> Dataset:
     where = str(path)
     header: dict[str, Any] | None = None
     examples: list[Example] = []
@@ -167,7 +269,7 @@ def native_dataset(lines: Iterable[str], path: Path, *, name: str | None = None)
                                 line=number, field=HEADER_KEY)
             header = _check_header(record, where, number)
             continue
-        example = record_to_example(record, path=where, line=number)
+        example = record_to_example(record, path=where, line=number, shared=shared)
         if example.id in first_line:
             raise DataError(f"duplicate id {example.id!r} (first on line {first_line[example.id]})",
                             path=where, line=number, field="id")
@@ -200,9 +302,10 @@ def _check_header(record: dict[str, Any], where: str, line: int) -> dict[str, An
 
 
 def record_to_example(record: Any, *, path: str | None = None, line: int | None = None,
-                      label: str | None = None) -> Example:
+                      label: str | None = None, shared: SharedValues | None = None) -> Example:
     """Check one record and build its Example. Problems raise DataError naming
-    ``path``, ``line`` (or ``label``, the record's name when there is no line) and the field."""
+    ``path``, ``line`` (or ``label``, the record's name when there is no line) and the field.
+    ``shared``: the table of one file's repeated values (a fresh one when None)."""
 
     def fail(message: str, field: str | None = None) -> DataError:
         return DataError(message, path=path, line=line, record=label, field=field)
@@ -224,7 +327,9 @@ def record_to_example(record: Any, *, path: str | None = None, line: int | None 
 
     if "context" not in record:
         raise fail("missing required field", "context")
-    context = _context(record["context"], fail)
+    if shared is None:
+        shared = SharedValues()
+    context = _context(record["context"], fail, shared)
 
     if "candidate" in record:
         candidate = record["candidate"]
@@ -240,8 +345,8 @@ def record_to_example(record: Any, *, path: str | None = None, line: int | None 
     ratings_raw = record.get("ratings", {})
     if not isinstance(ratings_raw, dict):
         raise fail(f"expected an object, found {json_type(ratings_raw)}", "ratings")
-    ratings = {quality: _rating(quality, raw, fail)
-               for quality, raw in ratings_raw.items()}
+    ratings = shared.rating_map({quality: _rating(quality, raw, fail, shared)
+                                 for quality, raw in ratings_raw.items()})
 
     adversarial = record.get("adversarial")
     if adversarial is not None:
@@ -257,23 +362,23 @@ def record_to_example(record: Any, *, path: str | None = None, line: int | None 
 
     return Example(
         id=example_id,
-        group_id=group_id,
+        group_id=shared.string(group_id),
         context=context,
         candidate=candidate,
-        references=tuple(_strings(record.get("references", []), "references", fail)),
-        fact=_optional_string(record, "fact", fail),
-        system=_optional_string(record, "system", fail),
-        tags=frozenset(_strings(record.get("tags", []), "tags", fail)),
+        references=shared.strings_tuple(_strings(record.get("references", []), "references", fail)),
+        fact=shared.optional_string(_optional_string(record, "fact", fail)),
+        system=shared.optional_string(_optional_string(record, "system", fail)),
+        tags=shared.tags(_strings(record.get("tags", []), "tags", fail)),
         ratings=ratings,
         is_reference=is_reference,
         level=level,
-        language=_optional_string(record, "language", fail),
+        language=shared.optional_string(_optional_string(record, "language", fail)),
         adversarial=adversarial,
-        extra={k: v for k, v in record.items() if k not in _RECORD_KEY_SET},
+        extra=shared.extra({k: v for k, v in record.items() if k not in _RECORD_KEY_SET}),
     )
 
 
-def _context(value: Any, fail: Any) -> tuple[Turn, ...]:
+def _context(value: Any, fail: Any, shared: SharedValues) -> tuple[Turn, ...]:
     if not isinstance(value, list):
         raise fail(f"expected an array of {{speaker, text}} turns, found {json_type(value)}", "context")
     turns = []
@@ -281,7 +386,7 @@ def _context(value: Any, fail: Any) -> tuple[Turn, ...]:
         if type(turn) is dict and len(turn) == 2:  # the usual {speaker, text}: checked quickly
             speaker, text = turn.get("speaker"), turn.get("text")
             if type(speaker) is str and type(text) is str:
-                turns.append(Turn(speaker, text))
+                turns.append(shared.turn(speaker, text))
                 continue
         if not isinstance(turn, dict):
             raise fail(f"expected a {{speaker, text}} object, found {json_type(turn)}", f"context[{i}]")
@@ -295,8 +400,8 @@ def _context(value: Any, fail: Any) -> tuple[Turn, ...]:
         if unknown:
             raise fail("unknown turn key (a turn has speaker and text)",
                        f"context[{i}].{sorted(unknown)[0]}")
-        turns.append(Turn(speaker, text))
-    return tuple(turns)
+        turns.append(shared.turn(speaker, text))
+    return shared.context(turns)
 
 
 def _strings(value: Any, field: str, fail: Any) -> list[str]:
@@ -378,7 +483,29 @@ _RATING_KEYS = frozenset({"scores", "scale", "annotators"})
 _NUMBER_TYPES = (int, float)  # compared with type(): a bool is not a score
 
 
-def _rating(quality: str, value: Any, fail: Any) -> Rating:
+def _rating(quality: str, value: Any, fail: Any, shared: SharedValues) -> Rating:
+    # A rating written exactly as one already checked (the same scale, the same values of the same
+    # types, the same annotators) is that one: most ratings repeat a handful of votes. Types count,
+    # since True == 1 and 1 == 1.0. Keyed on the record's own values, before any check.
+    key: tuple[Any, ...] | None = None
+    if quality and type(value) is dict and _RATING_KEYS.issuperset(value):
+        raw_scale, scores, annotators = value.get("scale"), value.get("scores"), value.get("annotators")
+        if type(raw_scale) is dict and type(scores) is list and (annotators is None or type(annotators) is list):
+            try:
+                key = (tuple(raw_scale.items()), tuple(map(type, raw_scale.values())), tuple(scores),
+                       tuple(map(type, scores)), None if annotators is None else tuple(annotators))
+                known = shared.ratings.get(key)
+            except TypeError:  # an unhashable bound, score or name (categorical labels): checked below
+                key, known = None, None
+            if known is not None:
+                return known
+    rating = _new_rating(quality, value, fail, shared)
+    if key is not None:
+        shared.ratings[key] = rating
+    return rating
+
+
+def _new_rating(quality: str, value: Any, fail: Any, shared: SharedValues) -> Rating:
     field = f"ratings.{quality}"
     if not quality:
         raise fail("a quality needs a non-empty name", field)
@@ -390,7 +517,11 @@ def _rating(quality: str, value: Any, fail: Any) -> Rating:
     if "scale" not in value:
         raise fail("missing required field", f"{field}.scale")
     scale = _scale(value["scale"], f"{field}.scale", fail)
-    scores = value.get("scores")
+    return _checked_rating(field, scale, value.get("scores"), value.get("annotators"), fail, shared)
+
+
+def _checked_rating(field: str, scale: Scale, scores: Any, annotators: Any, fail: Any,
+                    shared: SharedValues) -> Rating:
     if not isinstance(scores, list):
         raise fail("missing required field" if scores is None else
                    f"expected an array of scores, found {json_type(scores)}", f"{field}.scores")
@@ -405,14 +536,13 @@ def _rating(quality: str, value: Any, fail: Any) -> Rating:
                 if type(score) in _NUMBER_TYPES and scale.contains(score):
                     continue  # a numeric label such as 1 for "1"
                 raise _bad_score(score, scale, f"{field}.scores[{i}]", fail)
-    annotators = value.get("annotators")
     if annotators is None:
         annotators = ()
     else:
         _strings(annotators, f"{field}.annotators", fail)
         if annotators and len(annotators) != len(scores):
             raise fail(f"{len(scores)} scores but {len(annotators)} annotators", f"{field}.annotators")
-    return Rating(scores=tuple(scores), scale=scale, annotators=tuple(annotators))
+    return Rating(scores=tuple(scores), scale=scale, annotators=shared.strings_tuple(list(annotators)))
 
 
 def _bad_score(score: Any, scale: Scale, field: str, fail: Any) -> DataError:
@@ -428,4 +558,4 @@ def _bad_score(score: Any, scale: Scale, field: str, fail: Any) -> DataError:
 register_format(DatasetFormat(
     name="native", priority=0, suffixes=(".jsonl",), layout="dialjudge's native JSON Lines (.jsonl)",
     recognise=lambda file: looks_like_native(file.text),
-    read=lambda file: native_dataset(split_records(file.text), file.path, name=file.name)))
+    read=lambda file: native_dataset(iter_records(file.text), file.path, name=file.name)))

@@ -21,7 +21,7 @@ array operations instead of a Python loop:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Hashable, Sequence
+from typing import Any, Hashable, Iterator, Sequence
 
 import numpy as np
 
@@ -36,6 +36,11 @@ KENDALL_MATRIX_MAX_UNITS = 1500
 KENDALL_MATRIX_MAX_ITEMS = 3000
 #: How many resamples the scipy loop does at most (it is the slow path).
 KENDALL_LOOP_MAX_RESAMPLES = 200
+#: Matrices of resamples x items (or units) are built at most this many cells at a time: the
+#: whole 1000 x 100,000 matrix of a 100,000-item dataset would take 800 MB, and several at once
+#: several GB. Each resample's coefficient depends on its own row only, so blocks give the
+#: same values.
+BLOCK_CELLS = 4_000_000
 
 
 @dataclass(frozen=True)
@@ -70,6 +75,16 @@ class Resampling:
         """(n_boot, n_items) multiplicity of every item in every resample."""
         return self.unit_weights[:, self.unit_of_item]
 
+    def item_weights_of(self, start: int, stop: int) -> np.ndarray:
+        """Rows ``start:stop`` of :attr:`item_weights`, without building the others."""
+        return self.unit_weights[start:stop][:, self.unit_of_item]
+
+    def blocks(self) -> Iterator[tuple[int, int]]:
+        """(start, stop) of consecutive resamples whose item weights fit in BLOCK_CELLS cells."""
+        rows = max(1, BLOCK_CELLS // max(self.n_items, 1))
+        for start in range(0, self.n_boot, rows):
+            yield start, min(start + rows, self.n_boot)
+
 
 def unit_index(groups: Sequence[Hashable] | None, n_items: int) -> tuple[np.ndarray, bool]:
     """Number the resampling units: one per item, or one per distinct group id
@@ -91,11 +106,17 @@ def resample(n_items: int, groups: Sequence[Hashable] | None = None, *, n_boot: 
     unit_of_item, by_group = unit_index(groups, n_items)
     n_units = int(unit_of_item.max()) + 1 if n_items else 0
     rng = np.random.default_rng(seed)
-    draws = rng.integers(0, max(n_units, 1), size=(n_boot, n_units))
-    # One bincount over row-offset draws counts every row at once.
-    offsets = np.arange(n_boot)[:, None] * n_units
-    counts = np.bincount((draws + offsets).ravel(), minlength=n_boot * n_units)
-    return Resampling(counts.reshape(n_boot, n_units).astype(np.float64), unit_of_item, by_group)
+    counts = np.empty((n_boot, n_units), dtype=np.float64)
+    rows = max(1, BLOCK_CELLS // max(n_units, 1))
+    # Drawn a block of rows at a time (the generator gives the same numbers as one big draw).
+    for start in range(0, n_boot, rows):
+        stop = min(start + rows, n_boot)
+        draws = rng.integers(0, max(n_units, 1), size=(stop - start, n_units))
+        # One bincount over row-offset draws counts every row of the block at once.
+        offsets = np.arange(stop - start)[:, None] * n_units
+        counts[start:stop] = np.bincount((draws + offsets).ravel(),
+                                         minlength=(stop - start) * n_units).reshape(stop - start, n_units)
+    return Resampling(counts, unit_of_item, by_group)
 
 
 # -- weighted coefficients: one value per resample --------------------------------
@@ -196,7 +217,7 @@ def bootstrap_kendall(x: np.ndarray, y: np.ndarray, resampling: Resampling,
                       memo: dict[Any, Any] | None = None) -> np.ndarray:
     """Kendall tau-b of every resample (fewer, via scipy, for very many units)."""
     if resampling.n_units > KENDALL_MATRIX_MAX_UNITS or resampling.n_items > KENDALL_MATRIX_MAX_ITEMS:
-        return _kendall_loop(x, y, resampling.item_weights[:KENDALL_LOOP_MAX_RESAMPLES])
+        return _kendall_loop(x, y, resampling.item_weights_of(0, KENDALL_LOOP_MAX_RESAMPLES))
     w = resampling.unit_weights.astype(np.float32)
 
     def quadratic_form(matrix: np.ndarray) -> np.ndarray:
@@ -210,6 +231,23 @@ def bootstrap_kendall(x: np.ndarray, y: np.ndarray, resampling: Resampling,
         denominator = np.sqrt(quadratic_form(np.abs(sign_x)) * untied_y)
         tau = np.where(denominator > 0, quadratic_form(sign_x * sign_y) / denominator, np.nan)
     return np.clip(tau, -1.0, 1.0)
+
+
+def blockwise_item_coefficients(x: np.ndarray, y: np.ndarray, resampling: Resampling) -> dict[str, np.ndarray]:
+    """Pearson and Spearman of every resample, computed BLOCK_CELLS at a time. The memo of the
+    human side's ranks (shared by every evaluator) is kept only when one block holds them all:
+    for more, it would hold the whole matrix this avoids."""
+    blocks = list(resampling.blocks())
+    if len(blocks) <= 1:
+        weights = resampling.item_weights
+        return {"pearson": weighted_pearson(x, y, weights),
+                "spearman": weighted_spearman(x, y, weights, resampling.memo)}
+    pearson, spearman = [], []
+    for start, stop in blocks:
+        weights = resampling.item_weights_of(start, stop)
+        pearson.append(weighted_pearson(x, y, weights))
+        spearman.append(weighted_spearman(x, y, weights))
+    return {"pearson": np.concatenate(pearson), "spearman": np.concatenate(spearman)}
 
 
 def _signs(values: np.ndarray) -> np.ndarray:

@@ -194,12 +194,7 @@ def item_correlation(
     boot: dict[str, np.ndarray] = {}
     if n_boot:
         rs = resampling if resampling is not None else bs.resample(len(x), groups, n_boot=n_boot, seed=seed)
-        weights = rs.item_weights
-        boot = {
-            "pearson": bs.weighted_pearson(x, y, weights),
-            "spearman": bs.weighted_spearman(x, y, weights, rs.memo),
-            "kendall": bs.bootstrap_kendall(x, y, rs, rs.memo),
-        }
+        boot = {**bs.blockwise_item_coefficients(x, y, rs), "kendall": bs.bootstrap_kendall(x, y, rs, rs.memo)}
     n_units = n_groups if n_groups is not None else len(x)
     return CorrelationResult(**_coefficients(x, y, boot, confidence, n_units), **base,
                              ci_reason=too_few_contexts(n_units, "for a CI") if n_boot else None)

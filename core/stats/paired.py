@@ -16,7 +16,8 @@ intervals wastes that pairing and says nothing about the difference. Here:
   resample, so the noise they share cancels in Δ; the interval is the expanded
   percentile one (:mod:`.small_samples`).
 * Below ``MIN_CONTEXTS`` contexts there is no CI and no verdict: "too few
-  contexts to decide". The floor and the coverage of the CIs come from the
+  contexts to decide"; below ``MIN_ITEMS_RANK_DELTA_CI`` items no CI of Δρ or Δτ
+  (the verdict stays). The floors and the coverage of the CIs come from the
   simulation in ``bench/calibration.py`` (docs/calibration.md).
 * For Pearson also Williams's t-test for two dependent correlations that share
   one variable (Williams 1959, as given by Steiger 1980, eq. 7; the WMT metrics
@@ -40,7 +41,7 @@ import numpy as np
 from . import bootstrap as bs
 from .correlation import METHODS, as_floats, degenerate_reason, point_estimates
 from .randomization import DEFAULT_DRAWS, RandomizationTest, randomization_test
-from .small_samples import too_few_contexts
+from .small_samples import too_few_contexts, too_few_items_for_rank_delta_ci
 
 NAN = float("nan")
 SYMBOLS = {"pearson": "r", "spearman": "ρ", "kendall": "τ"}
@@ -71,6 +72,8 @@ class DeltaEstimate:
     #: Resamples in which both coefficients were defined.
     n_resamples: int = 0
     test: RandomizationTest | None = None
+    #: Why no CI is shown though the bootstrap ran (too few items for a rank coefficient's Δ).
+    ci_reason: str | None = None
 
     @property
     def delta(self) -> float:
@@ -150,7 +153,8 @@ class PairedComparison:
                 "delta_hi": _clean(d.ci_high) if d else None, "p": _clean(d.p_value) if d else None,
                 "n_items": self.n_items, "n_contexts": self.n_groups, "only_a": self.only_a,
                 "only_b": self.only_b, "neither": self.neither, "no_human_label": self.no_human_label,
-                "williams_t": None, "williams_p": None, "reason": self.reason or self.too_few_contexts,
+                "williams_t": None, "williams_p": None,
+                "reason": self.reason or self.too_few_contexts or (d.ci_reason if d else None),
                 "p_method": d.test.description if d and d.test else None,
             }
             if method == "pearson" and self.williams is not None:
@@ -255,7 +259,11 @@ def paired_comparison(
         p_value = test.p_value if test is not None else NAN
         if method in boot_delta:
             low, high, n_ok = bs.small_sample_interval(boot_delta[method], confidence, n_groups)
-            deltas[method] = DeltaEstimate(method, a, b, low, high, p_value, n_ok, test)
+            few_items = too_few_items_for_rank_delta_ci(len(kept)) \
+                if method != "pearson" and not too_few_contexts(n_groups) else None
+            if few_items:
+                low = high = NAN
+            deltas[method] = DeltaEstimate(method, a, b, low, high, p_value, n_ok, test, few_items)
         else:
             deltas[method] = DeltaEstimate(method, a, b, p_value=p_value, test=test)
     williams = None
@@ -307,7 +315,8 @@ def verdict_line(comparison: PairedComparison, method: str = "spearman") -> str:
         return f"{pair}: {few}; Δ{symbol} {d.delta:+.2f}, no CI{test}; {size}"
     level = f"{comparison.confidence:.0%}".replace(".0%", "%")
     if math.isnan(d.ci_low):
-        interval = "no CI (bootstrap off)" if not comparison.n_boot else "no CI (too few defined resamples)"
+        interval = "no CI (bootstrap off)" if not comparison.n_boot else \
+            f"no CI ({d.ci_reason})" if d.ci_reason else "no CI (too few defined resamples)"
     else:
         interval = f"{level} CI [{d.ci_low:+.2f}, {d.ci_high:+.2f}] (bootstrap over contexts)"
     if d.test is None or math.isnan(d.p_value):

@@ -30,6 +30,13 @@ MIN_CONTEXTS = 6
 #: recall): in simulation κ's CI covered 0.872 and α's 0.893 on 6 single-candidate contexts
 #: (6 binary items), and every label CI covered >= 0.93 from 10 contexts on, at every m.
 MIN_CONTEXTS_LABELS = 10
+#: Items below which a paired comparison shows no CI of Δρ or Δτ (the verdict, from the exact
+#: randomization test, still shows). In simulation (effect design, true Δρ = +0.2, 2,000 datasets
+#: per cell; docs/calibration.md) the expanded percentile CI of Δρ covered 0.890 ± 0.007 on 6
+#: single-candidate contexts (``--no-floor --parts effect --contexts 6 --candidates 1``; 6 items:
+#: a resample of 6 items is mostly ties for a rank coefficient) and 0.928 ± 0.006 on 7; with 4 or
+#: more candidates per context it covered >= 0.97 from 6 contexts on. Δr's CI covered 0.952 on 6 items.
+MIN_ITEMS_RANK_DELTA_CI = 7
 
 
 def too_few_contexts(n_units: int, purpose: str = "to decide", minimum: int | None = None) -> str | None:
@@ -39,6 +46,14 @@ def too_few_contexts(n_units: int, purpose: str = "to decide", minimum: int | No
     if n_units >= needed:
         return None
     return f"too few contexts {purpose}: {n_units} (at least {needed} are needed)"
+
+
+def too_few_items_for_rank_delta_ci(n_items: int) -> str | None:
+    """Why a paired comparison shows no CI of Δρ or Δτ (too few items), or None."""
+    if n_items >= MIN_ITEMS_RANK_DELTA_CI:
+        return None
+    return f"too few items for a CI of a rank correlation's difference: {n_items}, " \
+           f"at least {MIN_ITEMS_RANK_DELTA_CI} are needed"
 
 
 def expanded_tail(confidence: float, n_units: int) -> float:

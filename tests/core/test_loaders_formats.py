@@ -15,13 +15,15 @@ from dialjudge.core.model import Dataset, Example
 
 
 def test_every_loader_module_registered_its_format_in_detection_order() -> None:
-    assert format_names() == ("native", "usr", "fed", "judge-bench", "kdconv", "csv", "mt-bench", "pairs")
-    assert [name for name in format_names() if dataset_format(name).takes_mapping] == ["csv"]  # type: ignore[union-attr]
-    # The preference-pair formats own no suffix: they are asked by content, in this order, before a suffix decides.
+    assert format_names() == ("native", "usr", "fed", "judge-bench", "kdconv", "csv", "mt-bench", "pairs",
+                              "jsonl-table")
+    assert [name for name in format_names() if dataset_format(name).takes_mapping] == ["csv", "jsonl-table"]  # type: ignore[union-attr]
+    # The preference-pair formats and flat JSON Lines records own no suffix: they are asked by content, in this
+    # order (a flat table last, so a native or pair file is never read as one), before a suffix decides.
     shared = {name: dataset_format(name).shares_suffixes for name in format_names()}  # type: ignore[union-attr]
     assert {name: suffixes for name, suffixes in shared.items() if suffixes} == {
-        "mt-bench": (".jsonl",), "pairs": (".jsonl", ".csv", ".tsv")}
-    assert not dataset_format("mt-bench").suffixes and not dataset_format("pairs").suffixes  # type: ignore[union-attr]
+        "mt-bench": (".jsonl",), "pairs": (".jsonl", ".csv", ".tsv"), "jsonl-table": (".jsonl",)}
+    assert not any(dataset_format(name).suffixes for name in ("mt-bench", "pairs", "jsonl-table"))  # type: ignore[union-attr]
 
 
 def test_a_second_format_of_the_same_name_is_refused() -> None:

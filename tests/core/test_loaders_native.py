@@ -379,6 +379,59 @@ def test_ten_thousand_items_round_trip(tmp_path: Path) -> None:
     assert len(dataset) == 10_000 and dataset.examples == examples
 
 
+def _rating_record(scores: list, annotators: list | None = None) -> dict:
+    rating: dict = {"scores": scores, "scale": {"kind": "ordinal", "min": 1, "max": 5}}
+    if annotators is not None:
+        rating["annotators"] = annotators
+    return rating
+
+
+def test_candidates_of_one_context_share_its_parts(tmp_path: Path) -> None:
+    """Equal parts are read once and shared (what keeps 100,000 items small), and stay equal to the file."""
+    context = [{"speaker": "A", "text": "Where is Kilimanjaro?"}, {"speaker": "B", "text": "Tanzania."}]
+    records = [{"id": f"c{i}", "group_id": "g", "context": context, "candidate": f"reply {i}",
+                "references": ["the reference"], "fact": "a fact", "tags": ["closed"], "topic": "travel",
+                "ratings": {"overall": _rating_record([4, 5], ["a1", "a2"])}} for i in range(3)]
+    path = tmp_path / "shared.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in records) + "\n", encoding="utf-8")
+    first, *others = read_native(path).examples
+    for other in others:
+        assert other.context is first.context and other.references is first.references
+        assert other.ratings is first.ratings and other.tags is first.tags and other.extra is first.extra
+        assert other.candidate != first.candidate
+    assert [t.to_dict() for t in first.context] == context
+    assert first.ratings["overall"] == Rating((4, 5), ORDINAL_5, ("a1", "a2"))
+    assert first.extra == {"topic": "travel"}
+    assert not hasattr(first, "__dict__")  # slots: no per-item dict
+
+
+@pytest.mark.parametrize(("seen", "then", "phrase"), [
+    ([1, 2], [True, 2], "expected a number, a label or null, found a boolean"),
+    ([1, 2], [1, 9], "outside"),
+])
+def test_a_rating_equal_to_a_checked_one_is_still_checked(tmp_path: Path, seen: list, then: list,
+                                                           phrase: str) -> None:
+    # True == 1 in Python: a rating read before must not vouch for a boolean that compares equal.
+    lines = [json.dumps({"id": f"e{i}", "context": [], "candidate": "c", "ratings": {"Q": _rating_record(scores)}})
+             for i, scores in enumerate([seen, then])]
+    path = tmp_path / "mixed.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with pytest.raises(DataError, match=phrase) as info:
+        read_native(path)
+    assert info.value.line == 2
+
+
+def test_equal_votes_keep_their_number_types(tmp_path: Path) -> None:
+    lines = [json.dumps({"id": f"e{i}", "context": [], "candidate": "c", "ratings": {"Q": _rating_record(scores)}})
+             for i, scores in enumerate([[1, 2], [1.0, 2.0], [1, 2]])]
+    path = tmp_path / "types.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    ints, floats, again = read_native(path).examples
+    assert [type(s) for s in ints.ratings["Q"].scores] == [int, int]
+    assert [type(s) for s in floats.ratings["Q"].scores] == [float, float]
+    assert again.ratings["Q"] is ints.ratings["Q"]
+
+
 SAMPLES = sorted(DATASETS.glob("*.jsonl"))
 
 

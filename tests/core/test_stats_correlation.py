@@ -202,3 +202,25 @@ def test_kendall_beyond_the_matrix_limit_uses_fewer_explicit_resamples(monkeypat
     assert result.kendall.n_resamples == 200 and result.pearson.n_resamples == 300
     low, high = expanded_percentiles(explicit, 0.95, 36)
     assert (result.kendall.ci_low, result.kendall.ci_high) == (pytest.approx(low, abs=1e-12), pytest.approx(high, abs=1e-12))
+
+
+def test_blocks_of_resamples_give_the_same_interval_as_one_matrix(monkeypatch):
+    """At 100,000 items the bootstrap is computed a block of resamples at a time (bounded memory):
+    the values must equal those of the single resamples x items matrix."""
+    from dialjudge.core.stats import bootstrap
+    from dialjudge.core.stats.correlation import item_correlation
+
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=3000)
+    y = np.round(x + rng.normal(size=3000))
+    groups = [i // 5 for i in range(3000)]
+
+    def interval(cells: int):
+        monkeypatch.setattr(bootstrap, "BLOCK_CELLS", cells)
+        weights = bootstrap.resample(3000, groups, n_boot=300, seed=3).unit_weights
+        return weights, item_correlation(x, y, groups, n_excluded=0, n_boot=300, seed=3, confidence=0.95)
+
+    whole_weights, whole = interval(10**12)
+    blocked_weights, blocked = interval(50_000)  # 17 resamples a block; the draws in blocks too
+    assert np.array_equal(whole_weights, blocked_weights)
+    assert blocked == whole

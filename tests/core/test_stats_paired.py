@@ -116,3 +116,21 @@ def test_bootstrap_p_value_is_two_sided_and_never_zero() -> None:
     assert bootstrap_p_value(np.array([0.1] * 99)) == pytest.approx(2 / 100)
     assert bootstrap_p_value(np.array([-1.0, 1.0] * 50)) == 1.0
     assert math.isnan(bootstrap_p_value(np.array([np.nan])))
+
+
+def test_six_single_item_contexts_give_a_verdict_but_no_ci_of_a_rank_difference() -> None:
+    """On 6 items the CI of Δρ covered 0.890 in simulation (docs/calibration.md): it is not shown, and
+    the verdict line says why; Δr's CI (0.959) is."""
+    human = {f"i{j}": float(v) for j, v in enumerate([1, 2, 3, 4, 5, 3])}
+    a = {f"i{j}": float(v) for j, v in enumerate([2, 1, 4, 3, 5, 2])}
+    b = {f"i{j}": float(v) for j, v in enumerate([1, 2, 3, 5, 4, 3])}
+    groups = {item: item for item in human}
+    comparison = paired_comparison(a, b, human, groups, n_boot=500, seed=1)
+    assert comparison.too_few_contexts is None
+    rho = comparison.delta("spearman")
+    assert np.isnan(rho.ci_low) and rho.ci_reason and "at least 7 are needed" in rho.ci_reason
+    assert "no CI (too few items for a CI of a rank correlation's difference: 6, at least 7 are needed)" in \
+        verdict_line(comparison)
+    assert "p = " in verdict_line(comparison)
+    r = comparison.delta("pearson")
+    assert r.ci_reason is None and r.ci_low < r.delta < r.ci_high

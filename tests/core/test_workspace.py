@@ -191,3 +191,31 @@ def test_a_new_dataset_drops_every_score(sample, metric_scores):
     ws.set_dataset(sample.subset(sample.examples[:10], name="small"))
     assert ws.evaluators == [] and ws.metric_scores is None
     assert not math.isnan(ws.ceiling().pearson)
+
+
+def test_a_prepared_dataset_gives_the_same_view_as_a_plain_one(sample):
+    """set_dataset(prepare(d)) (the app prepares on a worker) equals set_dataset(d), running correlations included."""
+    plain, prepared = Workspace(), Workspace()
+    plain.set_dataset(sample)
+    prepared.set_dataset(prepared.prepare(sample))
+    assert prepared.dataset is sample and prepared.quality == plain.quality
+    assert prepared.qualities() == plain.qualities()
+    assert prepared.human_labels() == plain.human_labels()
+    assert [prepared.human_label(ex) for ex in sample] == [ex.human("overall") for ex in sample]
+    for ws in (plain, prepared):
+        for ex in sample:
+            ws.add_judgment(judgment(ex.id, "fake", judge_score(ex.id, 1)))
+    assert prepared.running_snapshots() == plain.running_snapshots()
+    prepared.set_subset("closed")  # the view changes from the prepared one as from any other
+    plain.set_subset("closed")
+    assert prepared.human_labels() == plain.human_labels()
+    assert prepared.running_snapshots() == plain.running_snapshots()
+
+
+def test_a_dataset_prepared_under_other_settings_is_prepared_again(sample):
+    ws = Workspace()
+    prepared = ws.prepare(sample)
+    ws.aggregation = Aggregation.MEDIAN
+    ws.set_dataset(prepared)
+    assert ws.human_labels() == {ex.id: ex.human("overall", Aggregation.MEDIAN) for ex in sample
+                                 if "overall" in ex.ratings}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from textual.app import App, ComposeResult
+from tui_helpers import wait_until
 
 from dialjudge.tui.widgets.virtual_table import Column, TableCell, VirtualTable
 
@@ -61,6 +62,7 @@ async def test_ten_thousand_rows_render_only_what_shows():
         table = app.query_one(VirtualTable)
         table.set_columns([Column("n", "n", align="right"), Column("text", "text")])
         table.set_rows((i, [number(float(i)), TableCell.of(f"row {i}")]) for i in range(10_000))
+        await wait_until(pilot, lambda: not table.ordering and table.row_count == 10_000, "the rows' order")
         table.focus()
         await pilot.press("end")
         await pilot.pause()

@@ -45,6 +45,7 @@ if TYPE_CHECKING:
         DatasetSummary,
         Judgment,
         MetricScores,
+        PreparedDataset,
     )
     from dialjudge.core.model import Dataset, Example
 
@@ -59,9 +60,18 @@ ITEM_GROUP = "item"
 
 @dataclass
 class DatasetLoaded(Message):
-    """A dataset was read and described."""
+    """A dataset was read, and prepared for the workspace (on the worker: the UI thread only swaps it in)."""
 
     name: str
+    dataset: Dataset
+    prepared: PreparedDataset
+
+
+@dataclass
+class DatasetDescribed(Message):
+    """The summary and the human ceilings of ``dataset``, computed after it is shown (at 100,000
+    items they take seconds, which the table need not wait for)."""
+
     dataset: Dataset
     summary: DatasetSummary
     ceilings: list[CeilingRow]
@@ -141,19 +151,26 @@ class DatasetController:
 
     def open(self, name_or_path: str, column_map: ColumnMap | None = None) -> Worker[None]:
         """Load a dataset by name or path in the background; it replaces the current one. A table whose
-        columns need a mapping is not an error: the app asks for one (:class:`UnmappedTableOpened`)."""
+        columns need a mapping is not an error: the app asks for one (:class:`UnmappedTableOpened`).
+        Everything proportional to its size is done here, on the worker: the UI thread swaps the
+        prepared dataset in (:meth:`dataset_loaded`), and the summary follows (:meth:`dataset_described`)."""
 
         def load() -> None:
+            worker = get_current_worker()
             try:
                 dataset = (self.services.open_dataset(name_or_path) if column_map is None
                            else self.services.open_dataset(name_or_path, column_map=column_map))
             except ColumnMappingNeeded as exc:
                 self._ask_for_mapping(name_or_path, exc)
                 return
+            prepared = self.workspace.prepare(dataset)
+            if worker.is_cancelled:
+                return
+            self.app.post_message(DatasetLoaded(name_or_path, dataset, prepared))
             summary = describe(dataset)
             ceilings = ceiling_table(dataset.examples)
-            if not get_current_worker().is_cancelled:
-                self.app.post_message(DatasetLoaded(name_or_path, dataset, summary, ceilings))
+            if not worker.is_cancelled:
+                self.app.post_message(DatasetDescribed(dataset, summary, ceilings))
 
         return start_thread_work(self.app, load, group=DATASET_GROUP, description="Opening dataset")
 
@@ -166,9 +183,9 @@ class DatasetController:
             self.app.post_message(UnmappedTableOpened(name_or_path, needed.problem, choices))
 
     def dataset_loaded(self, message: DatasetLoaded) -> None:
-        self.workspace.set_dataset(message.dataset)
-        self.dataset_summary = message.summary
-        self.dataset_ceilings = message.ceilings
+        self.workspace.set_dataset(message.prepared)
+        self.dataset_summary = None
+        self.dataset_ceilings = []
         self.stats = None
         self.item_metrics = {}
         self.metrics_progress = None
@@ -177,6 +194,13 @@ class DatasetController:
         self.publish(Change.DATASET)
         self._score_metrics(message.dataset)
         self.refresh_stats()
+
+    def dataset_described(self, message: DatasetDescribed) -> None:
+        if message.dataset is not self.workspace.dataset:
+            return  # the summary of a dataset that was replaced meanwhile
+        self.dataset_summary = message.summary
+        self.dataset_ceilings = message.ceilings
+        self.publish(Change.SUMMARY)
 
     # -- reference-based metrics -----------------------------------------------------------
 

@@ -24,7 +24,7 @@ from .base import start_thread_work
 from .history import dataset_for
 
 if TYPE_CHECKING:
-    from dialjudge.core.api import LabelReport
+    from dialjudge.core.api import LabelReport, RunConfig
 
     from ..services import Services
     from .datasets import DatasetController
@@ -61,19 +61,26 @@ class LabelReportController:
             return None
         return report
 
-    def compute(self, run_id: int) -> Worker[None] | None:
+    def compute(self, run_id: int, *, decide_in_background: bool = False) -> Worker[None] | None:
         """Compare run ``run_id`` with the human labels of the open dataset, when core's
         :func:`reports_after_run` says a labels report follows it (as ``dialjudge judge`` prints one);
-        None when there is nothing to compare."""
+        None when there is nothing to compare. ``decide_in_background``: that is decided on the worker
+        too (reading the run's record and the dataset's qualities took seconds on the UI thread at
+        100,000 items), and the worker is always returned."""
         dataset = self.datasets.workspace.dataset
         if dataset is None:
             return None
-        with self.services.open_store() as store:
-            config = store.get_run(run_id).run_config
-        if config.dataset != dataset.name or Report.LABELS not in reports_after_run(config, dataset):
-            return None
 
-        def work() -> None:
+        def follows() -> RunConfig | None:
+            with self.services.open_store() as store:
+                config = store.get_run(run_id).run_config
+            if config.dataset != dataset.name or Report.LABELS not in reports_after_run(config, dataset):
+                return None
+            return config
+
+        def work(config: RunConfig | None) -> None:
+            if config is None:
+                return
             with self.services.open_store() as store:
                 judgments = store.load_judgments(run_id)
             data = dataset_for(self.services, config, dataset)
@@ -81,8 +88,13 @@ class LabelReportController:
             if not get_current_worker().is_cancelled:
                 self.app.post_message(LabelReportComputed(run_id, report))
 
-        return start_thread_work(self.app, work, group=LABELS_GROUP,
-                                 description=f"Comparing run {run_id} with the human labels")
+        description = f"Comparing run {run_id} with the human labels"
+        if decide_in_background:
+            return start_thread_work(self.app, lambda: work(follows()), group=LABELS_GROUP, description=description)
+        config = follows()
+        if config is None:
+            return None
+        return start_thread_work(self.app, lambda: work(config), group=LABELS_GROUP, description=description)
 
     def computed(self, message: LabelReportComputed) -> None:
         self.report = message.report

@@ -11,6 +11,7 @@ report itself.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -73,17 +74,36 @@ class PairwiseReportController:
         self.preference_dataset: str | None = None
         self.run_id: int | None = None
 
-    def compute(self, run_id: int) -> Worker[None] | None:
-        """Summarise run ``run_id`` when it is a pairwise run of the open dataset; None otherwise."""
+    def compute(self, run_id: int, *, decide_in_background: bool = False) -> Worker[None] | None:
+        """Summarise run ``run_id`` when it is a pairwise run of the open dataset (or read it against the
+        humans' votes when it ran on pre-paired items); None otherwise. ``decide_in_background``: whether
+        a report follows the run is decided on the worker too (reading the run's record and the dataset's
+        qualities took seconds on the UI thread at 100,000 items), and the worker is always returned."""
         dataset = self.datasets.workspace.dataset
         if dataset is None:
             return None
+        if decide_in_background:
+            def decide_and_work() -> None:
+                found = self._work_for(run_id, dataset)
+                if found is not None:
+                    found[0]()
+
+            return start_thread_work(self.app, decide_and_work, group=PAIRWISE_GROUP,
+                                     description=f"Reports after run {run_id}")
+        found = self._work_for(run_id, dataset)
+        if found is None:
+            return None
+        work, description = found
+        return start_thread_work(self.app, work, group=PAIRWISE_GROUP, description=description)
+
+    def _work_for(self, run_id: int, dataset: Any) -> tuple[Callable[[], None], str] | None:
+        """What summarises run ``run_id`` and how to describe it, or None when no report follows it."""
         with self.services.open_store() as store:
             config = store.get_run(run_id).run_config
         if config.dataset != dataset.name:
             return None
         if on_prepaired_items(config, dataset):  # its replies are no candidates of the workspace
-            return self._compute_preferences(run_id, dataset)
+            return self._preferences_work(run_id, dataset), f"Comparing run {run_id} with the humans' preferences"
         if Report.PAIRWISE not in reports_after_run(config, dataset):
             return None
 
@@ -94,22 +114,20 @@ class PairwiseReportController:
             if not get_current_worker().is_cancelled:
                 self.app.post_message(PairwiseReportComputed(run_id, report))
 
-        return start_thread_work(self.app, work, group=PAIRWISE_GROUP,
-                                 description=f"Summarising pairwise run {run_id}")
+        return work, f"Summarising pairwise run {run_id}"
 
     def preference_of(self, dataset: str | None) -> PreferenceReport | None:
         """The latest run on pre-paired items' report when it is of ``dataset`` (the open one), else None."""
         return self.preference if dataset is not None and dataset == self.preference_dataset else None
 
-    def _compute_preferences(self, run_id: int, dataset: Any) -> Worker[None]:
+    def _preferences_work(self, run_id: int, dataset: Any) -> Callable[[], None]:
         def work() -> None:
             with self.services.open_store() as store:
                 report = stored_preference_report(store, run_id, dataset, PreferenceRequest())
             if not get_current_worker().is_cancelled:
                 self.app.post_message(PreferenceReportComputed(run_id, report, dataset.name))
 
-        return start_thread_work(self.app, work, group=PAIRWISE_GROUP,
-                                 description=f"Comparing run {run_id} with the humans' preferences")
+        return work
 
     def preference_computed(self, message: PreferenceReportComputed) -> None:
         """A run on pre-paired items was read against the humans' votes: the Run and Scores screens show it."""

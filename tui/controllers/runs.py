@@ -5,14 +5,17 @@ the Run and Prompt lab screens follow :attr:`RunController.judge_choices_changed
 and a saved template or persona reloads them. Planning a run reads the
 templates again and asks the run store for an unfinished run of the same
 configuration, on a worker; the screen that asked receives :class:`RunPlanned`
-and decides (resume, start afresh). Every engine event reaches the app as one
-:class:`RunEventReceived` and is folded into :attr:`RunController.state`.
+and decides (resume, start afresh). The run's thread queues the engine's
+events and wakes the app with one :class:`RunEventsQueued` per batch; the app
+applies each as a :class:`RunEventReceived`, folded into :attr:`RunController.state`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import re
+import threading
+from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -82,6 +85,23 @@ class RunEventReceived(Message):
                 and isinstance(message.event, RunProgress))
 
 
+class RunEventsQueued(Message):
+    """The running engine queued events for the app (:meth:`RunController.take_events`).
+
+    A run of 100,000 fast judgments posted one message per judgment: the UI
+    thread spent its time dispatching them and the app stalled. The run's thread
+    now queues its events and posts this only when the queue was empty, so one
+    message stands for every event queued until the app takes them.
+    """
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, RunEventsQueued)
+
+
+#: Events the app applies per RunEventsQueued before it lets other work in (it posts another).
+EVENTS_PER_TAKE = 2_000
+
+
 @dataclass
 class InterruptedRunFound(Message):
     """The newest run on the opened dataset was left unfinished (cancelled, or cut off by a quit)."""
@@ -130,6 +150,9 @@ class RunController:
         self._cancel_pending = False
         self._pairwise = False
         self._cancel_shown = False
+        #: Engine events queued by the run's thread, in order, until the app takes them.
+        self._queued: deque[RunEvent] = deque()
+        self._queue_lock = threading.Lock()
 
     @property
     def active(self) -> bool:
@@ -240,8 +263,22 @@ class RunController:
         return self._worker
 
     def on_event(self, event: RunEvent) -> None:
-        """The running engine's events (core.api.RunDisplay), on the run's thread: posted to the app."""
-        self.app.post_message(RunEventReceived(event))
+        """The running engine's events (core.api.RunDisplay), on the run's thread: queued, and the app
+        told (:class:`RunEventsQueued`) when the queue was empty."""
+        with self._queue_lock:
+            wake = not self._queued
+            self._queued.append(event)
+        if wake:
+            self.app.post_message(RunEventsQueued())
+
+    def take_events(self, limit: int = EVENTS_PER_TAKE) -> list[RunEvent]:
+        """Up to ``limit`` queued events, oldest first; when more wait, the app is told again."""
+        with self._queue_lock:
+            taken = [self._queued.popleft() for _ in range(min(limit, len(self._queued)))]
+            more = bool(self._queued)
+        if more:
+            self.app.post_message(RunEventsQueued())
+        return taken
 
     def cancel(self) -> None:
         """Stop the run: what is stored stays, and the run can be resumed."""

@@ -134,6 +134,8 @@ class DatasetsScreen(WorkspaceScreen):
         if change.kind is Change.DATASET:
             self._fill_dataset_list()
             self._show_dataset()
+        elif change.kind is Change.SUMMARY:
+            self._show_summary()
         elif change.kind is Change.ITEM:
             view = self.query_one(ItemView)
             if view.example is not None and view.example.id in change.item_ids:
@@ -157,12 +159,10 @@ class DatasetsScreen(WorkspaceScreen):
 
     def _show_dataset(self) -> None:
         dj = self.dj
-        summary_widget = self.query_one("#dataset-summary", Static)
         dataset = dj.workspace.dataset
-        if dataset is None or dj.datasets.dataset_summary is None:
-            summary_widget.update("Opening the dataset…")
+        self._show_summary()
+        if dataset is None:
             return
-        summary_widget.update(render_summary(dj.datasets.dataset_summary, dj.datasets.dataset_ceilings))
         self._haystack = {ex.id: _searchable(ex) for ex in dataset.examples}
         with self.prevent(Select.Changed, Input.Changed):
             self.query_one("#tag-filter", Select).set_options([(t, t) for t in dataset.tags])
@@ -175,6 +175,17 @@ class DatasetsScreen(WorkspaceScreen):
             self.query_one("#item-search", Input).value = ""
             self.query_one("#quality-range", Input).value = ""
         self._fill_item_table(dataset)
+
+    def _show_summary(self) -> None:
+        """The summary follows the dataset (DatasetDescribed): it takes seconds at 100,000 items."""
+        dj = self.dj
+        summary_widget = self.query_one("#dataset-summary", Static)
+        if dj.workspace.dataset is None:
+            summary_widget.update("Opening the dataset…")
+        elif dj.datasets.dataset_summary is None:
+            summary_widget.update("Describing the dataset…")
+        else:
+            summary_widget.update(render_summary(dj.datasets.dataset_summary, dj.datasets.dataset_ceilings))
 
     def _range_quality(self) -> str | None:
         select = self.query_one("#range-quality", Select)

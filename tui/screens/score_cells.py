@@ -9,9 +9,10 @@ themselves, and fit column widths from the values' range.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 from rich.cells import cell_len
 
 from ..format import disagreement_style, number_text
@@ -69,15 +70,29 @@ class ScoreCells:
             return self.workspace.human_label(self.dataset.get(example_id))
         return self.workspace.scores_of(column).get(example_id)  # None: not scored or failed
 
+    def sort_keys(self, keys: Sequence[RowKey], column: str) -> list[Any]:
+        """``sort_key`` of every key at once (the table sorts on a thread worker: only lookups)."""
+        if column == ID_COLUMN:
+            return [str(key).lower() for key in keys]
+        get = self.dataset.get
+        if column == SYSTEM_COLUMN:
+            return [(get(str(key)).system or "").lower() for key in keys]
+        if column == HUMAN_COLUMN:
+            labels = self.workspace.pooled_labels()
+            return [labels.get(str(key)) for key in keys]
+        scores = self.workspace.scores_of(column)
+        return [scores.get(str(key)) for key in keys]
+
     def widest_text(self, column: str) -> int:
         examples = self.dataset.examples
         if column == ID_COLUMN:
-            return max((cell_len(ex.id) for ex in examples), default=0)
+            return widest_cells([ex.id for ex in examples])
         if column == SYSTEM_COLUMN:
-            return max((cell_len(ex.system or "") for ex in examples), default=0)
+            return widest_cells([ex.system or "" for ex in examples])
         ws = self.workspace
         if column == HUMAN_COLUMN:
-            return widest_number((ws.human_label(ex) for ex in examples), 2)
+            labels = ws.pooled_labels()
+            return widest_number([labels.get(ex.id) for ex in examples], 2)
         scores = ws.scores_of(column)
         widest = widest_number(scores.values(), 3)
         if any(value is None for value in scores.values()):
@@ -87,15 +102,27 @@ class ScoreCells:
         return widest
 
 
+def widest_cells(texts: list[str]) -> int:
+    """The widest ``cell_len`` of ``texts``. Ids and system names are nearly always printable ASCII,
+    one cell a character: then ``len`` measures them, at C speed (100,000 ids on the UI thread)."""
+    if "".join(texts).isascii() and "".join(texts).isprintable():
+        return max(map(len, texts), default=0)
+    return max(map(cell_len, texts), default=0)
+
+
 def widest_number(values: Iterable[float | None], digits: int) -> int:
     """The widest ``number_text(value, digits)`` of ``values`` without formatting each one: with a
-    fixed number of decimals the widest finite text is that of the smallest or the largest value."""
-    finite: list[float] = []
-    other: set[str] = set()
-    for value in values:
-        if value is not None and math.isfinite(value):
-            finite.append(value)
-        else:
-            other.add(number_text(value, digits))
-    texts = [number_text(min(finite), digits), number_text(max(finite), digits)] if finite else []
-    return max((cell_len(text) for text in [*texts, *other]), default=0)
+    fixed number of decimals the widest finite text is that of the smallest or the largest value.
+    The values are read as one array (None becomes NaN): a column of 100,000 on the UI thread."""
+    values = list(values)
+    numbers = np.array(values, dtype=np.float64)
+    finite = numbers[np.isfinite(numbers)]
+    texts = [number_text(float(finite.min()), digits), number_text(float(finite.max()), digits)] if finite.size else []
+    if finite.size < numbers.size:  # None, NaN or an infinity: each has its own text
+        n_none = values.count(None)
+        if n_none:
+            texts.append(number_text(None, digits))
+        if int(np.isnan(numbers).sum()) > n_none:
+            texts.append(number_text(math.nan, digits))
+        texts.extend(number_text(bound, digits) for bound in (math.inf, -math.inf) if bound in numbers)
+    return max((cell_len(text) for text in texts), default=0)

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import time
-from typing import ClassVar
+from collections.abc import Callable
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual import on
@@ -22,15 +23,27 @@ from ..widgets.label_agreement_panel import LabelAgreementPanel
 from ..widgets.preference_report import PreferencePanel
 from ..widgets.run_progress_bar import TICK_S, progress_text
 from ..widgets.selection_bar import SelectionBar
-from ..widgets.virtual_table import Column, VirtualTable
+from ..widgets.virtual_table import Column, RowKey, VirtualTable
 from .base import VIEW_BINDINGS, WorkspaceScreen
 from .compare_dialog import CompareDialog
 from .item import ItemScreen
 from .label_estimates_dialog import LabelEstimatesDialog
 from .score_cells import HUMAN_COLUMN, ID_COLUMN, SYSTEM_COLUMN, ScoreCells
 
+if TYPE_CHECKING:
+    from dialjudge.core.api import Workspace
+
 #: Seconds between two draws of the correlation panel while judgments stream in.
 PANEL_REDRAW_INTERVAL = 0.5
+
+
+def subset_filter(workspace: Workspace) -> Callable[[RowKey], bool] | None:
+    """Which rows the workspace's subset keeps (None: every row); called on the table's worker."""
+    dataset = workspace.dataset
+    if dataset is None or workspace.subset.spec == "all":
+        return None
+    matches = workspace.subset.predicate()
+    return lambda key: matches(dataset.get(str(key)))
 
 
 class ScoresScreen(WorkspaceScreen):
@@ -81,7 +94,7 @@ class ScoresScreen(WorkspaceScreen):
         kind = change.kind
         if kind in (Change.DATASET, Change.SELECTION):
             self._sync_selection_bar()
-            self._rebuild_table()
+            self._rebuild_table(selection_only=kind is Change.SELECTION)
         elif kind in (Change.METRICS, Change.JUDGES):
             if self._shown_evaluators != column_order(self.dj.workspace):
                 self._rebuild_table(columns_only=True)
@@ -166,10 +179,12 @@ class ScoresScreen(WorkspaceScreen):
         ws = self.dj.workspace
         self.query_one(SelectionBar).sync(ws.qualities(), ws.quality, [s.spec for s in ws.subsets()], ws.subset.spec)
 
-    def _rebuild_table(self, *, columns_only: bool = False) -> None:
+    def _rebuild_table(self, *, columns_only: bool = False, selection_only: bool = False) -> None:
         """Show the workspace's items and evaluators. Cells are built lazily (``ScoreCells``) for
         the rows drawn; ``columns_only``: the items, the quality and the subset are unchanged, so
-        the rows stay and only the evaluator columns are re-read."""
+        the rows stay and only the evaluator columns are re-read; ``selection_only``: the dataset is
+        unchanged but the quality or subset may not be, so the rows stay, the human column is
+        re-read and the subset filter replaced (the table filters 100,000 rows on a worker)."""
         ws = self.dj.workspace
         table = self.table
         evaluators = column_order(ws)
@@ -186,15 +201,21 @@ class ScoresScreen(WorkspaceScreen):
             table.set_rows([])
             return
         source = table.source
-        if columns_only and isinstance(source, ScoreCells) and source.dataset is ws.dataset:
+        same_rows = isinstance(source, ScoreCells) and source.dataset is ws.dataset
+        if columns_only and same_rows:
             table.set_columns(columns)  # a lazy table keeps its rows, cursor and sort
             table.invalidate(None, evaluators)  # scores may have changed with the columns
+            return
+        if selection_only and same_rows and table.columns[:2] == columns[:2]:
+            if table.columns != columns:
+                table.set_columns(columns)
+            table.invalidate(None, [HUMAN_COLUMN, *evaluators])  # the quality's labels and the cells' colours
+            table.set_filter(subset_filter(ws))
             return
         if table.columns != columns:
             table.set_columns(columns)
         table.set_lazy_rows((ex.id for ex in ws.dataset.examples), ScoreCells(ws))
-        in_subset = {ex.id for ex in ws.selected_examples()}
-        table.set_filter(None if ws.subset.spec == "all" else in_subset.__contains__)
+        table.set_filter(subset_filter(ws))
 
     def _update_judge_cells(self, item_ids: frozenset[str]) -> None:
         """Judgments arrived for ``item_ids`` (empty: any item): only those cells are rebuilt, when drawn."""
@@ -203,6 +224,10 @@ class ScoresScreen(WorkspaceScreen):
             return
         names = [n for n in ws.evaluators if ws.kind(n).value != "metric"]
         self.table.invalidate(item_ids or None, names)
+
+    def on_virtual_table_ordered(self, event: VirtualTable.Ordered) -> None:
+        """A big table's filter or sort came from its worker: the count of rows shown changed."""
+        self._redraw_status()
 
     def on_virtual_table_row_selected(self, event: VirtualTable.RowSelected) -> None:
         dataset = self.dj.workspace.dataset
@@ -236,7 +261,7 @@ class ScoresScreen(WorkspaceScreen):
         ws = self.dj.workspace
         rows = panel_rows(ws, self.dj.datasets.stats)
         how = ws.aggregation.value
-        n = len(ws.human_labels())
+        n = ws.n_human_labels()  # the panel is drawn twice a second while a run streams in
         title = f"{ws.quality} ({how} of annotators) · subset {ws.subset.spec} · {n} rated items"
         note = f"95% CIs: bootstrap over contexts, {self.dj.services.n_boot} resamples"
         if any(r.live for r in rows):
