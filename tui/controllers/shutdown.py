@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import os
 import signal
 import sys
@@ -166,6 +167,11 @@ def end_process_promptly(code: int, grace_s: float = 3.0) -> None:
         thread.join(max(0.0, deadline - time.monotonic()))
     if any(t.is_alive() and not t.daemon and t is not threading.main_thread() for t in threading.enumerate()):
         _end_process_now(code)
+    # Python's exit runs full cyclic collections over everything the app still holds (datasets,
+    # metric caches, NLTK's WordNet): measured 5-8 s on a busy 2-core machine after a quit whose
+    # run had stopped within 0.5 s. Frozen objects are left out of those collections; memory is
+    # the OS's to reclaim, and the exit handlers still run.
+    gc.freeze()
 
 
 def _end_process_now(code: int) -> None:
