@@ -701,6 +701,21 @@ async def test_a_cancel_interrupts_the_computation_in_flight_which_is_dropped_no
     assert resumed.done == 12 and resumed.failures == 0 and not backend.interrupted.is_set()
 
 
+async def test_cancelling_the_task_interrupts_the_computation_in_flight(store: RunStore) -> None:
+    """The CLI's Ctrl+C: asyncio.run cancels the run's task (not engine.cancel); closing the judge
+    still does not wait for the computation in flight, and nothing is stored as failed."""
+    backend = ThreadedJudge("a", long_on=3)
+    eng = engine(config(judge("a")), make_dataset(4, 3), {"a": backend}, store, close_backends=True)
+    task = asyncio.ensure_future(eng.run())
+    assert await asyncio.to_thread(backend.computing.wait, 10)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await asyncio.wait_for(task, 10)
+    assert backend.interrupts >= 1 and backend.closed == 1
+    (record,) = store.list_runs()
+    assert (record.status, record.judgments, record.failures) == ("cancelled", 2, 0)
+
+
 async def test_an_interrupted_request_stops_the_run_and_is_not_stored_as_failed(store: RunStore) -> None:
     """A backend interrupted from elsewhere (no cancel of this run): its request was dropped, not failed."""
     backend = ThreadedJudge("a", long_on=3)

@@ -346,6 +346,9 @@ class RunEngine:
         try:
             await self._main
         except asyncio.CancelledError:
+            # Also when the task itself was cancelled (the CLI's Ctrl+C under asyncio.run) rather than
+            # through cancel(): the judge's computation in flight stops before the judge is closed.
+            self._interrupt_backends()
             summary = self._stop(RunStatus.CANCELLED)
             if self._cancel_requested:
                 return summary
