@@ -116,9 +116,10 @@ class ShutdownController:
     def _arm_exit_watchdog(self) -> None:
         """The real app only: end the process a few seconds after the app closed, whatever still runs.
 
-        After a cancel the run's thread still closes its judge, which waits for a request in flight
-        (llama.cpp cannot stop one midway; on a busy machine it takes tens of seconds). The run's
-        end is stored by then, and the app has restored the terminal; nothing is lost by not waiting.
+        After a cancel the run's thread still closes its judge. A local model's evaluation in flight
+        is aborted by the cancel (core.judges.types.InterruptibleBackend), but another backend may
+        still wait for a request. The run's end is stored by then, and the app has restored the
+        terminal; nothing is lost by not waiting.
         """
         if self.app.is_headless:
             return
