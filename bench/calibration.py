@@ -17,7 +17,8 @@ For every k (contexts) x m (candidates per context) cell, ``--datasets`` dataset
   the old rule's (a percentile CI over contexts excluding 0) and Williams's test at p < 0.05;
 * the power of the verdict where B truly agrees better (design "effect": Δρ = +0.2);
 * coverage of the label statistics' CIs (κ, α, agreement, ROC-AUC; design "labels") and of the
-  human ceiling's α CI (design "ceiling"); the stop rule's false "better" over its looks.
+  human ceiling's α CI (design "ceiling") and of its leave-one-annotator-out r, ρ, τ CIs (design
+  "loo ceiling", part ``loo-ceiling``); the stop rule's false "better" over its looks.
 
 Each rate is printed with its Monte-Carlo standard error. The last lines derive the
 smallest number of contexts at which every shown CI covers >= 90% (and the exact
@@ -43,6 +44,8 @@ import numpy as np
 from dialjudge.core.simulation import SimulationDesign, coverage_rate, false_verdict_rate, simulate
 from dialjudge.core.simulation.calibration import Rate
 from dialjudge.core.stats import bootstrap as bs
+from dialjudge.core.stats.ceiling_ci import CEILING_CI_MAX_ITEMS as DEFAULT_CEILING_MAX_ITEMS
+from dialjudge.core.stats.ceiling_ci import MIN_CONTEXTS_CEILING
 from dialjudge.core.stats.correlation import METHODS, item_correlation
 from dialjudge.core.stats.paired import paired_comparison
 from dialjudge.core.stats.randomization import DEFAULT_DRAWS
@@ -286,6 +289,63 @@ def _ceiling_truth(design: SimulationDesign) -> float:
     return float(label_ceiling(label_examples(big, 0)[0], "label").alpha)
 
 
+def ceiling_examples(batch: Any, d: int) -> list[Any]:
+    """Dataset ``d`` of a batch as examples carrying every annotator's rating (1..5 when the design
+    rounds, else continuous) of the quality "q"."""
+    from dialjudge.core.model import Example, Rating, Scale, ScaleKind
+
+    points = batch.design.rating_points
+    scale = Scale(ScaleKind.ORDINAL, 1, points) if points else Scale(ScaleKind.CONTINUOUS, -100, 100)
+    ratings = batch.ratings[d].tolist()
+    return [Example(item, f"c{batch.groups[j]}", (), "", ratings={"q": Rating(tuple(ratings[j]), scale)})
+            for j, item in enumerate(batch.item_ids)]
+
+
+#: Contexts of the one large dataset whose leave-one-out ceiling stands in for the truth (its
+#: Monte-Carlo error is about 0.002, far inside the CIs it is compared with).
+LOO_TRUTH_CONTEXTS = 100_000
+
+
+@lru_cache(maxsize=8)
+def loo_ceiling_truth(design: SimulationDesign) -> dict[str, float]:
+    """The estimand: the leave-one-out ceiling (averaged over the same annotators) on infinitely many
+    contexts, approximated by one very large simulated dataset. It does not depend on k or m: the
+    coefficients are functionals of one item's (own rating, others' mean) distribution."""
+    from dialjudge.core.stats.ceiling import human_ceiling
+
+    big = simulate(replace(design, n_contexts=LOO_TRUTH_CONTEXTS, n_candidates=1), 1, seed=20261125)
+    ceiling = human_ceiling(ceiling_examples(big, 0), "q", n_boot=0)
+    return {m: float(ceiling.coefficient(m)) for m in METHODS}
+
+
+def run_loo_ceiling_cell(design: SimulationDesign, n_datasets: int, seed: int, n_boot: int = 1000) -> CellResult:
+    """The numeric human ceiling (leave-one-annotator-out r, ρ, τ of three annotators on a 1-5 scale):
+    coverage of its context-bootstrap CIs (``human_ceiling``, as every report computes them)."""
+    from dialjudge.core.stats.ceiling import human_ceiling
+
+    started = time.perf_counter()
+    truth = loo_ceiling_truth(replace(design, n_contexts=1, n_candidates=1))
+    batch = simulate(design, n_datasets, seed)
+    bounds = {m: (np.full(n_datasets, np.nan), np.full(n_datasets, np.nan)) for m in METHODS}
+    for d in range(n_datasets):
+        ceiling = human_ceiling(ceiling_examples(batch, d), "q", n_boot=n_boot, seed=d)
+        for m in METHODS:
+            bounds[m][0][d], bounds[m][1][d] = ceiling.ci(m)
+    rates = {f"cover ceiling {SYMBOL[m]}": coverage_rate(*bounds[m], truth[m]) for m in METHODS}
+    return CellResult(loo_ceiling_design_name(), design.n_contexts, design.n_candidates, n_datasets, rates,
+                      time.perf_counter() - started)
+
+
+def loo_ceiling_design_name() -> str:
+    """"loo ceiling", or, when ``--ceiling-max-items`` lowered the size above which the ceiling's CI is
+    an m-out-of-n bootstrap, a name of its own (so that its rows never replace the full bootstrap's)."""
+    from dialjudge.core.stats import ceiling_ci
+
+    if ceiling_ci.CEILING_CI_MAX_ITEMS == DEFAULT_CEILING_MAX_ITEMS:
+        return "loo ceiling"
+    return f"loo ceiling, m-out-of-n above {ceiling_ci.CEILING_CI_MAX_ITEMS} items"
+
+
 #: (design name, design, datasets, seed, correlation resamples, paired resamples)
 Cell = tuple[str, SimulationDesign, int, int, int, int]
 
@@ -294,10 +354,11 @@ def cells(n_datasets: int, contexts: Sequence[int], candidates: Sequence[int], s
           parts: Sequence[str] = ("null", "effect", "labels"), n_boot: int = 1000,
           paired_boot: int = 2000) -> list[Cell]:
     out = []
-    for name, base in (("null", NULL), ("effect", EFFECT), ("labels", LABELS), ("ceiling", LABELS)):
+    for name, base in (("null", NULL), ("effect", EFFECT), ("labels", LABELS), ("ceiling", LABELS),
+                       ("loo-ceiling", LABELS)):
         if name not in parts:
             continue
-        offset = {"null": 0, "effect": 5, "labels": 5, "ceiling": 7}[name]
+        offset = {"null": 0, "effect": 5, "labels": 5, "ceiling": 7, "loo-ceiling": 8}[name]
         for m in candidates:
             for k in contexts:
                 design = replace(base, n_contexts=k, n_candidates=m)
@@ -311,6 +372,8 @@ def _run(args: Cell) -> CellResult:
         return run_label_cell(design, n_datasets, seed, n_boot)
     if name == "ceiling":
         return run_ceiling_cell(design, n_datasets, seed, n_boot)
+    if name == "loo-ceiling":
+        return run_loo_ceiling_cell(design, n_datasets, seed, n_boot)
     return run_cell(name, design, n_datasets, seed, n_boot, paired_boot)
 
 
@@ -335,7 +398,8 @@ def markdown(results: Sequence[CellResult], n_datasets: int | None, command: str
         f"{n_datasets} simulated datasets per cell"
     lines = [f"Regenerate: `{command}` ({per_cell}; rates ± Monte-Carlo standard error; \"—\": not shown at "
              "that k, so nothing to calibrate).", ""]
-    for design in ("null", "effect", "labels", "ceiling"):
+    loo_designs = sorted({r.design for r in results if r.design.startswith("loo ceiling")})
+    for design in ("null", "effect", "labels", "ceiling", *loo_designs):
         rows = [r for r in results if r.design == design]
         if not rows:
             continue
@@ -368,6 +432,10 @@ def markdown(results: Sequence[CellResult], n_datasets: int | None, command: str
     if labels:
         lines.append(f"Label statistics: every CI covers >= {COVERAGE_FLOOR:.0%} from "
                      f"k = {derived_min_contexts(labels)[0]}; MIN_CONTEXTS_LABELS = {MIN_CONTEXTS_LABELS}.")
+    ceilings = [r for r in results if r.design.startswith("loo ceiling")]
+    if ceilings:
+        lines.append(f"Human ceiling (leave-one-out r, ρ, τ): every CI covers >= {COVERAGE_FLOOR:.0%} from "
+                     f"k = {derived_min_contexts(ceilings)[0]}; MIN_CONTEXTS_CEILING = {MIN_CONTEXTS_CEILING}.")
     return "\n".join(lines)
 
 
@@ -380,7 +448,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=1, help="processes (the cells are independent)")
     parser.add_argument("--parts", default="null,effect,labels,stop",
                         help="which designs: null, effect (correlations and paired comparisons), labels (κ, α, "
-                             "AUC), ceiling (the human ceiling's α), stop (the stop rule)")
+                             "AUC), ceiling (the human ceiling's α), loo-ceiling (the human ceiling's leave-one-out "
+                             "r, ρ, τ), stop (the stop rule)")
     parser.add_argument("--stop-datasets", type=int, default=300, help="simulated runs for the stop rule (0: skip)")
     parser.add_argument("--json", help="write the rates as JSON here")
     parser.add_argument("--markdown", help="write the tables as Markdown here (else to stdout)")
@@ -392,8 +461,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="no bootstrap at all: only the verdicts (false-verdict rate, power); --render keeps "
                              "the coverage of an earlier run under them")
     parser.add_argument("--no-floor", action="store_true",
-                        help="show CIs at every k (MIN_CONTEXTS, MIN_ITEMS_RANK_DELTA_CI and MIN_CONTEXTS_LABELS "
-                             "lowered to 2): the runs the floors are derived from")
+                        help="show CIs at every k (MIN_CONTEXTS, MIN_ITEMS_RANK_DELTA_CI, MIN_CONTEXTS_LABELS and "
+                             "MIN_CONTEXTS_CEILING lowered to 2): the runs the floors are derived from")
+    parser.add_argument("--ceiling-max-items", type=int, default=DEFAULT_CEILING_MAX_ITEMS,
+                        help="items above which the human ceiling's CI is an m-out-of-n bootstrap (lower it to "
+                             "calibrate that path on small simulated datasets; its rows get a design of their own)")
     parser.add_argument("--render", nargs="+", metavar="JSON",
                         help="only write the Markdown from the JSON of earlier runs (several runs' cells merged)")
     args = parser.parse_args(argv)
@@ -408,11 +480,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(text)
         return 0
     if args.no_floor:
-        from dialjudge.core.stats import label_agreement, small_samples
+        from dialjudge.core.stats import ceiling_ci, label_agreement, small_samples
 
         small_samples.MIN_CONTEXTS = 2
+        ceiling_ci.MIN_CONTEXTS_CEILING = 2
         small_samples.MIN_ITEMS_RANK_DELTA_CI = 2
         label_agreement.MIN_CONTEXTS_LABELS = 2
+    if args.ceiling_max_items != DEFAULT_CEILING_MAX_ITEMS:
+        from dialjudge.core.stats import ceiling_ci
+
+        if args.workers > 1:
+            parser.error("--ceiling-max-items works in one process (--workers 1)")
+        ceiling_ci.CEILING_CI_MAX_ITEMS = args.ceiling_max_items
     parts = args.parts.split(",")
     todo = cells(args.datasets, [int(k) for k in args.contexts.split(",")],
                  [int(m) for m in args.candidates.split(",")], args.seed, parts,
@@ -447,6 +526,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     labels = [r for r in results if r.design == "labels"]
     ok = not correlations or max(derived_min_contexts(correlations)) <= MIN_CONTEXTS
     ok = ok and (not labels or derived_min_contexts(labels)[0] <= MIN_CONTEXTS_LABELS)
+    ceilings = [r for r in results if r.design.startswith("loo ceiling")]
+    ok = ok and (not ceilings or derived_min_contexts(ceilings)[0] <= MIN_CONTEXTS_CEILING)
     return 0 if ok else 1
 
 

@@ -93,15 +93,19 @@ def run_stats(args: argparse.Namespace) -> int:
         reasons: list[str] = []
         table_rows = []
         for r in stats.numeric:
-            table_rows.append((r.quality, r.level, r.scale, r.n_items, r.n_annotators, _f(r.loo_pearson),
-                               _f(r.loo_spearman), _f(r.alpha), r.alpha_level))
-            reasons.extend(f"{r.quality} ({r.level}): {why}" for why in r.ceiling.reasons)
+            contexts = r.ceiling.n_contexts
+            table_rows.append((r.quality, r.level, r.scale, r.n_items, "–" if contexts is None else contexts,
+                               r.n_annotators, r.ceiling.text("pearson"), r.ceiling.text("spearman"), _f(r.alpha),
+                               r.alpha_level))
+            why_not = (*r.ceiling.reasons, *((r.ceiling.ci_reason,) if r.ceiling.ci_reason else ()))
+            reasons.extend(f"{r.quality} ({r.level}): {why}" for why in why_not)
         con.print(render.plain_table(
             f"Annotator agreement — {dataset.name} (numeric qualities)",
-            ["quality", "level", "scale", "items", "annotators", "LOO Pearson", "LOO Spearman", "Krippendorff α",
-             "level of α"], table_rows,
-            right=("items", "annotators", "LOO Pearson", "LOO Spearman", "Krippendorff α")))
-        con.print("[dim]LOO: each annotator against the mean of the others, averaged over annotators.[/dim]")
+            ["quality", "level", "scale", "items", "contexts", "annotators", "LOO Pearson", "LOO Spearman",
+             "Krippendorff α", "level of α"], table_rows,
+            right=("items", "contexts", "annotators", "LOO Pearson", "LOO Spearman", "Krippendorff α")))
+        con.print("[dim]LOO: each annotator against the mean of the others, averaged over annotators; in brackets: "
+                  "95% CI, a bootstrap of whole contexts (none on too few contexts).[/dim]")
         render.print_notes(con, [f"why '–': {why}" for why in collapse_rater_notes(reasons)])
     if stats.labels:
         reasons = []

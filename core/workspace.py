@@ -476,7 +476,8 @@ class Workspace:
 
         items = self.ceiling_items()
         examples = self.selected_examples()
-        return human_ceiling(examples if items is None else [ex for ex in examples if ex.id in items], self.quality)
+        return human_ceiling(examples if items is None else [ex for ex in examples if ex.id in items], self.quality,
+                             seed=self.seed)
 
     @property
     def running(self) -> "RunningCorrelations | None":

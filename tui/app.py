@@ -89,6 +89,9 @@ class DialjudgeApp(App[int]):
         Binding("ctrl+c", "quit_now", "Quit now (a run is cancelled)", show=False),
     ]
     COMMANDS = App.COMMANDS | {DialjudgeCommands}
+    # Screens reflow below these sizes (their .tcss files style `.-narrow` and `.-short`): 80×24 stays usable.
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (32, "-tall")]
 
     def __init__(self, services: Services, dataset: str, column_map: ColumnMap | None = None) -> None:
         """The app on ``services``, opening ``dataset`` (a name or a path; a table read with

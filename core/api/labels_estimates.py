@@ -536,12 +536,12 @@ def alt_test_lines(report: AltTestReport) -> list[str]:
     lines.append(f"{margin}; alignment: {_MEASURE_NAMES[r.measure]}; one-sided paired t-test per annotator, "
                  f"{_FDR_NAMES[r.fdr]} at q = {r.q:g} over annotators")
     c = report.ceiling
-    ceiling = [f"leave-one-out Spearman {_n(c.spearman)}"]
+    ceiling = [f"leave-one-out Spearman {c.text('spearman')}"]
     if c.alpha is not None:
         ceiling.append(f"Krippendorff's α {_n(c.alpha)}")
     if c.kappa is not None:
         ceiling.append(f"mean Cohen's κ {_n(c.kappa)}")
-    lines.append(f"human ceiling ({c.n_annotators} annotators, {c.n_items} items): " + ", ".join(ceiling))
+    lines.append(f"human ceiling ({c.n_text()}): " + ", ".join(ceiling))
     lines.extend(f"annotator {a} not tested: {why}" for a, why in r.skipped)
     lines.extend(r.reasons)
     return lines

@@ -18,8 +18,10 @@ from typing import Any, Iterable
 
 import numpy as np
 
+from ..format import interval_text, number_text
 from ..model import Example, Scale, ScaleKind
 from .categorical import alpha_undefined_reason, cohen_kappa, krippendorff_alpha, percent_agreement
+from .ceiling_ci import CeilingInterval, ceiling_interval
 from .correlation import METHODS, SYSTEM, TURN, degenerate_reason, point_estimates
 from .human import AnnotatorMatrix, alpha_level, annotator_matrix
 
@@ -56,11 +58,41 @@ class HumanCeiling:
     n_pairs: int | None = None
     annotators_by_name: bool = False
     reasons: tuple[str, ...] = field(default=())
+    #: The leave-one-out coefficients' CIs (context bootstrap, :mod:`.ceiling_ci`); None: not asked for.
+    interval: CeilingInterval | None = None
 
     def coefficient(self, method: str) -> float:
         if method not in METHODS:
             raise ValueError(f"unknown correlation {method!r}: use one of {', '.join(METHODS)}")
         return getattr(self, method)
+
+    def ci(self, method: str) -> tuple[float, float]:
+        """(low, high) of the coefficient's CI; NaN where none is shown."""
+        self.coefficient(method)
+        for name, low, high in self.interval.intervals if self.interval is not None else ():
+            if name == method:
+                return low, high
+        return NAN, NAN
+
+    @property
+    def n_contexts(self) -> int | None:
+        """Contexts behind the ceiling (the bootstrap's unit); None when items were resampled or no CI was asked."""
+        return self.interval.n_units if self.interval is not None and self.interval.by_group else None
+
+    @property
+    def ci_reason(self) -> str | None:
+        """Why a defined coefficient shows no CI (too few contexts), or None."""
+        return self.interval.reason if self.interval is not None else None
+
+    def n_text(self) -> str:
+        """``n = 60 items in 10 contexts, 3 annotators``: what the ceiling was computed on."""
+        contexts = f" in {self.n_contexts} contexts" if self.n_contexts is not None else ""
+        return f"n = {self.n_items} items{contexts}, {self.n_annotators} annotators"
+
+    def text(self, method: str) -> str:
+        """The coefficient and its CI as every front end shows it: ``0.612 [.55,.67]``."""
+        value = self.coefficient(method)
+        return " ".join(part for part in (number_text(value), interval_text(*self.ci(method))) if part)
 
     def to_dict(self) -> dict[str, Any]:
         def clean(v: float | None) -> float | None:
@@ -74,6 +106,10 @@ class HumanCeiling:
             "pearson": clean(self.pearson),
             "spearman": clean(self.spearman),
             "kendall": clean(self.kendall),
+            **{f"{m}_{end}": clean(bound) for m in METHODS for end, bound in zip(("lo", "hi"), self.ci(m))},
+            "n_contexts": self.n_contexts,
+            "ci_method": self.interval.method if self.interval is not None else None,
+            "ci_reason": self.ci_reason,
             "alpha": clean(self.alpha),
             "alpha_level": self.alpha_level,
             "kappa": clean(self.kappa),
@@ -82,8 +118,14 @@ class HumanCeiling:
         }
 
 
-def human_ceiling(examples: Iterable[Example], quality: str, *, level: str = TURN) -> HumanCeiling:
-    """The ceiling of ``quality`` over ``examples`` at turn (item) or system level."""
+#: Resamples of the ceiling's CI unless told otherwise (the judges' default).
+CEILING_BOOT = 1000
+
+
+def human_ceiling(examples: Iterable[Example], quality: str, *, level: str = TURN, n_boot: int = CEILING_BOOT,
+                  seed: int = 0, confidence: float = 0.95) -> HumanCeiling:
+    """The ceiling of ``quality`` over ``examples`` at turn (item) or system level; at turn level
+    with the context-bootstrap CI of its coefficients (``n_boot=0``: none)."""
     examples = list(examples)
     matrix = annotator_matrix(examples, quality)
     reasons: list[str] = []
@@ -105,7 +147,18 @@ def human_ceiling(examples: Iterable[Example], quality: str, *, level: str = TUR
     )
     if level != SYSTEM and matrix.n_items:
         result.update(_reliability(matrix, reasons))
+        if per_annotator:
+            result["interval"] = _interval(examples, matrix, per_annotator, means, n_boot, seed, confidence)
     return HumanCeiling(**result, reasons=tuple(reasons))
+
+
+def _interval(examples: list[Example], matrix: AnnotatorMatrix, per_annotator: list[AnnotatorAgreement],
+              point: dict[str, float], n_boot: int, seed: int, confidence: float) -> CeilingInterval:
+    group_of = {ex.id: ex.group_id for ex in examples}
+    groups = [group_of[i] for i in matrix.example_ids]
+    defined = [a for a, agreement in enumerate(per_annotator) if not math.isnan(agreement.pearson)]
+    return ceiling_interval(matrix.numeric(), groups, defined, point, n_boot=n_boot, seed=seed,
+                            confidence=confidence)
 
 
 @dataclass(frozen=True)

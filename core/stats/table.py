@@ -152,10 +152,13 @@ class AgreementTable:
                     ceiling = self.ceiling[(quality, level)]
                     record = self._record(CEILING, "ceiling", quality, level)
                     record.update({m: _clean(ceiling.coefficient(m)) for m in METHODS})
+                    record.update({f"{m}_{end}": _clean(bound) for m in METHODS
+                                   for end, bound in zip(("lo", "hi"), ceiling.ci(m))})
+                    reasons = (*ceiling.reasons, *((ceiling.ci_reason,) if ceiling.ci_reason else ()))
                     record.update(n=ceiling.n_items, n_items=ceiling.n_items, alpha=_clean(ceiling.alpha),
                                   alpha_level=ceiling.alpha_level, kappa=_clean(ceiling.kappa),
                                   percent_agreement=_clean(ceiling.percent_agreement),
-                                  reason="; ".join(ceiling.reasons) or None)
+                                  reason="; ".join(reasons) or None)
                     records.append(record)
         return records
 
@@ -205,7 +208,8 @@ def agreement_table(
         ties[quality] = labels.n_ties
         rated = [ex for ex in selected if ex.id in labels.values]
         for level in levels:
-            ceiling[(quality, level)] = human_ceiling(ceiling_from, quality, level=SYSTEM if level == SYSTEM else TURN)
+            ceiling[(quality, level)] = human_ceiling(ceiling_from, quality, level=SYSTEM if level == SYSTEM else TURN,
+                                                      n_boot=n_boot, seed=seed, confidence=confidence)
         for name, scores in evaluator_scores.items():
             for level in levels:
                 cells[name][(quality, level)] = _correlation_cell(

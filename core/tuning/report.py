@@ -139,9 +139,10 @@ class TuningReport:
         c = self.ceiling
         if c is None:
             return "–"
-        value = c.coefficient(self.coefficient)
-        return (f"{self.coefficient} {number_text(None if value != value else value)} "
-                f"(n = {c.n_items} items, {c.n_annotators} annotators, leave-one-out)")
+        # The same text as the app's panel and the command line: value [CI], or why there is no CI.
+        shown = c.ci(self.coefficient)[0] == c.ci(self.coefficient)[0]
+        note = f"; {c.ci_reason}" if not shown and c.ci_reason else ""
+        return f"{self.coefficient} {c.text(self.coefficient)} ({c.n_text()}, leave-one-out{note})"
 
     @staticmethod
     def _round_text(r: Round) -> str:

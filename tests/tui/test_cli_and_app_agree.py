@@ -62,6 +62,17 @@ def table_rows(out: str) -> dict[str, list[str]]:
     return rows
 
 
+def ci_lines(out: str) -> dict[str, list[str]]:
+    """The CI line (a row's second line) under each row of the first table printed, by the row's first cell."""
+    lines = out[: out.index("└") + 1].splitlines()
+    cis: dict[str, list[str]] = {}
+    for line, below in zip(lines, lines[1:]):
+        cells = [c.strip() for c in line.split("│")[1:-1]]
+        if line.startswith("│") and cells[0] and below.startswith("│"):
+            cis[cells[0]] = [c.strip() for c in below.split("│")[1:-1]][1:4]
+    return cis
+
+
 @pytest.fixture
 def two_cli_runs(capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
     """Runs 1 (judge fa) and 2 (judge fb) made by the command line; returns run 1's table as printed."""
@@ -113,6 +124,10 @@ async def test_the_command_line_and_the_app_show_the_same_numbers(
         shown = cli_rows[name]
         assert [cell.rstrip("*") for cell in shown[1:4]] == [number_text(row.value(m)) for m in METHODS], name
         assert shown[4] == str(row.n), name
+    # The ceiling's CIs (the context bootstrap of its leave-one-out coefficients): in both, the same.
+    assert set(ceiling.intervals) == set(METHODS)
+    assert ci_lines(two_cli_runs)["human ceiling"] == [
+        f"{ceiling.intervals[m][0]:.2f}…{ceiling.intervals[m][1]:.2f}" for m in METHODS]
     # One human ceiling: on the LIMIT items the judge is compared on, in the app as in the command line;
     # the metrics on every item of the view (their n says so).
     assert ceiling.n == judge.n == LIMIT

@@ -206,3 +206,21 @@ async def test_a_pair_shows_its_prompt_both_replies_and_every_vote(services, tmp
         await pilot.press(*"sunscreen")  # in one reply of one pair only: the replies are searched
         await pilot.pause()
         assert shown(screen) == ["q81-t1-alpaca-13b-vs-vicuna-13b"]
+
+
+async def test_the_list_cursor_stays_on_the_dataset_just_opened(services, tmp_path: Path):
+    # The list is rebuilt after each open; the cursor used to jump back to the top.
+    sample = open_dataset("sample")
+    path = save_dataset(sample.subset(sample.examples[:10], name="ten"), tmp_path / "ten.jsonl")
+    app = make_app(services=services)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = await go_to_datasets(pilot)
+        options = screen.query_one("#dataset-list", OptionList)
+        await choose(pilot, screen, "incar-kpi")
+        assert app.workspace.dataset.name == "incar-kpi"
+        assert options.highlighted_option is not None and options.highlighted_option.id == "incar-kpi"
+
+        app.datasets.open(str(path))  # a new "recently opened" row appears: the rows shift
+        await settle(pilot)
+        assert options.highlighted_option is not None and options.highlighted_option.id == str(path.resolve())

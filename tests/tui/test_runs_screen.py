@@ -12,6 +12,7 @@ from tui_helpers import SIZE, settle, static_text
 from dialjudge.core.compare import compare_runs
 from dialjudge.core.config import JudgeConfig
 from dialjudge.core.evaluation import evaluate, split_subsets
+from dialjudge.core.format import number_text
 from dialjudge.core.judges.prompts.personas import Persona
 from dialjudge.core.judges.prompts.templates import get_template, parse_template
 from dialjudge.core.judges.run.config import RunConfig
@@ -72,7 +73,18 @@ async def test_comparing_two_runs_shows_the_deltas_and_the_prompt_diff(services)
         with services.open_store() as store:
             comparison = compare_runs(store, first, second, dataset=app.workspace.dataset,
                                       subsets=split_subsets(app.workspace.dataset, "all"))
-        assert f"Run {first} → run {second} on sample" in shown
+        # Marked newest first; still one A (the older run) everywhere: status, mark column, header, tables, verdict.
+        status = static_text(screen.query_one("#runs-status", Static))
+        assert f"A = run {first}, B = run {second}" in status
+        assert (screen.table.cell(first, "mark").text, screen.table.cell(second, "mark").text) == ("A", "B")
+        assert f"A = run {first}, B = run {second} on sample" in shown
+        assert f"Δ = run {second} − run {first}" in shown
+        paired = next(c for c in comparison.paired if c.subset == "all")
+        assert (paired.name_a, paired.name_b) == (f"run {first}", f"run {second}")
+        spearman_row = next(line.replace("│", " ").split() for line in shown.splitlines()
+                            if line.replace("│", " ").split()[:3] == ["overall", "all", "Δρ"])
+        assert spearman_row[3:5] == [number_text(paired.delta("spearman").a), number_text(paired.delta("spearman").b)]
+        assert f"between run {first} and run {second}" in shown.replace("\n", " ")
         rows = [line.split() for line in shown.splitlines()]
         for d in comparison.deltas:
             if d.evaluator == "fake" and d.coefficient == "pearson":

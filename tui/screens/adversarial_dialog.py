@@ -15,6 +15,7 @@ from dialjudge.core.api import ADVERSARIAL_KINDS
 
 from ..controllers.adversarial import CURRENT_SOURCE, AdversarialRequest, default_output
 from ..widgets.path_suggester import PathSuggester
+from ..widgets.toggles import StateCheckbox
 from .form_dialog import FormDialog
 
 DEFAULT_PER_ITEM = 3
@@ -54,7 +55,7 @@ class AdversarialDialog(FormDialog[AdversarialRequest | None]):
             yield Label("Perturbations", classes="dialog-text")
             with Horizontal(id="adv-kinds"):
                 for kind in ADVERSARIAL_KINDS:
-                    yield Checkbox(kind, True, id=f"adv-kind-{kind}", compact=True)
+                    yield StateCheckbox(kind, True, id=f"adv-kind-{kind}", compact=True)
             with Horizontal(id="adv-numbers"):
                 for key, label, value in (("per-item", "per item", DEFAULT_PER_ITEM), ("n", "items (n)", DEFAULT_N),
                                           ("seed", "seed", DEFAULT_SEED)):

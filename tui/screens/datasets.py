@@ -11,7 +11,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.validation import Function
 from textual.widgets import Footer, Header, Input, Label, OptionList, Select, Static, TabbedContent, TabPane
-from textual.widgets.option_list import Option
+from textual.widgets.option_list import Option, OptionDoesNotExist
 
 from ..controllers.adversarial import AdversarialRequest, kdconv_sources
 from ..format import number_text
@@ -145,17 +145,27 @@ class DatasetsScreen(WorkspaceScreen):
         option_list = self.query_one("#dataset-list", OptionList)
         entries = self.dj.services.list_datasets()
         current = self.dj.workspace.dataset
+        # The list is rebuilt on every open (a new recent entry may shift the rows): the cursor stays on
+        # the dataset just opened, or failing that on the row it was on, instead of jumping to the top.
+        highlighted = option_list.highlighted_option
+        keep_id = highlighted.id if highlighted is not None else None
         options: list[Option | None] = []
         origin = None
+        open_id = None
         for entry in entries:
             if entry.origin != origin:
                 if origin is not None:
                     options.append(None)
                 origin = entry.origin
                 options.append(Option(Text(ORIGIN_TITLES.get(origin, origin), style="bold"), disabled=True))
-            options.append(_entry_option(entry, is_open=current is not None and _is_open(entry, current)))
+            is_open = current is not None and _is_open(entry, current)
+            option = _entry_option(entry, is_open=is_open)
+            if is_open and open_id is None:
+                open_id = option.id
+            options.append(option)
         option_list.clear_options()
         option_list.add_options(options)
+        _highlight_first_of(option_list, (open_id, keep_id))
 
     def _show_dataset(self) -> None:
         dj = self.dj
@@ -271,6 +281,18 @@ class DatasetsScreen(WorkspaceScreen):
         view.show(example, self.dj.datasets.item_metrics.get(example.id))
         if metric_note(example) is None and example.id not in self.dj.datasets.item_metrics:
             self.dj.datasets.score_item(example)
+
+
+def _highlight_first_of(option_list: OptionList, option_ids: tuple[str | None, ...]) -> None:
+    """Put the cursor on the first of ``option_ids`` that the list holds (none there: leave it)."""
+    for option_id in option_ids:
+        if option_id is None:
+            continue
+        try:
+            option_list.highlighted = option_list.get_option_index(option_id)
+        except OptionDoesNotExist:
+            continue
+        return
 
 
 #: Room for a dataset's description under its name in the list.

@@ -17,6 +17,7 @@ from dialjudge.core.api import Persona, check_persona_name
 from dialjudge.core.errors import TemplateError
 
 from ..widgets.path_suggester import PathSuggester
+from ..widgets.toggles import StateCheckbox
 
 if TYPE_CHECKING:
     from dialjudge.core.api import Persona, RunRecord
@@ -91,7 +92,7 @@ class ExportDialog(ModalScreen[ExportChoice | None]):
             yield Label("Folder (→ completes the path; created if missing)", classes="dialog-text")
             yield Input(str(self.folder), id="export-folder", suggester=PathSuggester())
             for key, label, checked in self.formats:
-                yield Checkbox(label, checked, id=f"format-{key}", compact=True)
+                yield StateCheckbox(label, checked, id=f"format-{key}", compact=True)
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Export (ctrl+s)", id="export", variant="primary")
                 yield Button("Cancel (Esc)", id="cancel")

@@ -14,6 +14,7 @@ from textual.widgets import Button, Checkbox, Input, Label, Static
 from dialjudge.core.api import IMPORT_FORMATS, ImportRequest
 
 from ..widgets.path_suggester import PathSuggester
+from ..widgets.toggles import StateCheckbox
 from .form_dialog import FormDialog
 
 
@@ -48,7 +49,7 @@ class ImportDialog(FormDialog[ImportRequest | None]):
             with Horizontal(classes="field-row"):
                 yield Label("Judge", classes="field-label")
                 yield Input(placeholder="the judge's name (a file with one judge)", id="import-judge", compact=True)
-            yield Checkbox("Refuse the import on any problem (strict)", id="import-strict", compact=True)
+            yield StateCheckbox("Refuse the import on any problem (strict)", id="import-strict", compact=True)
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Import (ctrl+s)", id="import", variant="primary")
                 yield Button("Cancel (Esc)", id="cancel")

@@ -6,9 +6,12 @@ import math
 from dataclasses import dataclass
 from typing import ClassVar
 
+from plotext._utility import hist_data  # the binning plt.hist draws with (plotext exports no other name)
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.message import Message
 from textual.widgets import Footer, Header, Label, OptionList
 from textual.widgets.option_list import Option
 from textual_plotext import PlotextPlot
@@ -20,6 +23,8 @@ from ..widgets.selection_bar import SelectionBar
 from .base import VIEW_BINDINGS, WorkspaceScreen
 
 HISTOGRAM_BINS = 20
+#: Rows of a plot that are not its canvas: title, top and bottom frame, x tick labels, x label.
+PLOT_FRAME_ROWS = 5
 #: Where Liu et al.'s Figure 5 (Evaluate What You Can't Evaluate) shows LLM judges crowding.
 HIGH_SCORE = 0.8
 
@@ -31,6 +36,25 @@ class PlottedData:
     evaluator: str
     scores: tuple[float, ...]
     pairs: tuple[tuple[float, float], ...]
+
+
+class CountHistogram(PlotextPlot):
+    """The histogram of an evaluator's scores. How many count ticks fit depends on its height, which
+    changes with the panel below it; each change is announced so that the screen redraws it."""
+
+    @dataclass
+    class Resized(Message):
+        """The histogram's size changed."""
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.post_message(self.Resized())
+
+
+def count_ticks(largest: int, most: int = 5) -> list[int]:
+    """At most ``most`` evenly spaced whole-number ticks from 0 to at least ``largest`` (a count)."""
+    step = max(1, math.ceil(largest / (most - 1)))
+    top = max(step, math.ceil(largest / step) * step)
+    return list(range(0, top + 1, step))
 
 
 class PlotsScreen(WorkspaceScreen):
@@ -49,7 +73,7 @@ class PlotsScreen(WorkspaceScreen):
             with Vertical(id="plot-evaluators-pane"):
                 yield Label("Evaluators", classes="pane-title")
                 yield OptionList(id="plot-evaluators")
-            yield PlotextPlot(id="histogram")
+            yield CountHistogram(id="histogram")
             yield PlotextPlot(id="scatter")
         yield DiscernmentPanel(id="discernment")
         yield Footer()
@@ -114,6 +138,9 @@ class PlotsScreen(WorkspaceScreen):
             if names:
                 options.highlighted = names.index(chosen) if chosen in names else 0
 
+    def on_count_histogram_resized(self, message: CountHistogram.Resized) -> None:
+        self._plot()  # the count ticks follow the histogram's height
+
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
         self._plot()
 
@@ -152,6 +179,12 @@ class PlotsScreen(WorkspaceScreen):
         plt = plot.plt
         if values:
             plt.hist(values, bins=HISTOGRAM_BINS)
+            # Counts are whole numbers: ticks at integers only (plotext would put them at 3.7, 7.3, …).
+            # As many as the plot has rows for (plotext drops ticks that collide, leaving uneven gaps).
+            rows = plot.content_size.height - PLOT_FRAME_ROWS
+            ticks = count_ticks(max(hist_data(values, HISTOGRAM_BINS)[1]), most=max(2, min(5, rows // 2)))
+            plt.ylim(0, ticks[-1])
+            plt.yticks([float(t) for t in ticks], [str(t) for t in ticks])
             high = sum(v >= HIGH_SCORE for v in values) / len(values)
             mean = math.fsum(values) / len(values)
             plt.title(f"{name}: n={len(values)}, mean {mean:.2f}, {high:.0%} ≥ {HIGH_SCORE}")

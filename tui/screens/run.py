@@ -38,6 +38,7 @@ from ..widgets.pairwise_report import PairwiseReportView
 from ..widgets.path_suggester import PathSuggester
 from ..widgets.preference_report import PreferenceReportView
 from ..widgets.run_progress_bar import RunProgressBar
+from ..widgets.toggles import StateCheckbox, StateSelectionList
 from .base import WorkspaceScreen
 from .dialogs import FRESH, RESUME, ResumeDialog
 from .runs import usage_text
@@ -76,7 +77,7 @@ class RunScreen(WorkspaceScreen):
             # The form scrolls with the focused field; the container itself takes no focus.
             with VerticalScroll(id="run-form", can_focus=False):
                 yield Label("Judges", classes="pane-title")
-                yield SelectionList[str](id="run-judges", compact=True)
+                yield StateSelectionList[str](id="run-judges", compact=True)
                 with Horizontal(classes="field-row"):
                     yield Label("Local model", classes="field-label")
                     yield Input(placeholder="path/to/model.gguf, Enter adds it as a judge", id="run-gguf",
@@ -98,7 +99,7 @@ class RunScreen(WorkspaceScreen):
                     yield Input("0", type="integer", id="run-pair-seed", compact=True)
                 yield Label("Personas (none ticked: no persona; several: one judge column each)",
                             classes="pane-title")
-                yield SelectionList[str](id="run-personas", compact=True)
+                yield StateSelectionList[str](id="run-personas", compact=True)
                 with Horizontal(classes="field-row"):
                     yield Label("Few-shot", classes="field-label")
                     yield Select[str]([(m, m) for m in FEWSHOT_METHODS], value="none", allow_blank=False,
@@ -120,7 +121,7 @@ class RunScreen(WorkspaceScreen):
                     yield Input(placeholder="all items", type="integer", id="run-limit", compact=True)
                     yield Label("Repeats", classes="field-label short")
                     yield Input("1", type="integer", id="run-repeats", compact=True)
-                yield Checkbox("New run, even where one with these settings finished", id="run-fresh",
+                yield StateCheckbox("New run, even where one with these settings finished", id="run-fresh",
                                compact=True, tooltip="Unticked, an identical finished run is shown again "
                                                      "instead of being stored twice (as `dialjudge judge` does)")
                 yield Button("Start run (ctrl+r)", id="run-start", variant="primary")

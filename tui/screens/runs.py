@@ -168,7 +168,7 @@ class RunsScreen(WorkspaceScreen):
 
     def _row(self, r: RunRecord) -> list[TableCell]:
         config = r.run_config
-        mark = MARKS[self.marked.index(r.id)] if r.id in self.marked else ""
+        mark = self.sides().get(r.id, "")
         judges = ",".join(j.name for j in config.judges)
         target = config.kpi or config.aspect or "–"
         return [
@@ -188,8 +188,12 @@ class RunsScreen(WorkspaceScreen):
 
     def _redraw_status(self) -> None:
         text = Text(f"{len(self.runs)} runs", style="bold")
-        if self.marked:
-            text.append(" · marked " + ", ".join(f"{MARKS[i]} = run {m}" for i, m in enumerate(self.marked)))
+        sides = self.sides()
+        if len(self.marked) == len(MARKS):
+            text.append(" · " + ", ".join(f"{side} = run {run_id}" for run_id, side in sides.items())
+                        + " (A the older)")
+        elif self.marked:
+            text.append(f" · marked run {self.marked[0]}")
         text.append(" · space marks, c compares, x exports, a adds a run's judges to the Scores screen",
                     style="dim")
         self.query_one("#runs-status", Static).update(text)
@@ -227,6 +231,13 @@ class RunsScreen(WorkspaceScreen):
             return True if len(self.runs) >= 2 else None
         return True
 
+    def sides(self) -> dict[int, str]:
+        """The mark each marked run shows: A and B once two are marked, the older run A, as the comparison
+        has it (one source for the status line, the mark column and the comparison); one alone: "*"."""
+        if len(self.marked) < len(MARKS):
+            return dict.fromkeys(self.marked, "*")
+        return dict(zip(sorted(self.marked), MARKS, strict=True))
+
     def action_mark(self) -> None:
         """Mark the highlighted run for comparison (again: unmark it)."""
         run_id = self.highlighted
@@ -247,7 +258,7 @@ class RunsScreen(WorkspaceScreen):
         if len(pair) != 2:
             self.notify("Mark two runs with space (or one, and highlight the other)", severity="warning")
             return
-        a, b = sorted(pair)
+        a, b = sorted(pair)  # A the older run, as sides() shows it; Δ = B − A
         self.query_one("#runs-comparison", Static).update(Text(f"Comparing run {a} with run {b}…", style="dim"))
         self.query_one(TabbedContent).active = "runs-comparison-tab"
         self.dj.stored_runs.compare(a, b, self)

@@ -10,6 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..format import number_text
+from .fit import FirstThatFits
 from .paired_verdict import render_paired
 
 if TYPE_CHECKING:
@@ -43,11 +44,13 @@ def diff_line(line: str) -> Text:
 def render_comparison(comparison: RunComparison) -> RenderableType:
     a, b = comparison.run_a, comparison.run_b
     parts: list[RenderableType] = [
-        Text(f"Run {a} → run {b} on {comparison.dataset}", style="bold"),
+        Text(f"A = run {a}, B = run {b} on {comparison.dataset}", style="bold"),
         Text(f"Correlation with the human labels per judge, quality and subset; Δ = run {b} − run {a}; "
              "n: items scored in each run.", style="dim"),
     ]
-    parts.append(_delta_table(comparison))
+    # Side by side where the width allows; narrower (80 columns), one row per coefficient: no number is cut.
+    parts.append(FirstThatFits(lambda: _delta_table(comparison), lambda: _long_delta_table(comparison))
+                 if comparison.deltas else _delta_table(comparison))
     if comparison.paired:
         parts += [Text(""), render_paired(comparison.paired)]
     parts.append(Text("\nConfiguration changes", style="bold"))
@@ -68,6 +71,22 @@ def render_comparison(comparison: RunComparison) -> RenderableType:
     else:
         parts.append(Text("The two runs used the same template and personas.", style="dim"))
     return Group(*parts)
+
+
+def _long_delta_table(comparison: RunComparison) -> RenderableType:
+    """One row per judge, quality, subset and coefficient: run A, run B and the change."""
+    a, b = comparison.run_a, comparison.run_b
+    table = Table(box=None, padding=(0, 1), show_edge=False, header_style="bold")
+    for name in ("judge", "quality", "subset", ""):
+        table.add_column(name, overflow="fold")
+    table.add_column(f"n {a}/{b}", justify="right", no_wrap=True)
+    for header in (f"run {a}", f"run {b}", "Δ"):
+        table.add_column(header, justify="right", no_wrap=True, min_width=6)
+    for d in comparison.deltas:
+        table.add_row(d.evaluator, d.quality, d.subset, SYMBOLS.get(d.coefficient, d.coefficient),
+                      f"{d.n_before}/{d.n_after}", number_text(d.before), number_text(d.after),
+                      change_text(d.change))
+    return table
 
 
 def _delta_table(comparison: RunComparison) -> RenderableType:

@@ -78,7 +78,10 @@ def row_from_ceiling(ceiling: HumanCeiling) -> PanelRow:
         note = f"α={ceiling.alpha:.2f} {ceiling.alpha_level}"
     elif ceiling.reasons:
         note = ceiling.reasons[0]
-    return PanelRow(CEILING, "ceiling", ceiling.pearson, ceiling.spearman, ceiling.kendall, {},
+    if ceiling.ci_reason:
+        note = ceiling.ci_reason if note is None else f"{note}; {ceiling.ci_reason}"
+    intervals = {m: ceiling.ci(m) for m in METHODS if not math.isnan(ceiling.ci(m)[0])}
+    return PanelRow(CEILING, "ceiling", ceiling.pearson, ceiling.spearman, ceiling.kendall, intervals,
                     ceiling.n_items, None, reason=note)
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rich.console import Group
+from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 from textual.containers import VerticalScroll
@@ -19,6 +19,7 @@ from textual.widgets import Static
 from dialjudge.core.api import sparkline
 
 from ..format import MISSING, number_text
+from .fit import FirstThatFits
 
 if TYPE_CHECKING:
     from dialjudge.core.api import DiscernmentRow
@@ -63,21 +64,35 @@ class DiscernmentPanel(VerticalScroll):
 
     def show(self, rows: list[DiscernmentRow], *, subtitle: str = "") -> None:
         self._rows = {row.evaluator: row for row in rows}
-        table = Table(box=None, padding=(0, 1), show_edge=False, expand=False, header_style="bold")
-        table.add_column("evaluator", no_wrap=True, max_width=18)
-        table.add_column("compares", no_wrap=True)
-        for name in ("n +/adv", "ROC-AUC", "mean +", "mean adv", "gap", "adv ≥ orig"):
-            table.add_column(name, justify="right", no_wrap=True)
-        table.add_column("scores + (0→1)", no_wrap=True)
-        table.add_column("scores adv (0→1)", no_wrap=True)
-        for row in rows:
-            table.add_row(
-                Text(row.evaluator), Text(row.comparison, style="dim"),
-                f"{row.n_positive}/{row.n_adversarial}", number_text(row.auc), number_text(row.mean_positive),
-                number_text(row.mean_adversarial), signed_text(row.gap), share_text(row.share_at_or_above),
-                Text(sparkline(row.hist_positive), style="green"),
-                Text(sparkline(row.hist_adversarial), style="red"))
         head = Text(TITLE, style="bold")
         if subtitle:
             head.append(f"  {subtitle}", style="dim")
-        self.query_one("#discernment-body", Static).update(Group(head, table, Text(LEGEND, style="dim")))
+        # Narrow (80 columns): the sparklines go, then the comparison's name, before any number is cut.
+        layouts = (lambda: _table(rows, sparklines=True), lambda: _table(rows, sparklines=False),
+                   lambda: Group(Text("compares " + ", ".join(dict.fromkeys(r.comparison for r in rows)), style="dim"),
+                                 _table(rows, sparklines=False, comparison=False)))
+        self.query_one("#discernment-body", Static).update(
+            Group(head, FirstThatFits(*layouts), Text(LEGEND, style="dim")))
+
+
+def _table(rows: list[DiscernmentRow], *, sparklines: bool, comparison: bool = True) -> Table:
+    table = Table(box=None, padding=(0, 1), show_edge=False, expand=False, header_style="bold")
+    table.add_column("evaluator", no_wrap=True, max_width=18)
+    if comparison:
+        table.add_column("compares", no_wrap=True)
+    for name in ("n +/adv", "ROC-AUC", "mean +", "mean adv", "gap", "adv ≥ orig"):
+        table.add_column(name, justify="right", no_wrap=True)
+    if sparklines:
+        table.add_column("scores + (0→1)", no_wrap=True)
+        table.add_column("scores adv (0→1)", no_wrap=True)
+    for row in rows:
+        cells: list[RenderableType] = [Text(row.evaluator)]
+        if comparison:
+            cells.append(Text(row.comparison, style="dim"))
+        cells += [f"{row.n_positive}/{row.n_adversarial}", number_text(row.auc), number_text(row.mean_positive),
+                  number_text(row.mean_adversarial), signed_text(row.gap), share_text(row.share_at_or_above)]
+        if sparklines:
+            cells += [Text(sparkline(row.hist_positive), style="green"),
+                      Text(sparkline(row.hist_adversarial), style="red")]
+        table.add_row(*cells)
+    return table

@@ -128,8 +128,10 @@ def _ratings_table(example: Example) -> RenderableType:
     table = Table(box=None, padding=(0, 1), show_edge=False, header_style="bold")
     table.add_column("quality")
     table.add_column("scale", style="dim")
-    for name in annotators:
-        table.add_column(name, justify="right")
+    # Headed by position (r1, r2, …), never by the data's own names: those are often cut-off codes
+    # ("sm", "me", "er") or long ids that would squeeze the scores; the legend below names each.
+    for position in range(1, len(annotators) + 1):
+        table.add_column(f"r{position}", justify="right")
     table.add_column("mean", justify="right", style="bold")
     for quality, rating in example.ratings.items():
         names = rating.annotators or tuple(f"#{k + 1}" for k in range(len(rating.scores)))
@@ -142,7 +144,22 @@ def _ratings_table(example: Example) -> RenderableType:
         scale_text = (f"{scale.min:g}-{scale.max:g}" if scale.is_numeric and scale.min is not None
                       and scale.max is not None else scale.kind.value)
         table.add_row(quality, scale_text, *cells, _rating_text(pooled))
-    return table
+    legend = _rater_legend(list(annotators))
+    return table if legend is None else Group(table, legend)
+
+
+def _rater_legend(annotators: list[str]) -> Text | None:
+    """'raters: r1 = sm · r2 = me …', the data's name of each rater column; None when the data names none."""
+    if all(name == f"#{k + 1}" for k, name in enumerate(annotators)):
+        return None
+    legend = Text("raters: ", style="dim")
+    for k, name in enumerate(annotators):
+        if k:
+            legend.append(" · ", style="dim")
+        legend.append(f"r{k + 1}", style="bold")
+        legend.append(" = ")
+        legend.append(name)  # plain text: a name from data is never markup
+    return legend
 
 
 def _annotator_cell(by_name: Mapping[str, object], annotator: str) -> str:

@@ -31,7 +31,10 @@ def render_paired(comparisons: Sequence[PairedComparison], coefficient: str = "s
                   title_justify="left", pad_edge=False)
     for name in ("quality", "subset", "Δ", "A", "B", "B − A", "95% CI", "p"):
         table.add_column(name, justify="left" if name in ("quality", "subset", "Δ") else "right")
-    lines: list[RenderableType] = [table]
+    # Which side is A and which B, in the words the verdict lines use (one line per distinct pair).
+    sides = dict.fromkeys((c.name_a, c.name_b) for c in comparisons)
+    lines: list[RenderableType] = [Text(f"A = {name_a}, B = {name_b}", style="dim") for name_a, name_b in sides]
+    lines.append(table)
     for c in comparisons:
         for method, d in c.deltas.items():
             style = ("green" if d.delta > 0 else "red") if c.decided(method) else None
