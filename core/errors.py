@@ -54,6 +54,13 @@ class BackendError(DialjudgeError):
     """A judge backend that cannot do what was asked (no log-probs, no model file, ...)."""
 
 
+class RequestInterrupted(BackendError):
+    """A request stopped midway because its run was cancelled (a local model's evaluation aborted).
+
+    Not the judge failing: the run engine drops the request (it stays pending for a resume) and
+    never stores it as a failed judgment."""
+
+
 class ColumnMappingNeeded(DataError):
     """A table (CSV/TSV, JSON Lines of flat records) whose columns say too little to read it: it says
     how to give a column mapping and carries the file's columns, so the app can ask for one."""

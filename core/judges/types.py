@@ -237,3 +237,23 @@ class JudgeBackend(Protocol):
         ...
 
     async def complete(self, request: JudgeRequest) -> BackendResult: ...
+
+
+@runtime_checkable
+class InterruptibleBackend(Protocol):
+    """A backend whose request in flight can be stopped midway (a local model's evaluation).
+
+    An async backend needs no such thing (cancelling its task stops its request); a model
+    computing on a thread of its own would otherwise finish the request first, which on a busy
+    CPU takes many seconds. The run engine calls :meth:`interrupt` when a run is cancelled and
+    :meth:`clear_interrupt` when a run starts.
+    """
+
+    def interrupt(self) -> None:
+        """Abort the request in flight and refuse the next ones (each raises
+        :class:`~core.errors.RequestInterrupted`) until :meth:`clear_interrupt`. Any thread may call it."""
+        ...
+
+    def clear_interrupt(self) -> None:
+        """Serve requests again."""
+        ...

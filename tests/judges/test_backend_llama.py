@@ -12,12 +12,14 @@ import asyncio
 import math
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
 
 from dialjudge.core.config import JudgeConfig, Sampling
-from dialjudge.core.errors import BackendError
+from dialjudge.core.errors import BackendError, RequestInterrupted
 from dialjudge.core.judges.backends import llama as llama_module
 from dialjudge.core.judges.backends import make_backend
 from dialjudge.core.judges.backends.answers import answer_choices, answer_variants
@@ -232,6 +234,56 @@ async def test_a_prompt_longer_than_the_context_is_refused(llama_backend: LlamaB
     req = request("B: " + "very " * 1500 + "nice.", LIKERT, ScoringMode.LOGPROB)
     with pytest.raises(BackendError, match="raise n_ctx"):
         await llama_backend.complete(req)
+
+
+# -- interrupting the evaluation in flight (a cancelled run) ---------------------------------
+
+
+async def test_an_interrupt_aborts_the_decode_in_flight_and_the_next_scores_are_unchanged(
+        llama_backend: LlamaBackend, monkeypatch):
+    """A cancelled run must not wait for the prompt being evaluated: llama.cpp's abort callback
+    stops the decode midway (it returns 2), the request raises RequestInterrupted, and the emptied
+    cache gives the next requests exactly the numbers they had before."""
+    probe = request("B: The Alps, mostly in summer.", YES_NO, ScoringMode.YESNO, question="Is it a good response?")
+    before = await llama_backend.complete(probe)
+    # No newline in the reply: it is evaluated in chunks of 511 tokens, seconds each on one busy core.
+    long = request("B: " + "very " * 700 + "nice.", LIKERT, ScoringMode.GENERATE)
+    session = llama_backend._session
+    assert session is not None
+    decoding, decode_errors = threading.Event(), []
+    evaluate = session.llm.eval
+
+    def watched_eval(tokens):
+        if len(tokens) > 400:
+            decoding.set()
+        try:
+            return evaluate(tokens)
+        except RuntimeError as exc:
+            decode_errors.append(str(exc))
+            raise
+
+    monkeypatch.setattr(session.llm, "eval", watched_eval)
+    call = asyncio.ensure_future(llama_backend.complete(long))
+    assert await asyncio.to_thread(decoding.wait, 60)
+    interrupted_at = time.monotonic()
+    llama_backend.interrupt()
+    try:
+        with pytest.raises(RequestInterrupted):
+            await asyncio.wait_for(call, 60)
+        stopped_after = time.monotonic() - interrupted_at
+        # The decode itself was aborted (not the request stopped between two chunks).
+        assert decode_errors == ["llama_decode returned 2"]
+        assert stopped_after < 2.0, f"the interrupted request took {stopped_after:.2f} s to stop"
+        # Interrupted, the backend refuses the next request at once instead of computing it.
+        with pytest.raises(RequestInterrupted):
+            await llama_backend.complete(probe)
+    finally:
+        llama_backend.clear_interrupt()
+        monkeypatch.undo()
+    after = await llama_backend.complete(probe)
+    assert after.evaluated_tokens == after.prompt_tokens  # the cache was emptied, not reused
+    assert after.choice_probs == before.choice_probs and after.top_logprobs == before.top_logprobs
+    assert (await llama_backend.complete(probe)).choice_probs == before.choice_probs
 
 
 # -- answer probabilities against a brute-force reference ----------------------------------

@@ -8,13 +8,15 @@ import os
 import subprocess
 import sys
 import textwrap
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from dialjudge.core.config import JudgeConfig, Sampling
-from dialjudge.core.errors import BackendError, ConfigError
+from dialjudge.core.errors import BackendError, ConfigError, RequestInterrupted
 from dialjudge.core.judges.backends.fake import GARBAGE_OUTPUT, FakeBackend
 from dialjudge.core.judges.prompts.fewshot import FewShotSetting
 from dialjudge.core.judges.run.config import JudgeSpec, JudgeVariant, PersonaSpec, RunConfig
@@ -628,6 +630,103 @@ async def test_requests_failing_after_a_cancel_are_dropped_not_stored(store: Run
     assert summary.status == "cancelled" and summary.failures == 0
     record = store.get_run(summary.run_id)
     assert (record.status, record.judgments, record.failures) == ("cancelled", 3, 0)
+
+
+class ThreadedJudge(FakeBackend):
+    """Computes on a thread of its own, as the llama backend does: cancelling the run's task does
+    not stop a computation in flight, and closing waits for it. Request ``long_on`` computes until
+    interrupted (the stand-in for a long llama.cpp decode); ``interrupt`` stops it midway."""
+
+    def __init__(self, name: str, *, long_on: int) -> None:
+        super().__init__(name, max_concurrency=1)
+        self.long_on = long_on
+        self.interrupted = threading.Event()
+        self.computing = threading.Event()
+        self.interrupts = 0
+        self._pool: ThreadPoolExecutor | None = None
+
+    async def open(self) -> None:
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(max_workers=1)
+        await super().open()
+
+    def interrupt(self) -> None:
+        self.interrupts += 1
+        self.interrupted.set()
+
+    def clear_interrupt(self) -> None:
+        self.interrupted.clear()
+
+    async def complete(self, request: JudgeRequest) -> BackendResult:
+        nth = len(self.requests) + 1
+        assert self._pool is not None, "opened first"
+        await asyncio.get_running_loop().run_in_executor(self._pool, self._compute, nth)
+        return await super().complete(request)
+
+    def _compute(self, nth: int) -> None:
+        if self.interrupted.is_set():
+            raise RequestInterrupted("interrupted")
+        if nth == self.long_on:
+            self.computing.set()
+            if not self.interrupted.wait(30):  # bounded: a test that fails, not one that hangs
+                raise AssertionError("the long computation was never interrupted")
+            raise RequestInterrupted("interrupted")
+
+    async def close(self) -> None:
+        if self._pool is not None:
+            await asyncio.to_thread(self._pool.shutdown, True)  # waits for the computation in flight
+            self._pool = None
+        await super().close()
+
+
+async def test_a_cancel_interrupts_the_computation_in_flight_which_is_dropped_not_failed(store: RunStore) -> None:
+    """The app's quit: the run is cancelled from the UI thread while a local model computes; the
+    engine interrupts it, so closing the judge need not wait for it, and nothing is stored as failed."""
+    backend = ThreadedJudge("a", long_on=3)
+    eng = engine(config(judge("a")), make_dataset(4, 3), {"a": backend}, store, close_backends=True)
+    task = asyncio.ensure_future(eng.run())
+    assert await asyncio.to_thread(backend.computing.wait, 10)
+    await asyncio.to_thread(eng.cancel)  # as a UI thread would
+    summary = await asyncio.wait_for(task, 10)  # closed the judge: the computation has stopped
+    assert backend.interrupts >= 1 and backend.closed == 1 and backend._pool is None
+    assert summary.status == "cancelled" and summary.failures == 0 and summary.done == 2
+    record = store.get_run(summary.run_id)
+    assert (record.status, record.judgments, record.failures) == ("cancelled", 2, 0)
+    assert store.failure_reasons(summary.run_id) == []
+    # The next run on the same judge serves requests again, and resumes with the dropped item.
+    again = engine(config(judge("a")), make_dataset(4, 3), {"a": backend}, store)
+    backend.long_on = 0
+    resumed = await again.run()
+    assert resumed.status == "finished" and resumed.run_id == summary.run_id and resumed.resumed
+    assert resumed.done == 12 and resumed.failures == 0 and not backend.interrupted.is_set()
+
+
+async def test_cancelling_the_task_interrupts_the_computation_in_flight(store: RunStore) -> None:
+    """The CLI's Ctrl+C: asyncio.run cancels the run's task (not engine.cancel); closing the judge
+    still does not wait for the computation in flight, and nothing is stored as failed."""
+    backend = ThreadedJudge("a", long_on=3)
+    eng = engine(config(judge("a")), make_dataset(4, 3), {"a": backend}, store, close_backends=True)
+    task = asyncio.ensure_future(eng.run())
+    assert await asyncio.to_thread(backend.computing.wait, 10)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await asyncio.wait_for(task, 10)
+    assert backend.interrupts >= 1 and backend.closed == 1
+    (record,) = store.list_runs()
+    assert (record.status, record.judgments, record.failures) == ("cancelled", 2, 0)
+
+
+async def test_an_interrupted_request_stops_the_run_and_is_not_stored_as_failed(store: RunStore) -> None:
+    """A backend interrupted from elsewhere (no cancel of this run): its request was dropped, not failed."""
+    backend = ThreadedJudge("a", long_on=3)
+    eng = engine(config(judge("a")), make_dataset(4, 3), {"a": backend}, store)
+    task = asyncio.ensure_future(eng.run())
+    assert await asyncio.to_thread(backend.computing.wait, 10)
+    backend.interrupt()
+    summary = await asyncio.wait_for(task, 10)
+    assert summary.status == "cancelled" and summary.failures == 0 and summary.done == 2
+    assert store.get_run(summary.run_id).status == "cancelled"  # resumable
+    await backend.close()
 
 
 async def test_an_interpreter_shutdown_error_stops_the_run_and_is_not_stored(store: RunStore) -> None:

@@ -26,6 +26,12 @@ over the shared prompt): one pass of the model instead of one per token, which i
 most of the answer's cost on a CPU (see bench/README.md). The batch depends on
 the prompt and the answers only, so a score still does not depend on the cache.
 
+A cancelled run stops the evaluation in flight (:meth:`LlamaBackend.interrupt`):
+llama.cpp polls an abort callback between the nodes of its compute graph, so a
+decode ends within milliseconds instead of finishing a prompt that takes seconds
+on a busy CPU; the request raises :class:`RequestInterrupted` and the KV cache is
+emptied, so the next request computes exactly what it would have anyway.
+
 ``llama_cpp`` is imported on the worker thread only, so importing this module
 stays cheap.
 """
@@ -47,7 +53,7 @@ from pathlib import Path
 from typing import Any
 
 from ...config import JudgeConfig, Sampling
-from ...errors import BackendError
+from ...errors import BackendError, RequestInterrupted
 from ..prompts.constraint import AnswerConstraint
 from ..prompts.grammar import build_grammar
 from ..types import BackendResult, JudgeRequest, Message, ScoringMode
@@ -272,7 +278,8 @@ class _Session:
     """The loaded model; lives on, and is only touched from, the worker thread."""
 
     def __init__(self, path: Path, label: str, n_ctx: int, n_threads: int, n_threads_batch: int,
-                 n_gpu_layers: int | None, extra_buffers: bool, batch_answers: bool = True) -> None:
+                 n_gpu_layers: int | None, extra_buffers: bool, batch_answers: bool = True,
+                 interrupted: threading.Event | None = None) -> None:
         import llama_cpp  # optional and heavy (loads the native library): only when a model is opened
 
         self._lib = llama_cpp
@@ -304,6 +311,13 @@ class _Session:
         self.n_vocab = self.llm.n_vocab()
         self.vocab = llama_cpp.llama_model_get_vocab(self.llm.model)
         self.formatter = self._chat_formatter(path)
+        #: Set from another thread: llama_decode stops at its next graph node and returns 2 (aborted).
+        self.interrupted = interrupted or threading.Event()
+        is_set = self.interrupted.is_set
+        # Held by the session for as long as the context lives: llama.cpp keeps only the C pointer,
+        # and a collected ctypes callback would crash the next decode.
+        self._abort_callback = llama_cpp.ggml_abort_callback(lambda _data: is_set())
+        llama_cpp.llama_set_abort_callback(self.llm.ctx, self._abort_callback, None)
 
     def _chat_formatter(self, path: Path) -> Any:
         from llama_cpp.llama_chat_format import Jinja2ChatFormatter  # llama_cpp: only with a model
@@ -325,6 +339,11 @@ class _Session:
 
     def close(self) -> None:
         self.llm.close()
+
+    def forget_cache(self) -> None:
+        """Empty the KV cache and what is known of it: after an aborted evaluation its content is
+        unknown, and a prompt reusing a prefix from it could compute other numbers."""
+        self._truncate(0)
 
     # -- prompt -------------------------------------------------------------
 
@@ -642,6 +661,8 @@ class LlamaBackend:
         self.batch_answers = batch_answers
         self._executor: ThreadPoolExecutor | None = None
         self._session: _Session | None = None
+        #: Set by :meth:`interrupt` (a cancelled run); read by llama.cpp's abort callback.
+        self._interrupted = threading.Event()
 
     @classmethod
     def from_config(cls, config: JudgeConfig, **overrides: Any) -> LlamaBackend:
@@ -662,7 +683,7 @@ class LlamaBackend:
         try:
             self._session = await self._on_worker(
                 _Session, self.path, self.label, self.n_ctx, self.n_threads, self.n_threads_batch,
-                self.n_gpu_layers, self.extra_buffers, self.batch_answers)
+                self.n_gpu_layers, self.extra_buffers, self.batch_answers, self._interrupted)
         except BaseException:
             self._executor.shutdown(wait=False)
             self._executor = None
@@ -676,6 +697,14 @@ class LlamaBackend:
         self._session = None
         self._executor.shutdown(wait=True)
         self._executor = None
+
+    def interrupt(self) -> None:
+        """Stop the evaluation in flight and refuse further requests until :meth:`clear_interrupt`
+        (core.judges.types.InterruptibleBackend); safe from any thread."""
+        self._interrupted.set()
+
+    def clear_interrupt(self) -> None:
+        self._interrupted.clear()
 
     @property
     def placement(self) -> Placement | None:
@@ -714,6 +743,20 @@ class LlamaBackend:
         return await asyncio.get_running_loop().run_in_executor(self._executor, fn, *args)
 
     def _complete(self, session: _Session, request: JudgeRequest) -> BackendResult:
+        """On the worker thread: one request, or RequestInterrupted when it was interrupted."""
+        if self._interrupted.is_set():  # queued behind the one in flight when the run was cancelled
+            raise RequestInterrupted(f"judge {self.name!r}: the request was interrupted")
+        try:
+            return self._judge(session, request)
+        except Exception:
+            if not self._interrupted.is_set():
+                raise
+            # An aborted decode fails with "llama_decode returned 2" (or our own BackendError on the
+            # answer batch); whatever failed while interrupted, the cache holds an unknown state.
+            session.forget_cache()
+            raise RequestInterrupted(f"judge {self.name!r}: the request was interrupted") from None
+
+    def _judge(self, session: _Session, request: JudgeRequest) -> BackendResult:
         spec = request.prompt.output
         text = session.format(request.prompt.messages)
         if request.mode is ScoringMode.GENERATE:

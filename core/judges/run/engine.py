@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from ...errors import ConfigError, DialjudgeError
+from ...errors import ConfigError, DialjudgeError, RequestInterrupted
 from ...model import Dataset, Example
 from ..backends import backend_kind
 from ..prompts.constraint import AnswerConstraint
@@ -34,7 +34,15 @@ from ..prompts.templates import parse_template
 from ..prompts.truncation import PromptTooLong, WindowBudget, fit_to_window
 from ..store.provenance import run_environment
 from ..store.run_store import JudgmentKey, JudgmentWrite, RunStore
-from ..types import BackendResult, JudgeBackend, JudgeRequest, Judgment, RenderedPrompt, ScoringMode
+from ..types import (
+    BackendResult,
+    InterruptibleBackend,
+    JudgeBackend,
+    JudgeRequest,
+    Judgment,
+    RenderedPrompt,
+    ScoringMode,
+)
 from .config import JudgeVariant, RunConfig
 from .events import (
     JudgmentScored,
@@ -259,6 +267,9 @@ class RunEngine:
         """Stop the run cleanly: what is stored stays, the run is marked cancelled (resumable).
         Safe to call from another thread."""
         self._cancel_requested = True
+        # At once, from this thread: a local model's evaluation in flight stops within milliseconds
+        # instead of finishing the request (many seconds on a busy CPU) before the judge can close.
+        self._interrupt_backends()
         loop = self._loop
         if loop is None:
             return
@@ -284,6 +295,17 @@ class RunEngine:
     def cancelled(self) -> bool:
         return self._cancel_requested
 
+    def _interrupt_backends(self) -> None:
+        for backend in self.backends.values():
+            if isinstance(backend, InterruptibleBackend):
+                backend.interrupt()
+
+    def _clear_backend_interrupts(self) -> None:
+        """A backend kept from a cancelled run (the tuning search's, say) serves this run again."""
+        for backend in self.backends.values():
+            if isinstance(backend, InterruptibleBackend):
+                backend.clear_interrupt()
+
     # -- the run --------------------------------------------------------------------------
 
     async def run(self) -> RunSummary:
@@ -296,6 +318,9 @@ class RunEngine:
         if self._cancel_requested:  # cancelled before it started (the app quit): ask nothing
             self._run_task = None
             return self._stop(RunStatus.CANCELLED)
+        self._clear_backend_interrupts()
+        if self._cancel_requested:  # cancelled as the interrupts were cleared: interrupted again
+            self._interrupt_backends()
         try:
             return await self._run_once()
         except asyncio.CancelledError:
@@ -321,6 +346,9 @@ class RunEngine:
         try:
             await self._main
         except asyncio.CancelledError:
+            # Also when the task itself was cancelled (the CLI's Ctrl+C under asyncio.run) rather than
+            # through cancel(): the judge's computation in flight stops before the judge is closed.
+            self._interrupt_backends()
             summary = self._stop(RunStatus.CANCELLED)
             if self._cancel_requested:
                 return summary
@@ -513,9 +541,11 @@ class RunEngine:
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # the backend already retried; record and carry on
-                if self._cancel_requested or self._workers_stop or _is_shutdown_error(exc):
-                    # Stopping (the user cancelled, the process is exiting): the request was
-                    # dropped, not failed. Stored as a failure it would count against the judge.
+                if (self._cancel_requested or self._workers_stop or isinstance(exc, RequestInterrupted)
+                        or _is_shutdown_error(exc)):
+                    # Stopping (the user cancelled, the process is exiting, the backend was
+                    # interrupted): the request was dropped, not failed. Stored as a failure it
+                    # would count against the judge; unstored, a resume asks it again.
                     self._cancel_requested = True
                     return
                 reason = (f"no answer within {timeout:g} s" if isinstance(exc, asyncio.TimeoutError)
