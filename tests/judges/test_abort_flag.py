@@ -1,0 +1,54 @@
+"""The stop flag llama.cpp's abort callback reads: called as C calls it, it answers the flag."""
+
+from __future__ import annotations
+
+import ctypes
+import threading
+from types import SimpleNamespace
+from typing import Any
+
+from dialjudge.core.judges.backends.abort_flag import AbortFlag
+
+#: ggml_abort_callback's C type: bool (*)(void * data).
+ABORT_CALLBACK = ctypes.CFUNCTYPE(ctypes.c_bool, ctypes.c_void_p)
+
+
+def installed(flag: AbortFlag) -> tuple[Any, Any]:
+    """What install() registers, captured by a stand-in for llama_cpp's two names."""
+    registered: dict[str, Any] = {}
+    fake_llama_cpp = SimpleNamespace(
+        ggml_abort_callback=ABORT_CALLBACK,
+        llama_set_abort_callback=lambda ctx, callback, data: registered.update(callback=callback, data=data),
+    )
+    kept = flag.install(fake_llama_cpp, ctx=None)
+    assert kept is registered["callback"]
+    return registered["callback"], registered["data"]
+
+
+def test_the_callback_answers_the_flag_through_c() -> None:
+    flag = AbortFlag()
+    callback, data = installed(flag)
+    assert callback(data) is False
+    flag.set()
+    assert flag.is_set() and callback(data) is True
+    flag.clear()
+    assert not flag.is_set() and callback(data) is False
+
+
+def test_on_this_machine_the_callback_needs_no_python() -> None:
+    flag = AbortFlag()
+    callback, data = installed(flag)
+    if flag.reads_without_the_interpreter_lock:
+        # A C function's address, not a Python thunk: the data pointer is the flag's buffer.
+        assert data is not None
+    else:
+        assert data is None
+
+
+def test_a_flag_set_from_another_thread_is_seen() -> None:
+    flag = AbortFlag()
+    callback, data = installed(flag)
+    setter = threading.Thread(target=flag.set)
+    setter.start()
+    setter.join(timeout=5)
+    assert callback(data) is True
