@@ -301,7 +301,9 @@ class DialjudgeApp(App[int]):
             error = worker.error
             text = str(error) if isinstance(error, DialjudgeError) else f"{type(error).__name__}: {error}"
             self.log.error(f"worker {worker.name!r} failed", error)
-            self.notify(text, title=f"{worker.description or worker.name} failed", severity="error", timeout=10)
+            # Plain text: an error quotes paths, data and config keys ("[data] dirs"), never markup.
+            self.notify(text, title=f"{worker.description or worker.name} failed", severity="error", timeout=10,
+                        markup=False)
         if worker.group == RUN_GROUP and worker.is_finished:
             self.runs.worker_changed(event.state)
         if worker.group == STATS_GROUP and worker.is_finished:
