@@ -17,28 +17,17 @@ import time
 from typing import Any
 
 from dialjudge.core.judges.backends.abort_flag import AbortFlag
-from dialjudge.core.judges.backends.llama import bundled_model_path, cpu_has_amx
+from dialjudge.core.judges.backends.llama import _without_extra_buffers, bundled_model_path, cpu_has_amx
 
 PROMPT_TOKENS = 600
 
 
 def load(path: str) -> Any:
     import llama_cpp
-    import llama_cpp.llama_cpp as low
 
-    original = low.llama_model_default_params
-    if cpu_has_amx():  # as the backend does: AMX buffers crash some virtual machines
-
-        def without_extra_buffers() -> Any:
-            params = original()
-            params.use_extra_bufts = False
-            return params
-
-        low.llama_model_default_params = without_extra_buffers
-    try:
+    # As the backend loads it: without the AMX buffers that crash some virtual machines.
+    with _without_extra_buffers(cpu_has_amx()):
         return llama_cpp.Llama(path, n_ctx=2048, n_batch=512, verbose=False)
-    finally:
-        low.llama_model_default_params = original
 
 
 def best_decode_seconds(llm: Any, tokens: list[int], repeats: int = 5) -> float:

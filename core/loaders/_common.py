@@ -86,6 +86,19 @@ def json_lines(text: str, where: str) -> Iterator[tuple[int, Any]]:
             raise DataError("not valid JSON: nested too deeply", path=where, line=number) from None
 
 
+def first_json_object(text: str) -> dict[str, Any] | None:
+    """The text's first line as a JSON object, or None where it is not one (format detection:
+    which reader a JSON Lines file is for)."""
+    first = text.lstrip().partition("\n")[0]
+    if not first.startswith("{"):
+        return None
+    try:
+        record = json.loads(first)
+    except (json.JSONDecodeError, RecursionError):
+        return None
+    return record if isinstance(record, dict) else None
+
+
 def read_toml_file(path: Path) -> dict[str, Any]:
     """A TOML file (a column mapping), or DataError naming the file: a syntax error, or arrays or tables
     nested so deep that tomllib recurses past the interpreter's limit."""

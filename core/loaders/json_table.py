@@ -14,13 +14,12 @@ per turn. Several references in a list are one reference per item.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from ..errors import DataError
 from ..model import Dataset
-from ._common import json_lines, json_type, read_text_file
+from ._common import first_json_object, json_lines, json_type, read_text_file
 from .csv_table import CsvMapping, table_dataset
 from .formats import DatasetFile, DatasetFormat, register_format
 from .native import HEADER_KEY, RECORD_KEYS
@@ -67,14 +66,8 @@ def file_keys(text: str, where: str) -> list[str]:
 def looks_like_records(text: str) -> bool:
     """A first line that is a JSON object of flat values and not a native record: no header key, no
     ``ratings`` object, and no list of context turns."""
-    first = text.lstrip().partition("\n")[0]
-    if not first.startswith("{"):
-        return False
-    try:
-        record = json.loads(first)
-    except (json.JSONDecodeError, RecursionError):
-        return False
-    if not isinstance(record, dict) or not record or HEADER_KEY in record or "ratings" in record:
+    record = first_json_object(text)
+    if not record or HEADER_KEY in record or "ratings" in record:
         return False
     if "id" in record and (isinstance(record.get("context"), list) or set(record) <= set(RECORD_KEYS)):
         return False  # native (a list of {speaker, text} turns, or only native keys): its reader says what is wrong

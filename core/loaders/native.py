@@ -21,7 +21,7 @@ from typing import Any, Iterable, Mapping
 from ..errors import DataError
 from ..gc_pause import gc_paused
 from ..model import Dataset, Example, Level, Perturbation, Rating, Scale, ScaleKind, Turn
-from ._common import describe_scale, json_type, read_text_file, type_name
+from ._common import describe_scale, first_json_object, json_type, read_text_file, type_name
 from .formats import DatasetFormat, register_format
 
 FORMAT_VERSION = 1
@@ -128,14 +128,9 @@ def read_native(path: str | Path, *, name: str | None = None) -> Dataset:
 
 def looks_like_native(text: str) -> bool:
     """A first line that is a whole JSON object with a header or an id, followed by more lines."""
-    first, _, rest = text.lstrip().partition("\n")
-    if not first.startswith("{"):
-        return False
-    try:
-        record = json.loads(first)
-    except (json.JSONDecodeError, RecursionError):
-        return False
-    if not isinstance(record, dict):
+    rest = text.lstrip().partition("\n")[2]
+    record = first_json_object(text)
+    if record is None:
         return False
     if "dialjudge_dataset" in record:
         return True
