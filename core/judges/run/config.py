@@ -13,6 +13,9 @@ import hashlib
 import json
 import re
 from dataclasses import dataclass, field
+from functools import cache
+from importlib.resources import files
+from pathlib import Path
 from typing import Any, Mapping, Sequence
 from urllib.parse import urlsplit, urlunsplit
 
@@ -30,6 +33,28 @@ SNAPSHOT_VERSION = 1
 
 #: Judge settings that change how fast a run goes, never what it answers; left out
 #: of the fingerprint so a killed run resumes after, say, raising the concurrency.
+#: Folders shipped inside the package: a path below one is the same file wherever dialjudge is installed.
+_SHIPPED_FOLDERS = ("prompts", "datasets")
+
+
+@cache
+def _shipped_folders() -> tuple[tuple[str, Path], ...]:
+    package = Path(str(files("dialjudge")))
+    return tuple((name, (package / name).resolve()) for name in _SHIPPED_FOLDERS)
+
+
+def _install_independent(path: Any) -> Any:
+    """A shipped file's path as ``dialjudge:prompts/templates/x.toml``, so that a run of a bundled
+    template or dataset has one fingerprint in every checkout and installation; other paths as given."""
+    if not path:
+        return path
+    resolved = Path(str(path)).resolve()
+    for name, folder in _shipped_folders():
+        if resolved.is_relative_to(folder):
+            return f"dialjudge:{name}/{resolved.relative_to(folder).as_posix()}"
+    return path
+
+
 _OPERATIONAL_JUDGE_KEYS = ("concurrency", "timeout", "max_retries", "n_threads", "n_threads_batch", "n_gpu_layers")
 
 #: Option names that may hold a credential; dropped from every snapshot.
@@ -341,6 +366,8 @@ class RunConfig:
         data.pop("name")
         data.pop("environment", None)
         data.pop("yes_label", None)
+        data["dataset"]["path"] = _install_independent(data["dataset"].get("path"))
+        data["template"]["source"] = _install_independent(data["template"].get("source"))
         for judge in data["judges"]:
             for key in _OPERATIONAL_JUDGE_KEYS:
                 judge["config"].pop(key, None)
