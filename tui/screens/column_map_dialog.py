@@ -69,7 +69,10 @@ class ColumnMapDialog(FormDialog[ColumnMap | None]):
             with VerticalScroll(id="column-rows"):
                 for index, choice in enumerate(self.choices.choices):
                     with Horizontal(classes="column-row"):
-                        yield Label(Text(choice.column), classes="column-name")
+                        # The example also as the name's tooltip: narrow terminals hide the example column.
+                        name = Label(Text(choice.column), classes="column-name")
+                        name.tooltip = Text(f"{choice.column}: {_one_line(choice.example)}")
+                        yield name
                         yield Select(FIELD_OPTIONS, value=choice.field, allow_blank=False, compact=True,
                                      id=f"field-{index}")
                         yield Input(choice.quality, placeholder="quality", compact=True, id=f"quality-{index}",
