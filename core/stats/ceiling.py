@@ -195,7 +195,8 @@ class CeilingRow:
         return self.ceiling.alpha_level
 
 
-def ceiling_table(examples: Iterable[Example], qualities: Iterable[str] | None = None) -> list[CeilingRow]:
+def ceiling_table(examples: Iterable[Example], qualities: Iterable[str] | None = None, *,
+                  n_boot: int = CEILING_BOOT) -> list[CeilingRow]:
     """The item-level ceiling of every rated quality (or of ``qualities``),
     separately for turn-level and dialog-level examples (FED rates "Overall" at both)."""
     by_level: dict[str, list[Example]] = {}
@@ -211,7 +212,7 @@ def ceiling_table(examples: Iterable[Example], qualities: Iterable[str] | None =
         for quality in (wanted if wanted is not None else scales):
             if quality in scales:
                 rows.append(CeilingRow(quality, level, scale_text(scales[quality]),
-                                       human_ceiling(members, quality)))
+                                       human_ceiling(members, quality, n_boot=n_boot)))
     return rows
 
 

@@ -178,7 +178,8 @@ class DatasetController:
                 return
             self.app.post_message(DatasetLoaded(name_or_path, dataset, prepared))
             summary = describe(dataset)
-            ceilings = ceiling_table(dataset.examples)
+            # The Datasets summary shows the ceiling without its CI: no bootstrap for it on every open.
+            ceilings = ceiling_table(dataset.examples, n_boot=0)
             if not worker.is_cancelled:
                 self.app.post_message(DatasetDescribed(dataset, summary, ceilings))
 
