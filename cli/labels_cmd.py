@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from dialjudge.core.api import FORMATS, RunStore, load_config, records_to_latex, records_to_markdown, to_csv, to_json
+from dialjudge.core.api import FORMATS, RunStore, load_config, records_text
 from dialjudge.core.api import labels_estimates as le
 from dialjudge.core.errors import DialjudgeError
 
@@ -172,14 +172,7 @@ def _write(args: argparse.Namespace, records: Sequence[dict[str, Any]], columns:
            meta: dict[str, Any]) -> None:
     if not records:
         raise DialjudgeError("nothing to write: no judge could be tested")
-    if args.format == "json":
-        text = to_json(records, meta=meta)
-    elif args.format == "csv":
-        text = to_csv(records)
-    elif args.format == "markdown":
-        text = records_to_markdown(records, columns, title=title)
-    else:
-        text = records_to_latex(records, columns, title=title)
+    text = records_text(records, args.format, columns=columns, title=title, meta=meta)
     if args.output:
         render.write_output(args.output, text)
         render.console(stderr=True).print(f"wrote {len(records)} rows to {args.output}", markup=False)

@@ -16,10 +16,7 @@ from dialjudge.core.api import (
     category_rows,
     pair_summary_lines,
     preference_report_of,
-    records_to_latex,
-    records_to_markdown,
-    to_csv,
-    to_json,
+    records_text,
     versus,
     versus_notes,
     versus_rows,
@@ -69,14 +66,8 @@ def report_preferences(args: argparse.Namespace, dataset: Any, plan: Any, judgme
     # The first cell names a judge (the user's config): a spreadsheet must not run it as a formula.
     records = [dict(zip(AGREEMENT_COLUMNS, (_inert(row[0]), *row[1:]))) for row in rows]
     notes = agreement_notes(report)
-    if args.format == "json":
-        text = to_json(records, meta={"title": title, "notes": notes})
-    elif args.format == "csv":
-        text = to_csv(records)
-    elif args.format == "latex":
-        text = records_to_latex(records, AGREEMENT_COLUMNS, title=title)
-    else:
-        text = records_to_markdown(records, AGREEMENT_COLUMNS, title=title)
+    text = records_text(records, args.format, columns=AGREEMENT_COLUMNS, title=title,
+                        meta={"title": title, "notes": notes})
     if args.output is not None:
         render.write_output(args.output, text)
     else:

@@ -30,14 +30,10 @@ from dialjudge.core.api import (
     mass_lines,
     metric_scores,
     prepare_retry,
-    records_to_latex,
-    records_to_markdown,
+    records_text,
     rescore,
     run_details,
     scoring_lines,
-    to_csv,
-    to_json,
-    to_jsonl,
     usage_rows,
     usage_summary,
     write_judgments_file,
@@ -258,17 +254,8 @@ def run_export(args: argparse.Namespace) -> int:
     with RunStore() as store:
         record, rows = judgment_rows(store, args.run)
     title = f"Run {record.id} judgments ({record.status})"
-    if args.format == "jsonl":
-        text = to_jsonl(rows)
-    elif args.format == "json":
-        text = to_json(rows, meta={"run": record.id, "name": record.name, "status": record.status,
-                                   "total": record.total})
-    elif args.format == "markdown":
-        text = records_to_markdown(rows, TABLE_COLUMNS, title=title)
-    elif args.format == "latex":
-        text = records_to_latex(rows, TABLE_COLUMNS, title=title)
-    else:
-        text = to_csv(rows)
+    text = records_text(rows, args.format, columns=TABLE_COLUMNS, title=title,
+                        meta={"run": record.id, "name": record.name, "status": record.status, "total": record.total})
     if args.output:
         render.write_output(args.output, text)
         render.console(stderr=True).print(f"wrote {len(rows)} judgments to {args.output}", markup=False)

@@ -153,6 +153,23 @@ def records_to_latex(records: Sequence[Mapping[str, Any]], columns: Sequence[str
     return "\n".join(out) + "\n"
 
 
+def records_text(records: Sequence[Mapping[str, Any]], fmt: str, *, columns: Sequence[str], title: str,
+                 meta: Mapping[str, Any] | None = None) -> str:
+    """Flat records in one of the export formats: csv, json (with ``meta``), jsonl, markdown or latex
+    (those two show ``columns`` under ``title``). The one dispatch the export commands share."""
+    if fmt == "csv":
+        return to_csv(records)
+    if fmt == "json":
+        return to_json(records, meta=meta)
+    if fmt == "jsonl":
+        return to_jsonl(records)
+    if fmt == "markdown":
+        return records_to_markdown(records, columns, title=title)
+    if fmt == "latex":
+        return records_to_latex(records, columns, title=title)
+    raise ValueError(f"unknown export format {fmt!r}: use csv, json, jsonl, markdown or latex")
+
+
 def _cell_text(value: Any) -> str:
     """One table cell on one line: no value is a dash, floats get 3 decimals, line breaks become spaces."""
     if value is None or (isinstance(value, float) and math.isnan(value)):

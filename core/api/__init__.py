@@ -79,6 +79,7 @@ from ..report import (
     FORMATS,
     WideRow,
     WideTable,
+    records_text,
     records_to_latex,
     records_to_markdown,
     render,
@@ -278,7 +279,7 @@ __all__ = [
     "SUMMARY_COLUMNS", "PairwiseReport", "summary_notes", "summary_rows", "RescoreResult", "RescoreSettings",
     "RunConfig", "Part", "RunState", "RunStatus", "problem_lines", "status_text", "RunRecord", "RunStore",
     "Judgment", "ScoringMode", "JudgeBackend", "make_backend", "local_threads", "model_file_backend", "AgreementCell", "AgreementTable", "HumanCeiling", "LABEL_HEADER", "confusion_rows", "tie_lines", "label_summary_rows", "FORMATS",
-    "WideRow", "WideTable", "records_to_latex", "records_to_markdown", "render", "sparkline", "to_csv", "to_json",
+    "WideRow", "WideTable", "records_to_latex", "records_to_markdown", "records_text", "render", "sparkline", "to_csv", "to_json",
     "to_jsonl", "wide_table", "POOL", "FORMAT_LABELS", "ExportResult", "SYMBOLS", "PairedComparison",
     "verdict_line", "interval_text", "TieRule", "RunEngine", "Workspace", "PreparedDataset", "judge_evaluator", "Persona", "Template", "TemplateError", "PoolReport", "Stability", "StopRule", "InterJudgeMatrix",
     # the app's live view, prompt lab and review

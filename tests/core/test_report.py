@@ -193,3 +193,27 @@ def test_every_export_records_versions_and_metric_signatures() -> None:
     data = json.loads(render(METRIC_RECORDS, "json", title="t"))
     assert data["meta"]["metric_signatures"] == {"BLEU-4": bleu4, "METEOR (exact+stem)": meteor, "chrF++": chrf}
     assert set(data["meta"]["versions"]) == {"dialjudge", "sacrebleu", "rouge-score", "nltk", "llama-cpp-python"}
+
+
+def test_records_text_is_each_formats_own_writer() -> None:
+    import pytest
+
+    from dialjudge.core.report import (
+        records_text,
+        records_to_latex,
+        records_to_markdown,
+        to_csv,
+        to_json,
+        to_jsonl,
+    )
+
+    records = [{"judge": "=cmd", "r": 0.5}, {"judge": "b|c", "r": float("nan")}]
+    columns, title, meta = ["judge", "r"], "T_1", {"run": 3}
+    assert records_text(records, "csv", columns=columns, title=title) == to_csv(records)
+    assert records_text(records, "json", columns=columns, title=title, meta=meta) == to_json(records, meta=meta)
+    assert records_text(records, "jsonl", columns=columns, title=title) == to_jsonl(records)
+    assert records_text(records, "markdown", columns=columns, title=title) == records_to_markdown(
+        records, columns, title=title)
+    assert records_text(records, "latex", columns=columns, title=title) == records_to_latex(records, columns, title=title)
+    with pytest.raises(ValueError, match="unknown export format 'xlsx'"):
+        records_text(records, "xlsx", columns=columns, title=title)
