@@ -20,7 +20,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from ..config import JudgeConfig, Sampling
 from ..errors import ConfigError, DataError
@@ -45,7 +45,7 @@ from ..judges.types import (
 from ..model import Dataset, Example
 from ..planning import infer_quality
 from .formats import detect, get_format
-from .records import ImportedRow, ParsedFile
+from .records import ImportedRow, ParsedFile, VerdictRow
 from .scale import ScaleRule
 
 #: Recorded in every imported run; raise it when the same file would be read differently.
@@ -179,14 +179,7 @@ def read_file(path: Path, format_name: str | None = None) -> tuple[ParsedFile, s
 def prepare_scores(path: Path, dataset: Dataset, parsed: ParsedFile, digest: str,
                    options: ImportOptions = ImportOptions()) -> ImportPlan:
     """A file of scores (any format but pairwise verdicts, :mod:`.pairwise`), read, matched and checked."""
-    rows = list(parsed.rows)
-    judges = list(dict.fromkeys(r.judge for r in rows))
-    if options.judge_name:
-        if len(judges) > 1:
-            raise ConfigError(f"--judge-name names one judge, but {path.name} holds {len(judges)}: "
-                              f"{', '.join(judges)}")
-        rows = [_renamed(r, options.judge_name) for r in rows]
-        judges = [options.judge_name]
+    rows, judges = named_judge_rows(list(parsed.rows), options, path)
 
     tpl = get_template(options.template, options.template_dirs)
     quality = resolve_quality(dataset, options.quality) if options.quality else infer_quality(
@@ -282,8 +275,18 @@ def _with_provenance(config: RunConfig, provenance: dict[str, Any]) -> RunConfig
     return dataclasses.replace(config, imported=provenance)
 
 
-def _renamed(row: ImportedRow, judge: str) -> ImportedRow:
-    return dataclasses.replace(row, judge=judge)
+JudgedRow = TypeVar("JudgedRow", ImportedRow, VerdictRow)
+
+
+def named_judge_rows(rows: list[JudgedRow], options: ImportOptions, path: Path) -> tuple[list[JudgedRow], list[str]]:
+    """The rows and their judges in file order; with ``--judge-name``, the file's one judge renamed (a
+    file of several judges is refused: which one would the name be for?)."""
+    judges = list(dict.fromkeys(r.judge for r in rows))
+    if not options.judge_name:
+        return rows, judges
+    if len(judges) > 1:
+        raise ConfigError(f"--judge-name names one judge, but {path.name} holds {len(judges)}: {', '.join(judges)}")
+    return [dataclasses.replace(r, judge=options.judge_name) for r in rows], [options.judge_name]
 
 
 _SPACE = re.compile(r"\s+")

@@ -42,14 +42,7 @@ _FIRST_WINS, _SECOND_WINS, _TIE = PAIRWISE_VERDICT_VALUES
 
 def prepare_verdict_import(path: Path, dataset: Dataset, parsed: ParsedFile, digest: str,
                            options: importer.ImportOptions) -> importer.ImportPlan:
-    rows = list(parsed.verdicts)
-    judges = list(dict.fromkeys(r.judge for r in rows))
-    if options.judge_name:
-        if len(judges) > 1:
-            raise ConfigError(f"--judge-name names one judge, but {path.name} holds {len(judges)}: "
-                              f"{', '.join(judges)}")
-        rows = [dataclasses.replace(r, judge=options.judge_name) for r in rows]
-        judges = [options.judge_name]
+    rows, judges = importer.named_judge_rows(list(parsed.verdicts), options, path)
     pairs = {ex.id: ex for ex in dataset.examples if ex.is_pairwise}
     if not pairs:
         raise ConfigError(f"{path.name} holds pairwise verdicts, but {dataset.name} has no pre-paired items "
