@@ -17,12 +17,14 @@ import ctypes
 import platform
 import sys
 import threading
+from functools import cache
 from typing import Any
 
 #: Where strlen's size_t result read as a C bool is exactly "the flag byte is set".
 _ABIS_WITH_BOOL_IN_LOW_BYTE = {"x86_64", "amd64", "aarch64", "arm64"}
 
 
+@cache
 def _libc_strlen_address() -> int | None:
     if sys.platform == "win32" or platform.machine().lower() not in _ABIS_WITH_BOOL_IN_LOW_BYTE:
         return None
