@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gc
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -34,3 +36,12 @@ def isolated_user_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: py
     config.write_text(f'[data]\ndirs = ["{shared_data_dir()}"]\n', encoding="utf-8")
     monkeypatch.setenv("DIALJUDGE_CONFIG", str(config))
     return base
+
+
+@pytest.fixture(autouse=True)
+def collector_unfrozen() -> Iterator[None]:
+    """The app's background work freezes what it leaves alive (core.gc_pause): right in the app's
+    one process, a leak in a test session that starts hundreds of apps, each of them frozen alive
+    and then dropped. Every test's frozen objects go back to the collector when it ends."""
+    yield
+    gc.unfreeze()

@@ -22,11 +22,12 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, TextArea
 from textual.worker import Worker, WorkerState
 
-from dialjudge.core.api import DEFAULT_DATASET, ColumnMap, RunFinished, Workspace
+from dialjudge.core.api import DEFAULT_DATASET, ColumnMap, RunFinished, Workspace, collect_young
 from dialjudge.core.errors import DialjudgeError
 
 from .commands import DialjudgeCommands
 from .controllers.adversarial import AdversarialController, AdversarialSetBuilt
+from .controllers.background import YOUNG_COLLECTION_INTERVAL_S
 from .controllers.datasets import (
     STATS_GROUP,
     DatasetController,
@@ -39,6 +40,7 @@ from .controllers.datasets import (
     UnmappedTableOpened,
 )
 from .controllers.decisions import DecisionController, DiagnosticsComputed, EvaluatorsCompared
+from .controllers.foreground import ForegroundMarker
 from .controllers.history import RunScoresLoaded, StoredRunsController
 from .controllers.lab import LabController
 from .controllers.label_estimates import LabelEstimatesController
@@ -113,6 +115,7 @@ class DialjudgeApp(App[int]):
         self.pairwise = PairwiseReportController(self, services, self.datasets)
         self.tune = TuneController(self, services, self.datasets)
         self.shutdown = ShutdownController(self, self.runs, self.tune, ask=self._ask_before_quitting)
+        self.foreground = ForegroundMarker()
         #: The launch's offer to resume an unfinished run is made once, for the first dataset opened.
         self._interrupted_checked = False
         self._routes = message_routes(type(self), self._routes_to_owners(), self._routes_across_controllers())
@@ -127,6 +130,8 @@ class DialjudgeApp(App[int]):
     def on_mount(self) -> None:
         self.switch_mode(HOME)
         self.set_interval(self.services.redraw_interval_s, self.datasets.flush_live_updates, name="live redraw")
+        self.set_interval(YOUNG_COLLECTION_INTERVAL_S, collect_young, name="young garbage collection")
+        self.foreground.install()
         self.datasets.open(self.initial_dataset, self.initial_column_map)
         if not self.is_headless:  # a test's app leaves its process's signals alone
             self.shutdown.install_signal_handlers()
@@ -136,6 +141,7 @@ class DialjudgeApp(App[int]):
         # end instead of judging on behind a closed screen.
         self.shutdown.cancel_all()
         self.shutdown.remove_signal_handlers()
+        self.foreground.remove()
 
     # -- keys ------------------------------------------------------------------------------
 

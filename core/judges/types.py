@@ -12,6 +12,7 @@ import enum
 import hashlib
 import json
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Mapping, Protocol, runtime_checkable
 
 from ..config import Sampling
@@ -114,8 +115,10 @@ class RenderedPrompt:
     def text(self) -> str:
         return "\n\n".join(f"[{m.role}]\n{m.content}" for m in self.messages)
 
-    @property
+    @cached_property
     def hash(self) -> str:
+        # Cached: a run asks for it several times an item (the cache key, the scoring, a fake judge's
+        # answer), and each asking serialised and hashed the whole prompt again. The prompt is frozen.
         payload = json.dumps(
             {"messages": [m.to_dict() for m in self.messages], "answer_prefix": self.output.answer_prefix,
              "choices": list(self.output.choices)},

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from ...errors import ConfigError, DialjudgeError, RequestInterrupted
+from ...foreground import give_way
 from ...model import Dataset, Example
 from ..backends import backend_kind
 from ..prompts.constraint import AnswerConstraint
@@ -396,7 +397,9 @@ class RunEngine:
         queues: dict[str, deque[_Work]] = {}
         too_long: list[Judgment] = []
         works: list[_Work] = []
-        for key in pending:
+        for n, key in enumerate(pending):
+            if not n % 256:
+                give_way()
             variant, example = by_label[key.judge], by_id[key.item_id]
             prompt = prompts.get((variant.label, example.id))
             if prompt is None:
@@ -560,6 +563,7 @@ class RunEngine:
             breaker.record_success()
             breaker.answered.set()
             self._record(work, self._score(work, response, cached=False), False, response=response)
+            give_way()  # an app's UI thread drawing meanwhile goes first (core.foreground)
             await asyncio.sleep(0)  # a backend that never yields must not keep a cancel waiting
 
     def _breaker(self, judge_name: str) -> CircuitBreaker:

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ...format import duration_text
+from ...stats.running_median import RunningMedian
 from ..run.eta import MovingEta
 from ..run.events import (
     JudgmentScored,
@@ -44,7 +45,7 @@ class RunState:
     judges: list[str] = field(default_factory=list)
     #: Probability modes: the valid-answer mass of each judgment that has one, how many were not
     #: scored for too little of it, how many masses are lower bounds, and how API judges are asked.
-    masses: list[float] = field(default_factory=list)
+    masses: RunningMedian = field(default_factory=RunningMedian)
     low_mass: int = 0
     mass_lower_bounds: int = 0
     scoring: dict[str, str] = field(default_factory=dict)
@@ -90,7 +91,7 @@ class RunState:
                 self.failures += 1
             mass = event.judgment.valid_mass
             if mass is not None:
-                self.masses.append(mass)
+                self.masses.add(mass)
                 self.mass_lower_bounds += event.judgment.mass_is_lower_bound
                 self.low_mass += is_low_mass_failure(event.judgment)
         elif isinstance(event, RunProgress):
@@ -173,11 +174,9 @@ def _mass_pieces(state: RunState) -> list[tuple[str, Part]]:
     """How API judges are asked, and the probability the answers put on valid ones (median, least)."""
     out = [(f" · {judge}: {SCORING_SHORT.get(way, way)}", Part.NOTE) for judge, way in state.scoring.items()]
     if state.masses:
-        from statistics import median
-
         bound = ">=" if state.mass_lower_bounds else ""
-        out.append((f" · valid mass {bound}{format_mass(median(state.masses))} median, "
-                    f"{bound}{format_mass(min(state.masses))} least", Part.NOTE))
+        out.append((f" · valid mass {bound}{format_mass(state.masses.median)} median, "
+                    f"{bound}{format_mass(state.masses.least)} least", Part.NOTE))
     if state.low_mass:
         out.append((f" · {state.low_mass} not scored for too little valid mass", Part.FAILURES))
     return out
