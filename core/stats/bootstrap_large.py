@@ -30,6 +30,12 @@ import numpy as np
 from . import bootstrap as bs
 
 
+#: Resamples are taken this many (resample, item) cells at a time: the few arrays of a block then stay in
+#: the processor's cache between the passes over them (measured at 100,000 items: 2x faster
+#: than blocks of ``bootstrap.BLOCK_CELLS``; 8 MB an array).
+CACHE_CELLS = 1 << 20
+
+
 def item_coefficients(x: np.ndarray, y: np.ndarray, resampling: bs.Resampling,
                       kendall_resamples: int | None = None) -> dict[str, np.ndarray]:
     """Pearson, Spearman and Kendall tau-b of every resample of the paired items ``x``, ``y``;
@@ -45,15 +51,18 @@ def item_coefficients(x: np.ndarray, y: np.ndarray, resampling: bs.Resampling,
     level_weights = resampling.unit_weights @ sides.unit_levels  # (B, L): exact, integer counts
     spearman = np.empty(n_boot)
     kendall = np.empty(n_kendall)
-    for start, stop in resampling.blocks():
+    rows = max(1, CACHE_CELLS // max(x.size, 1))
+    buffers = (np.empty((rows, sides.n_blocks)), np.empty((rows, sides.n_blocks)))
+    for start in range(0, n_boot, rows):
+        stop = min(start + rows, n_boot)
         # np.take: a C-ordered result (fancy indexing of columns gives Fortran order, 3x slower to sum along).
         weights = np.take(resampling.unit_weights[start:stop], sides.unit_of_sorted, axis=1)  # (b, n), x order
         block_weight = weights if sides.x_starts is None else np.add.reduceat(weights, sides.x_starts, axis=1)
-        spearman[start:stop] = _spearman(weights, block_weight, level_weights[start:stop], sides)
+        spearman[start:stop] = _spearman(weights, block_weight, level_weights[start:stop], sides, buffers)
         if start < n_kendall:
-            rows = slice(0, min(stop, n_kendall) - start)
-            kendall[start:min(stop, n_kendall)] = _kendall(weights[rows], block_weight[rows],
-                                                          level_weights[start:stop][rows], sides)
+            end = min(stop, n_kendall)
+            kendall[start:end] = _kendall(weights[:end - start], block_weight[:end - start],
+                                          level_weights[start:end], sides)
     return {"pearson": pearson, "spearman": spearman, "kendall": kendall}
 
 
@@ -84,45 +93,50 @@ class _Sides:
         self.x_starts = None if new_block.all() else np.flatnonzero(new_block)
         #: The x block of each sorted item (its run of equal x values).
         self.x_block = np.cumsum(new_block) - 1
+        #: Distinct values of x.
+        self.n_blocks = int(self.x_block[-1]) + 1 if x.size else 0
         self.unit_of_sorted = unit_of_item[order]
         _values, codes = np.unique(y, return_inverse=True)
         self.n_levels = int(_values.size)
         #: y's level of each item, in x order.
         self.level = codes.ravel()[order]
-        #: (n, L) one-hot levels of the sorted items, and (U, L) items of each unit per level.
-        self.one_hot = np.zeros((x.size, self.n_levels))
-        self.one_hot[np.arange(x.size), self.level] = 1.0
+        #: (U, L): how many items of each unit have each level.
         self.unit_levels = np.zeros((int(unit_of_item.max()) + 1 if x.size else 0, self.n_levels))
         np.add.at(self.unit_levels, (unit_of_item, codes.ravel()), 1.0)
 
 
-def _average_ranks(block_weight: np.ndarray) -> np.ndarray:
+def _average_ranks(block_weight: np.ndarray, out: np.ndarray | None = None,
+                   scratch: np.ndarray | None = None) -> np.ndarray:
     """Each block's average rank among the drawn copies, cumsum - (w - 1) / 2 (as
-    :func:`.bootstrap._rank_blocks`: half-integers, exact)."""
-    rank = np.cumsum(block_weight, axis=1)
-    half = np.multiply(block_weight, -0.5)
-    half += 0.5
-    rank += half
+    :func:`.bootstrap._rank_blocks`: half-integers, exact). ``out`` and ``scratch``: buffers of
+    ``block_weight``'s shape to reuse (fresh arrays of 10^6 cells cost their page faults)."""
+    rank = np.cumsum(block_weight, axis=1, out=out)
+    half = np.multiply(block_weight, 0.5, out=scratch)
+    rank -= half
+    rank += 0.5
     return rank
 
 
-def _spearman(weights: np.ndarray, block_weight: np.ndarray, level_weights: np.ndarray, sides: _Sides) -> np.ndarray:
+def _spearman(weights: np.ndarray, block_weight: np.ndarray, level_weights: np.ndarray, sides: _Sides,
+              buffers: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
     """:func:`.bootstrap.weighted_spearman` of one block of resamples."""
     total = level_weights.sum(axis=1)
-    rank_x = _average_ranks(block_weight)
-    weighted_rank_x = block_weight * rank_x
+    ranks, scratch = (b[:block_weight.shape[0], :block_weight.shape[1]] for b in buffers)
+    rank_x = _average_ranks(block_weight, ranks, scratch)
+    weighted_rank_x = np.multiply(block_weight, rank_x, out=scratch)
     square_x = bs._rowdot(weighted_rank_x, rank_x)
     rank_y = _average_ranks(level_weights)
     square_y = bs._rowdot(level_weights, rank_y * rank_y)
     if sides.x_starts is not None:
         weighted_rank_x = weights * np.take(rank_x, sides.x_block, axis=1)
-    # sum_i w_i rank_x(i) rank_y(i): the weighted x ranks summed per y level, then times that level's rank.
-    per_level = weighted_rank_x @ sides.one_hot
+    # sum_i w_i rank_x(i) rank_y(i), rank_y read per item from its level (faster than a product with
+    # the one-hot levels, and on one core).
+    cross = bs._rowdot(weighted_rank_x, np.take(rank_y, sides.level, axis=1))
     mean_rank_squared = ((total + 1.0) / 2.0) ** 2
     with np.errstate(invalid="ignore", divide="ignore"):
         var_x = square_x / total - mean_rank_squared
         var_y = square_y / total - mean_rank_squared
-        cov = bs._rowdot(per_level, rank_y) / total - mean_rank_squared
+        cov = cross / total - mean_rank_squared
         rho = cov / np.sqrt(var_x * var_y)
     limit = bs.CONSTANT_VARIANCE * mean_rank_squared
     rho[~(var_x > limit) | ~(var_y > limit)] = np.nan
