@@ -36,6 +36,11 @@ from . import bootstrap as bs
 CACHE_CELLS = 1 << 20
 
 
+#: Distinct values of the sparser side up to which Kendall's pairs are counted by halving its levels
+#: (a recursion this deep in Python per block); above, scipy on each expanded resample, as before.
+KENDALL_MAX_LEVELS = 128
+
+
 def item_coefficients(x: np.ndarray, y: np.ndarray, resampling: bs.Resampling,
                       kendall_resamples: int | None = None) -> dict[str, np.ndarray]:
     """Pearson, Spearman and Kendall tau-b of every resample of the paired items ``x``, ``y``;
@@ -59,10 +64,12 @@ def item_coefficients(x: np.ndarray, y: np.ndarray, resampling: bs.Resampling,
         weights = np.take(resampling.unit_weights[start:stop], sides.unit_of_sorted, axis=1)  # (b, n), x order
         block_weight = weights if sides.x_starts is None else np.add.reduceat(weights, sides.x_starts, axis=1)
         spearman[start:stop] = _spearman(weights, block_weight, level_weights[start:stop], sides, buffers)
-        if start < n_kendall:
+        if start < n_kendall and sides.n_levels <= KENDALL_MAX_LEVELS:
             end = min(stop, n_kendall)
             kendall[start:end] = _kendall(weights[:end - start], block_weight[:end - start],
                                           level_weights[start:end], sides)
+    if sides.n_levels > KENDALL_MAX_LEVELS:
+        kendall = bs._kendall_loop(x, y, np.take(resampling.unit_weights[:n_kendall], resampling.unit_of_item, axis=1))
     return {"pearson": pearson, "spearman": spearman, "kendall": kendall}
 
 
