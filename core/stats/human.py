@@ -13,7 +13,7 @@ from typing import Iterable, Mapping
 
 import numpy as np
 
-from ..model import Aggregate, Aggregation, Example, RatingValue, Scale, ScaleKind
+from ..model import Aggregate, Aggregation, Example, Rating, RatingValue, Scale, ScaleKind
 
 
 @dataclass(frozen=True)
@@ -100,20 +100,27 @@ class AnnotatorMatrix:
 
 
 def annotator_matrix(examples: Iterable[Example], quality: str) -> AnnotatorMatrix:
-    rated = [(ex.id, ex.ratings[quality]) for ex in examples if quality in ex.ratings]
-    by_name = bool(rated) and all(r.annotators for _, r in rated)
-    scale = rated[0][1].scale if rated else None
-    ids = tuple(i for i, _ in rated)
-    if rated:
-        # The common case, at 10^5 items: every rating by the same annotators in the same order (or,
-        # unnamed, by as many): the matrix is the transposed scores, as the general loop below builds it.
-        first = rated[0][1]
+    ids: list[str] = []
+    ratings: list[Rating] = []
+    for ex in examples:
+        rating = ex.ratings.get(quality)
+        if rating is not None:
+            ids.append(ex.id)
+            ratings.append(rating)
+    rated = list(zip(ids, ratings))
+    # The annotator tuples in use ("()" where a rating names none): one set, at 10^5 items a few entries.
+    named_by = {r.annotators for r in ratings}
+    by_name = bool(ratings) and () not in named_by
+    scale = ratings[0].scale if ratings else None
+    if ratings:
+        # The common case: every rating by the same annotators in the same order (or, unnamed, by as
+        # many): the matrix is the transposed scores, as the general loop below builds it.
+        first = ratings[0]
         keys = first.annotators if by_name else tuple(f"annotator {k + 1}" for k in range(len(first.scores)))
-        same = (all(r.annotators == first.annotators for _, r in rated) if by_name
-                else all(len(r.scores) == len(first.scores) for _, r in rated))
-        if same and len(set(keys)) == len(keys) and all(len(r.scores) == len(keys) for _, r in rated):
-            values = tuple(zip(*(r.scores for _, r in rated))) if keys else ()
-            return AnnotatorMatrix(quality, tuple(keys), ids, values, scale, by_name)
+        same = len(named_by) == 1 if by_name else len({len(r.scores) for r in ratings}) == 1
+        if same and len(set(keys)) == len(keys):
+            values = tuple(zip(*(r.scores for r in ratings))) if keys else ()
+            return AnnotatorMatrix(quality, tuple(keys), tuple(ids), values, scale, by_name)
     names: dict[str, int] = {}
     cells: list[dict[int, RatingValue]] = []
     for _, rating in rated:
@@ -121,7 +128,7 @@ def annotator_matrix(examples: Iterable[Example], quality: str) -> AnnotatorMatr
         cells.append({names.setdefault(key, len(names)): value for key, value in zip(keys, rating.scores)})
     annotators = tuple(names)
     values = tuple(tuple(cell.get(a) for cell in cells) for a in range(len(annotators)))
-    return AnnotatorMatrix(quality, annotators, ids, values, scale, by_name)
+    return AnnotatorMatrix(quality, annotators, tuple(ids), values, scale, by_name)
 
 
 def label_codes(scale: Scale | None, values: Iterable[RatingValue]) -> dict[RatingValue, float]:
