@@ -15,7 +15,9 @@ array operations instead of a Python loop:
   matrix is first summed into a U x U one). Beyond ``KENDALL_MATRIX_MAX_UNITS``
   units (or ``KENDALL_MATRIX_MAX_ITEMS`` items) that is too big, and only the
   first ``KENDALL_LOOP_MAX_RESAMPLES`` resamples are computed, one by one with
-  scipy; ``Coefficient.n_resamples`` shows how many were used.
+  scipy; ``Coefficient.n_resamples`` shows how many were used. A judge's
+  correlation there (core/stats/correlation.py) computes the same values of
+  the same resamples with less work: :mod:`.bootstrap_large`.
 """
 
 from __future__ import annotations

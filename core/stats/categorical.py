@@ -174,6 +174,10 @@ def _pairs(a: Sequence[RatingValue], b: Sequence[RatingValue]) -> list[tuple[Rat
 
 
 def _as_matrix(reliability: Sequence[Sequence[RatingValue]] | np.ndarray, scale: Scale | None) -> np.ndarray:
+    if (isinstance(reliability, np.ndarray) and reliability.ndim == 2 and reliability.dtype.kind == "f"
+            and (scale is None or scale.is_numeric)):
+        # Already numbers, NaN where missing (the ceiling's annotator matrix): what the loop below gives.
+        return reliability.astype(np.float64, copy=True)
     rows = [list(r) for r in reliability]
     flat = [v for r in rows for v in r if not is_missing(v)]
     if scale is None and any(isinstance(v, str) for v in flat):

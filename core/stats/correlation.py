@@ -19,6 +19,7 @@ from typing import Any, Hashable, Sequence
 import numpy as np
 
 from . import bootstrap as bs
+from .bootstrap_large import item_coefficients
 from .small_samples import too_few_contexts
 
 TURN = "turn"
@@ -194,10 +195,19 @@ def item_correlation(
     boot: dict[str, np.ndarray] = {}
     if n_boot:
         rs = resampling if resampling is not None else bs.resample(len(x), groups, n_boot=n_boot, seed=seed)
-        boot = {**bs.blockwise_item_coefficients(x, y, rs), "kendall": bs.bootstrap_kendall(x, y, rs, rs.memo)}
+        boot = item_bootstrap(x, y, rs)
     n_units = n_groups if n_groups is not None else len(x)
     return CorrelationResult(**_coefficients(x, y, boot, confidence, n_units), **base,
                              ci_reason=too_few_contexts(n_units, "for a CI") if n_boot else None)
+
+
+def item_bootstrap(x: np.ndarray, y: np.ndarray, rs: bs.Resampling) -> dict[str, np.ndarray]:
+    """Pearson, Spearman and Kendall of every resample. Where Kendall's pair matrices would be too big
+    (many items), the same values computed without them (:mod:`.bootstrap_large`), Kendall's on the
+    first ``KENDALL_LOOP_MAX_RESAMPLES`` resamples as before."""
+    if rs.n_units > bs.KENDALL_MATRIX_MAX_UNITS or rs.n_items > bs.KENDALL_MATRIX_MAX_ITEMS:
+        return item_coefficients(x, y, rs, kendall_resamples=bs.KENDALL_LOOP_MAX_RESAMPLES)
+    return {**bs.blockwise_item_coefficients(x, y, rs), "kendall": bs.bootstrap_kendall(x, y, rs, rs.memo)}
 
 
 def system_correlation(

@@ -13,7 +13,7 @@ from typing import Iterable, Mapping
 
 import numpy as np
 
-from ..model import Aggregation, Example, RatingValue, Scale, ScaleKind
+from ..model import Aggregate, Aggregation, Example, Rating, RatingValue, Scale, ScaleKind
 
 
 @dataclass(frozen=True)
@@ -42,12 +42,21 @@ def human_labels(examples: Iterable[Example], quality: str,
     values: dict[str, RatingValue] = {}
     tied: set[str] = set()
     scale: Scale | None = None
+    # A mean or median depends on the scores only, and at 10^5 items most score tuples recur: each
+    # distinct one is pooled once. (Not a vote, whose winner keeps its type: 5 and 5.0 are equal keys.)
+    pooled_of: dict[tuple[tuple[RatingValue, ...], Scale], Aggregate] = {}
     for ex in examples:
         rating = ex.ratings.get(quality)
         if rating is None:
             continue
         scale = scale or rating.scale
-        pooled = rating.aggregate(how)
+        averaged = how is not Aggregation.MAJORITY and rating.scale.is_numeric
+        key = (rating.scores, rating.scale)
+        pooled = pooled_of.get(key) if averaged else None
+        if pooled is None:
+            pooled = rating.aggregate(how)
+            if averaged:
+                pooled_of[key] = pooled
         values[ex.id] = pooled.value
         if pooled.is_tie:
             tied.add(ex.id)
@@ -79,6 +88,9 @@ class AnnotatorMatrix:
         categorical scale become their position (in ``scale.labels`` when
         given, else in sorted order)."""
         codes = label_codes(self.scale, (v for row in self.values for v in row))
+        if not codes:
+            # Numbers: one conversion (None becomes NaN), as float(v) for each value below.
+            return np.array(self.values, dtype=np.float64).reshape(len(self.annotators), self.n_items)
         out = np.full((len(self.annotators), self.n_items), np.nan)
         for a, row in enumerate(self.values):
             for i, v in enumerate(row):
@@ -88,8 +100,27 @@ class AnnotatorMatrix:
 
 
 def annotator_matrix(examples: Iterable[Example], quality: str) -> AnnotatorMatrix:
-    rated = [(ex.id, ex.ratings[quality]) for ex in examples if quality in ex.ratings]
-    by_name = bool(rated) and all(r.annotators for _, r in rated)
+    ids: list[str] = []
+    ratings: list[Rating] = []
+    for ex in examples:
+        rating = ex.ratings.get(quality)
+        if rating is not None:
+            ids.append(ex.id)
+            ratings.append(rating)
+    rated = list(zip(ids, ratings))
+    # The annotator tuples in use ("()" where a rating names none): one set, at 10^5 items a few entries.
+    named_by = {r.annotators for r in ratings}
+    by_name = bool(ratings) and () not in named_by
+    scale = ratings[0].scale if ratings else None
+    if ratings:
+        # The common case: every rating by the same annotators in the same order (or, unnamed, by as
+        # many): the matrix is the transposed scores, as the general loop below builds it.
+        first = ratings[0]
+        keys = first.annotators if by_name else tuple(f"annotator {k + 1}" for k in range(len(first.scores)))
+        same = len(named_by) == 1 if by_name else len({len(r.scores) for r in ratings}) == 1
+        if same and len(set(keys)) == len(keys):
+            values = tuple(zip(*(r.scores for r in ratings))) if keys else ()
+            return AnnotatorMatrix(quality, tuple(keys), tuple(ids), values, scale, by_name)
     names: dict[str, int] = {}
     cells: list[dict[int, RatingValue]] = []
     for _, rating in rated:
@@ -97,8 +128,7 @@ def annotator_matrix(examples: Iterable[Example], quality: str) -> AnnotatorMatr
         cells.append({names.setdefault(key, len(names)): value for key, value in zip(keys, rating.scores)})
     annotators = tuple(names)
     values = tuple(tuple(cell.get(a) for cell in cells) for a in range(len(annotators)))
-    scale = rated[0][1].scale if rated else None
-    return AnnotatorMatrix(quality, annotators, tuple(i for i, _ in rated), values, scale, by_name)
+    return AnnotatorMatrix(quality, annotators, tuple(ids), values, scale, by_name)
 
 
 def label_codes(scale: Scale | None, values: Iterable[RatingValue]) -> dict[RatingValue, float]:

@@ -231,19 +231,25 @@ def _correlation_cell(
     scale: Scale | None, scores: Mapping[str, float | None],
     resamplings: dict[tuple[str, ...], bs.Resampling], *, n_boot: int, seed: int, confidence: float,
 ) -> AgreementCell:
-    counts = dict(not_scored=0, failed=0, no_human_label=0, no_system=0, invalid_label=0)
+    not_scored = failed = no_human_label = no_system = 0
     kept: list[Example] = []
+    absent = object()
+    by_system = level == SYSTEM
+    # One pass of 10^5 items per evaluator: a float score is checked for NaN inline (is_missing's answer).
     for ex in rated:
-        if ex.id not in scores:
-            counts["not_scored"] += 1
-        elif is_missing(scores[ex.id]):
-            counts["failed"] += 1
+        score = scores.get(ex.id, absent)
+        if score is absent:
+            not_scored += 1
+        elif score is None or (score != score if score.__class__ is float else is_missing(score)):
+            failed += 1
         elif human[ex.id] is None:
-            counts["no_human_label"] += 1
-        elif level == SYSTEM and not ex.system:
-            counts["no_system"] += 1
+            no_human_label += 1
+        elif by_system and not ex.system:
+            no_system += 1
         else:
             kept.append(ex)
+    counts = dict(not_scored=not_scored, failed=failed, no_human_label=no_human_label, no_system=no_system,
+                  invalid_label=0)
     exclusions = Exclusions(**counts)
     result_level = SYSTEM if level == SYSTEM else TURN
     if scale is not None and not scale.is_numeric:
@@ -254,10 +260,10 @@ def _correlation_cell(
                    "compared label against label (agreement, kappa, alpha: dialjudge judge)",
         )
         return AgreementCell(evaluator, quality, level, result, Exclusions(**{**counts, "invalid_label": len(kept)}))
-    x = np.array([float(scores[ex.id]) for ex in kept])  # type: ignore[arg-type]
-    y = np.array([float(human[ex.id]) for ex in kept])  # type: ignore[arg-type]
-    groups = [ex.group_id for ex in kept]
     key = tuple(ex.id for ex in kept)
+    x = np.fromiter((float(scores[i]) for i in key), dtype=np.float64, count=len(key))  # type: ignore[arg-type]
+    y = np.fromiter((float(human[i]) for i in key), dtype=np.float64, count=len(key))  # type: ignore[arg-type]
+    groups = [ex.group_id for ex in kept]
     resampling = None
     if n_boot and kept:
         resampling = resamplings.get(key)
