@@ -14,11 +14,12 @@ In the app a full collection is also a stall: it holds the interpreter lock whil
 whole heap (at 100,000 items 150-380 ms each, measured in the app's own work threads, during
 which the UI thread cannot draw). The app therefore pauses collection while its background work
 runs, collects the young generations itself between frames (:func:`collect_young`, a few ms),
-and when the last pause ends moves what survived out of the collector's reach
-(``settle=True``: ``gc.freeze``): a dataset, its metric caches, a run's results are long-lived,
-so later full collections walk only what was made since. The cost: a reference cycle that was
-alive at that moment and dies later is never collected (reference counting still frees
-everything that is not in a cycle, so an old dataset's records go when it is closed).
+and when a piece of work ends moves what is alive out of the collector's reach
+(``settle=True``, or :func:`freeze_survivors` where the work hands over a result and goes on:
+``gc.freeze``): a dataset, its metric caches, a run's results are long-lived, so later
+collections walk only what was made since. The cost: a reference cycle that was alive at that
+moment and dies later is never collected (reference counting still frees everything that is not
+in a cycle, so an old dataset's records go when it is closed).
 """
 
 from __future__ import annotations
@@ -31,33 +32,36 @@ from contextlib import contextmanager
 _lock = threading.Lock()
 _pauses = 0
 _enable_after = False
-_settle_after = False
 
 
 @contextmanager
 def gc_paused(*, settle: bool = False) -> Iterator[None]:
     """No automatic cyclic garbage collection inside the block, in any thread; the collector's
-    previous state is restored when the last concurrent pause ends. ``settle``: then, if this
-    pause or another concurrent one asked for it, the survivors are frozen (see the module)."""
-    global _pauses, _enable_after, _settle_after
+    previous state is restored when the last concurrent pause ends. ``settle``: when the block
+    ends, what is alive is frozen (see the module)."""
+    global _pauses, _enable_after
     with _lock:
         if _pauses == 0:
             _enable_after = gc.isenabled()
             gc.disable()
         _pauses += 1
-        _settle_after = _settle_after or settle
     try:
         yield
     finally:
         with _lock:
             _pauses -= 1
-            if _pauses == 0:
-                if _settle_after:
-                    gc.collect(1)  # the young garbage first, so that only survivors are frozen
-                    gc.freeze()
-                    _settle_after = False
-                if _enable_after:
-                    gc.enable()
+            if settle:
+                # Not after a collection of the young generations: at 100,000 items that walks the
+                # work's millions of new objects while holding the interpreter (78 ms). The app's
+                # UI thread collects them every half second, so few garbage cycles are young now.
+                gc.freeze()
+            if _pauses == 0 and _enable_after:
+                gc.enable()
+
+
+def freeze_survivors() -> None:
+    """Move every object alive now out of the collector's reach (``gc.freeze``; see the module)."""
+    gc.freeze()
 
 
 def collection_paused() -> bool:

@@ -381,9 +381,9 @@ __all__ += ["NOT_A_FIELD", "RATING", "TEXT_FIELDS", "ColumnChoice", "ColumnChoic
             "column_map_from_fields", "parse_column_map", "rating_field", "valid_fields_text"]
 
 # The app's garbage-collection policy while background work runs (issue 23: no full collection stalls the UI)
-from ..gc_pause import collect_young, gc_paused  # noqa: E402
+from ..gc_pause import collect_young, freeze_survivors, gc_paused  # noqa: E402
 
-__all__ += ["collect_young", "gc_paused"]
+__all__ += ["collect_young", "freeze_survivors", "gc_paused"]
 
 # Background work gives the interpreter to the app's UI thread while it runs (issue 23)
 from ..foreground import foreground_busy, foreground_gone, foreground_idle  # noqa: E402

@@ -64,16 +64,23 @@ def test_a_collector_switched_off_before_stays_off() -> None:
     assert not gc.isenabled()
 
 
-def test_settle_freezes_the_survivors_and_collects_young_garbage_first() -> None:
+def test_settle_freezes_what_is_alive_when_the_block_ends() -> None:
     frozen_before = gc.get_freeze_count()
     with gc_paused(settle=True):
         keep = [Node() for _ in range(100)]
-        for _ in range(50):
-            Node()  # garbage cycles: collected before the freeze, not frozen
         assert gc.get_freeze_count() == frozen_before
-    assert gc.get_freeze_count() >= frozen_before + 100
-    assert all(gc.is_tracked(node) for node in keep)
+    assert gc.get_freeze_count() >= frozen_before + len(keep)
     assert not any(isinstance(obj, Node) for gen in range(3) for obj in gc.get_objects(gen))
+
+
+def test_a_settling_block_freezes_at_its_own_end_while_another_pause_goes_on() -> None:
+    frozen_before = gc.get_freeze_count()
+    with gc_paused():
+        with gc_paused(settle=True):
+            keep = [Node() for _ in range(100)]
+        assert gc.get_freeze_count() >= frozen_before + len(keep)
+        assert not gc.isenabled()  # the outer pause still runs
+    assert gc.isenabled()
 
 
 def test_without_settle_nothing_is_frozen() -> None:

@@ -12,8 +12,9 @@ A nice value cannot stop a full garbage collection, which holds the interpreter 
 walks every object: triggered by a work thread's allocations at 100,000 items, each froze the UI
 for 150-380 ms. While any background work runs, automatic collection is paused
 (``core.api.gc_paused``), the UI thread collects the young generations between frames
-(:data:`YOUNG_COLLECTION_INTERVAL_S`), and when the last work ends its long-lived results are
-frozen out of later collections (the trade-off is explained in core's ``gc_pause``).
+(:data:`YOUNG_COLLECTION_INTERVAL_S`), and the long-lived results of the heavy work (a dataset,
+its metric scores and statistics, a run) are frozen out of later collections when it ends (the
+trade-off is explained in core's ``gc_pause``).
 """
 
 from __future__ import annotations
@@ -51,13 +52,15 @@ def lower_thread_priority(niceness: int = BACKGROUND_NICENESS) -> bool:
     return True
 
 
-def in_background(work: Callable[[], ResultType]) -> Callable[[], ResultType]:
+def in_background(work: Callable[[], ResultType], *, settle: bool = False) -> Callable[[], ResultType]:
     """``work``, run at the background priority by whichever thread calls it, with automatic garbage
-    collection paused meanwhile (see the module)."""
+    collection paused meanwhile; ``settle``: what is alive when it ends is frozen (see the module).
+    Only for work whose results live long: each freeze also keeps for good the reference cycles
+    alive at that moment that die later (a dialog open then, closed after)."""
 
     def run() -> ResultType:
         lower_thread_priority()
-        with gc_paused(settle=True):
+        with gc_paused(settle=settle):
             return work()
 
     return run

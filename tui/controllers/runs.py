@@ -259,7 +259,8 @@ class RunController:
                 self._engine = None
                 store.close()
 
-        self._worker = start_thread_work(self.app, run, group=RUN_GROUP, description="Judge run")
+        self._worker = start_thread_work(self.app, run, group=RUN_GROUP, description="Judge run",
+                                        long_lived_result=True)
         return self._worker
 
     def on_event(self, event: RunEvent) -> None:
