@@ -51,14 +51,14 @@ class CodedGrams:
         self.max_order = max_order
 
 
-def coded_matches(a: CodedGrams, b: CodedGrams) -> list[int]:
-    """Per order, the sum over the n-grams in both texts of the smaller count."""
-    if not (len(a.codes) and len(b.codes)):
-        return [0] * a.max_order
-    at = np.searchsorted(b.codes, a.codes)
-    at[at == len(b.codes)] = 0  # past b's largest code: not in b (the test below fails)
-    hit = b.codes[at] == a.codes
-    smaller = np.minimum(a.counts[hit], b.counts[at[hit]])
-    # Counts are far below 2**53, so the float sums are exact integers.
-    per_order: list[float] = np.bincount(a.orders[hit], weights=smaller, minlength=a.max_order).tolist()
-    return [int(total) for total in per_order]
+    def matches(self, other: CodedGrams) -> list[int]:
+        """Per order, the sum over the n-grams in both texts of the smaller count."""
+        if not (len(self.codes) and len(other.codes)):
+            return [0] * self.max_order
+        at = np.searchsorted(other.codes, self.codes)
+        at[at == len(other.codes)] = 0  # past the other's largest code: not there (the test below fails)
+        hit = other.codes[at] == self.codes
+        smaller = np.minimum(self.counts[hit], other.counts[at[hit]])
+        # Counts are far below 2**53, so the float sums are exact integers.
+        per_order: list[float] = np.bincount(self.orders[hit], weights=smaller, minlength=self.max_order).tolist()
+        return [int(total) for total in per_order]

@@ -84,7 +84,7 @@ def word_ngrams(words: list[str], max_order: int) -> list[list[str]]:
 
 class GramLadder:
     """One text's n-grams of one kind (characters or words), order by order, built only as far
-    as some pair asks (:func:`ladder_matches` stops at the first order two texts do not share).
+    as some pair asks (:meth:`grow`; :func:`ladder_matches` stops at the first order two texts do not share).
 
     Per built order: the distinct n-grams (a set, or a dict's keys) and, only where some n-gram
     repeats, each one's count. Once an order has no repeat no higher one has (a repeated
@@ -103,36 +103,36 @@ class GramLadder:
         self.counts: list[dict[str, int] | None] = []
         self._last = items  # the n-grams of the highest order built
 
-    def build(self, order: int) -> None:
-        """Build the orders up to ``order``."""
-        while len(self.keys) < order:
-            n = len(self.keys) + 1
-            grams = self._last = self.items if n == 1 else self.longer(self._last, self.items, n)
-            if n > 1 and self.counts[-1] is None:
-                self.keys.append(set(grams))
-                self.counts.append(None)
-            else:
-                counts: dict[str, int] = {}
-                _count_elements(counts, grams)
-                self.keys.append(counts.keys())
-                self.counts.append(counts if len(counts) < len(grams) else None)
-        if len(self.keys) == self.max_order:
+    def grow(self) -> None:
+        """Build the next order."""
+        n = len(self.keys) + 1
+        grams = self._last = self.items if n == 1 else self.longer(self._last, self.items, n)
+        if n > 1 and self.counts[-1] is None:
+            self.keys.append(set(grams))
+            self.counts.append(None)
+        else:
+            counts: dict[str, int] = {}
+            _count_elements(counts, grams)
+            self.keys.append(counts.keys())
+            self.counts.append(counts if len(counts) < len(grams) else None)
+        if n == self.max_order:
             self._last = self.items  # nothing left to extend: let the highest order's list go
 
 
 def ladder_matches(a: GramLadder, b: GramLadder) -> list[int]:
     """Per order, the sum over the n-grams in both texts of the smaller count."""
     out: list[int] = []
-    for n in range(1, a.max_order + 1):
-        if len(a.keys) < n:
-            a.build(n)
-        if len(b.keys) < n:
-            b.build(n)
-        shared = a.keys[n - 1] & b.keys[n - 1]
+    a_keys, b_keys = a.keys, b.keys
+    for n in range(a.max_order):  # order n + 1
+        if len(a_keys) == n:
+            a.grow()
+        if len(b_keys) == n:
+            b.grow()
+        shared = a_keys[n] & b_keys[n]
         if not shared:  # nothing shared at this order, so nothing at any higher one
-            out += [0] * (a.max_order - n + 1)
+            out += [0] * (a.max_order - n)
             break
-        a_counts, b_counts = a.counts[n - 1], b.counts[n - 1]
+        a_counts, b_counts = a.counts[n], b.counts[n]
         if a_counts is None or b_counts is None:
             out.append(len(shared))  # one side counts each n-gram of the order once
         else:
@@ -160,9 +160,7 @@ class ChrfText:
 def matches(a: ChrfText, b: ChrfText) -> list[int]:
     """Per order (characters, then words), the sum over the n-grams in both texts of the smaller count."""
     if a.coded is not None and b.coded is not None:
-        from .char_codes import coded_matches  # numpy: loaded once the scorer coded a text
-
-        chars = coded_matches(a.coded, b.coded)
+        chars = a.coded.matches(b.coded)
     else:
         chars = ladder_matches(a.chars, b.chars)
     return chars + ladder_matches(a.words, b.words)
