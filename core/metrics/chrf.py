@@ -78,10 +78,6 @@ def longer_word_grams(shorter: list[str], words: list[str], n: int) -> list[str]
     return ngrams(words, n)
 
 
-def word_ngrams(words: list[str], max_order: int) -> list[list[str]]:
-    return [ngrams(words, n) for n in range(1, max_order + 1)]
-
-
 class GramLadder:
     """One text's n-grams of one kind (characters or words), order by order, built only as far
     as some pair asks (:meth:`grow`; :func:`ladder_matches` stops at the first order two texts do not share).
