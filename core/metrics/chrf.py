@@ -7,11 +7,13 @@ order n, so the totals need no n-gram at all. The matches need a text's n-grams,
 each text's are made once and kept (:class:`ChrfText`):
 
 - a Latin-1 text's character n-grams (every English text) are int64 codes, counted
-  and matched in numpy (:mod:`.char_codes`);
-- other texts' character n-grams and every text's word n-grams are strings, made
-  order by order as sacrebleu makes them and counted with Counter's C loop, and only
-  as far as some pair needs them (:class:`GramLadder`): two texts that share no n-gram
-  of order n share none of any higher order, so a pair stops there.
+  and matched in numpy (:mod:`.char_codes`): a byte per character, so a 6-gram fits;
+- other texts' character n-grams (a Chinese character needs 16 bits or more, six of
+  them do not fit an int64), a Latin-1 text's too when it is paired with one of those,
+  and every text's word n-grams are strings, made order by order as sacrebleu makes
+  them and counted with Counter's C loop, and only as far as some pair needs them
+  (:class:`GramLadder`): two texts that share no n-gram of order n share none of any
+  higher order, so a pair stops there (most Chinese dialogue pairs at order 2 or 3).
 
 The score is sacrebleu's ``_compute_f_score`` arithmetic on those integers
 (:func:`f_score`), so it is identical.
@@ -138,8 +140,9 @@ def ladder_matches(a: GramLadder, b: GramLadder) -> list[int]:
 
 class ChrfText:
     """One text's chrF++ n-grams: per order (characters 1-6, then words 1-2) the total; the
-    character n-grams as codes (``coded``, Latin-1 texts) and as strings (``chars``, built only
-    where used: for other texts, and for a Latin-1 text against one of them); the word n-grams."""
+    character n-grams as codes (``coded``, Latin-1 texts) and as strings (``chars``, a ladder
+    grown only where used: for other texts, and for a Latin-1 text against one of them); the
+    word n-grams (``words``, a ladder too)."""
 
     __slots__ = ("chars", "coded", "totals", "words")
 
