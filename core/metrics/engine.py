@@ -10,7 +10,8 @@ is done:
 
 - each distinct text is tokenized once (sacrebleu's 13a or 'zh' tokenization is
   shared by BLEU and METEOR through :class:`ScoringContext`), and its n-grams are
-  counted once, in C (BLEU, ROUGE-N, chrF++; :mod:`.multiset`), so a pair costs
+  counted once, in C (BLEU, ROUGE-N, chrF++; :mod:`.multiset`; chrF++'s characters
+  of Latin-1 texts as int64 codes in numpy, :mod:`.char_codes`), so a pair costs
   a few set intersections; USR has five candidates per reference, KdConv's replies
   are candidates of one pair and references of another;
 - BLEU-1..4 come from one set of order-4 statistics;
