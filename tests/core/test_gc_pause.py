@@ -18,7 +18,10 @@ def collector_restored() -> Iterator[None]:
     gc.enable()
     yield
     gc.unfreeze()
-    if not was_enabled:
+    # As it was before the test, whatever the test did (one switches the collector off).
+    if was_enabled:
+        gc.enable()
+    else:
         gc.disable()
 
 

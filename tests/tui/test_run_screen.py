@@ -214,7 +214,7 @@ async def test_the_bundled_model_judges_three_items_in_logprob_mode(tmp_path):
         with services.open_store() as store:
             judgments = store.load_judgments(state.run_id)[BUNDLED_JUDGE]
         assert len(judgments) == 3
-        assert all(j.valid_mass is not None and 0 < j.valid_mass < 1 for j in judgments)
+        assert all(j.valid_mass is not None and 0 < j.valid_mass < 1 for j in judgments.values())
         for judgment in judgments.values():
             assert 1.0 <= judgment.score <= 5.0 and 0.0 <= judgment.normalized <= 1.0
             assert judgment.distribution and sum(judgment.distribution.values()) == pytest.approx(1.0, abs=1e-6)
