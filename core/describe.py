@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
+from .foreground import giving_way
 from .model import TAG_CLOSED, TAG_OPEN, Dataset, Level, Scale
 
 
@@ -55,7 +56,7 @@ def describe(dataset: Dataset) -> DatasetSummary:
     ended = Counter(ex.ended for ex in examples)
     quality_rows: dict[tuple[str, Level], list[int]] = {}
     scales: dict[tuple[str, Level], Scale] = {}
-    for ex in examples:
+    for ex in giving_way(examples):  # 100,000 items in an app's background (core.foreground)
         for q, rating in ex.ratings.items():
             key = (q, ex.level)
             stats = quality_rows.setdefault(key, [0, 0, 0])

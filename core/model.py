@@ -15,7 +15,7 @@ import math
 import statistics
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Iterator, Mapping, Sequence, Union
+from typing import Any, Iterable, Iterator, KeysView, Mapping, Sequence, Union
 
 #: One annotator's judgement: a number, a category label, or None when missing
 #: (FED's "N/A (no errors)" answers, a skipped item). Missing is never imputed.
@@ -328,6 +328,11 @@ class Dataset:
 
     def get(self, example_id: str) -> Example:
         return self._by_id[example_id]
+
+    def ids(self) -> KeysView[str]:
+        """Every example's id, in the examples' order: a view of the index, no copy (100,000 ids
+        handed to a table at C speed)."""
+        return self._by_id.keys()
 
     @property
     def qualities(self) -> dict[str, Scale]:

@@ -12,7 +12,7 @@ the first time it is asked.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -20,7 +20,14 @@ from typing import Any
 
 from ..model import Dataset
 from ..self_registry import SelfRegistry
-from ._common import parse_json_text, read_text_file
+from ._common import (
+    iter_file_line_blocks,
+    iter_text_line_blocks,
+    leading_lines,
+    parse_json_text,
+    read_leading_lines,
+    read_text_file,
+)
 
 
 @dataclass
@@ -35,6 +42,22 @@ class DatasetFile:
     @cached_property
     def text(self) -> str:
         return read_text_file(self.path)
+
+    @cached_property
+    def head(self) -> str:
+        """The file's first two non-blank lines (one per line, without leading white space), read
+        without the rest: what detecting a JSON Lines format looks at. Empty where they cannot be
+        read or decoded (reading the file says why)."""
+        if "text" in self.__dict__:
+            return "\n".join(leading_lines(self.text, 2))
+        return "\n".join(read_leading_lines(self.path, 2))
+
+    def line_blocks(self) -> Iterator[list[str]]:
+        """The file's lines (as ``text.split("\\n")``) a block at a time: from the text where a format
+        already read it, else from the file without building the whole text (a 150 MB file)."""
+        if "text" in self.__dict__:
+            return iter_text_line_blocks(self.text)
+        return iter_file_line_blocks(self.path)
 
     @cached_property
     def json(self) -> Any:

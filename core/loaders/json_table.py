@@ -117,6 +117,6 @@ register_format(DatasetFormat(
     name="jsonl-table", priority=70, shares_suffixes=(".jsonl",), takes_mapping=True,
     layout="JSON Lines of flat records (.jsonl; the standard column names or a column mapping)",
     # Only a .jsonl file: a .json file holding one object is a JSON document in some other layout.
-    recognise=lambda file: file.path.suffix.lower() == ".jsonl" and looks_like_records(file.text), read=_read))
+    recognise=lambda file: file.path.suffix.lower() == ".jsonl" and looks_like_records(file.head), read=_read))
 
 __all__ = ["file_keys", "looks_like_records", "read_json_table", "table_rows"]

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
+from ..foreground import giving_way
 from ..gc_pause import gc_paused
 from ..model import Example, Level
 from .engine import MetricEngine
@@ -88,7 +89,7 @@ def plan_pairs(examples: Iterable[Example]) -> tuple[list[ScoringPair], dict[Ski
     """The pairs to score, and the examples left out under each reason."""
     pairs: list[ScoringPair] = []
     skipped: dict[SkipReason, list[str]] = {reason: [] for reason in SkipReason}
-    for ex in examples:
+    for ex in giving_way(examples):  # 100,000 items in an app's background (core.foreground)
         if ex.level is Level.DIALOG:
             skipped[SkipReason.DIALOG_LEVEL].append(ex.id)
         elif ex.is_reference:
@@ -138,7 +139,7 @@ def score_examples(
     # once, here rather than once per worker process, and its scores given to every example.
     first_of: dict[tuple[str, tuple[str, ...], bool], ScoringPair] = {}
     same_as: dict[str, str] = {}
-    for pair in pairs:
+    for pair in giving_way(pairs):
         first = first_of.setdefault((pair.candidate, pair.references, pair.chinese), pair)
         same_as[pair.example_id] = first.example_id
     distinct = list(first_of.values())
@@ -152,7 +153,7 @@ def score_examples(
     else:
         with gc_paused():
             results = dict(_score_here(distinct, ids, scaled))
-    for pair in pairs:
+    for pair in giving_way(pairs):
         for metric_id, value in results[same_as[pair.example_id]].items():
             values[metric_id][pair.example_id] = value
     return MetricScores(metrics=metrics, values=values, skipped=skipped)
@@ -171,7 +172,7 @@ def _score_here(
     engine = _new_engine(metric_ids)
     out = []
     step = max(1, len(pairs) // 100)
-    for done, pair in enumerate(pairs, start=1):
+    for done, pair in enumerate(giving_way(pairs, every=16), start=1):
         out.append((pair.example_id, engine.score(pair.candidate, pair.references, pair.chinese)))
         if progress is not None and (done % step == 0 or done == len(pairs)):
             progress(done, len(pairs))

@@ -18,6 +18,7 @@ from typing import Any, Iterable
 
 import numpy as np
 
+from ..foreground import give_way
 from ..format import interval_text, number_text
 from ..model import Example, Scale, ScaleKind
 from .categorical import alpha_undefined_reason, cohen_kappa, krippendorff_alpha, percent_agreement
@@ -146,7 +147,9 @@ def human_ceiling(examples: Iterable[Example], quality: str, *, level: str = TUR
         per_annotator=tuple(per_annotator), annotators_by_name=matrix.by_name, **means,
     )
     if level != SYSTEM and matrix.n_items:
+        give_way()
         result.update(_reliability(matrix, reasons))
+        give_way()
         if per_annotator:
             result["interval"] = _interval(examples, matrix, per_annotator, means, n_boot, seed, confidence)
     return HumanCeiling(**result, reasons=tuple(reasons))
@@ -210,6 +213,7 @@ def ceiling_table(examples: Iterable[Example], qualities: Iterable[str] | None =
             for quality, rating in ex.ratings.items():
                 scales.setdefault(quality, rating.scale)
         for quality in (wanted if wanted is not None else scales):
+            give_way()  # each quality's ceiling is seconds at 100,000 items (core.foreground)
             if quality in scales:
                 rows.append(CeilingRow(quality, level, scale_text(scales[quality]),
                                        human_ceiling(members, quality, n_boot=n_boot)))
@@ -227,6 +231,7 @@ def _leave_one_out(matrix: AnnotatorMatrix, systems: list[str | None] | None,
     values = matrix.numeric()
     out = []
     for a, name in enumerate(matrix.annotators):
+        give_way()
         others = np.delete(values, a, axis=0)
         covered = np.isfinite(others).any(axis=0) & np.isfinite(values[a])
         if not others.shape[0]:

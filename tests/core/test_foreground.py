@@ -9,7 +9,16 @@ from collections.abc import Iterator
 import pytest
 
 from dialjudge.core import foreground
-from dialjudge.core.foreground import MAX_WAIT_S, foreground_busy, foreground_gone, foreground_idle, give_way
+from dialjudge.core.foreground import (
+    MAX_WAIT_S,
+    TURN_WAIT_S,
+    end_turn,
+    foreground_busy,
+    foreground_gone,
+    foreground_idle,
+    give_way,
+    giving_way,
+)
 
 
 @pytest.fixture(autouse=True)
@@ -65,3 +74,147 @@ def test_the_foreground_thread_never_waits_for_itself() -> None:
     give_way()
     assert time.perf_counter() - started < MAX_WAIT_S / 2
     assert foreground._foreground == threading.get_ident()
+
+
+# -- turns among background threads ---------------------------------------------------------
+
+
+def _run_threads(*targets) -> None:  # type: ignore[no-untyped-def]
+    threads = [threading.Thread(target=t) for t in targets]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(10)
+    assert not any(thread.is_alive() for thread in threads)
+
+
+def test_background_threads_run_their_steps_one_at_a_time() -> None:
+    foreground_idle()
+    foreground._foreground = -1  # a foreground that is not any of these threads, idle
+    inside = 0
+    most_inside = 0
+    steps = 0
+    lock = threading.Lock()
+
+    def work() -> None:
+        nonlocal inside, most_inside, steps
+        try:
+            for _ in range(200):
+                give_way()
+                with lock:
+                    inside += 1
+                    most_inside = max(most_inside, inside)
+                    steps += 1
+                time.sleep(0.0002)  # a step that lets go of the interpreter: others could run now
+                with lock:
+                    inside -= 1
+        finally:
+            end_turn()
+
+    _run_threads(work, work, work)
+    assert steps == 600
+    assert most_inside == 1
+
+
+def test_the_turn_goes_to_the_longest_waiting_thread() -> None:
+    foreground_idle()
+    foreground._foreground = -1
+    order: list[str] = []
+    holder_has_it = threading.Event()
+    release = threading.Event()
+
+    def holder() -> None:
+        give_way()
+        holder_has_it.set()
+        release.wait(5)
+        give_way()  # hands over: waits behind the others now
+        order.append("holder")
+        end_turn()
+
+    def waiter(name: str, after: float) -> None:
+        holder_has_it.wait(5)
+        time.sleep(after)
+        give_way()
+        order.append(name)
+        end_turn()
+
+    threads = [threading.Thread(target=holder), threading.Thread(target=waiter, args=("first", 0.01)),
+               threading.Thread(target=waiter, args=("second", 0.05))]
+    for thread in threads:
+        thread.start()
+    time.sleep(0.1)
+    release.set()
+    for thread in threads:
+        thread.join(5)
+    assert order == ["first", "second", "holder"]
+
+
+def test_a_holder_that_blocks_keeps_the_others_waiting_at_most_the_turn_limit() -> None:
+    foreground_idle()
+    foreground._foreground = -1
+    taken = threading.Event()
+    done = threading.Event()
+
+    def blocking_holder() -> None:
+        give_way()
+        taken.set()
+        done.wait(5)  # blocks (I/O, a model's answer) while holding the turn
+        end_turn()
+
+    thread = threading.Thread(target=blocking_holder)
+    thread.start()
+    taken.wait(5)
+    took = _seconds_in_other_thread(give_way)
+    done.set()
+    thread.join(5)
+    assert TURN_WAIT_S * 0.9 <= took < TURN_WAIT_S + 1.0
+
+
+def test_work_that_takes_no_turn_never_waits_for_one() -> None:
+    foreground_idle()
+    foreground._foreground = -1
+    taken = threading.Event()
+    done = threading.Event()
+
+    def holder() -> None:
+        give_way()
+        taken.set()
+        done.wait(5)
+        end_turn()
+
+    thread = threading.Thread(target=holder)
+    thread.start()
+    taken.wait(5)
+    took = _seconds_in_other_thread(lambda: give_way(take_turn=False))
+    done.set()
+    thread.join(5)
+    assert took < TURN_WAIT_S / 2
+
+
+def test_without_a_foreground_no_turn_is_taken() -> None:
+    foreground_gone()
+    holders: list[int | None] = []
+
+    def step() -> None:
+        give_way()
+        holders.append(foreground._turns.holder)
+
+    _run_threads(step, step)
+    assert holders == [None, None]
+
+
+def test_the_foreground_going_frees_a_turn_left_held() -> None:
+    foreground_idle()
+    foreground._foreground = -1
+    _run_threads(give_way)  # a thread that ended without end_turn
+    assert foreground._turns.holder is not None
+    foreground_gone()
+    assert foreground._turns.holder is None
+
+
+def test_giving_way_yields_every_item_in_order() -> None:
+    foreground_idle()
+    foreground._foreground = -1
+    out: list[list[int]] = []
+    _run_threads(lambda: (out.append(list(giving_way(range(1000), every=7))), end_turn()))
+    assert out == [list(range(1000))]

@@ -25,7 +25,7 @@ import threading
 from collections.abc import Callable
 from typing import TypeVar
 
-from dialjudge.core.api import gc_paused
+from dialjudge.core.api import end_turn, gc_paused
 
 ResultType = TypeVar("ResultType")
 
@@ -60,7 +60,10 @@ def in_background(work: Callable[[], ResultType], *, settle: bool = False) -> Ca
 
     def run() -> ResultType:
         lower_thread_priority()
-        with gc_paused(settle=settle):
-            return work()
+        try:
+            with gc_paused(settle=settle):
+                return work()
+        finally:
+            end_turn()  # the turn among background threads it may hold (core's foreground)
 
     return run

@@ -9,6 +9,7 @@ interpreter to the UI thread while it draws (see core's ``foreground`` for why).
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Any
 
 from dialjudge.core.api import foreground_busy, foreground_gone, foreground_idle
@@ -21,7 +22,7 @@ class _MarkingSelector:
         self.wrapped = selector
 
     def select(self, timeout: float | None = None) -> Any:
-        foreground_idle()
+        foreground_idle(None if timeout is None else time.monotonic() + timeout)
         try:
             return self.wrapped.select(timeout)
         finally:

@@ -38,6 +38,8 @@ class WorkspaceScreen(Screen[None]):
         return dialjudge_app(self)
 
     def on_mount(self) -> None:
+        # Textual calls this after a subclass's own on_mount (a message goes to every class's handler
+        # along the MRO): a subclass must not call it again, or it subscribes twice.
         self._missed: set[Change] = set()
         self.dj.datasets.workspace_changed.subscribe(self, self._on_change)
         self.workspace_changed(WorkspaceChange(Change.DATASET))

@@ -8,18 +8,18 @@ themselves, and fit column widths from the values' range.
 
 from __future__ import annotations
 
-import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
 from rich.cells import cell_len
 
-from ..format import disagreement_style, number_text
+from ..format import disagreement_style, number_text, widest_cells, widest_number
 from ..widgets.virtual_table import RowKey, TableCell
 
 if TYPE_CHECKING:
     from dialjudge.core.api import Workspace
+
+    from ..controllers.datasets import TextWidths
 
 ID_COLUMN = "id"
 SYSTEM_COLUMN = "system"
@@ -34,11 +34,13 @@ class ScoreCells:
     per evaluator (any other column key is an evaluator's name). It reads the workspace when
     asked, so a cell built after a change shows the change."""
 
-    def __init__(self, workspace: Workspace) -> None:
+    def __init__(self, workspace: Workspace, widths: TextWidths | None = None) -> None:
         if workspace.dataset is None:
             raise ValueError("the Scores table needs a dataset")
         self.workspace = workspace
         self.dataset = workspace.dataset
+        #: The dataset's widest id and system name where the open measured them (on its worker).
+        self.widths = widths if widths is not None and widths.dataset is workspace.dataset else None
 
     def cell(self, key: RowKey, column: str) -> TableCell:
         example = self.dataset.get(str(key))
@@ -86,9 +88,9 @@ class ScoreCells:
     def widest_text(self, column: str) -> int:
         examples = self.dataset.examples
         if column == ID_COLUMN:
-            return widest_cells([ex.id for ex in examples])
+            return self.widths.item_id if self.widths is not None else widest_cells(list(self.dataset.ids()))
         if column == SYSTEM_COLUMN:
-            return widest_cells([ex.system or "" for ex in examples])
+            return self.widths.system if self.widths is not None else widest_cells([ex.system or "" for ex in examples])
         ws = self.workspace
         if column == HUMAN_COLUMN:
             labels = ws.pooled_labels()
@@ -100,29 +102,3 @@ class ScoreCells:
         if len(scores) < len(examples):
             widest = max(widest, cell_len(NOT_SCORED))
         return widest
-
-
-def widest_cells(texts: list[str]) -> int:
-    """The widest ``cell_len`` of ``texts``. Ids and system names are nearly always printable ASCII,
-    one cell a character: then ``len`` measures them, at C speed (100,000 ids on the UI thread)."""
-    if "".join(texts).isascii() and "".join(texts).isprintable():
-        return max(map(len, texts), default=0)
-    return max(map(cell_len, texts), default=0)
-
-
-def widest_number(values: Iterable[float | None], digits: int) -> int:
-    """The widest ``number_text(value, digits)`` of ``values`` without formatting each one: with a
-    fixed number of decimals the widest finite text is that of the smallest or the largest value.
-    The values are read as one array (None becomes NaN): a column of 100,000 on the UI thread."""
-    values = list(values)
-    numbers = np.array(values, dtype=np.float64)
-    finite = numbers[np.isfinite(numbers)]
-    texts = [number_text(float(finite.min()), digits), number_text(float(finite.max()), digits)] if finite.size else []
-    if finite.size < numbers.size:  # None, NaN or an infinity: each has its own text
-        n_none = values.count(None)
-        if n_none:
-            texts.append(number_text(None, digits))
-        if int(np.isnan(numbers).sum()) > n_none:
-            texts.append(number_text(math.nan, digits))
-        texts.extend(number_text(bound, digits) for bound in (math.inf, -math.inf) if bound in numbers)
-    return max((cell_len(text) for text in texts), default=0)

@@ -399,7 +399,7 @@ class RunEngine:
         works: list[_Work] = []
         for n, key in enumerate(pending):
             if not n % 256:
-                give_way()
+                give_way(take_turn=False)
             variant, example = by_label[key.judge], by_id[key.item_id]
             prompt = prompts.get((variant.label, example.id))
             if prompt is None:
@@ -563,7 +563,9 @@ class RunEngine:
             breaker.record_success()
             breaker.answered.set()
             self._record(work, self._score(work, response, cached=False), False, response=response)
-            give_way()  # an app's UI thread drawing meanwhile goes first (core.foreground)
+            # An app's UI thread drawing meanwhile goes first (core.foreground); no turn among the
+            # background threads: a run waits on its model, and must not hold the others back then.
+            give_way(take_turn=False)
             await asyncio.sleep(0)  # a backend that never yields must not keep a cancel waiting
 
     def _breaker(self, judge_name: str) -> CircuitBreaker:
