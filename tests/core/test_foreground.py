@@ -218,3 +218,39 @@ def test_giving_way_yields_every_item_in_order() -> None:
     out: list[list[int]] = []
     _run_threads(lambda: (out.append(list(giving_way(range(1000), every=7))), end_turn()))
     assert out == [list(range(1000))]
+
+
+# -- a foreground that is overdue waits for the interpreter --------------------------------------
+
+
+def test_background_work_steps_aside_while_the_foreground_is_overdue() -> None:
+    """Idle until a moment now past (its timer is due): it is awake and wants the interpreter, so a
+    step waits, without it, until the foreground marks itself busy; and then while it is busy."""
+    foreground_busy()
+    foreground_idle(until=time.monotonic() - 1.0)
+    marks: list[str] = []
+
+    def foreground_wakes() -> None:
+        marks.append("busy")
+        foreground_busy()
+        threading.Timer(0.02, lambda: (marks.append("idle"), foreground_idle())).start()
+
+    threading.Timer(0.02, foreground_wakes).start()
+    took = _seconds_in_other_thread(lambda: give_way(take_turn=False))
+    assert marks == ["busy", "idle"]  # the step went on only once the foreground was done
+    assert 0.03 <= took < MAX_WAIT_S * 2 + 0.5
+
+
+def test_a_foreground_waiting_for_a_later_moment_holds_nothing_back() -> None:
+    foreground_busy()
+    foreground_idle(until=time.monotonic() + 60.0)
+    assert _seconds_in_other_thread(lambda: give_way(take_turn=False)) < MAX_WAIT_S / 2
+    foreground_idle()  # no moment at all: only an event wakes it
+    assert _seconds_in_other_thread(lambda: give_way(take_turn=False)) < MAX_WAIT_S / 2
+
+
+def test_an_overdue_foreground_that_never_wakes_holds_a_step_back_at_most_the_limit() -> None:
+    foreground_busy()
+    foreground_idle(until=time.monotonic() - 1.0)
+    took = _seconds_in_other_thread(lambda: give_way(take_turn=False))
+    assert MAX_WAIT_S * 0.9 <= took < MAX_WAIT_S + 1.0

@@ -172,3 +172,40 @@ async def test_streamed_judgments_reach_the_workspace_in_order_in_few_messages(s
         assert runs.state is not None and runs.state.done == len(examples) + 1
         # One wake-up for the whole queue, taken in chunks (each chunk posts the next wake-up).
         assert takes == [20, 20, 20, len(events) - 60]
+
+
+async def test_a_big_table_with_no_filter_and_no_sort_shows_its_rows_at_once():
+    """A new dataset's first view (every row, in the file's order) needs no worker: the rows are
+    there as soon as they are set, and no worker ever reads a sort key."""
+    app = TableApp()
+    async with app.run_test(size=(60, 12)) as pilot:
+        table = app.query_one(VirtualTable)
+        table.set_columns([Column("name", "name"), Column("score", "score", align="right")])
+        source = ThreadRecordingSource()
+        table.set_lazy_rows(range(N_ROWS), source)
+        assert not table.ordering
+        assert table.row_count == N_ROWS and table.row_keys == list(range(N_ROWS))
+        table.set_filter(None)
+        assert not table.ordering and table.row_count == N_ROWS
+        await pilot.pause()
+        assert not source.threads  # nothing was sorted, on any thread
+        assert not [w for w in app.workers if w.is_running]
+
+
+async def test_the_scores_screen_hears_each_workspace_change_once(services):
+    """Textual calls every class's on_mount along the MRO: a screen that also called its base's
+    on_mount subscribed twice, and drew every change twice (60 ms at 100,000 items)."""
+    from dialjudge.tui.screens.tune import TuneScreen
+
+    app = make_app(services=services)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        signal = app.datasets.workspace_changed
+        assert isinstance(app.screen, ScoresScreen)
+        assert len(signal._subscriptions[app.screen]) == 1
+        await pilot.press("t")
+        await settle(pilot)
+        assert isinstance(app.screen, TuneScreen)
+        assert len(signal._subscriptions[app.screen]) == 1
+        for screen in app.screen_stack:
+            assert len(signal._subscriptions.get(screen, [])) <= 1
