@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pytest
 
@@ -149,45 +150,39 @@ def test_the_turn_goes_to_the_longest_waiting_thread() -> None:
     assert order == ["first", "second", "holder"]
 
 
-def test_a_holder_that_blocks_keeps_the_others_waiting_at_most_the_turn_limit() -> None:
+@contextmanager
+def _turn_held_by_a_blocked_thread() -> Iterator[None]:
+    """Another thread takes the turn and then blocks (I/O, a model's answer) until the block ends."""
     foreground_idle()
-    foreground._foreground = -1
+    foreground._foreground = -1  # a foreground that is not any of these threads, idle
     taken = threading.Event()
     done = threading.Event()
 
     def blocking_holder() -> None:
         give_way()
         taken.set()
-        done.wait(5)  # blocks (I/O, a model's answer) while holding the turn
+        done.wait(5)
         end_turn()
 
     thread = threading.Thread(target=blocking_holder)
     thread.start()
     taken.wait(5)
-    took = _seconds_in_other_thread(give_way)
-    done.set()
-    thread.join(5)
+    try:
+        yield
+    finally:
+        done.set()
+        thread.join(5)
+
+
+def test_a_holder_that_blocks_keeps_the_others_waiting_at_most_the_turn_limit() -> None:
+    with _turn_held_by_a_blocked_thread():
+        took = _seconds_in_other_thread(give_way)
     assert TURN_WAIT_S * 0.9 <= took < TURN_WAIT_S + 1.0
 
 
 def test_work_that_takes_no_turn_never_waits_for_one() -> None:
-    foreground_idle()
-    foreground._foreground = -1
-    taken = threading.Event()
-    done = threading.Event()
-
-    def holder() -> None:
-        give_way()
-        taken.set()
-        done.wait(5)
-        end_turn()
-
-    thread = threading.Thread(target=holder)
-    thread.start()
-    taken.wait(5)
-    took = _seconds_in_other_thread(lambda: give_way(take_turn=False))
-    done.set()
-    thread.join(5)
+    with _turn_held_by_a_blocked_thread():
+        took = _seconds_in_other_thread(lambda: give_way(take_turn=False))
     assert took < TURN_WAIT_S / 2
 
 
