@@ -13,7 +13,7 @@ import math
 import re
 import sys
 from pathlib import Path
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import orjson
 
@@ -117,7 +117,12 @@ def iter_file_line_blocks(path: Path) -> Iterator[list[str]]:
 
 def iter_text_line_blocks(text: str, size: int = 1024) -> Iterator[list[str]]:
     """:func:`iter_records` in blocks of ``size`` lines."""
-    lines = iter_records(text)
+    return line_blocks(iter_records(text), size)
+
+
+def line_blocks(lines: Iterable[str], size: int = 1024) -> Iterator[list[str]]:
+    """``lines`` in blocks of ``size``."""
+    lines = iter(lines)
     while block := list(itertools.islice(lines, size)):
         yield block
 

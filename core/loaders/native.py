@@ -30,6 +30,7 @@ from ._common import (  # noqa: F401  (iter_records: read by callers of this mod
     json_line_parser,
     json_type,
     leading_lines,
+    line_blocks,
     type_name,
 )
 from .formats import DatasetFormat, register_format
@@ -238,7 +239,7 @@ _PLAIN_TYPES = (str, int, float, bool, type(None))
 
 def native_dataset(lines: Iterable[str], path: Path, *, name: str | None = None) -> Dataset:
     """The dataset of a native file's lines (as ``text.split("\\n")``)."""
-    return native_dataset_of_blocks([list(lines)], path, name=name)
+    return native_dataset_of_blocks(line_blocks(lines), path, name=name)
 
 
 def native_dataset_of_blocks(blocks: Iterable[list[str]], path: Path, *, name: str | None = None) -> Dataset:
