@@ -386,6 +386,6 @@ from ..gc_pause import collect_young, freeze_survivors, gc_paused  # noqa: E402
 __all__ += ["collect_young", "freeze_survivors", "gc_paused"]
 
 # Background work gives the interpreter to the app's UI thread while it runs (issue 23)
-from ..foreground import end_turn, foreground_busy, foreground_gone, foreground_idle  # noqa: E402
+from ..foreground import end_turn, foreground_busy, foreground_gone, foreground_idle, give_way, giving_way  # noqa: E402
 
-__all__ += ["end_turn", "foreground_busy", "foreground_gone", "foreground_idle"]
+__all__ += ["end_turn", "foreground_busy", "foreground_gone", "foreground_idle", "give_way", "giving_way"]
