@@ -27,6 +27,7 @@ import numpy as np
 
 from ...config import user_data_dir
 from ...errors import DialjudgeError
+from ...foreground import give_way
 from ..run.config import RunConfig
 from ..run.events import RunStatus
 from ..types import BackendResult, Judgment, ScoringMode
@@ -545,10 +546,15 @@ class RunStore:
             return 0
         with self._transaction() as db:
             before = db.total_changes
-            db.executemany(_UPSERT_JUDGMENT, rows)
+            # A few hundred rows a call: each row's step lets go of the interpreter and takes it back
+            # at once, which keeps an app's UI thread from it (core.foreground) for as long as the call.
+            for start in range(0, len(rows), _WRITE_CHUNK):
+                give_way(take_turn=False)
+                db.executemany(_UPSERT_JUDGMENT, rows[start:start + _WRITE_CHUNK])
             written = db.total_changes - before
-            if cached:
-                db.executemany(_UPSERT_CACHE, cached)
+            for start in range(0, len(cached), _WRITE_CHUNK):
+                give_way(take_turn=False)
+                db.executemany(_UPSERT_CACHE, cached[start:start + _WRITE_CHUNK])
             db.execute("UPDATE runs SET updated = ? WHERE id = ?", (now, run_id))
         return written
 
@@ -625,6 +631,7 @@ class RunStore:
             reader.execute("PRAGMA busy_timeout = 5000")
             cursor = reader.execute(sql, tuple(params))
             while chunk := cursor.fetchmany(_READ_CHUNK):
+                give_way(take_turn=False)  # an app's UI thread first (see add_judgments)
                 yield chunk
         finally:
             reader.close()
@@ -837,6 +844,7 @@ _READ_COLUMNS = (
 _READ_SELECT = ", ".join(_READ_COLUMNS)
 #: Rows fetched at a time when reading a run; item ids asked for in one IN (...) list.
 _READ_CHUNK = 2000
+_WRITE_CHUNK = 256
 _IN_CHUNK = 500
 
 _BOOLEAN_EXPORT_INDEXES = tuple(EXPORT_COLUMNS.index(c) for c in ("cached", "mass_lower_bound", "request_failed"))
