@@ -108,6 +108,8 @@ class Turns:
         with self._cond:
             if self.holder == me:
                 return True
+            if self.holder is not None and not _alive(self.holder):
+                self.holder = None  # a thread that ended without end_turn (its work was not in_background)
             if self.holder is None and not self._line:
                 self.holder = me
                 return True
@@ -127,6 +129,10 @@ class Turns:
             if self.holder == me:
                 self.holder = None
                 self._cond.notify_all()
+
+
+def _alive(thread_id: int) -> bool:
+    return any(thread.ident == thread_id for thread in threading.enumerate())
 
 
 _turns = Turns()

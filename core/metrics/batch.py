@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
-from ..foreground import giving_way
+from ..foreground import give_way, giving_way
 from ..gc_pause import gc_paused
 from ..model import Example, Level
 from .engine import MetricEngine
@@ -210,6 +210,7 @@ def _score_in_pool(
     size = math.ceil(len(pairs) / (n_workers * 4))
     chunks = [pairs[i:i + size] for i in range(0, len(pairs), size)]
     out: list[tuple[str, dict[str, float]]] = []
+    give_way(take_turn=False)  # waiting on other processes: no turn held meanwhile (core.foreground)
     with ProcessPoolExecutor(max_workers=n_workers) as pool:
         for result in pool.map(_score_chunk, [metric_ids] * len(chunks), chunks):
             out.extend(result)

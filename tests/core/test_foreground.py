@@ -249,3 +249,11 @@ def test_an_overdue_foreground_that_never_wakes_holds_a_step_back_at_most_the_li
     foreground_idle(until=time.monotonic() - 1.0)
     took = _seconds_in_other_thread(lambda: give_way(take_turn=False))
     assert MAX_WAIT_S * 0.9 <= took < MAX_WAIT_S + 1.0
+
+
+def test_a_turn_left_by_a_thread_that_ended_goes_to_the_next() -> None:
+    foreground_idle()
+    foreground._foreground = -1
+    _run_threads(give_way)  # ended holding the turn, without end_turn
+    took = _seconds_in_other_thread(give_way)
+    assert took < TURN_WAIT_S / 2
