@@ -21,6 +21,16 @@ x3,A: hm,ok,okay,1,3,
 """
 
 
+def dialog_shown(app) -> bool:  # type: ignore[no-untyped-def]
+    """The column dialog is on top and its rows are mounted: a pushed screen is on the stack before its
+    children are composed, and a query in between finds none."""
+    return isinstance(app.screen, ColumnMapDialog) and bool(app.screen.query(".column-name"))
+
+
+async def wait_for_dialog(pilot) -> None:  # type: ignore[no-untyped-def]
+    await wait_until(pilot, lambda: dialog_shown(pilot.app), "the column dialog with its rows")
+
+
 async def open_file(pilot, path: Path) -> DatasetsScreen:
     await pilot.press("d")
     await pilot.pause()
@@ -40,7 +50,7 @@ async def test_pick_the_fields_and_the_dataset_opens_with_the_right_ratings(serv
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         datasets = await open_file(pilot, path)
-        await wait_until(pilot, lambda: isinstance(app.screen, ColumnMapDialog), "the column dialog")
+        await wait_for_dialog(pilot)
         dialog = app.screen
         assert app.workspace.dataset.name == "sample"  # nothing opened yet
         names = [str(label.content) for label in dialog.query(".column-name").results(Label)]
@@ -95,7 +105,7 @@ async def test_a_rating_needs_its_quality_and_a_candidate_is_needed(services, tm
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await settle(pilot)
         await open_file(pilot, path)
-        await wait_until(pilot, lambda: isinstance(app.screen, ColumnMapDialog), "the column dialog")
+        await wait_for_dialog(pilot)
         dialog = app.screen
         dialog.query_one("#quality-4", Input).value = ""
         await pilot.press("ctrl+s")
@@ -117,7 +127,7 @@ async def test_esc_closes_the_dialog_without_opening(services, tmp_path: Path):
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await settle(pilot)
         datasets = await open_file(pilot, path)
-        await wait_until(pilot, lambda: isinstance(app.screen, ColumnMapDialog), "the column dialog")
+        await wait_for_dialog(pilot)
         await pilot.press("escape")
         await settle(pilot)
         assert app.screen is datasets and app.workspace.dataset.name == "sample"
@@ -155,7 +165,7 @@ async def test_column_names_are_shown_as_text_not_markup(services, tmp_path: Pat
     path.write_text("[red]reply[/red],score\nhi,1\nyo,2\n", encoding="utf-8")
     app = make_app(str(path), services=services)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: isinstance(app.screen, ColumnMapDialog), "the column dialog")
+        await wait_for_dialog(pilot)
         dialog = app.screen
         # What is drawn, not what was given: markup would be drawn without its brackets.
         names = [drawn(label) for label in dialog.query(".column-name").results(Label)]
