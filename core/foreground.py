@@ -36,6 +36,7 @@ moment), until it marks itself busy.
 
 from __future__ import annotations
 
+import itertools
 import math
 import threading
 import time
@@ -161,10 +162,18 @@ def end_turn() -> None:
     _turns.release(threading.get_ident())
 
 
-def giving_way(items: Iterable[Item], every: int = 256) -> Iterator[Item]:
+def giving_way(items: Iterable[Item], every: int = 256) -> Iterable[Item]:
     """``items``, with :func:`give_way` before the first and after every ``every`` of them: for loops
-    over 100,000 examples that an app runs in the background."""
-    for n, item in enumerate(items):
-        if not n % every:
-            give_way()
-        yield item
+    over 100,000 examples that an app runs in the background. With no foreground, and on the
+    foreground thread itself, ``items`` as they are (a loop there pays nothing for it)."""
+    foreground = _foreground
+    if foreground is None or threading.get_ident() == foreground:
+        return items
+    return _giving_way(items, every)
+
+
+def _giving_way(items: Iterable[Item], every: int) -> Iterator[Item]:
+    remaining = iter(items)
+    while chunk := list(itertools.islice(remaining, every)):
+        give_way()
+        yield from chunk
