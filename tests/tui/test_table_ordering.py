@@ -11,8 +11,10 @@ from textual.app import App, ComposeResult
 from tui_helpers import SIZE, settle, wait_until
 
 from dialjudge.tui.app import make_app
+from dialjudge.tui.screens.base import WorkspaceScreen
 from dialjudge.tui.screens.score_cells import HUMAN_COLUMN, ID_COLUMN
 from dialjudge.tui.screens.scores import ScoresScreen
+from dialjudge.tui.state import Change, WorkspaceChange
 from dialjudge.tui.widgets.virtual_table import Column, TableCell, VirtualTable
 
 N_ROWS = 6_000  # above ASYNC_ORDER_ROWS: ordered on a worker
@@ -209,3 +211,23 @@ async def test_the_scores_screen_hears_each_workspace_change_once(services):
         assert len(signal._subscriptions[app.screen]) == 1
         for screen in app.screen_stack:
             assert len(signal._subscriptions.get(screen, [])) <= 1
+
+        class CallsItsBase(WorkspaceScreen):
+            def __init__(self) -> None:
+                super().__init__()
+                self.changes: list[Change] = []
+
+            def on_mount(self) -> None:
+                super().on_mount()  # Textual calls WorkspaceScreen.on_mount too
+
+            def workspace_changed(self, change: WorkspaceChange) -> None:
+                self.changes.append(change.kind)
+
+        extra = CallsItsBase()
+        await app.push_screen(extra)
+        await settle(pilot)
+        assert len(signal._subscriptions[extra]) == 1
+        assert extra.changes == [Change.DATASET]  # drawn once on mounting
+        app.datasets.publish(Change.STATS)
+        await settle(pilot)
+        assert extra.changes == [Change.DATASET, Change.STATS]

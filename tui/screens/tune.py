@@ -67,9 +67,6 @@ class TuneScreen(WorkspaceScreen):
     def on_mount(self) -> None:
         table = self.query_one("#tune-leaderboard", DataTable)
         table.add_columns("#", "variant", "stage", "agreement", "items", "settings")
-        # No super().on_mount(): Textual calls WorkspaceScreen.on_mount itself (it dispatches a message to
-        # every class's handler along the MRO), and calling it here too subscribed the screen twice, so
-        # each workspace change was drawn twice (60 ms at 100,000 items).
         self.dj.tune.changed.subscribe(self, self.show)
         self.show(self.dj.tune.state)
 
