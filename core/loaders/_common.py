@@ -39,7 +39,7 @@ _SPEAKER_PREFIX = re.compile(r"^([^\W\d_][\w'.\-]*(?: [\w'.\-]+){0,2})\s*(?::\s+
 #: Files are decoded this many characters at a time: decoding a 150 MB file in one call holds the
 #: interpreter lock for half a second or more, which the app's UI thread would wait out.
 _READ_CHUNK = 1 << 22
-#: Characters read at a time by :func:`iter_file_lines`: a millisecond of decoding and splitting.
+#: Characters read at a time by :func:`iter_file_line_blocks`: a millisecond of decoding and splitting.
 _LINES_CHUNK = 1 << 20
 
 
@@ -88,17 +88,12 @@ def read_leading_lines(path: Path, count: int) -> list[str]:
     return lines
 
 
-def iter_file_lines(path: Path) -> Iterator[str]:
-    """The file's lines one at a time, as ``read_text_file(path).split("\\n")`` gives them (universal
-    newlines, the UTF-8 BOM dropped; a final empty line where the file ends with one), without
-    holding the whole file: a 150 MB text is never built, and no single call decodes or copies more
-    than a buffer. A problem reading it is the DataError :func:`read_text_file` gives."""
-    for block in iter_file_line_blocks(path):
-        yield from block
-
-
 def iter_file_line_blocks(path: Path) -> Iterator[list[str]]:
-    """:func:`iter_file_lines` a block at a time (the lines of about a megabyte of text each)."""
+    """The file's lines, as ``read_text_file(path).split("\\n")`` gives them (universal newlines, the
+    UTF-8 BOM dropped; a final empty line where the file ends with one), a block at a time (the lines
+    of about a megabyte of text each), without holding the whole file: a 150 MB text is never built,
+    and no single call decodes or copies more than a buffer. A problem reading it is the DataError
+    :func:`read_text_file` gives."""
     try:
         with path.open(encoding="utf-8-sig") as handle:
             # A chunk at a time, not a line at a time: each read lets go of the interpreter for its
@@ -113,11 +108,6 @@ def iter_file_line_blocks(path: Path) -> Iterator[list[str]]:
     except (OSError, UnicodeDecodeError):
         read_text_file(path)  # raises the DataError that names the problem (the byte's offset in the file)
         raise
-
-
-def iter_text_line_blocks(text: str, size: int = 1024) -> Iterator[list[str]]:
-    """:func:`iter_records` in blocks of ``size`` lines."""
-    return line_blocks(iter_records(text), size)
 
 
 def line_blocks(lines: Iterable[str], size: int = 1024) -> Iterator[list[str]]:

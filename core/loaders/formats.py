@@ -22,8 +22,9 @@ from ..model import Dataset
 from ..self_registry import SelfRegistry
 from ._common import (
     iter_file_line_blocks,
-    iter_text_line_blocks,
+    iter_records,
     leading_lines,
+    line_blocks,
     parse_json_text,
     read_leading_lines,
     read_text_file,
@@ -56,7 +57,7 @@ class DatasetFile:
         """The file's lines (as ``text.split("\\n")``) a block at a time: from the text where a format
         already read it, else from the file without building the whole text (a 150 MB file)."""
         if "text" in self.__dict__:
-            return iter_text_line_blocks(self.text)
+            return line_blocks(iter_records(self.text))
         return iter_file_line_blocks(self.path)
 
     @cached_property

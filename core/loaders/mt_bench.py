@@ -24,7 +24,7 @@ from ..gc_pause import gc_paused
 from ..model import Dataset, Turn
 from ._common import json_lines, json_type, read_text_file
 from .formats import DatasetFile, DatasetFormat, register_format
-from .preference import PairRecord, first_line, merge_pairs, vote_of
+from .preference import PairRecord, merge_pairs, vote_of
 
 REQUIRED = ("question_id", "model_a", "model_b", "winner", "conversation_a", "conversation_b")
 KNOWN = (*REQUIRED, "judge", "turn")
@@ -121,7 +121,7 @@ def _reply(answers: list[str]) -> str:
 
 def _recognise(file: DatasetFile) -> bool:
     try:
-        return looks_like_mt_bench(json.loads(first_line(file.path) or "null"))
+        return looks_like_mt_bench(json.loads(file.head.partition("\n")[0] or "null"))
     except (json.JSONDecodeError, RecursionError):
         return False
 

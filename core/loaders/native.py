@@ -22,11 +22,10 @@ from ..errors import DataError
 from ..foreground import giving_way
 from ..gc_pause import gc_paused
 from ..model import Dataset, Example, Level, Perturbation, Rating, Scale, ScaleKind, Turn
-from ._common import (  # noqa: F401  (iter_records: read by callers of this module)
+from ._common import (
     describe_scale,
     first_json_object,
     iter_file_line_blocks,
-    iter_records,
     json_line_parser,
     json_type,
     leading_lines,

@@ -8,7 +8,6 @@ computations: ``read_text_file(path).split("\\n")`` and ``json.loads``.
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
 
 import pytest
@@ -19,10 +18,10 @@ from dialjudge.core.errors import DataError
 from dialjudge.core.loaders import _common, load_dataset, save_dataset
 from dialjudge.core.loaders._common import (
     iter_file_line_blocks,
-    iter_file_lines,
-    iter_text_line_blocks,
+    iter_records,
     json_line_parser,
     leading_lines,
+    line_blocks,
     read_leading_lines,
     read_text_file,
 )
@@ -53,9 +52,8 @@ def test_lines_of_a_file_are_those_of_its_whole_text(text: str, chunk: int, tmp_
     path = tmp_path / "f.jsonl"
     path.write_bytes(text.encode("utf-8"))
     expected = read_text_file(path).split("\n")
-    assert list(iter_file_lines(path)) == expected
     assert [line for block in iter_file_line_blocks(path) for line in block] == expected
-    assert [line for block in iter_text_line_blocks(read_text_file(path), 2) for line in block] == expected
+    assert [line for block in line_blocks(iter_records(read_text_file(path)), 2) for line in block] == expected
 
 
 @pytest.mark.parametrize("text", AWKWARD_TEXTS)
@@ -72,7 +70,7 @@ def test_a_bad_byte_is_the_data_error_of_reading_the_whole_file(tmp_path: Path) 
     path = tmp_path / "bad.jsonl"
     path.write_bytes(b'{"id": "a"}\n' * 1000 + b"\xff\n")
     with pytest.raises(DataError) as streamed:
-        list(iter_file_lines(path))
+        list(iter_file_line_blocks(path))
     with pytest.raises(DataError) as whole:
         read_text_file(path)
     assert str(streamed.value) == str(whole.value)
@@ -125,10 +123,7 @@ def test_any_json_value_parses_as_json_parses_it(value: object) -> None:
     line = json.dumps(value)
     parse = json_line_parser([line])
     assert _outcome(parse, line) == _outcome(json.loads, line)
-    parsed = parse(line)
-    if isinstance(value, float) and math.isinf(value):
-        assert parsed == value
-    assert repr(parsed) == repr(json.loads(line))
+    assert repr(parse(line)) == repr(json.loads(line))
 
 
 def _dataset(n: int) -> Dataset:
