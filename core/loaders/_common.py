@@ -179,7 +179,8 @@ def json_line_parser(lines: Sequence[str]) -> Callable[[str], Any]:
     turns into floats. So where any of ``lines`` holds a run of 19 digits or more (such an integer,
     or a long number inside a text), they are parsed by the standard library; and a line orjson
     refuses (NaN, 1e400, a lone surrogate, nesting deeper than 1,024) is parsed again by it, so that
-    it keeps json's value or error. The check reads the lines once, at C speed (85 ms for 150 MB)."""
+    it keeps json's value or error. The check joins and translates the lines at C speed (0.11 s for
+    the 150 MB file's 144 blocks)."""
     if _LONG_NUMBER in "\n".join(lines).translate(_DIGITS_AS_ZERO):
         return json.loads
     return _loads_fast
