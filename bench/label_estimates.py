@@ -68,8 +68,9 @@ def main(argv: list[str] | None = None) -> int:
 def stored_run(run_id: int, draws: int, labelled: int) -> int:
     import numpy as np
 
-    from dialjudge.core.api import RunStore, load_config
     from dialjudge.core.api import labels_estimates as le
+    from dialjudge.core.api import load_config
+    from dialjudge.core.judges.store.run_store import RunStore
 
     config = load_config()
     hits: dict[tuple[str, str], list[bool]] = {}

@@ -20,9 +20,19 @@ import sys
 
 import numpy as np
 
-from dialjudge.core.api import RunRequest, RunStore, build_backends, execute_run, load_config, open_dataset, plan_run
+from dialjudge.core.api import (
+    RunRequest,
+    load_config,
+    open_dataset,
+    plan_run,
+)
+from dialjudge.core.api.runs import (
+    build_backends,
+    execute_run,
+)
 from dialjudge.core.config import JudgeConfig
 from dialjudge.core.judges.backends.fake import FakeBackend
+from dialjudge.core.judges.store.run_store import RunStore
 from dialjudge.core.model import Aggregation
 
 TEMPLATE = "likert-1to5"

@@ -6,8 +6,8 @@ import argparse
 import json
 from pathlib import Path
 
-from dialjudge.core.api import ADVERSARIAL_KINDS as KINDS
 from dialjudge.core.api import make_adversarial
+from dialjudge.core.api.datasets import ADVERSARIAL_KINDS as KINDS
 from dialjudge.core.errors import DataError
 
 from . import render

@@ -5,7 +5,12 @@ from __future__ import annotations
 
 import argparse
 
-from dialjudge.core.api import ColumnMap, Config, open_dataset, parse_column_map
+from dialjudge.core.api import (
+    ColumnMap,
+    Config,
+    open_dataset,
+    parse_column_map,
+)
 from dialjudge.core.model import Dataset
 
 MAP_HELP = ("a CSV/TSV or JSON Lines dataset's column COLUMN holds FIELD: id, group_id, context, candidate, "

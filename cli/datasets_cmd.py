@@ -7,13 +7,12 @@ import argparse
 from rich.markup import escape
 
 from dialjudge.core.api import (
-    TieRule,
     dataset_statistics,
     describe,
     list_datasets,
-    load_config,
-    quality_annotators,
 )
+from dialjudge.core.api.datasets import quality_annotators
+from dialjudge.core.api.types import TieRule
 from dialjudge.core.format import collapse_rater_notes
 
 from . import render
@@ -40,7 +39,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run_list(args: argparse.Namespace) -> int:
-    config = load_config()
+    config = args.session.config
     rows = [(e.name, e.origin, "yes" if e.available else "no", e.description, str(e.path or "")) for e in
             list_datasets(config)]
     con = render.console()

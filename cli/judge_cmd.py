@@ -7,45 +7,53 @@ and runs it and decides which reports follow; this module prints what it is hand
 from __future__ import annotations
 
 import argparse
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 
 from rich.console import Console
 from rich.markup import escape
 
 from dialjudge.core.api import (
     AgreementRequest,
-    AnswerConstraint,
-    DrawSpread,
-    InterJudgeMatrix,
-    Judgment,
-    LengthAndCertainty,
-    Part,
-    PoolReport,
+    JudgeOutcome,
     RunPlan,
     RunReports,
     RunRequest,
-    RunStatus,
-    RunStore,
     RunSummary,
-    ScoringMode,
-    Stability,
+    Session,
     StopRequest,
-    StopRule,
-    TieRule,
-    build_backends,
-    execute_run,
+    judge,
     judge_bench_requests,
     judge_bench_table,
-    label_run_note,
-    load_config,
-    on_prepaired_items,
-    pair_plan_text,
     plan_runs,
-    preference_plan_text,
-    problem_lines,
-    run_finished,
-    run_reports,
+    run_judgments,
     stop_rule_for,
+)
+from dialjudge.core.api.formatting import (
+    pair_plan_text,
+    problem_lines,
+)
+from dialjudge.core.api.preferences import (
+    on_prepaired_items,
+    preference_plan_text,
+)
+from dialjudge.core.api.reports import (
+    DrawSpread,
+    LengthAndCertainty,
+    label_run_note,
+    run_finished,
+)
+from dialjudge.core.api.types import (
+    AnswerConstraint,
+    InterJudgeMatrix,
+    Judgment,
+    Part,
+    PoolReport,
+    RunStatus,
+    ScoringMode,
+    Stability,
+    StopRule,
+    TieRule,
 )
 from dialjudge.core.errors import ConfigError
 from dialjudge.core.format import number_text, percent_text
@@ -122,49 +130,43 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     preference_request(args)  # a wrong --tie-band is refused before anything is judged
-    config = load_config()
+    session: Session = args.session
     dataset = open_dataset_of(args, args.dataset)
     if args.protocol == "judge-bench":
         return _judge_every_metric(args, dataset)
-    plans = plan_runs(run_request(args), dataset, config)
+    plans = plan_runs(run_request(args), dataset, session.config)
     agreement = agreement_request(args)
-    with RunStore() as store:
-        stop_rule = stop_rule_for(stop_request(args), plans[0], dataset, store, aggregation=agreement.aggregation)
-        if stop_rule is not None and len(plans) > 1:
-            raise ConfigError("a stop rule watches one run; it cannot be combined with --fewshot-draws")
-        summaries = _judge(args, dataset, plans, store, stop_rule)
-        if on_prepaired_items(plans[0].config, dataset):  # pre-paired data: the humans' votes (issue 21)
-            _show_preferences(args, dataset, plans[0], store, summaries[0])
-            return 0 if run_finished(summaries, stopped=False) else 1
-        stopped = stop_rule is not None and stop_rule.last is not None and stop_rule.last.decided
-        reports = run_reports(store, plans[0], dataset, [s.run_id for s in summaries], agreement,
-                              for_file=_writes_file(args))
-        _print_outcome(summaries[0], reports, stop_rule if stopped else None)
-        _show_reports(args, reports)
-    return 0 if run_finished(summaries, stopped=stopped) else 1
+    stop_rule = stop_rule_for(session, stop_request(args), plans[0], dataset, aggregation=agreement.aggregation)
+    outcome = _judge(args, dataset, plans, stop_rule)
+    if on_prepaired_items(plans[0].config, dataset):  # pre-paired data: the humans' votes (issue 21)
+        _show_preferences(args, dataset, plans[0], outcome.summaries[0])
+        return 0 if outcome.finished else 1
+    reports = outcome.reports(agreement, for_file=_writes_file(args))
+    _print_outcome(outcome.summaries[0], reports, stop_rule if outcome.stopped else None)
+    _show_reports(args, reports)
+    return 0 if outcome.finished else 1
 
 
 def _judge_every_metric(args: argparse.Namespace, dataset: Dataset) -> int:
     """--protocol judge-bench: one run per metric of the file, then JUDGE-BENCH's table of those runs."""
     if args.stop_when_ci_width is not None or args.baseline_run is not None:
         raise ConfigError("a stop rule watches one run; it cannot be combined with --protocol")
-    config = load_config()
+    session: Session = args.session
     requests = judge_bench_requests(run_request(args), dataset, tuple(args.qualities or ()),
                                     label_template=args.label_template)
     con = render.console(stderr=True)
     summaries: list[RunSummary] = []
-    with RunStore() as store:
-        for request in requests:
-            con.print(f"metric {request.quality!r} (template {request.template})", markup=False)
-            summary = _judge(args, dataset, plan_runs(request, dataset, config)[:1], store, None)[0]
-            _print_failures(con, summary)
-            summaries.append(summary)
-            if summary.status != RunStatus.FINISHED:
-                con.print(f"[yellow]run {summary.run_id} {summary.status}; run the same command again to resume "
-                          "it[/yellow]")
-                return 1
-        run_ids = [s.run_id for s in summaries]
-        table = judge_bench_table(store, run_ids, config, tie_rule=args.majority_ties)
+    for request in requests:
+        con.print(f"metric {request.quality!r} (template {request.template})", markup=False)
+        summary = _judge(args, dataset, plan_runs(request, dataset, session.config)[:1], None).summaries[0]
+        _print_failures(con, summary)
+        summaries.append(summary)
+        if summary.status != RunStatus.FINISHED:
+            con.print(f"[yellow]run {summary.run_id} {summary.status}; run the same command again to resume "
+                      "it[/yellow]")
+            return 1
+    run_ids = [s.run_id for s in summaries]
+    table = judge_bench_table(session, run_ids, session.config, tie_rule=args.majority_ties)
     protocol_cmd.show(table, args, title=f"JUDGE-BENCH protocol — {dataset.name} (runs "
                                          f"{', '.join(map(str, run_ids))})")
     return 0 if run_finished(summaries, stopped=False) else 1
@@ -202,31 +204,28 @@ def _writes_file(args: argparse.Namespace) -> bool:
     return args.format != "table" or args.output is not None
 
 
-def _judge(args: argparse.Namespace, dataset: Dataset, plans: list[RunPlan], store: RunStore,
-           stop_rule: StopRule | None) -> list[RunSummary]:
+def _judge(args: argparse.Namespace, dataset: Dataset, plans: list[RunPlan],
+           stop_rule: StopRule | None) -> JudgeOutcome:
     """Run every plan (one per few-shot draw) with a progress bar; stop at the first that does not finish."""
     con = render.console(stderr=True)
     pairs = preference_plan_text(plans[0].config, dataset) or pair_plan_text(plans[0], dataset)
     if pairs is not None:
         con.print(pairs, markup=False, highlight=False)
-    summaries = []
-    for draw in plans:
+
+    @contextmanager
+    def progress(plan: RunPlan) -> Iterator[ProgressDisplay]:
         if len(plans) > 1:
-            con.print(f"few-shot draw {draw.config.fewshot.spec}")
+            con.print(f"few-shot draw {plan.config.fewshot.spec}")
         with ProgressDisplay(con, "judging") as display, sigterm_as_interrupt():
-            summaries.append(execute_run(draw.config, dataset, store, build_backends(draw.config), display=display,
-                                         resume=not args.fresh, reuse_finished=not args.fresh and not args.name,
-                                         close_backends=True, stop_rule=stop_rule,
-                                         order_seed=args.order_seed))
-        if summaries[-1].status != RunStatus.FINISHED:
-            break
-    return summaries
+            yield display
+
+    return judge(args.session, plans, dataset, display=progress, stop_rule=stop_rule, fresh=args.fresh,
+                 reuse_finished=not args.fresh and not args.name, order_seed=args.order_seed)
 
 
-def _show_preferences(args: argparse.Namespace, dataset: Dataset, plan: RunPlan, store: RunStore,
-                      summary: RunSummary) -> None:
+def _show_preferences(args: argparse.Namespace, dataset: Dataset, plan: RunPlan, summary: RunSummary) -> None:
     """A run on pre-paired items: its counts, then the agreement with the humans' votes."""
-    judgments = store.load_judgments(summary.run_id)
+    judgments = run_judgments(args.session, summary.run_id)
     con = render.console(stderr=True)
     _print_run_summary(con, judgments, summary)
     _print_failures(con, summary)
@@ -348,12 +347,12 @@ def _print_failures(con: Console, summary: RunSummary) -> None:
 
 def _print_run_summary(con: Console, table: Mapping[str, Mapping[str, Judgment]], summary: RunSummary) -> None:
     rows = []
-    for judge, judgments in table.items():
+    for judge_name, judgments in table.items():
         values = list(judgments.values())
         # Throughput (this session's judgments / wall time), not 1 / mean latency: with
         # concurrent requests the two differ by the concurrency.
-        rate = summary.items_per_s(judge)
-        rows.append((judge, len(values), sum(j.failed for j in values), sum(j.cached for j in values),
+        rate = summary.items_per_s(judge_name)
+        rows.append((judge_name, len(values), sum(j.failed for j in values), sum(j.cached for j in values),
                      f"{rate:.2f}" if rate is not None else "–",
                      _mean(j.prompt_tokens for j in values), _mean(j.evaluated_tokens for j in values),
                      _mean(j.completion_tokens for j in values)))

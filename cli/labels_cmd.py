@@ -7,8 +7,16 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from dialjudge.core.api import FORMATS, RunStore, load_config, records_text
+from dialjudge.core.api import (
+    alt_test_for_run,
+    estimate_for_run,
+    label_next,
+)
 from dialjudge.core.api import labels_estimates as le
+from dialjudge.core.api.formatting import (
+    FORMATS,
+    records_text,
+)
 from dialjudge.core.errors import DialjudgeError
 
 from . import render
@@ -98,9 +106,8 @@ def _output_options(parser: argparse.ArgumentParser) -> None:
 
 
 def run_alt_test(args: argparse.Namespace) -> int:
-    with RunStore() as store:
-        reports = le.alt_test_for_run(store, args.run, quality=args.quality, judges=args.judges, epsilon=args.epsilon,
-                                      annotators=args.annotators, q=args.q, fdr=args.fdr, app_config=load_config())
+    reports = alt_test_for_run(args.session, args.run, quality=args.quality, judges=args.judges, epsilon=args.epsilon,
+                                  annotators=args.annotators, q=args.q, fdr=args.fdr, app_config=args.session.config)
     if args.format == "table":
         con = render.console()
         for report in reports:
@@ -117,17 +124,16 @@ def run_alt_test(args: argparse.Namespace) -> int:
 
 def run_estimate(args: argparse.Namespace) -> int:
     labels = le.read_labels_file(args.labels) if args.labels is not None else None
-    app_config = load_config()
-    with RunStore() as store:
-        options: dict[str, Any] = dict(quality=args.quality, judges=args.judges, labelled=args.labelled,
-                                       seed=args.seed, active=args.active, labels=labels,
-                                       from_reviews=args.reviews, active_budget=args.active_budget,
-                                       n_boot=args.bootstrap, alpha=args.alpha, delta=args.delta,
-                                       app_config=app_config)
-        reports = le.estimate_for_run(store, args.run, subset=args.subset, **options)
-        versus = (le.estimate_for_run(store, args.run, subset=args.versus_subset,
-                                      **{**options, "active_budget": None})
-                  if args.versus_subset else [])
+    app_config = args.session.config
+    options: dict[str, Any] = dict(quality=args.quality, judges=args.judges, labelled=args.labelled,
+                                   seed=args.seed, active=args.active, labels=labels,
+                                   from_reviews=args.reviews, active_budget=args.active_budget,
+                                   n_boot=args.bootstrap, alpha=args.alpha, delta=args.delta,
+                                   app_config=app_config)
+    reports = estimate_for_run(args.session, args.run, subset=args.subset, **options)
+    versus = (estimate_for_run(args.session, args.run, subset=args.versus_subset,
+                                  **{**options, "active_budget": None})
+              if args.versus_subset else [])
     differences = [(a, b, le.estimate_difference(a, b)) for a, b in zip(reports, versus)]
     if args.format == "table":
         con = render.console()
@@ -150,9 +156,8 @@ def run_estimate(args: argparse.Namespace) -> int:
 
 
 def run_label_next(args: argparse.Namespace) -> int:
-    with RunStore() as store:
-        plans = le.label_next(store, args.run, budget=args.budget, seed=args.seed, quality=args.quality,
-                              judges=args.judges, subset=args.subset, app_config=load_config())
+    plans = label_next(args.session, args.run, budget=args.budget, seed=args.seed, quality=args.quality,
+                          judges=args.judges, subset=args.subset, app_config=args.session.config)
     if args.format == "table":
         con = render.console()
         for plan in plans:

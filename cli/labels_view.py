@@ -10,9 +10,16 @@ from typing import Any
 from rich.console import Console
 from rich.markup import escape
 
-from dialjudge.core.api import LABEL_HEADER as HEADER
-from dialjudge.core.api import LabelReport, confusion_rows, tie_lines, to_csv, to_json, to_jsonl
-from dialjudge.core.api import label_summary_rows as summary_rows
+from dialjudge.core.api import LabelReport
+from dialjudge.core.api.formatting import LABEL_HEADER as HEADER
+from dialjudge.core.api.formatting import (
+    confusion_rows,
+    tie_lines,
+    to_csv,
+    to_json,
+    to_jsonl,
+)
+from dialjudge.core.api.formatting import label_summary_rows as summary_rows
 
 from . import render
 

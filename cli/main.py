@@ -6,6 +6,7 @@ import argparse
 import sys
 from typing import Callable, Sequence
 
+from dialjudge.core.api import Session
 from dialjudge.core.errors import DialjudgeError
 
 from . import adversarial_cmd, datasets_cmd, judge_cmd, metrics_cmd, runs_cmd, tune_cmd
@@ -36,6 +37,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     handler: Handler | None = getattr(args, "handler", None)
+    # One session a command: every use case it calls shares the configuration, the store and the judges.
+    args.session = Session()
     try:
         if handler is None:
             return open_app(args)

@@ -6,20 +6,26 @@ import argparse
 from pathlib import Path
 
 from dialjudge.core.api import (
-    DEFAULT_DATASET,
-    DEFAULT_PROFILE,
-    FORMATS,
     AgreementRequest,
-    EvaluationReport,
     LabelReport,
-    metric_length_bias,
     metrics_report,
-    only_dialogs,
-    profile_names,
-    table_signatures,
+)
+from dialjudge.core.api.datasets import DEFAULT_DATASET
+from dialjudge.core.api.formatting import (
+    FORMATS,
     wide_table,
 )
-from dialjudge.core.api import render as render_records
+from dialjudge.core.api.formatting import render as render_records
+from dialjudge.core.api.profiles import (
+    DEFAULT_PROFILE,
+    profile_names,
+    table_signatures,
+)
+from dialjudge.core.api.reports import (
+    metric_length_bias,
+    only_dialogs,
+)
+from dialjudge.core.api.types import EvaluationReport
 from dialjudge.core.format import number_text
 from dialjudge.core.model import Aggregation, Dataset
 

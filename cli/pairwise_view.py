@@ -5,14 +5,16 @@ from __future__ import annotations
 import argparse
 
 from dialjudge.core.api import (
-    BT_SUFFIX,
-    SUMMARY_COLUMNS,
-    EvaluationReport,
     PairwiseReport,
     RunPlan,
+)
+from dialjudge.core.api.formatting import (
+    BT_SUFFIX,
+    SUMMARY_COLUMNS,
     summary_notes,
     summary_rows,
 )
+from dialjudge.core.api.types import EvaluationReport
 from dialjudge.core.format import number_text
 from dialjudge.core.model import Dataset
 

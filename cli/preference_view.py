@@ -6,18 +6,19 @@ import argparse
 from typing import Any
 
 from dialjudge.core.api import (
+    PreferenceRequest,
+    preference_report_of,
+    versus,
+)
+from dialjudge.core.api.formatting import records_text
+from dialjudge.core.api.preferences import (
     AGREEMENT_COLUMNS,
     CATEGORY_COLUMNS,
     VERSUS_COLUMNS,
-    PreferenceRequest,
-    RunStore,
     agreement_notes,
     agreement_rows,
     category_rows,
     pair_summary_lines,
-    preference_report_of,
-    records_text,
-    versus,
     versus_notes,
     versus_rows,
 )
@@ -56,8 +57,7 @@ def report_preferences(args: argparse.Namespace, dataset: Any, plan: Any, judgme
             con.print(render.plain_table(f"By category — {dataset.name}", CATEGORY_COLUMNS, by_category,
                                          right=CATEGORY_COLUMNS[2:]))
         if args.versus_run is not None:
-            with RunStore() as store:
-                compared = versus(report, store, args.versus_run, dataset, request)
+            compared = versus(args.session, report, args.versus_run, dataset, request)
             con.print(render.plain_table(f"Same pairs, two ways of judging — {dataset.name} (ties counted)",
                                          VERSUS_COLUMNS, versus_rows(compared, run_id, args.versus_run),
                                          right=VERSUS_COLUMNS[2:]))

@@ -19,7 +19,13 @@ from rich.console import Console, RenderableType
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TaskID, TextColumn
 from rich.text import Text
 
-from dialjudge.core.api import RunEvent, RunPhase, RunState, StopRuleChecked, status_text
+from dialjudge.core.api.events import (
+    RunEvent,
+    RunPhase,
+    StopRuleChecked,
+)
+from dialjudge.core.api.formatting import status_text
+from dialjudge.core.api.types import RunState
 from dialjudge.core.format import duration_text
 
 

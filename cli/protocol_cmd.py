@@ -6,14 +6,14 @@ import argparse
 from pathlib import Path
 
 from dialjudge.core.api import (
+    JudgeBenchTable,
+    judge_bench_table,
+)
+from dialjudge.core.api.protocol_judge_bench import judge_bench_text
+from dialjudge.core.api.types import (
     JudgeBenchMetric,
     JudgeBenchSummary,
-    JudgeBenchTable,
-    RunStore,
     TieRule,
-    judge_bench_table,
-    judge_bench_text,
-    load_config,
 )
 from dialjudge.core.format import number_text
 
@@ -37,8 +37,7 @@ def register(rsub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    with RunStore() as store:
-        table = judge_bench_table(store, args.runs, load_config(), tie_rule=args.majority_ties)
+    table = judge_bench_table(args.session, args.runs, args.session.config, tie_rule=args.majority_ties)
     show(table, args, title=f"JUDGE-BENCH protocol — runs {', '.join(map(str, args.runs))}")
     return 0
 

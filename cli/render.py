@@ -10,16 +10,16 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from dialjudge.core.api import (
+from dialjudge.core.api.formatting import (
     SYMBOLS,
-    PairedComparison,
     WideRow,
     WideTable,
-    discernment,
     interval_text,
     sparkline,
     verdict_line,
 )
+from dialjudge.core.api.reports import discernment
+from dialjudge.core.api.types import PairedComparison
 from dialjudge.core.errors import DialjudgeError
 from dialjudge.core.format import number_text
 from dialjudge.core.model import Dataset

@@ -7,36 +7,39 @@ import json
 from pathlib import Path
 
 from dialjudge.core.api import (
-    FORMAT_LABELS,
-    FORMATS,
-    USAGE_COLUMNS,
     CompareRequest,
     ExportRequest,
     RescoreRequest,
     RunDetails,
-    RunStatus,
-    RunStore,
-    ScoringMode,
-    build_backends,
     compare,
     dataset_of_run,
     delete,
-    environment_lines,
-    execute_run,
     export,
     judgment_rows,
     list_runs,
-    load_config,
     mass_lines,
     metric_scores,
     prepare_retry,
-    records_text,
     rescore,
+    run_config_of,
     run_details,
-    scoring_lines,
+    run_record,
+    start_run,
+    write_judgments_file,
+)
+from dialjudge.core.api.formatting import (
+    FORMAT_LABELS,
+    FORMATS,
+    USAGE_COLUMNS,
+    records_text,
     usage_rows,
     usage_summary,
-    write_judgments_file,
+)
+from dialjudge.core.api.masses import scoring_lines
+from dialjudge.core.api.stored import environment_lines
+from dialjudge.core.api.types import (
+    RunStatus,
+    ScoringMode,
 )
 from dialjudge.core.errors import DialjudgeError
 from dialjudge.core.format import number_text
@@ -115,8 +118,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run_list(args: argparse.Namespace) -> int:
     rows = []
-    with RunStore() as store:
-        records = list_runs(store)
+    records = list_runs(args.session)
     for r in records:
         cfg = r.run_config
         name = (r.name or "–") + (f" (from run {r.source_run})" if r.source_run is not None else
@@ -130,9 +132,8 @@ def run_list(args: argparse.Namespace) -> int:
 
 
 def run_show(args: argparse.Namespace) -> int:
-    with RunStore() as store:
-        details = run_details(store, args.run, load_config())
-        masses = mass_lines(store, args.run)
+    details = run_details(args.session, args.run, args.session.config)
+    masses = mass_lines(args.session, args.run)
     record, usage = details.record, details.usage
     config = record.run_config
     con = render.console()
@@ -178,8 +179,7 @@ def run_rescore(args: argparse.Namespace) -> int:
         raise DialjudgeError("say what to change: --top-k, --mode, --template or --map")
     request = RescoreRequest(top_k=args.top_k, mode=args.mode, template=args.template, mapping=args.mapping,
                              name=args.name)
-    with RunStore() as store:
-        result, settings = rescore(store, args.run, request, load_config())
+    result, settings = rescore(args.session, args.run, request, args.session.config)
     con = render.console()
     con.print(f"run {result.run_id}: run {result.source_run} rescored ({settings.describe()}), no model called; "
               f"{result.rescored} judgments, {result.failures} without a score, {result.changed} changed",
@@ -190,16 +190,15 @@ def run_rescore(args: argparse.Namespace) -> int:
 
 
 def run_retry(args: argparse.Namespace) -> int:
-    config = load_config()
-    with RunStore() as store:
-        dataset = dataset_of_run(store.get_run(args.run).run_config, config)
-        retry = prepare_retry(store, args.run, dataset)
-        con = render.console(stderr=True)
-        con.print(f"run {args.run}: {retry.failed} judgments without a score to ask again", markup=False)
-        with ProgressDisplay(con, "retrying") as display, sigterm_as_interrupt():
-            summary = execute_run(retry.config, dataset, store, build_backends(retry.config), display=display,
-                                  run_id=args.run, retry=True, close_backends=True)
-        left = store.get_run(args.run).failures
+    config = args.session.config
+    dataset = dataset_of_run(run_config_of(args.session, args.run), config)
+    retry = prepare_retry(args.session, args.run, dataset)
+    con = render.console(stderr=True)
+    con.print(f"run {args.run}: {retry.failed} judgments without a score to ask again", markup=False)
+    with ProgressDisplay(con, "retrying") as display, sigterm_as_interrupt():
+        summary = start_run(args.session, retry.config, dataset, display=display, run_id=args.run,
+                            retry=True).run_to_end()
+    left = run_record(args.session, args.run).failures
     render.console().print(f"run {args.run} {summary.status}: {retry.failed - left} of {retry.failed} failed "
                            f"judgments now scored, {left} still without a score", markup=False, highlight=False)
     for reason, count in summary.failure_reasons:
@@ -210,8 +209,7 @@ def run_retry(args: argparse.Namespace) -> int:
 def run_compare(args: argparse.Namespace) -> int:
     request = CompareRequest(args.run_a, args.run_b, qualities=tuple(args.qualities or ()),
                              subsets=tuple(args.subsets or ()), paired_boot=args.bootstrap, seed=args.seed)
-    with RunStore() as store:
-        comparison = compare(store, request, load_config())
+    comparison = compare(args.session, request, args.session.config)
     rows = [(d.evaluator, d.quality, d.subset, d.coefficient, _num(d.before), _num(d.after), _signed(d.change),
              f"{d.n_before}/{d.n_after}") for d in comparison.deltas]
     con = render.console()
@@ -247,12 +245,10 @@ def run_export(args: argparse.Namespace) -> int:
         raise DialjudgeError("--file chooses what --to writes; give --to FOLDER too")
     if args.output and args.format in ("csv", "jsonl"):
         # Streamed from the store into the file: a 100,000-judgment run holds no rows in memory.
-        with RunStore() as store:
-            count = write_judgments_file(store, args.run, args.output, args.format)
+        count = write_judgments_file(args.session, args.run, args.output, args.format)
         render.console(stderr=True).print(f"wrote {count} judgments to {args.output}", markup=False)
         return 0
-    with RunStore() as store:
-        record, rows = judgment_rows(store, args.run)
+    record, rows = judgment_rows(args.session, args.run)
     title = f"Run {record.id} judgments ({record.status})"
     text = records_text(rows, args.format, columns=TABLE_COLUMNS, title=title,
                         meta={"run": record.id, "name": record.name, "status": record.status, "total": record.total})
@@ -266,14 +262,13 @@ def run_export(args: argparse.Namespace) -> int:
 
 def _export_files(args: argparse.Namespace) -> int:
     """The files the app's Runs screen writes (core/run_export), computed the same way."""
-    config = load_config()
-    with RunStore() as store:
-        dataset = dataset_of_run(store.get_run(args.run).run_config, config)
-        metrics = None
-        if args.with_metrics:
-            metrics = metric_scores(dataset)
-        request = ExportRequest(args.run, args.folder, tuple(args.files or ()), metric_scores=metrics)
-        result = export(store, request, config, current=dataset)
+    config = args.session.config
+    dataset = dataset_of_run(run_config_of(args.session, args.run), config)
+    metrics = None
+    if args.with_metrics:
+        metrics = metric_scores(dataset)
+    request = ExportRequest(args.run, args.folder, tuple(args.files or ()), metric_scores=metrics)
+    result = export(args.session, request, config, current=dataset)
     con = render.console(stderr=True)
     for path in result.paths:
         con.print(f"wrote {path}", markup=False, highlight=False)
@@ -281,8 +276,7 @@ def _export_files(args: argparse.Namespace) -> int:
 
 
 def run_delete(args: argparse.Namespace) -> int:
-    with RunStore() as store:
-        delete(store, args.run)
+    delete(args.session, args.run)
     render.console(stderr=True).print(f"deleted run {args.run}")
     return 0
 

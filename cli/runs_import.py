@@ -6,19 +6,24 @@ import argparse
 from pathlib import Path
 
 from dialjudge.core.api import (
-    AGREEMENT_COLUMNS,
-    IMPORT_FORMATS,
-    ImportRefused,
     ImportReport,
     ImportRequest,
     PreferenceRequest,
-    RunStore,
+    Session,
+    import_scores,
+    open_dataset,
+    run_config_of,
+    stored_preference_report,
+)
+from dialjudge.core.api.imports import (
+    IMPORT_FORMATS,
+    ImportRefused,
+)
+from dialjudge.core.api.preferences import (
+    AGREEMENT_COLUMNS,
     agreement_notes,
     agreement_rows,
-    import_scores,
     on_prepaired_items,
-    open_dataset,
-    stored_preference_report,
 )
 
 from . import render
@@ -54,14 +59,13 @@ def run_import(args: argparse.Namespace) -> int:
     request = ImportRequest(file=args.file, dataset=args.dataset, template=args.template, quality=args.quality,
                             judge_name=args.judge_name, name=args.name, strict=args.strict, scale=args.scale,
                             format=args.format)
-    with RunStore() as store:
-        try:
-            result = import_scores(store, request)
-        except ImportRefused as refused:
-            _print_report(refused.report)
-            raise
-        _print_report(result.report)
-        _print_preferences(store, result.run_id, args.dataset)
+    try:
+        result = import_scores(args.session, request, args.session.config)
+    except ImportRefused as refused:
+        _print_report(refused.report)
+        raise
+    _print_report(result.report)
+    _print_preferences(args.session, result.run_id, args.dataset)
     con = render.console()
     con.print(f"run {result.run_id}: imported from {args.file.name} ({result.report.format}), kind imported",
               markup=False, highlight=False)
@@ -76,15 +80,15 @@ def _print_report(report: ImportReport) -> None:
         con.print(line, markup=False, highlight=False)
 
 
-def _print_preferences(store: RunStore, run_id: int, dataset_name: str) -> None:
+def _print_preferences(session: Session, run_id: int, dataset_name: str) -> None:
     """Verdicts on pre-paired data: the agreement table ``judge`` prints for a native pairwise run."""
-    config = store.get_run(run_id).run_config
+    config = run_config_of(session, run_id)
     if config.pairs is None:
         return
     dataset = open_dataset(dataset_name, remember=False)
     if not on_prepaired_items(config, dataset):
         return
-    report = stored_preference_report(store, run_id, dataset, PreferenceRequest())
+    report = stored_preference_report(session, run_id, dataset, PreferenceRequest())
     con = render.console()
     con.print(render.plain_table(f"Judges vs the humans' preferences — {dataset.name}, run {run_id}",
                                  AGREEMENT_COLUMNS, agreement_rows(report), right=AGREEMENT_COLUMNS[1:]))

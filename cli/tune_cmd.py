@@ -3,26 +3,25 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 from pathlib import Path
 
 from rich.console import Console
 
-from dialjudge.core.api import TUNING_FORMATS as FORMATS
 from dialjudge.core.api import (
-    JudgingProgressed,
-    RoundStarted,
-    RunStore,
-    SearchEvent,
-    SearchStarted,
-    VariantScored,
-    load_config,
     open_search,
     read_space,
-    render_report,
     save_search_record,
     save_winner,
 )
+from dialjudge.core.api.events import (
+    JudgingProgressed,
+    RoundStarted,
+    SearchEvent,
+    SearchStarted,
+    VariantScored,
+)
+from dialjudge.core.api.tune import REPORT_FORMATS as FORMATS
+from dialjudge.core.api.tune import render_report
 from dialjudge.core.format import number_text
 
 from . import render
@@ -46,15 +45,14 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    config = load_config()
+    config = args.session.config
     dataset = open_dataset_of(args, args.dataset, config)
     space = read_space(args.space, quality=args.quality, budget=args.budget, seed=args.seed)
     con = render.console(stderr=True)
-    with RunStore() as store:
-        search = open_search(space, dataset, config, store, on_event=_Printer(con))
-        with sigterm_as_interrupt():
-            report = asyncio.run(search.run())
-        record = save_search_record(report)
+    search = open_search(args.session, space, dataset, on_event=_Printer(con))
+    with sigterm_as_interrupt():
+        report = search.run_to_end()
+    record = save_search_record(report)
     con.print(f"search stored in {record}", markup=False, highlight=False)
     if args.save_winner:
         path = save_winner(report, config, args.save_winner)

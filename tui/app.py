@@ -22,7 +22,12 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, TextArea
 from textual.worker import Worker, WorkerState
 
-from dialjudge.core.api import DEFAULT_DATASET, ColumnMap, RunFinished, Workspace, collect_young
+from dialjudge.core.api import (
+    ColumnMap,
+)
+from dialjudge.core.api.background import collect_young
+from dialjudge.core.api.datasets import DEFAULT_DATASET
+from dialjudge.core.api.events import RunFinished
 from dialjudge.core.errors import DialjudgeError
 
 from .commands import DialjudgeCommands
@@ -59,6 +64,7 @@ from .controllers.shutdown import ShutdownController, end_process_promptly
 from .controllers.tune import SearchEventReceived, SearchSpaceLoaded, SearchStopped, TuneController, WinnerSaved
 from .navigation import DESTINATIONS, HOME
 from .routes import Route, message_routes
+from .scores_view_model import Workspace
 from .screens.column_map_dialog import ColumnMapDialog
 from .screens.help import HelpScreen
 from .screens.quit_dialog import InterruptedRunDialog, QuitDialog

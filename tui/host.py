@@ -12,8 +12,6 @@ from typing import TYPE_CHECKING, Protocol, cast, runtime_checkable
 if TYPE_CHECKING:
     from textual.dom import DOMNode
 
-    from dialjudge.core.api import Workspace
-
     from .controllers.adversarial import AdversarialController
     from .controllers.datasets import DatasetController
     from .controllers.decisions import DecisionController
@@ -25,6 +23,7 @@ if TYPE_CHECKING:
     from .controllers.review import ReviewController
     from .controllers.runs import RunController
     from .controllers.tune import TuneController
+    from .scores_view_model import Workspace
     from .services import Services
 
 

@@ -15,15 +15,14 @@ from pathlib import Path
 from typing import Any
 
 from dialjudge.core.api import (
+    BackendFactory,
     ColumnMap,
     Config,
     DatasetEntry,
-    JudgeBackend,
     JudgeConfig,
-    RunStore,
+    Session,
     list_datasets,
     load_config,
-    make_backend,
     open_dataset,
 )
 from dialjudge.core.model import Dataset
@@ -31,16 +30,13 @@ from dialjudge.core.model import Dataset
 
 @dataclass
 class Services:
-    config: Config
+    #: The application layer's session: the configuration, the run store and the backend factory.
+    session: Session
     #: Open a dataset by short name or path (remembers files opened by path); called with
     #: ``column_map=`` only when the user gave one (the column dialog).
     open_dataset: Callable[..., Dataset]
     #: Every dataset the Datasets screen offers: bundled, in data folders, recent.
     list_datasets: Callable[[], list[DatasetEntry]]
-    #: A new connection to the run store; the caller closes it.
-    open_store: Callable[[], RunStore]
-    #: The backend a judge's configuration names (not opened yet).
-    make_backend: Callable[[JudgeConfig], JudgeBackend]
     clock: Callable[[], float] = time.monotonic
     #: Reference-based metrics to compute (None: all of them).
     metric_ids: tuple[str, ...] | None = None
@@ -57,25 +53,39 @@ class Services:
     show_timings: bool = True
 
     @classmethod
-    def default(cls, config: Config | None = None, **overrides: Any) -> Services:
-        """Services on the user's config file, data folders and run store."""
-        config = config if config is not None else load_config()
+    def default(cls, config: Config | None = None, *, make_backend: BackendFactory | None = None,
+                **overrides: Any) -> Services:
+        """Services on the user's config file, data folders and run store (``make_backend``: the
+        judges' backends, tests give a fake)."""
+        session = Session(config if config is not None else load_config(), backend_factory=make_backend)
         services = cls(
-            config=config,
-            open_dataset=lambda name, column_map=None: _open_dataset(name, config, column_map),
-            list_datasets=lambda: _list_datasets(config),
-            open_store=_default_store,
-            make_backend=_make_backend,
+            session=session,
+            open_dataset=lambda name, column_map=None: _open_dataset(name, session.config, column_map),
+            list_datasets=lambda: _list_datasets(session.config),
         )
         return dataclasses.replace(services, **overrides) if overrides else services
 
     def with_store_at(self, path: Path) -> Services:
         """The same services with the run store in ``path``."""
-        return dataclasses.replace(self, open_store=lambda: _store_at(path))
+        return dataclasses.replace(self, session=self.session.with_store_at(path))
+
+    def with_config(self, config: Config) -> Services:
+        """The same services with the session on ``config`` (judges, templates; datasets open as before)."""
+        session = Session(config, store_path=self.session.store_path, backend_factory=self.session.make_backend)
+        return dataclasses.replace(self, session=session)
+
+    def with_backend_factory(self, make_backend: BackendFactory) -> Services:
+        """The same services making the judges' backends with ``make_backend`` (tests: a fake judge)."""
+        return dataclasses.replace(self, session=self.session.with_backend_factory(make_backend))
+
+    @property
+    def config(self) -> Config:
+        """The user's configuration (the session's)."""
+        return self.session.config
 
     def judges(self) -> list[JudgeConfig]:
         """The judges a run may use, the bundled one first."""
-        return list(self.config.judges.values())
+        return self.session.judges()
 
 
 def _open_dataset(name: str, config: Config, column_map: ColumnMap | None) -> Dataset:
@@ -84,16 +94,3 @@ def _open_dataset(name: str, config: Config, column_map: ColumnMap | None) -> Da
 
 def _list_datasets(config: Config) -> list[DatasetEntry]:
     return list_datasets(config)
-
-
-def _default_store() -> RunStore:
-    return RunStore()
-
-
-def _store_at(path: Path) -> RunStore:
-    return RunStore(path)
-
-
-def _make_backend(config: JudgeConfig) -> JudgeBackend:
-    # The llama backend's heavy import waits inside its own module until a local judge is opened.
-    return make_backend(config)

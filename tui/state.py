@@ -7,10 +7,16 @@ import enum
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from dialjudge.core.api import POOL
+from dialjudge.core.api.types import POOL
 
 if TYPE_CHECKING:
-    from dialjudge.core.api import AgreementCell, AgreementTable, HumanCeiling, Workspace
+    from dialjudge.core.api.types import (
+        AgreementCell,
+        AgreementTable,
+        HumanCeiling,
+    )
+
+    from .scores_view_model import Workspace
 
 
 class Change(str, enum.Enum):

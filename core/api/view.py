@@ -2,7 +2,9 @@
 columns compared, and the judge columns read as labels.
 
 Columns are plain ``item id -> score`` mappings copied from the workspace,
-so each function here is safe to call on a worker thread.
+so each function here is safe to call on a worker thread. The app's view model of the
+open dataset (``tui/scores_view_model.py``) computes its running and full statistics with
+the functions re-exported here.
 """
 
 from __future__ import annotations
@@ -10,15 +12,25 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 
 from ..compare import compare_evaluators
+from ..evaluation import compared_items
 from ..judge_diagnostics import JudgeDiagnostics, judge_diagnostics, top_point_probabilities
 from ..judges.run.config import RunConfig
 from ..metrics import metric_info, resolve_metric_ids, score_pair
 from ..model import Aggregation, Dataset, Example, Scale
+from ..stats import RunningCorrelations, agreement_table, human_ceiling
 from ..stats.baselines import LENGTH_EVALUATOR, length_scores
 from ..stats.paired import PairedComparison
-from ..workspace import RUN_SEPARATOR
+from ..subsets import ALL, Subset, default_subsets, parse_subset
 
 Column = Mapping[str, float | None]
+
+#: Joins a judge's name and its run id in evaluator names: ``smollm2#3``.
+RUN_SEPARATOR = "#"
+
+
+def judge_evaluator(judge: str, run_id: int | None = None) -> str:
+    """The evaluator name of one judge's scores from one run."""
+    return judge if run_id is None else f"{judge}{RUN_SEPARATOR}{run_id}"
 
 
 def item_metric_scores(example: Example, metric_ids: Sequence[str] | None = None) -> dict[str, float]:
@@ -66,3 +78,8 @@ def judges_as_labels(dataset: Dataset, examples: Sequence[Example], quality: str
     result = judge_diagnostics(examples, quality, scale, scored, probability_judges=probability,
                                aggregation=aggregation)
     return None if result.empty else result
+
+
+__all__ = ["ALL", "RUN_SEPARATOR", "RunningCorrelations", "Subset", "agreement_table", "compare_columns",
+           "compared_items", "default_subsets", "human_ceiling", "is_length_baseline", "item_metric_scores",
+           "judge_evaluator", "judges_as_labels", "parse_subset", "stored_run_of"]

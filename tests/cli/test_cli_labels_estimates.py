@@ -12,10 +12,20 @@ import numpy as np
 import pytest
 from cli_helpers import run
 
-from dialjudge.core.api import RunRequest, RunStore, build_backends, execute_run, load_config, open_dataset, plan_run
+from dialjudge.core.api import (
+    RunRequest,
+    load_config,
+    open_dataset,
+    plan_run,
+)
 from dialjudge.core.api import labels_estimates as le
+from dialjudge.core.api.runs import (
+    build_backends,
+    execute_run,
+)
 from dialjudge.core.config import JudgeConfig
 from dialjudge.core.judges.backends.fake import FakeBackend
+from dialjudge.core.judges.store.run_store import RunStore
 from dialjudge.core.model import Aggregation
 from dialjudge.core.stats.alt_test import alt_test
 from shared_data import require_file, shared_data_dir

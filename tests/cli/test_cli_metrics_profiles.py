@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from cli_helpers import run, use_fake_judges
 
-from dialjudge.core.api import RunStore
+from dialjudge.core.judges.store.run_store import RunStore
 from dialjudge.core.metrics.meteor_jar import meteor_jar_unavailable
 from shared_data import require_file
 

@@ -8,7 +8,9 @@ from pathlib import Path
 import pytest
 from cli_helpers import run
 
-from dialjudge.core.api import PreferenceRequest, RunStore, agreement_rows, stored_preference_report
+from dialjudge.core.api import PreferenceRequest
+from dialjudge.core.api.preferences import agreement_rows, stored_preference_report
+from dialjudge.core.judges.store.run_store import RunStore
 from dialjudge.core.loaders import load_dataset
 
 pytestmark = pytest.mark.model

@@ -51,7 +51,8 @@ def test_strict_refuses_the_verdicts_file(capsys: pytest.CaptureFixture[str]) ->
 
 def test_a_native_pairwise_run_exported_and_imported_gives_the_same_preference_report(
         capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    from dialjudge.core.api import PreferenceRequest, stored_preference_report
+    from dialjudge.core.api import PreferenceRequest
+    from dialjudge.core.api.preferences import stored_preference_report
     from dialjudge.core.judges.store.run_store import RunStore
     from dialjudge.core.loaders import load_dataset
 

@@ -9,17 +9,17 @@ import dataclasses
 import pytest
 
 from dialjudge.core.api import (
-    PromptSetup,
-    ScoringMode,
     ask_judge,
-    check_review_formats,
     compare_columns,
     item_metric_scores,
     prepare_prompt,
-    stored_run_of,
     trial_judgment,
     trial_request,
 )
+from dialjudge.core.api.prompt_lab import PromptSetup
+from dialjudge.core.api.review import check_review_formats
+from dialjudge.core.api.types import ScoringMode
+from dialjudge.core.api.view import stored_run_of
 from dialjudge.core.compare import compare_evaluators
 from dialjudge.core.config import Config, bundled_judge
 from dialjudge.core.errors import ConfigError, DialjudgeError, TemplateError

@@ -7,14 +7,16 @@ import dataclasses
 import pytest
 
 from dialjudge.core.api import (
-    CONTRADICTS,
-    AnswerConstraint,
-    Report,
     RunRequest,
-    ScoringMode,
     plan_run,
     plan_runs,
     reports_after_run,
+)
+from dialjudge.core.api.reports import Report
+from dialjudge.core.api.types import (
+    CONTRADICTS,
+    AnswerConstraint,
+    ScoringMode,
 )
 from dialjudge.core.config import Config, parse_config
 from dialjudge.core.errors import ConfigError

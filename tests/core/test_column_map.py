@@ -11,7 +11,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dialjudge.core.api import RATING, column_choices, column_map_from_fields, parse_column_map
+from dialjudge.core.api import (
+    column_choices,
+    parse_column_map,
+)
+from dialjudge.core.api.column_maps import (
+    RATING,
+    column_map_from_fields,
+)
 from dialjudge.core.errors import ColumnMappingNeeded, DataError
 from dialjudge.core.loaders import load_dataset, table_columns
 from dialjudge.core.model import ScaleKind

@@ -6,7 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from dialjudge.core.api import build_backends, execute_run
+from dialjudge.core.api.runs import (
+    build_backends,
+    execute_run,
+)
 from dialjudge.core.compare import Delta, compare_runs, config_changes
 from dialjudge.core.config import Config, parse_config
 from dialjudge.core.evaluation import evaluate

@@ -7,7 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from dialjudge.core.api import RunEvent, build_backends, execute_run
+from dialjudge.core.api.events import RunEvent
+from dialjudge.core.api.runs import (
+    build_backends,
+    execute_run,
+)
 from dialjudge.core.config import Config, parse_config
 from dialjudge.core.errors import ConfigError, TemplateError
 from dialjudge.core.judges.backends.fake import FakeBackend

@@ -7,7 +7,6 @@ import inspect
 
 import pytest
 
-from dialjudge.core.api import build_backends, execute_run
 from dialjudge.core.api.prompt_lab import (
     RUN_DEFAULT_TOP_K,
     PromptSetup,
@@ -15,6 +14,10 @@ from dialjudge.core.api.prompt_lab import (
     prepare_prompt,
     trial_judgment,
     trial_request,
+)
+from dialjudge.core.api.runs import (
+    build_backends,
+    execute_run,
 )
 from dialjudge.core.config import Config, parse_config
 from dialjudge.core.errors import ConfigError

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from dialjudge.core.api import execute_run
+from dialjudge.core.api.runs import execute_run
 from dialjudge.core.config import JudgeConfig
 from dialjudge.core.judges.backends.fake import FakeBackend
 from dialjudge.core.judges.prompts.templates import get_template

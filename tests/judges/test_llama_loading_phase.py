@@ -8,7 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from dialjudge.core.api import build_backends, execute_run
+from dialjudge.core.api.runs import (
+    build_backends,
+    execute_run,
+)
 from dialjudge.core.config import bundled_judge
 from dialjudge.core.judges.prompts.templates import get_template
 from dialjudge.core.judges.run.config import RunConfig

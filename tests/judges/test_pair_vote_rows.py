@@ -7,7 +7,12 @@ from pathlib import Path
 
 from test_preference_run import config, dataset, run, scripted
 
-from dialjudge.core.api import PAIR_COLUMNS, PAIR_VOTE_COLUMNS, pair_rows, pair_vote_rows
+from dialjudge.core.api.preferences import (
+    PAIR_COLUMNS,
+    PAIR_VOTE_COLUMNS,
+    pair_rows,
+    pair_vote_rows,
+)
 from dialjudge.core.judges.backends.fake import FakeBackend
 from dialjudge.core.judges.post_run.preference_report import preference_report
 from dialjudge.core.judges.store.run_store import RunStore

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from test_preference_run import config, dataset, run, scripted
 
-from dialjudge.core.api import review_data
+from dialjudge.core.api.review import review_data
 from dialjudge.core.judges.backends.fake import FakeBackend
 from dialjudge.core.judges.store.run_store import RunStore
 from dialjudge.core.review_queue import FlagKind, build_queue

@@ -18,9 +18,11 @@ from textual.widgets import Static
 from tui_helpers import SIZE, make_services, settle, static_text
 
 from dialjudge.cli.main import main
-from dialjudge.core.api import CompareRequest, RunStore, compare, verdict_line
+from dialjudge.core.api import CompareRequest
+from dialjudge.core.api.comparison import compare
+from dialjudge.core.api.formatting import verdict_line
 from dialjudge.core.format import number_text
-from dialjudge.core.judges.store.run_store import default_store_path
+from dialjudge.core.judges.store.run_store import RunStore, default_store_path
 from dialjudge.tui.app import make_app
 from dialjudge.tui.screens.runs import RunsScreen
 from dialjudge.tui.screens.scores import ScoresScreen

@@ -9,7 +9,8 @@ from textual.content import Content
 from textual.widgets import Input, Label, OptionList, Select, Static
 from tui_helpers import SIZE, settle, static_text, toast_texts, wait_until
 
-from dialjudge.core.api import RATING, parse_column_map
+from dialjudge.core.api import parse_column_map
+from dialjudge.core.api.column_maps import RATING
 from dialjudge.tui.app import make_app
 from dialjudge.tui.screens.column_map_dialog import ColumnMapDialog
 from dialjudge.tui.screens.datasets import DatasetsScreen

@@ -12,7 +12,8 @@ from textual.widgets import Input, Static
 from tui_helpers import settle, static_text, wait_until
 
 from dialjudge.cli.main import main as cli_main
-from dialjudge.core.api import estimate_for_run, open_dataset
+from dialjudge.core.api import open_dataset
+from dialjudge.core.api.labels_estimates import estimate_for_run
 from dialjudge.core.config import JudgeConfig
 from dialjudge.core.errors import DialjudgeError
 from dialjudge.core.judges.prompts.templates import get_template
@@ -166,7 +167,7 @@ async def test_a_part_that_does_not_apply_says_why_and_the_other_still_shows(ser
                                        aspect="overall", quality="overall", mode=ScoringMode.GENERATE, limit=20))
         await settle(pilot)
         run_id = app.runs.state.run_id
-        with services.open_store() as store, pytest.raises(DialjudgeError) as refused:
+        with services.session.store() as store, pytest.raises(DialjudgeError) as refused:
             estimate_for_run(store, run_id, labelled=50, seed=0, dataset=dataset, app_config=services.config)
         await pilot.press("s")
         await settle(pilot)

@@ -68,7 +68,7 @@ async def test_a_pairwise_run_from_the_run_screen_shows_its_report_and_candidate
         assert "flip with order" in shown and "humans (overall)" in shown
 
         # The report on screen is core's, and its columns are the workspace's judge columns.
-        with services.open_store() as store:
+        with services.session.store() as store:
             record = store.get_run(state.run_id)
             report = pairwise_report(record.run_config, dataset, store.load_judgments(state.run_id))
         fake = report.judges["fake"]
@@ -118,8 +118,8 @@ async def test_a_stored_pairwise_run_loaded_into_the_scores_shows_its_candidate_
         assert dataset is not None
         plan = plan_run(dataset, services.config, template="pairwise-plain", judges=["fake"], limit=10,
                         pairs=PairSetting(per_context=3, seed=2))
-        with services.open_store() as store:
-            backends = {"fake": services.make_backend(services.config.judge("fake"))}
+        with services.session.store() as store:
+            backends = {"fake": services.session.make_backend(services.config.judge("fake"))}
             summary = await asyncio.to_thread(asyncio.run, RunEngine(plan.config, dataset, backends, store).run())
         app.stored_runs.show_in_scores(summary.run_id)
         await settle(pilot)

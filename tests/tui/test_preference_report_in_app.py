@@ -9,7 +9,12 @@ from pathlib import Path
 from textual.widgets import Input, Select, SelectionList
 from tui_helpers import SIZE, settle, static_text
 
-from dialjudge.core.api import PreferenceRequest, agreement_rows, pairs_to_review, stored_preference_report
+from dialjudge.core.api import PreferenceRequest
+from dialjudge.core.api.preferences import (
+    agreement_rows,
+    pairs_to_review,
+    stored_preference_report,
+)
 from dialjudge.tui.app import make_app
 from dialjudge.tui.screens.run import RunScreen
 from dialjudge.tui.widgets.preference_report import PreferenceReportView
@@ -51,7 +56,7 @@ async def test_a_pairwise_template_on_pairs_shows_the_agreement_with_the_humans_
         shown = static_text(view, width=260)
         assert f"Judges vs the humans' preferences — run {state.run_id}" in shown
 
-        with services.open_store() as store:
+        with services.session.store() as store:
             report = stored_preference_report(store, state.run_id, dataset, PreferenceRequest())
         fake_row, humans_row = agreement_rows(report)
         assert fake_row[1] == humans_row[1] == "6"

@@ -13,9 +13,9 @@ from textual.widgets import Select, SelectionList
 from tui_helpers import SIZE, make_services, settle, static_text
 
 from dialjudge.cli.main import main
-from dialjudge.core.api import (
+from dialjudge.core.api import PreferenceRequest
+from dialjudge.core.api.preferences import (
     PAIR_VOTE_COLUMNS,
-    PreferenceRequest,
     agreement_rows,
     pair_rows,
     stored_preference_report,
@@ -71,7 +71,7 @@ async def test_scores_screen_shows_the_agreement_table_and_the_pairs_after_a_pai
 
         dataset = app.workspace.dataset
         assert dataset is not None
-        with services.open_store() as store:
+        with services.session.store() as store:
             report = stored_preference_report(store, run_id, dataset, PreferenceRequest())
         fake_row, humans_row = agreement_rows(report)
         assert fake_row[1] == humans_row[1] == str(len(dataset)) == "6"

@@ -48,7 +48,7 @@ async def start_slow_run(pilot, passing: int = 5) -> None:
 
 
 def only_run(services):
-    with services.open_store() as store:
+    with services.session.store() as store:
         (record,) = store.list_runs()
         return record, store.failure_reasons(record.id)
 
@@ -124,7 +124,7 @@ async def test_sigterm_and_sighup_cancel_the_run_and_exit(services_factory, tmp_
             await start_slow_run(pilot, passing=2)
             app.shutdown.signal_received(signum)  # what the handler installed on the real app's loop calls
             await wait_until(pilot, lambda app=app: not app.is_running, f"the app has exited on signal {signum}")
-        with services.open_store() as store:
+        with services.session.store() as store:
             newest = store.list_runs()[0]
             assert newest.status == "cancelled" and store.failure_reasons(newest.id) == []
 
@@ -153,7 +153,7 @@ async def test_the_next_launch_offers_to_resume_and_finishes_the_run(services_fa
         state = again.runs.state
         assert state is not None and state.run_id == record.id and state.status == "finished"
         assert isinstance(again.screen, RunScreen)
-    with services.open_store() as store:
+    with services.session.store() as store:
         finished = store.get_run(record.id)
         assert (finished.status, finished.judgments, finished.failures) == ("finished", 60, 0)
 
@@ -185,5 +185,5 @@ async def test_quitting_while_the_judge_loads_exits_without_waiting_for_the_load
         await wait_until(pilot, lambda: loading["started"], "the judge starts loading")
         await pilot.press("q", "enter")
         await wait_until(pilot, lambda: not app.is_running, "the app has exited")
-    with services.open_store() as store:
+    with services.session.store() as store:
         assert store.list_runs() == []  # nothing was asked, so nothing is recorded as failed or running

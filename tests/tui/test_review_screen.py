@@ -72,7 +72,7 @@ async def test_the_queue_holds_every_kind_of_flag_and_shows_the_item(tmp_path):
     async with app.run_test(size=SIZE) as pilot:
         screen = await run_and_review(pilot)
         run_id = app.runs.state.run_id
-        with services.open_store() as store:
+        with services.session.store() as store:
             judgments = store.load_judgments(run_id)
         expected = build_queue(app.workspace.dataset, judgments, "overall")
         assert screen.queue_table.row_keys == [case.item_id for case in expected]
@@ -102,7 +102,7 @@ async def test_a_review_is_stored_with_the_run_and_exported_with_manual_labels(t
 
         await pilot.press("1")  # judge wrong, at once
         await settle(pilot)
-        with services.open_store() as store:
+        with services.session.store() as store:
             assert store.reviews(run_id)[first].verdict == "judge-wrong"
         assert screen.queue_table.cell(first, "review").text == "judge wrong"
 
@@ -113,12 +113,12 @@ async def test_a_review_is_stored_with_the_run_and_exported_with_manual_labels(t
         screen.query_one("#review-rating", Input).value = "9"  # outside 1-5: refused
         await pilot.press("2")  # the table has focus: marks "human label doubtful"
         await settle(pilot)
-        with services.open_store() as store:
+        with services.session.store() as store:
             assert second not in store.reviews(run_id)
         screen.query_one("#review-rating", Input).value = "2.5"
         await pilot.press("ctrl+s")
         await settle(pilot)
-        with services.open_store() as store:
+        with services.session.store() as store:
             review = store.reviews(run_id)[second]
         assert (review.verdict, review.note, review.own_rating) == (
             "human-doubtful", "two annotators were lenient", 2.5)
@@ -149,9 +149,9 @@ async def test_a_review_is_stored_with_the_run_and_exported_with_manual_labels(t
         assert app.focused is screen.query_one("#review-note")
         await pilot.press(*"check", "enter")
         await settle(pilot)
-        with services.open_store() as store:
+        with services.session.store() as store:
             assert set(store.reviews(run_id)) == {first, second}  # nothing stored for the third
         await pilot.press("3")  # the note stays in the form; the verdict stores both
         await settle(pilot)
-        with services.open_store() as store:
+        with services.session.store() as store:
             assert (store.reviews(run_id)[third].verdict, store.reviews(run_id)[third].note) == ("fine", "check")

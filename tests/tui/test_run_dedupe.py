@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 from test_run_screen import choose_judges, open_run_screen
 from textual.widgets import Checkbox, Input
 from tui_helpers import SIZE, settle, toast_texts
@@ -30,7 +28,7 @@ async def test_an_identical_finished_run_is_shown_again_not_stored_twice(service
 
     # Another session, the same settings: run `run_id` is shown (its judges join the Scores), nothing is asked.
     asked: list[str] = []
-    make_backend = services.make_backend
+    make_backend = services.session.make_backend
 
     def counting(config):
         backend = make_backend(config)
@@ -43,7 +41,7 @@ async def test_an_identical_finished_run_is_shown_again_not_stored_twice(service
         backend.complete = complete
         return backend
 
-    again = make_app(services=dataclasses.replace(services, make_backend=counting))
+    again = make_app(services=services.with_backend_factory(counting))
     async with again.run_test(size=SIZE, notifications=True) as pilot:
         await start_five(pilot)
         state = again.runs.state
@@ -53,7 +51,7 @@ async def test_an_identical_finished_run_is_shown_again_not_stored_twice(service
         assert f"Run {run_id} had finished with exactly these settings: shown again, nothing asked" in toasts
         assert "tick “New run”" in toasts
         assert f"fake#{run_id}" in again.workspace.evaluators
-        with services.open_store() as store:
+        with services.session.store() as store:
             assert [r.id for r in store.list_runs()] == [run_id]
             assert store.get_run(run_id).status == "finished"
 
@@ -63,5 +61,5 @@ async def test_an_identical_finished_run_is_shown_again_not_stored_twice(service
         await settle(pilot)
         fresh = again.runs.state
         assert fresh.run_id != run_id and fresh.status is RunStatus.FINISHED and not fresh.summary.shown_again
-        with services.open_store() as store:
+        with services.session.store() as store:
             assert sorted(r.id for r in store.list_runs()) == [run_id, fresh.run_id]

@@ -62,7 +62,7 @@ async def test_a_run_reaches_done_and_the_scores_match_core(services):
         scores_screen = app.screen
         assert isinstance(scores_screen, ScoresScreen)
         row = scores_screen.panel.rows[f"fake#{state.run_id}"]
-        with services.open_store() as store:
+        with services.session.store() as store:
             scores, failures = run_scores(store, state.run_id)
         expected = next(r for r in evaluate(app.workspace.dataset, qualities=["coherence"], extra_scores=scores,
                                             failures=failures, include_metrics=False, n_boot=0).records
@@ -105,7 +105,7 @@ async def test_escape_cancels_and_the_run_is_offered_for_resume(services_factory
         state = app.runs.state
         assert state.status == "cancelled" and state.done == 5
         assert "start the same settings again to resume" in static_text(screen.query_one("#run-progress-text"))
-        with services.open_store() as store:
+        with services.session.store() as store:
             record = store.get_run(state.run_id)
             assert (record.status, record.judgments) == ("cancelled", 5)
 
@@ -119,7 +119,7 @@ async def test_escape_cancels_and_the_run_is_offered_for_resume(services_factory
         resumed = app.runs.state
         assert resumed.run_id == state.run_id and resumed.status == "finished"
         assert resumed.summary.resumed and resumed.done == resumed.total == 60
-        with services.open_store() as store:
+        with services.session.store() as store:
             assert store.get_run(state.run_id).judgments == 60
 
 
@@ -198,7 +198,7 @@ async def test_the_bundled_model_judges_three_items_in_logprob_mode(tmp_path):
     smollm2 = JudgeConfig(name=BUNDLED_JUDGE, backend="llama", model="SmolLM2-135M-Instruct Q4_1", n_threads=1,
                           n_ctx=1024, extra={"min_valid_mass": 0.0})
     services = make_services(tmp_path)
-    services.config = Config(judges={BUNDLED_JUDGE: smollm2})
+    services = services.with_config(Config(judges={BUNDLED_JUDGE: smollm2}))
     app = make_app(services=services)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_run_screen(pilot)
@@ -211,7 +211,7 @@ async def test_the_bundled_model_judges_three_items_in_logprob_mode(tmp_path):
         state = app.runs.state
         assert state.status == "finished" and state.done == state.total == 3 and state.failures == 0
         assert len(state.masses) == 3 and 0 < state.masses.least <= state.masses.median < 1
-        with services.open_store() as store:
+        with services.session.store() as store:
             judgments = store.load_judgments(state.run_id)[BUNDLED_JUDGE]
         assert len(judgments) == 3
         assert all(j.valid_mass is not None and 0 < j.valid_mass < 1 for j in judgments.values())
@@ -235,7 +235,7 @@ async def test_failure_reasons_show_under_a_finished_run(services_factory):
         await settle(pilot)
         state = app.runs.state
         assert state is not None and state.status == "finished" and state.failures == 20
-        with services.open_store() as store:
+        with services.session.store() as store:
             reasons = store.failure_reasons(state.run_id)
         assert sum(count for _, count in reasons) == 20
         text = static_text(screen.query_one("#run-progress-text", Static))

@@ -59,6 +59,6 @@ async def test_a_strict_import_with_problems_is_refused_and_stores_nothing(servi
         await pilot.press("ctrl+s")
         await settle(pilot)
         worker_failures.expect("--strict: the import has problems (rows matching no item")
-        with services.open_store() as store:
+        with services.session.store() as store:
             assert store.list_runs() == []
         assert any("--strict" in text for text in toast_texts(app))

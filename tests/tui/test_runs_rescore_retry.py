@@ -69,7 +69,7 @@ async def test_rescoring_from_the_runs_screen_makes_a_linked_run_without_the_mod
         new = max(screen.runs)
         record = screen.runs[new]
         assert record.source_run == source and record.name == "top-1" and record.run_config.top_k == 1
-        with services.open_store() as store:
+        with services.session.store() as store:
             before = store.load_judgments(source)["fake"]
             after = store.load_judgments(new)["fake"]
         for item, judgment in before.items():
@@ -114,7 +114,7 @@ async def test_retry_failed_asks_only_for_the_failed_judgments(tmp_path: Path) -
         app.runs.start(run_config(app.workspace.dataset, mode=ScoringMode.GENERATE))
         await settle(pilot)
         run_id = app.runs.state.run_id
-        with services.open_store() as store:
+        with services.session.store() as store:
             failed = sorted(j.item_id for j in store.iter_judgments(run_id) if j.failed)
             kept = {j.item_id: j.score for j in store.iter_judgments(run_id) if not j.failed}
         assert len(failed) == LIMIT // 3
@@ -124,7 +124,7 @@ async def test_retry_failed_asks_only_for_the_failed_judgments(tmp_path: Path) -
         await settle(pilot)
         assert sorted(r.item_id for r in backends[1].requests) == failed
         assert app.runs.state.run_id == run_id and app.runs.state.status.value == "finished"
-        with services.open_store() as store:
+        with services.session.store() as store:
             after = {j.item_id: j.score for j in store.iter_judgments(run_id)}
         assert all(score is not None for score in after.values())
         assert {item: after[item] for item in kept} == kept

@@ -70,7 +70,7 @@ async def test_comparing_two_runs_shows_the_deltas_and_the_prompt_diff(services)
         await pilot.press("space", "down", "space", "c")
         await settle(pilot)
         shown = static_text(screen.query_one("#runs-comparison", Static), width=160)
-        with services.open_store() as store:
+        with services.session.store() as store:
             comparison = compare_runs(store, first, second, dataset=app.workspace.dataset,
                                       subsets=split_subsets(app.workspace.dataset, "all"))
         # Marked newest first; still one A (the older run) everywhere: status, mark column, header, tables, verdict.
@@ -128,7 +128,7 @@ async def test_export_writes_the_tables_and_the_judgments(services, tmp_path):
             "agreement.csv", "agreement.json", "agreement.md", "agreement.tex", "judgments.csv", "judgments.jsonl",
             "confusion.csv", "kappa.csv", "diagnostics.json", "diagnostics.md"))
 
-        with services.open_store() as store:
+        with services.session.store() as store:
             scores, failures = run_scores(store, first)
             stored = store.export_rows(first)
         report = evaluate(app.workspace.dataset, qualities=["overall"], extra_scores=scores, failures=failures,
@@ -158,7 +158,7 @@ async def test_a_stored_run_joins_the_scores_screen(services):
         screen = await open_runs(pilot)
         await pilot.press("a")
         await settle(pilot)
-        with services.open_store() as store:
+        with services.session.store() as store:
             stored = store.load_judgments(run_id)["fake"]
         assert dict(app.workspace.scores_of(f"fake#{run_id}")) == {i: j.normalized for i, j in stored.items()}
         assert screen.table.row_count == 1

@@ -164,7 +164,7 @@ async def test_a_fake_judge_run_streams_into_the_panel(services):
         assert state is not None and state.status == "finished" and state.done == state.total == 60
         assert app.workspace.judge_names == [f"fake#{state.run_id}"]
         name = f"fake#{state.run_id}"
-        with services.open_store() as store:
+        with services.session.store() as store:
             stored = store.load_judgments(state.run_id)["fake"]
         assert dict(app.workspace.scores_of(name)) == {i: j.normalized for i, j in stored.items()}
         assert_row_matches_cell(screen.panel.rows[name], core_table(app, "all", "overall").cell(name, "overall"))
@@ -190,7 +190,7 @@ async def test_escape_cancels_a_run(services_factory):
         assert worker.state is WorkerState.SUCCESS, worker.error
         assert app.runs.state.status == "cancelled"
         assert app.check_action("cancel_run", ()) is False
-        with services.open_store() as store:
+        with services.session.store() as store:
             assert store.get_run(app.runs.state.run_id).status == "cancelled"
 
 

@@ -12,9 +12,9 @@ import threading
 from test_scores import assert_row_matches_cell, core_table, fake_judgment, scores_screen, unit_score
 from tui_helpers import SIZE, settle, wait_until
 
-from dialjudge.core.workspace import AgreementInputs
 from dialjudge.tui.app import make_app
 from dialjudge.tui.controllers.datasets import STATS_BUSY_SHARE, STATS_GROUP
+from dialjudge.tui.scores_view_model import AgreementInputs
 
 METRIC = "BLEU-4"
 

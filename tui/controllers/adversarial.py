@@ -20,15 +20,18 @@ from textual.message import Message
 from textual.message_pump import MessagePump
 from textual.worker import Worker, get_current_worker
 
-from dialjudge.core.api import discernment_table, make_adversarial, user_data_dir
+from dialjudge.core.api import make_adversarial
+from dialjudge.core.api.formatting import discernment_table
+from dialjudge.core.api.types import user_data_dir
 from dialjudge.core.errors import ConfigError, DataError
 
 from .base import start_thread_work
 
 if TYPE_CHECKING:
-    from dialjudge.core.api import DiscernmentTable, Workspace
+    from dialjudge.core.api.types import DiscernmentTable
     from dialjudge.core.model import Dataset
 
+    from ..scores_view_model import Workspace
     from ..services import Services
     from .datasets import DatasetController
 

@@ -25,7 +25,10 @@ import threading
 from collections.abc import Callable
 from typing import TypeVar
 
-from dialjudge.core.api import end_turn, gc_paused
+from dialjudge.core.api.background import (
+    end_turn,
+    gc_paused,
+)
 
 ResultType = TypeVar("ResultType")
 

@@ -22,36 +22,39 @@ from textual.timer import Timer
 from textual.worker import Worker, get_current_worker
 
 from dialjudge.core.api import (
-    DEFAULT_PROFILE,
-    Workspace,
-    ceiling_table,
     column_choices,
     describe,
-    freeze_survivors,
     item_metric_scores,
-    profile_columns,
-    score_examples,
 )
+from dialjudge.core.api.background import freeze_survivors
+from dialjudge.core.api.formatting import ceiling_table
+from dialjudge.core.api.profiles import (
+    DEFAULT_PROFILE,
+    profile_columns,
+)
+from dialjudge.core.api.types import score_examples
 from dialjudge.core.errors import ColumnMappingNeeded, DataError
 
 from ..format import widest_cells
+from ..scores_view_model import Workspace
 from ..state import Change, StatsState, WorkspaceChange
 from .base import start_thread_work
 
 if TYPE_CHECKING:
     from dialjudge.core.api import (
-        AgreementInputs,
-        AgreementTable,
-        CeilingRow,
         ColumnChoices,
         ColumnMap,
         DatasetSummary,
+    )
+    from dialjudge.core.api.types import (
+        AgreementTable,
+        CeilingRow,
         Judgment,
         MetricScores,
-        PreparedDataset,
     )
     from dialjudge.core.model import Dataset, Example
 
+    from ..scores_view_model import AgreementInputs, PreparedDataset
     from ..services import Services
 
 #: Worker groups; each holds at most one worker (``exclusive``).

@@ -29,11 +29,16 @@ from textual.signal import Signal
 from textual.worker import Worker, get_current_worker
 
 from dialjudge.core.api import (
+    compare_columns,
+    judges_as_labels,
+    run_config_of,
+)
+from dialjudge.core.api.types import (
     LENGTH_EVALUATOR,
     StoreError,
-    compare_columns,
+)
+from dialjudge.core.api.view import (
     is_length_baseline,
-    judges_as_labels,
     stored_run_of,
 )
 from dialjudge.core.errors import ConfigError
@@ -42,7 +47,11 @@ from ..state import column_order
 from .base import start_thread_work
 
 if TYPE_CHECKING:
-    from dialjudge.core.api import JudgeDiagnostics, PairedComparison, RunConfig
+    from dialjudge.core.api.types import (
+        JudgeDiagnostics,
+        PairedComparison,
+        RunConfig,
+    )
 
     from ..services import Services
     from .datasets import DatasetController
@@ -187,8 +196,7 @@ class DecisionController:
             return None
         if run_id not in self._run_configs:
             try:
-                with self.services.open_store() as store:
-                    config: RunConfig | None = store.get_run(run_id).run_config
+                config: RunConfig | None = run_config_of(self.services.session, run_id)
             except StoreError:
                 config = None
             self._run_configs[run_id] = config  # one dict item set: safe from the worker thread

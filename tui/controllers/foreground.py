@@ -12,7 +12,11 @@ import asyncio
 import time
 from typing import Any
 
-from dialjudge.core.api import foreground_busy, foreground_gone, foreground_idle
+from dialjudge.core.api.background import (
+    foreground_busy,
+    foreground_gone,
+    foreground_idle,
+)
 
 
 class _MarkingSelector:

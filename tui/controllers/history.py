@@ -27,20 +27,22 @@ from dialjudge.core.api import (
     RescoreRequest,
     RescoreResult,
     RunComparison,
-    RunConfig,
     RunRecord,
-    RunStore,
-    RunUsage,
     compare,
     export,
     import_scores,
     judge_columns,
-    judge_evaluator,
     list_runs,
     prepare_retry,
     rescore,
+    run_config_of,
     usage_of_run,
 )
+from dialjudge.core.api.types import (
+    RunConfig,
+    RunUsage,
+)
+from dialjudge.core.api.view import judge_evaluator
 from dialjudge.core.errors import ConfigError
 from dialjudge.core.model import Dataset
 
@@ -53,7 +55,7 @@ if TYPE_CHECKING:
 
 #: RescoreRequest is core's (core.api); the rescore dialog imports it from here too.
 __all__ = ["RescoreRequest", "RunsListed", "FilesExported", "RunsCompared", "RunRescored", "RetryPrepared",
-           "RunUsageRead", "RunScoresLoaded", "StoredRunsController", "stored_runs", "dataset_for", "ScoresImported"]
+           "RunUsageRead", "RunScoresLoaded", "StoredRunsController", "dataset_for", "ScoresImported"]
 
 RUNS_GROUP = "runs-list"
 COMPARE_GROUP = "runs-compare"
@@ -126,11 +128,6 @@ class RunScoresLoaded(Message):
     scores: dict[str, dict[str, float | None]]
 
 
-def stored_runs(store: RunStore, dataset: str | None) -> list[RunRecord]:
-    """Every stored run, newest first (of ``dataset`` only, when given)."""
-    return list_runs(store, dataset=dataset)
-
-
 def dataset_for(services: Services, config: RunConfig, current: Dataset | None) -> Dataset:
     """The run's dataset: the open one when it is the same, else read again (call it on a worker)."""
     if current is not None and current.name == config.dataset:
@@ -154,8 +151,7 @@ class StoredRunsController:
         """
 
         def read() -> None:
-            with self.services.open_store() as store:
-                runs = list_runs(store, dataset=dataset)
+            runs = list_runs(self.services.session, dataset=dataset)
             if not get_current_worker().is_cancelled:
                 reply_to.post_message(RunsListed(runs))
 
@@ -166,10 +162,9 @@ class StoredRunsController:
         current = self.datasets.workspace.dataset
 
         def compare_runs() -> None:
-            with self.services.open_store() as store:
-                dataset = dataset_for(self.services, store.get_run(run_a).run_config, current)
-                comparison = compare(store, CompareRequest(run_a, run_b, seed=self.services.seed),
-                                     self.services.config, current=dataset)
+            dataset = dataset_for(self.services, run_config_of(self.services.session, run_a), current)
+            comparison = compare(self.services.session, CompareRequest(run_a, run_b, seed=self.services.seed),
+                                 self.services.config, current=dataset)
             if not get_current_worker().is_cancelled:
                 reply_to.post_message(RunsCompared(comparison))
 
@@ -185,12 +180,11 @@ class StoredRunsController:
         chosen = tuple(formats)
 
         def export_files() -> None:
-            with self.services.open_store() as store:
-                dataset = dataset_for(self.services, store.get_run(run_id).run_config, current)
-                extra = metrics if current is not None and dataset is current else None
-                request = ExportRequest(run_id, Path(folder), chosen, n_boot=self.services.n_boot,
-                                        seed=self.services.seed, metric_scores=extra)
-                result = export(store, request, self.services.config, current=dataset)
+            dataset = dataset_for(self.services, run_config_of(self.services.session, run_id), current)
+            extra = metrics if current is not None and dataset is current else None
+            request = ExportRequest(run_id, Path(folder), chosen, n_boot=self.services.n_boot,
+                                    seed=self.services.seed, metric_scores=extra)
+            result = export(self.services.session, request, self.services.config, current=dataset)
             reply_to.post_message(FilesExported(f"run {run_id}", result.paths))
 
         return start_thread_work(self.app, export_files, group=EXPORT_GROUP, description="Exporting the run")
@@ -201,9 +195,8 @@ class StoredRunsController:
         current = self.datasets.workspace.dataset
 
         def rescore_run() -> None:
-            with self.services.open_store() as store:
-                dataset = dataset_for(self.services, store.get_run(run_id).run_config, current)
-                result, _settings = rescore(store, run_id, request, self.services.config, current=dataset)
+            dataset = dataset_for(self.services, run_config_of(self.services.session, run_id), current)
+            result, _settings = rescore(self.services.session, run_id, request, self.services.config, current=dataset)
             reply_to.post_message(RunRescored(result))
 
         return start_thread_work(self.app, rescore_run, group=RESCORE_GROUP, description="Rescoring the run")
@@ -214,8 +207,7 @@ class StoredRunsController:
         current = self.datasets.workspace.dataset
 
         def read_and_store() -> None:
-            with self.services.open_store() as store:
-                result = import_scores(store, request, self.services.config, current=current)
+            result = import_scores(self.services.session, request, self.services.config, current=current)
             reply_to.post_message(ScoresImported(result))
 
         return start_thread_work(self.app, read_and_store, group=IMPORT_GROUP, description="Importing scores")
@@ -228,8 +220,7 @@ class StoredRunsController:
         def prepare() -> None:
             if current is None:
                 raise ConfigError(f"open the dataset of run {run_id} first (Datasets screen), then retry")
-            with self.services.open_store() as store:
-                retry = prepare_retry(store, run_id, current)
+            retry = prepare_retry(self.services.session, run_id, current)
             reply_to.post_message(RetryPrepared(retry.run_id, retry.config, retry.failed))
 
         return start_thread_work(self.app, prepare, group=RETRY_GROUP, description="Preparing the retry")
@@ -240,8 +231,7 @@ class StoredRunsController:
         config = self.services.config
 
         def read() -> None:
-            with self.services.open_store() as store:
-                usage = usage_of_run(store, run_id, config)
+            usage = usage_of_run(self.services.session, run_id, config)
             if not get_current_worker().is_cancelled:
                 reply_to.post_message(RunUsageRead(usage))
 
@@ -253,8 +243,7 @@ class StoredRunsController:
         """Add a stored run's judges to the open dataset's evaluators (the Scores screen shows them)."""
 
         def load() -> None:
-            with self.services.open_store() as store:
-                dataset, scores = judge_columns(store, run_id)
+            dataset, scores = judge_columns(self.services.session, run_id)
             if not get_current_worker().is_cancelled:
                 self.app.post_message(RunScoresLoaded(run_id, dataset, scores))
 

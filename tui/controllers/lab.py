@@ -24,23 +24,27 @@ from textual.message_pump import MessagePump
 from textual.worker import Worker, get_current_worker
 
 from dialjudge.core.api import (
-    FewShotCache,
-    JudgeBackend,
     JudgeConfig,
-    Judgment,
-    Persona,
     PreparedPrompt,
-    PromptSetup,
-    ScoringMode,
-    Template,
     ask_judge,
-    judge_key,
     prepare_prompt,
-    revert_override,
     save_edited_template,
     save_persona,
     trial_judgment,
     trial_request,
+)
+from dialjudge.core.api.prompt_lab import (
+    FewShotCache,
+    PromptSetup,
+    judge_key,
+)
+from dialjudge.core.api.template_identity import revert_override
+from dialjudge.core.api.types import (
+    JudgeBackend,
+    Judgment,
+    Persona,
+    ScoringMode,
+    Template,
 )
 from dialjudge.core.errors import ConfigError, DialjudgeError, TemplateError
 
@@ -196,7 +200,7 @@ class LabController:
         with state.lock:
             backend = state.backends.get(key)
             if backend is None:
-                backend = state.backends[key] = self.services.make_backend(judge)
+                backend = state.backends[key] = self.services.session.make_backend(judge)
         return backend
 
     def close_trial_judges(self) -> None:

@@ -26,6 +26,7 @@ from dialjudge.core.api import (
     alt_test_for_run,
     estimate_for_run,
     label_next,
+    run_config_of,
 )
 from dialjudge.core.errors import DialjudgeError
 
@@ -83,20 +84,19 @@ class LabelEstimatesController:
         services = self.services
 
         def work() -> None:
-            with services.open_store() as store:
-                dataset = dataset_for(services, store.get_run(run_id).run_config, current)
-                alt_tests: list[AltTestReport] = []
-                estimates: list[EstimateReport] = []
-                alt_problem = estimate_problem = None
-                try:
-                    alt_tests = alt_test_for_run(store, run_id, dataset=dataset, app_config=services.config)
-                except DialjudgeError as exc:
-                    alt_problem = str(exc)
-                try:
-                    estimates = estimate_for_run(store, run_id, labelled=labelled, seed=seed, dataset=dataset,
-                                                    app_config=services.config)
-                except DialjudgeError as exc:
-                    estimate_problem = str(exc)
+            dataset = dataset_for(services, run_config_of(services.session, run_id), current)
+            alt_tests: list[AltTestReport] = []
+            estimates: list[EstimateReport] = []
+            alt_problem = estimate_problem = None
+            try:
+                alt_tests = alt_test_for_run(services.session, run_id, dataset=dataset, app_config=services.config)
+            except DialjudgeError as exc:
+                alt_problem = str(exc)
+            try:
+                estimates = estimate_for_run(services.session, run_id, labelled=labelled, seed=seed, dataset=dataset,
+                                                app_config=services.config)
+            except DialjudgeError as exc:
+                estimate_problem = str(exc)
             if not get_current_worker().is_cancelled:
                 reply_to.post_message(LabelEstimatesComputed(run_id, alt_tests, alt_problem, estimates,
                                                              estimate_problem))
@@ -113,19 +113,18 @@ class LabelEstimatesController:
         services = self.services
 
         def work() -> None:
-            with services.open_store() as store:
-                dataset = dataset_for(services, store.get_run(run_id).run_config, current)
-                judges = [judge] if judge is not None else None
-                plan = label_next(store, run_id, budget=budget, seed=seed, judges=judges, dataset=dataset,
-                                  app_config=services.config)[0]
-                estimate: EstimateReport | None = None
-                problem = None
-                try:
-                    (estimate,) = estimate_for_run(store, run_id, judges=[plan.judge], from_reviews=True,
-                                                   active_budget=budget, seed=seed, dataset=dataset,
-                                                   app_config=services.config)
-                except DialjudgeError as exc:
-                    problem = str(exc)
+            dataset = dataset_for(services, run_config_of(services.session, run_id), current)
+            judges = [judge] if judge is not None else None
+            plan = label_next(services.session, run_id, budget=budget, seed=seed, judges=judges, dataset=dataset,
+                              app_config=services.config)[0]
+            estimate: EstimateReport | None = None
+            problem = None
+            try:
+                (estimate,) = estimate_for_run(services.session, run_id, judges=[plan.judge], from_reviews=True,
+                                               active_budget=budget, seed=seed, dataset=dataset,
+                                               app_config=services.config)
+            except DialjudgeError as exc:
+                problem = str(exc)
             if not get_current_worker().is_cancelled:
                 reply_to.post_message(LabelNextPlanned(run_id, plan, estimate, problem))
 

@@ -17,14 +17,17 @@ from textual.app import App
 from textual.message import Message
 from textual.worker import Worker, get_current_worker
 
-from dialjudge.core.api import Report, reports_after_run, run_label_report
+from dialjudge.core.api import reports_after_run, run_config_of, run_judgments
+from dialjudge.core.api.reports import Report
+from dialjudge.core.api.types import run_label_report
 
 from ..state import Change
 from .base import start_thread_work
 from .history import dataset_for
 
 if TYPE_CHECKING:
-    from dialjudge.core.api import LabelReport, RunConfig
+    from dialjudge.core.api import LabelReport
+    from dialjudge.core.api.types import RunConfig
 
     from ..services import Services
     from .datasets import DatasetController
@@ -72,8 +75,7 @@ class LabelReportController:
             return None
 
         def follows() -> RunConfig | None:
-            with self.services.open_store() as store:
-                config = store.get_run(run_id).run_config
+            config = run_config_of(self.services.session, run_id)
             if config.dataset != dataset.name or Report.LABELS not in reports_after_run(config, dataset):
                 return None
             return config
@@ -81,8 +83,7 @@ class LabelReportController:
         def work(config: RunConfig | None) -> None:
             if config is None:
                 return
-            with self.services.open_store() as store:
-                judgments = store.load_judgments(run_id)
+            judgments = run_judgments(self.services.session, run_id)
             data = dataset_for(self.services, config, dataset)
             report = run_label_report(config, data, judgments, n_boot=self.services.n_boot)
             if not get_current_worker().is_cancelled:

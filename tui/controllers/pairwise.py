@@ -21,20 +21,25 @@ from textual.worker import Worker, get_current_worker
 
 from dialjudge.core.api import (
     PreferenceRequest,
-    Report,
-    judge_evaluator,
-    on_prepaired_items,
-    pairwise_report,
     reports_after_run,
+    run_config_of,
+    run_judgments,
     stored_preference_report,
 )
+from dialjudge.core.api.preferences import on_prepaired_items
+from dialjudge.core.api.reports import Report
+from dialjudge.core.api.types import pairwise_report
+from dialjudge.core.api.view import judge_evaluator
 
 from ..state import Change
 from .base import start_thread_work
 from .history import dataset_for
 
 if TYPE_CHECKING:
-    from dialjudge.core.api import PairwiseReport, PreferenceReport
+    from dialjudge.core.api import (
+        PairwiseReport,
+        PreferenceReport,
+    )
 
     from ..services import Services
     from .datasets import DatasetController
@@ -98,8 +103,7 @@ class PairwiseReportController:
 
     def _work_for(self, run_id: int, dataset: Any) -> tuple[Callable[[], None], str] | None:
         """What summarises run ``run_id`` and how to describe it, or None when no report follows it."""
-        with self.services.open_store() as store:
-            config = store.get_run(run_id).run_config
+        config = run_config_of(self.services.session, run_id)
         if config.dataset != dataset.name:
             return None
         if on_prepaired_items(config, dataset):  # its replies are no candidates of the workspace
@@ -108,8 +112,7 @@ class PairwiseReportController:
             return None
 
         def work() -> None:
-            with self.services.open_store() as store:
-                judgments = store.load_judgments(run_id)
+            judgments = run_judgments(self.services.session, run_id)
             report = pairwise_report(config, dataset_for(self.services, config, dataset), judgments)
             if not get_current_worker().is_cancelled:
                 self.app.post_message(PairwiseReportComputed(run_id, report))
@@ -122,8 +125,7 @@ class PairwiseReportController:
 
     def _preferences_work(self, run_id: int, dataset: Any) -> Callable[[], None]:
         def work() -> None:
-            with self.services.open_store() as store:
-                report = stored_preference_report(store, run_id, dataset, PreferenceRequest())
+            report = stored_preference_report(self.services.session, run_id, dataset, PreferenceRequest())
             if not get_current_worker().is_cancelled:
                 self.app.post_message(PreferenceReportComputed(run_id, report, dataset.name))
 

@@ -17,7 +17,14 @@ from textual.message import Message
 from textual.message_pump import MessagePump
 from textual.worker import Worker, get_current_worker
 
-from dialjudge.core.api import Review, ReviewData, check_review_formats, export_reviews, review_data
+from dialjudge.core.api import (
+    ReviewData,
+    export_reviews,
+    review_data,
+    save_review,
+)
+from dialjudge.core.api.review import check_review_formats
+from dialjudge.core.api.types import Review
 from dialjudge.core.model import Dataset
 
 from .base import start_thread_work
@@ -57,8 +64,7 @@ class ReviewController:
         self.datasets = datasets
 
     def _review_data(self, run_id: int, current: Dataset | None) -> ReviewData:
-        with self.services.open_store() as store:
-            return review_data(store, run_id, lambda config: dataset_for(self.services, config, current))
+        return review_data(self.services.session, run_id, lambda config: dataset_for(self.services, config, current))
 
     def load_queue(self, run_id: int, reply_to: MessagePump) -> Worker[None]:
         """Read run ``run_id`` and flag its items; ``reply_to`` receives :class:`ReviewQueueBuilt`."""
@@ -76,8 +82,7 @@ class ReviewController:
         """Store a reviewer's verdict on one item; ``reply_to`` receives :class:`ReviewSaved`."""
 
         def save() -> None:
-            with self.services.open_store() as store:
-                review = store.set_review(run_id, item_id, verdict, note=note, own_rating=own_rating)
+            review = save_review(self.services.session, run_id, item_id, verdict, note=note, own_rating=own_rating)
             reply_to.post_message(ReviewSaved(review))
 
         # Not exclusive: two quick verdicts on two items must both be stored.

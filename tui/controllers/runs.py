@@ -12,7 +12,6 @@ applies each as a :class:`RunEventReceived`, folded into :attr:`RunController.st
 
 from __future__ import annotations
 
-import asyncio
 import re
 import threading
 from collections import deque
@@ -29,24 +28,27 @@ from textual.worker import Worker, WorkerState, get_current_worker
 from dialjudge.core.api import (
     JudgeChoices,
     JudgeConfig,
-    JudgmentScored,
-    RunConfig,
-    RunEngine,
-    RunEvent,
-    RunFinished,
+    RunHandle,
     RunPlan,
-    RunProgress,
     RunRecord,
     RunRequest,
-    RunState,
-    RunStatus,
-    build_backends,
     find_interrupted_run,
     find_resumable,
     judge_choices,
-    model_file_backend,
-    open_run,
     plan_run,
+    start_run,
+)
+from dialjudge.core.api.events import (
+    JudgmentScored,
+    RunEvent,
+    RunFinished,
+    RunProgress,
+)
+from dialjudge.core.api.types import (
+    RunConfig,
+    RunState,
+    RunStatus,
+    model_file_backend,
 )
 from dialjudge.core.errors import ConfigError
 from dialjudge.core.model import Dataset
@@ -144,7 +146,7 @@ class RunController:
         self.judge_choices: JudgeChoices | None = None
         #: Published with the new :class:`JudgeChoices` whenever they were (re)loaded.
         self.judge_choices_changed: Signal[JudgeChoices] = Signal(app, "judge-choices-changed")
-        self._engine: RunEngine | None = None
+        self._handle: RunHandle | None = None
         self._worker: Worker[Any] | None = None
         #: A cancel that came before the run's engine existed; the engine takes it on when made.
         self._cancel_pending = False
@@ -166,7 +168,7 @@ class RunController:
     @property
     def cancellable(self) -> bool:
         """A run is active and its engine is running, so :meth:`cancel` stops it now."""
-        return self.active and self._engine is not None
+        return self.active and self._handle is not None
 
     def _changed(self) -> None:
         # "Cancel run" shows while one is active. Only when that flips: every refresh rebuilds
@@ -201,8 +203,7 @@ class RunController:
 
         def plan() -> None:
             planned = plan_run(request, dataset, self.services.config)
-            with self.services.open_store() as store:
-                resumable = find_resumable(store, planned)
+            resumable = find_resumable(self.services.session, planned)
             if not get_current_worker().is_cancelled:
                 reply_to.post_message(RunPlanned(planned, resumable))
 
@@ -230,7 +231,7 @@ class RunController:
     def start(self, config: RunConfig, dataset: Dataset | None = None, **engine_options: Any) -> Worker[Any]:
         """Run ``config`` on ``dataset`` (default: the open one); judgments stream into the workspace.
 
-        ``engine_options`` go to :class:`RunEngine` (a test passes its own renderer, say).
+        ``engine_options`` go to the run's engine (a test passes its own renderer, say).
         """
         if self.active:
             raise ConfigError("a run is already in progress; cancel it first (Esc)")
@@ -245,19 +246,16 @@ class RunController:
         self._changed()
 
         def run() -> Any:
-            backends = build_backends(config, self.services.make_backend)
-            store = self.services.open_store()
+            options = {"clock": self.services.clock, **engine_options}
+            # The display is called on this thread: the app applies each event on the UI thread.
+            handle = start_run(self.services.session, config, dataset, display=self, **options)
+            self._handle = handle
             try:
-                options = {"clock": self.services.clock, "close_backends": True, **engine_options}
-                # The display is called on this thread: the app applies each event on the UI thread.
-                engine = open_run(config, dataset, store, backends, display=self, **options)
-                self._engine = engine
                 if self._cancel_pending:  # the app quit while the judges were being made
-                    engine.cancel()
-                return asyncio.run(engine.run())
+                    handle.cancel()
+                return handle.run_to_end()
             finally:
-                self._engine = None
-                store.close()
+                self._handle = None
 
         self._worker = start_thread_work(self.app, run, group=RUN_GROUP, description="Judge run",
                                         long_lived_result=True)
@@ -283,12 +281,12 @@ class RunController:
 
     def cancel(self) -> None:
         """Stop the run: what is stored stays, and the run can be resumed."""
-        engine = self._engine
+        handle = self._handle
         if not self.active:
             return
         self._cancel_pending = True
-        if engine is not None:
-            engine.cancel()
+        if handle is not None:
+            handle.cancel()
         self.app.notify("Cancelling the run…", timeout=3)
 
     def find_interrupted(self, dataset: str) -> Worker[None]:
@@ -296,8 +294,7 @@ class RunController:
         the app receives :class:`InterruptedRunFound` when it was."""
 
         def find() -> None:
-            with self.services.open_store() as store:
-                newest = find_interrupted_run(store, dataset)
+            newest = find_interrupted_run(self.services.session, dataset)
             if newest is not None and not get_current_worker().is_cancelled:
                 self.app.post_message(InterruptedRunFound(newest))
 

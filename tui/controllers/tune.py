@@ -8,7 +8,6 @@ collapse) and is folded into :attr:`TuneController.state`. The Tune screen follo
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -19,6 +18,12 @@ from textual.signal import Signal
 from textual.worker import Worker
 
 from dialjudge.core.api import (
+    open_search,
+    read_space,
+    save_search_record,
+    save_winner,
+)
+from dialjudge.core.api.events import (
     JudgingProgressed,
     RoundStarted,
     SearchCancelled,
@@ -26,17 +31,17 @@ from dialjudge.core.api import (
     SearchFinished,
     SearchStarted,
     VariantScored,
-    open_search,
-    read_space,
-    save_search_record,
-    save_winner,
 )
 from dialjudge.core.errors import ConfigError
 
 from .base import start_thread_work
 
 if TYPE_CHECKING:
-    from dialjudge.core.api import SearchSpace, TuningReport, TuningSearch
+    from dialjudge.core.api import (
+        SearchHandle,
+        SearchSpace,
+        TuningReport,
+    )
 
     from ..services import Services
     from .datasets import DatasetController
@@ -133,7 +138,7 @@ class TuneController:
         self.state = TuneState()
         #: Published whenever :attr:`state` or the space changed.
         self.changed: Signal[TuneState] = Signal(app, "tune-changed")
-        self._search: TuningSearch | None = None
+        self._search: SearchHandle | None = None
         self._worker: Worker[Any] | None = None
 
     @property
@@ -182,15 +187,13 @@ class TuneController:
         self._publish()
 
         def run() -> Any:
-            store = self.services.open_store()
-            try:
-                def forward(event: SearchEvent) -> None:  # called on this thread; the app applies it
-                    self.app.post_message(SearchEventReceived(event))
+            def forward(event: SearchEvent) -> None:  # called on this thread; the app applies it
+                self.app.post_message(SearchEventReceived(event))
 
-                search = open_search(space, dataset, self.services.config, store,
-                                     make_backend=self.services.make_backend, on_event=forward)
+            try:
+                search = open_search(self.services.session, space, dataset, on_event=forward)
                 self._search = search
-                report = asyncio.run(search.run())
+                report = search.run_to_end()
                 save_search_record(report)
                 return report
             except SearchCancelled:
@@ -199,8 +202,6 @@ class TuneController:
             except BaseException as exc:
                 self.app.post_message(SearchStopped(str(exc) or type(exc).__name__))
                 raise  # the app's failure handler shows it
-            finally:
-                store.close()
 
         self._worker = start_thread_work(self.app, run, group=TUNE_GROUP, description="Tuning search")
         return self._worker

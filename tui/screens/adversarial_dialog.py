@@ -11,7 +11,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Checkbox, Input, Label, Select
 
-from dialjudge.core.api import ADVERSARIAL_KINDS
+from dialjudge.core.api.datasets import ADVERSARIAL_KINDS
 
 from ..controllers.adversarial import CURRENT_SOURCE, AdversarialRequest, default_output
 from ..widgets.path_suggester import PathSuggester

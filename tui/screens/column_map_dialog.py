@@ -16,11 +16,13 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Input, Label, Select, Static
 
 from dialjudge.core.api import (
+    ColumnChoices,
+    ColumnMap,
+)
+from dialjudge.core.api.column_maps import (
     NOT_A_FIELD,
     RATING,
     TEXT_FIELDS,
-    ColumnChoices,
-    ColumnMap,
     column_map_from_fields,
     rating_field,
 )

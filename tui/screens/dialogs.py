@@ -13,14 +13,16 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, Label, Static, TextArea
 
-from dialjudge.core.api import Persona, check_persona_name
+from dialjudge.core.api import check_persona_name
+from dialjudge.core.api.types import Persona
 from dialjudge.core.errors import TemplateError
 
 from ..widgets.path_suggester import PathSuggester
 from ..widgets.toggles import StateCheckbox
 
 if TYPE_CHECKING:
-    from dialjudge.core.api import Persona, RunRecord
+    from dialjudge.core.api import RunRecord
+    from dialjudge.core.api.types import Persona
 
 RESUME = "resume"
 FRESH = "fresh"

@@ -11,7 +11,8 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Checkbox, Input, Label, Static
 
-from dialjudge.core.api import IMPORT_FORMATS, ImportRequest
+from dialjudge.core.api import ImportRequest
+from dialjudge.core.api.imports import IMPORT_FORMATS
 
 from ..widgets.path_suggester import PathSuggester
 from ..widgets.toggles import StateCheckbox

@@ -21,7 +21,16 @@ from textual.suggester import SuggestFromList
 from textual.timer import Timer
 from textual.widgets import Button, Footer, Header, Input, Label, Select, Static, TextArea
 
-from dialjudge.core.api import NO_PERSONA, ScoringMode, human_unit, is_shipped_name, parse_template, preferred_mode
+from dialjudge.core.api import preferred_mode
+from dialjudge.core.api.formatting import human_unit
+from dialjudge.core.api.template_identity import (
+    is_shipped_name,
+    parse_template,
+)
+from dialjudge.core.api.types import (
+    NO_PERSONA,
+    ScoringMode,
+)
 
 from ..controllers.lab import (
     PersonaSaved,
@@ -43,7 +52,10 @@ from .run import FEWSHOT_METHODS
 from .save_template_dialog import SaveChoice, SaveTemplateDialog
 
 if TYPE_CHECKING:
-    from dialjudge.core.api import Persona, Template
+    from dialjudge.core.api.types import (
+        Persona,
+        Template,
+    )
     from dialjudge.core.model import Example
 
 #: Seconds of quiet typing after which the preview is rendered again.

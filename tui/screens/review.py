@@ -23,7 +23,16 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Footer, Header, Select, Static
 
-from dialjudge.core.api import REVIEW_FORMAT_LABELS, FlagKind, LabelPlan, ReviewCase, ReviewData, human_unit
+from dialjudge.core.api import (
+    LabelPlan,
+    ReviewData,
+)
+from dialjudge.core.api.formatting import human_unit
+from dialjudge.core.api.review import REVIEW_FORMAT_LABELS
+from dialjudge.core.api.types import (
+    FlagKind,
+    ReviewCase,
+)
 
 from ..controllers.history import FilesExported, RunsListed
 from ..controllers.label_estimates import LabelNextPlanned

@@ -19,15 +19,17 @@ from textual.content import Content
 from textual.widgets import Button, Checkbox, Footer, Header, Input, Label, Select, SelectionList, Static
 
 from dialjudge.core.api import (
+    infer_quality,
+    preferred_mode,
+)
+from dialjudge.core.api.template_identity import template_text_hash
+from dialjudge.core.api.types import (
     AnswerConstraint,
     OutputKind,
     PairSetting,
-    infer_quality,
     local_threads,
     parse_subset,
     plan_pairs,
-    preferred_mode,
-    template_text_hash,
 )
 from dialjudge.core.errors import ConfigError, DialjudgeError
 
@@ -44,7 +46,8 @@ from .dialogs import FRESH, RESUME, ResumeDialog
 from .runs import usage_text
 
 if TYPE_CHECKING:
-    from dialjudge.core.api import JudgeConfig, Template
+    from dialjudge.core.api import JudgeConfig
+    from dialjudge.core.api.types import Template
     from dialjudge.core.model import Dataset
 
 FEWSHOT_METHODS = ("none", "random", "bm25-context", "bm25-response", "bm25-both")

@@ -14,7 +14,15 @@ from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.widgets import Footer, Header, Static, TabbedContent, TabPane
 
-from dialjudge.core.api import FORMAT_LABELS, RunStatus, ScoringMode, money_text, usage_summary
+from dialjudge.core.api.formatting import (
+    FORMAT_LABELS,
+    money_text,
+    usage_summary,
+)
+from dialjudge.core.api.types import (
+    RunStatus,
+    ScoringMode,
+)
 
 from ..controllers.history import (
     FilesExported,
@@ -35,7 +43,11 @@ from .import_dialog import ImportDialog
 from .rescore_dialog import RescoreDialog
 
 if TYPE_CHECKING:
-    from dialjudge.core.api import ImportRequest, RunRecord, RunUsage
+    from dialjudge.core.api import (
+        ImportRequest,
+        RunRecord,
+    )
+    from dialjudge.core.api.types import RunUsage
 
 STATUS_STYLES = {RunStatus.FINISHED: "green", RunStatus.RUNNING: "cyan", RunStatus.CANCELLED: "yellow",
                  RunStatus.FAILED: "red"}

@@ -17,9 +17,8 @@ from ..format import disagreement_style, number_text, widest_cells, widest_numbe
 from ..widgets.virtual_table import RowKey, TableCell
 
 if TYPE_CHECKING:
-    from dialjudge.core.api import Workspace
-
     from ..controllers.datasets import TextWidths
+    from ..scores_view_model import Workspace
 
 ID_COLUMN = "id"
 SYSTEM_COLUMN = "system"

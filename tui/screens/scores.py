@@ -13,7 +13,11 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.widgets import Footer, Header, Label, Select, Static
 
-from dialjudge.core.api import DEFAULT_PROFILE, profile_names, stored_run_of
+from dialjudge.core.api.profiles import (
+    DEFAULT_PROFILE,
+    profile_names,
+)
+from dialjudge.core.api.view import stored_run_of
 from dialjudge.core.errors import DialjudgeError
 
 from ..state import Change, WorkspaceChange, column_order
@@ -31,7 +35,7 @@ from .label_estimates_dialog import LabelEstimatesDialog
 from .score_cells import HUMAN_COLUMN, ID_COLUMN, SYSTEM_COLUMN, ScoreCells
 
 if TYPE_CHECKING:
-    from dialjudge.core.api import Workspace
+    from ..scores_view_model import Workspace
 
 #: Seconds between two draws of the correlation panel while judgments stream in.
 PANEL_REDRAW_INTERVAL = 0.5

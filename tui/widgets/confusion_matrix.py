@@ -21,7 +21,10 @@ from textual.widgets import Static
 from dialjudge.core.format import number_text
 
 if TYPE_CHECKING:
-    from dialjudge.core.api import ConfusionView, InterJudgeMatrix
+    from dialjudge.core.api.types import (
+        ConfusionView,
+        InterJudgeMatrix,
+    )
 
 
 def label_text(value: object) -> str:

@@ -23,8 +23,13 @@ from textual.widgets import Static
 from ..format import interval_text, number_text
 
 if TYPE_CHECKING:
-    from dialjudge.core.api import AgreementCell, HumanCeiling, Snapshot, Workspace
+    from dialjudge.core.api.types import (
+        AgreementCell,
+        HumanCeiling,
+        Snapshot,
+    )
 
+    from ..scores_view_model import Workspace
     from ..state import StatsState
 
 METHODS = ("pearson", "spearman", "kendall")

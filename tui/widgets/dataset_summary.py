@@ -10,10 +10,11 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from dialjudge.core.api import bundled_path
+from dialjudge.core.api.types import bundled_path
 
 if TYPE_CHECKING:
-    from dialjudge.core.api import CeilingRow, DatasetSummary
+    from dialjudge.core.api import DatasetSummary
+    from dialjudge.core.api.types import CeilingRow
 
 
 def render_summary(summary: DatasetSummary, ceilings: Sequence[CeilingRow]) -> RenderableType:

@@ -21,7 +21,10 @@ from .paired_verdict import PairedVerdict
 from .reliability_plot import ReliabilityPlot
 
 if TYPE_CHECKING:
-    from dialjudge.core.api import JudgeDiagnostics, PairedComparison
+    from dialjudge.core.api.types import (
+        JudgeDiagnostics,
+        PairedComparison,
+    )
 
 
 class DecisionPanel(VerticalScroll):

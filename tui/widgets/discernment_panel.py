@@ -16,13 +16,13 @@ from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from dialjudge.core.api import sparkline
+from dialjudge.core.api.formatting import sparkline
 
 from ..format import MISSING, number_text
 from .fit import FirstThatFits
 
 if TYPE_CHECKING:
-    from dialjudge.core.api import DiscernmentRow
+    from dialjudge.core.api.types import DiscernmentRow
 
 TITLE = "Discernment: originals vs adversarial candidates"
 LEGEND = ("ROC-AUC: P(original scored above adversarial), 0.5 = chance; adv ≥ orig: adversarial candidates "

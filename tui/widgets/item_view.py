@@ -11,7 +11,7 @@ from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from dialjudge.core.api import pair_label
+from dialjudge.core.api.preferences import pair_label
 from dialjudge.core.model import Level
 
 from ..format import number_text

@@ -16,7 +16,7 @@ from textual.widgets import Static
 from ..format import number_text
 
 if TYPE_CHECKING:
-    from dialjudge.core.api import Judgment
+    from dialjudge.core.api.types import Judgment
 
 BAR_WIDTH = 30
 #: Raw outputs longer than this are cut on screen (the store and exports keep them whole).

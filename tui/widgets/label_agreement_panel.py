@@ -18,7 +18,12 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from dialjudge.core.api import LABEL_HEADER, confusion_rows, label_summary_rows, tie_lines
+from dialjudge.core.api.formatting import (
+    LABEL_HEADER,
+    confusion_rows,
+    label_summary_rows,
+    tie_lines,
+)
 
 if TYPE_CHECKING:
     from dialjudge.core.api import LabelReport

@@ -14,11 +14,13 @@ from rich.table import Table
 from rich.text import Text
 
 from dialjudge.core.api import (
-    ALT_TEST_COLUMNS,
-    ESTIMATE_COLUMNS,
     AltTestReport,
     EstimateReport,
     LabelPlan,
+)
+from dialjudge.core.api.labels_estimates import (
+    ALT_TEST_COLUMNS,
+    ESTIMATE_COLUMNS,
     alt_test_lines,
     alt_test_rows,
     alt_test_title,

@@ -15,11 +15,15 @@ from rich.table import Table
 from rich.text import Text
 from textual.widgets import Static
 
-from dialjudge.core.api import SYMBOLS, interval_text, verdict_line
+from dialjudge.core.api.formatting import (
+    SYMBOLS,
+    interval_text,
+    verdict_line,
+)
 from dialjudge.core.format import number_text
 
 if TYPE_CHECKING:
-    from dialjudge.core.api import PairedComparison
+    from dialjudge.core.api.types import PairedComparison
 
 
 def render_paired(comparisons: Sequence[PairedComparison], coefficient: str = "spearman", *,

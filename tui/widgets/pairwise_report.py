@@ -10,7 +10,11 @@ from rich.table import Table
 from rich.text import Text
 from textual.widgets import Static
 
-from dialjudge.core.api import SUMMARY_COLUMNS, summary_notes, summary_rows
+from dialjudge.core.api.formatting import (
+    SUMMARY_COLUMNS,
+    summary_notes,
+    summary_rows,
+)
 
 if TYPE_CHECKING:
     from dialjudge.core.api import PairwiseReport

@@ -10,11 +10,11 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from dialjudge.core.api import (
+from dialjudge.core.api import PreferenceReport
+from dialjudge.core.api.preferences import (
     AGREEMENT_COLUMNS,
     PAIR_COLUMNS,
     PAIR_VOTE_COLUMNS,
-    PreferenceReport,
     agreement_notes,
     agreement_rows,
     pair_rows,

@@ -12,7 +12,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 if TYPE_CHECKING:
-    from dialjudge.core.api import RenderedPrompt
+    from dialjudge.core.api.types import RenderedPrompt
 
 ROLE_STYLES = {"system": "bold magenta", "user": "bold cyan", "assistant": "bold green"}
 

@@ -16,7 +16,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 if TYPE_CHECKING:
-    from dialjudge.core.api import Calibration
+    from dialjudge.core.api.types import Calibration
 
 BAR_WIDTH = 30
 

@@ -14,7 +14,7 @@ from textual.validation import Function
 from textual.widgets import Button, Input, Label
 
 if TYPE_CHECKING:
-    from dialjudge.core.api import Review
+    from dialjudge.core.api.types import Review
 
 #: The store's verdicts with what the form calls them, in key order (1, 2, 3).
 VERDICTS: tuple[tuple[str, str], ...] = (

@@ -15,7 +15,15 @@ from textual.containers import Vertical
 from textual.timer import Timer
 from textual.widgets import ProgressBar, Static
 
-from dialjudge.core.api import Part, RunState, RunStatus, problem_lines, status_line
+from dialjudge.core.api.formatting import (
+    problem_lines,
+    status_line,
+)
+from dialjudge.core.api.types import (
+    Part,
+    RunState,
+    RunStatus,
+)
 
 #: How each part of the status line looks; the status itself takes its colour from STATUS_STYLES.
 PART_STYLES = {Part.STATUS: "", Part.COUNT: "", Part.FAILURES: "red", Part.NOTE: "dim", Part.ERROR: "red"}

@@ -43,7 +43,10 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.worker import get_current_worker
 
-from dialjudge.core.api import give_way, giving_way
+from dialjudge.core.api.background import (
+    give_way,
+    giving_way,
+)
 
 from ..controllers.base import start_thread_work
 

@@ -25,20 +25,24 @@ import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Iterable, Mapping
 
-from .evaluation import compared_items
-from .model import Aggregation, Dataset, Example, Rating, Scale
-from .stats import RunningCorrelations, agreement_table, human_ceiling
-from .subsets import ALL, Subset, default_subsets, parse_subset
+from dialjudge.core.api.view import (
+    ALL,
+    RunningCorrelations,
+    Subset,
+    agreement_table,
+    compared_items,
+    default_subsets,
+    human_ceiling,
+    judge_evaluator,
+    parse_subset,
+)
+from dialjudge.core.model import Aggregation, Dataset, Example, Rating, Scale
 
 if TYPE_CHECKING:
-    from .judges.types import Judgment
-    from .metrics import MetricScores
-    from .stats import AgreementTable, HumanCeiling, RunningCorrelations, Snapshot
+    from dialjudge.core.api.types import AgreementTable, HumanCeiling, Judgment, MetricScores, Snapshot
 
 #: The evaluator name of the judges' pool.
 POOL = "pool"
-#: Joins a judge's name and its run id in evaluator names: ``smollm2#3``.
-RUN_SEPARATOR = "#"
 #: The per-item level name core/stats uses for item-level correlations.
 ITEM_LEVEL = "turn"
 
@@ -49,11 +53,6 @@ class EvaluatorKind(str, enum.Enum):
     METRIC = "metric"
     JUDGE = "judge"
     POOL = "pool"
-
-
-def judge_evaluator(judge: str, run_id: int | None = None) -> str:
-    """The evaluator name of one judge's scores from one run."""
-    return judge if run_id is None else f"{judge}{RUN_SEPARATOR}{run_id}"
 
 
 def default_quality(dataset: Dataset) -> str | None:

@@ -13,7 +13,7 @@ from dialjudge.core.model import Aggregation
 from dialjudge.core.registry import open_dataset
 from dialjudge.core.stats import agreement_table, correlate
 from dialjudge.core.subsets import Subset
-from dialjudge.core.workspace import POOL, EvaluatorKind, Workspace, default_quality, judge_evaluator
+from dialjudge.tui.scores_view_model import POOL, EvaluatorKind, Workspace, default_quality, judge_evaluator
 
 FAST_METRICS = ("bleu1", "rougeL")
 
