@@ -61,18 +61,43 @@ class RunComparison:
                  "n_a": d.n_before, "n_b": d.n_after} for d in self.deltas]
 
 
+@dataclass(frozen=True)
+class ScoredRun:
+    """One stored run as a comparison needs it, read once: its id, configuration and judge columns."""
+
+    run_id: int
+    config: RunConfig
+    scores: Mapping[str, Mapping[str, float | None]]
+    failures: Mapping[str, Any]
+
+
+def read_scored_run(store: RunStore, run_id: int) -> ScoredRun:
+    """Run ``run_id``'s configuration and judge columns, read from the store once."""
+    scores, failures = run_scores(store, run_id)
+    return ScoredRun(run_id, RunConfig.from_dict(store.get_run(run_id).config), scores, failures)
+
+
 def compare_runs(store: RunStore, run_a: int, run_b: int, *, dataset: Dataset | None = None,
                  qualities: Sequence[str] | None = None, subsets: Sequence[str] = ("all",),
                  n_boot: int = 0, seed: int = 0, paired_boot: int = 2000) -> RunComparison:
+    """:func:`compare_scored_runs` of runs ``run_a`` and ``run_b`` as stored (their dataset opened
+    again when none is given)."""
+    a, b = read_scored_run(store, run_a), read_scored_run(store, run_b)
+    if dataset is None:
+        dataset = open_dataset(a.config.dataset_path or a.config.dataset, remember=False)
+    return compare_scored_runs(a, b, dataset, qualities=qualities, subsets=subsets, n_boot=n_boot, seed=seed,
+                               paired_boot=paired_boot)
+
+
+def compare_scored_runs(run_a: ScoredRun, run_b: ScoredRun, dataset: Dataset, *,
+                        qualities: Sequence[str] | None = None, subsets: Sequence[str] = ("all",),
+                        n_boot: int = 0, seed: int = 0, paired_boot: int = 2000) -> RunComparison:
     """Correlation deltas per judge x quality x subset, a unified diff of the templates and personas,
     the configuration keys that differ, and (``paired_boot`` > 0) paired bootstrap comparisons."""
-    config_a = RunConfig.from_dict(store.get_run(run_a).config)
-    config_b = RunConfig.from_dict(store.get_run(run_b).config)
-    if dataset is None:
-        dataset = open_dataset(config_a.dataset_path or config_a.dataset, remember=False)
+    config_a, config_b = run_a.config, run_b.config
     chosen = list(qualities) if qualities else [q for q in {config_a.quality, config_b.quality} if q]
-    scores_a, fail_a = run_scores(store, run_a)
-    scores_b, fail_b = run_scores(store, run_b)
+    scores_a, fail_a = run_a.scores, run_a.failures
+    scores_b, fail_b = run_b.scores, run_b.failures
 
     deltas: list[Delta] = []
     for subset in subsets:
@@ -89,6 +114,7 @@ def compare_runs(store: RunStore, run_a: int, run_b: int, *, dataset: Dataset | 
                 deltas.append(Delta(evaluator, quality, subset, coefficient, a.get(coefficient), b.get(coefficient),
                                     int(a.get("n") or 0), int(b.get("n") or 0)))
     paired = []
+    id_a, id_b = run_a.run_id, run_b.run_id
     if paired_boot:
         for subset in subsets:
             for quality in chosen:
@@ -98,10 +124,10 @@ def compare_runs(store: RunStore, run_a: int, run_b: int, *, dataset: Dataset | 
                     plain = len(matched) == 1 and judge_a == judge_b
                     paired.append(compare_evaluators(
                         dataset, scores_a[judge_a], scores_b[judge_b], quality, subset=subset,
-                        name_a=f"run {run_a}" if plain else f"run {run_a} {judge_a}",
-                        name_b=f"run {run_b}" if plain else f"run {run_b} {judge_b}",
+                        name_a=f"run {id_a}" if plain else f"run {id_a} {judge_a}",
+                        name_b=f"run {id_b}" if plain else f"run {id_b} {judge_b}",
                         n_boot=paired_boot, seed=seed))
-    return RunComparison(run_a, run_b, dataset.name, deltas, prompt_diff(config_a, config_b, run_a, run_b),
+    return RunComparison(id_a, id_b, dataset.name, deltas, prompt_diff(config_a, config_b, id_a, id_b),
                          config_changes(config_a.to_dict(), config_b.to_dict()), paired)
 
 

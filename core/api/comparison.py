@@ -7,7 +7,7 @@ holds both) its open and closed parts, in both front ends.
 
 from __future__ import annotations
 
-from ..compare import RunComparison, compare_runs
+from ..compare import RunComparison, compare_scored_runs, read_scored_run
 from ..config import Config
 from ..evaluation import split_subsets
 from ..judges.store.run_store import RunStore
@@ -19,11 +19,10 @@ from .stored import dataset_of_run, same_dataset
 def compare(store: RunStore, request: CompareRequest, app_config: Config | None = None, *,
             current: Dataset | None = None) -> RunComparison:
     """Correlation deltas, paired comparisons with verdicts, configuration changes and the prompt diff."""
-    config_a = store.get_run(request.run_a).run_config
-    config_b = store.get_run(request.run_b).run_config
-    same_dataset(config_a, config_b, request.run_a, request.run_b)
-    dataset = dataset_of_run(config_a, app_config, current=current)
+    # Each run's record and scores are read once, here; the comparison works on that data.
+    run_a, run_b = read_scored_run(store, request.run_a), read_scored_run(store, request.run_b)
+    same_dataset(run_a.config, run_b.config, request.run_a, request.run_b)
+    dataset = dataset_of_run(run_a.config, app_config, current=current)
     subsets = list(request.subsets) or split_subsets(dataset, "all")
-    return compare_runs(store, request.run_a, request.run_b, dataset=dataset,
-                        qualities=list(request.qualities) or None, subsets=subsets, n_boot=0, seed=request.seed,
-                        paired_boot=request.paired_boot)
+    return compare_scored_runs(run_a, run_b, dataset, qualities=list(request.qualities) or None, subsets=subsets,
+                               n_boot=0, seed=request.seed, paired_boot=request.paired_boot)
