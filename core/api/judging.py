@@ -16,17 +16,16 @@ import asyncio
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic, Protocol, TypeVar
 
 from ..errors import ConfigError
 from ..judges.run.config import RunConfig
-from ..judges.run.engine import RunEngine
 from ..judges.run.events import RunSummary
 from ..judges.run.stopping import StopRule
 from ..judges.store.run_store import RunStore
 from ..judges.store.status import RunStatus
 from ..model import Dataset
-from ..tuning.search import SearchEvent, TuningReport, TuningSearch
+from ..tuning.search import SearchEvent, TuningReport
 from . import reports as _reports
 from . import runs as _runs
 from . import tune as _tune
@@ -37,32 +36,51 @@ from .runs import RunPlan
 from .session import Session
 from .tune import SearchSpace
 
+T = TypeVar("T")
+T_co = TypeVar("T_co", covariant=True)
 
-class RunHandle:
-    """One judge run, ready to run to its end on the calling thread and cancellable from another.
 
-    It owns the run's store connection and backends: both are closed when :meth:`run` returns
-    or raises.
+class _Job(Protocol[T_co]):
+    """What the engine and the tuning search both are: work that runs to a result and can be cancelled."""
+
+    async def run(self) -> T_co: ...
+
+    def cancel(self) -> None: ...
+
+
+class _Handle(Generic[T]):
+    """Work ready to run to its end on the calling thread and cancellable from another.
+
+    It owns the store connection the work writes to (and the work its backends): closed when
+    :meth:`run` returns or raises.
     """
 
-    def __init__(self, engine: RunEngine, store: RunStore) -> None:
-        self._engine = engine
+    def __init__(self, job: _Job[T], store: RunStore) -> None:
+        self._job = job
         self._store = store
 
-    async def run(self) -> RunSummary:
-        """Judge until the run finishes, fails, is cancelled or its stop rule decides."""
+    async def run(self) -> T:
+        """Run to the end (or until cancelled, or, for a run, until its stop rule decides)."""
         try:
-            return await self._engine.run()
+            return await self._job.run()
         finally:
             self._store.close()
 
-    def run_to_end(self) -> RunSummary:
+    def run_to_end(self) -> T:
         """:meth:`run` on an event loop of its own (the command line, a worker thread)."""
         return asyncio.run(self.run())
 
     def cancel(self) -> None:
-        """Stop after the judgments in flight: what is stored stays and the run can be resumed."""
-        self._engine.cancel()
+        """Stop after what is in flight: what is stored stays, and a rerun or resume picks it up."""
+        self._job.cancel()
+
+
+class RunHandle(_Handle[RunSummary]):
+    """One judge run (:func:`start_run`)."""
+
+
+class SearchHandle(_Handle[TuningReport]):
+    """A tuning search (:func:`open_search`)."""
 
 
 def start_run(session: Session, config: RunConfig, dataset: Dataset, *, display: RunDisplay | None = None,
@@ -144,28 +162,6 @@ def judge(session: Session, plans: Sequence[RunPlan], dataset: Dataset, *,
         if summaries[-1].status != RunStatus.FINISHED:
             break
     return JudgeOutcome(session, tuple(plans), dataset, tuple(summaries), stop_rule)
-
-
-class SearchHandle:
-    """A tuning search, ready to run on the calling thread and cancellable from another; it owns its
-    store connection."""
-
-    def __init__(self, search: TuningSearch, store: RunStore) -> None:
-        self._search = search
-        self._store = store
-
-    async def run(self) -> TuningReport:
-        try:
-            return await self._search.run()
-        finally:
-            self._store.close()
-
-    def run_to_end(self) -> TuningReport:
-        return asyncio.run(self.run())
-
-    def cancel(self) -> None:
-        """Stop after the judgment in flight; what is stored stays for a rerun."""
-        self._search.cancel()
 
 
 def open_search(session: Session, space: SearchSpace, dataset: Dataset, *,
