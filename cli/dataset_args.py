@@ -31,5 +31,6 @@ def column_map_of(args: argparse.Namespace) -> ColumnMap | None:
 
 def open_dataset_of(args: argparse.Namespace, name_or_path: str, config: Config | None = None, *,
                     remember: bool = True) -> Dataset:
-    """Open the dataset a command names, with its ``--map`` items."""
+    """Open the dataset a command names, with its ``--map`` items (on the command's session's configuration)."""
+    config = config if config is not None else args.session.config
     return open_dataset(name_or_path, config, remember=remember, column_map=column_map_of(args))

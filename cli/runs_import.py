@@ -85,7 +85,7 @@ def _print_preferences(session: Session, run_id: int, dataset_name: str) -> None
     config = run_config_of(session, run_id)
     if config.pairs is None:
         return
-    dataset = open_dataset(dataset_name, remember=False)
+    dataset = open_dataset(dataset_name, session.config, remember=False)
     if not on_prepaired_items(config, dataset):
         return
     report = stored_preference_report(session, run_id, dataset, PreferenceRequest())
