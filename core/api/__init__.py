@@ -74,7 +74,7 @@ from ..label_rows import confusion_rows, tie_lines
 from ..label_rows import summary_rows as label_summary_rows
 from ..metrics import MetricScores, score_examples
 from ..planning import NO_PERSONA, RunPlan, infer_quality, preferred_mode
-from ..registry import bundled_path
+from ..dataset_catalogue import bundled_path
 from ..report import (
     FORMATS,
     WideRow,
@@ -129,7 +129,7 @@ from .datasets import (
     quality_annotators,
 )
 from .display import RunDisplay
-from .masses import mass_lines, scoring_lines
+from .probability_lines import mass_lines, scoring_lines
 from .preferences import (
     AGREEMENT_COLUMNS,
     CATEGORY_COLUMNS,

@@ -25,7 +25,7 @@ from ..loaders.column_map import (
     suggested_fields,
     valid_fields_text,
 )
-from ..registry import resolve_dataset
+from ..dataset_catalogue import resolve_dataset
 
 #: The field the app's dialog offers for a rating column (its quality is typed beside it).
 RATING = "rating"

@@ -18,7 +18,7 @@ from ..describe import DatasetSummary, describe
 from ..evaluation import EvaluationReport, evaluate, reference_metric_scores, split_subsets
 from ..loaders import save_dataset
 from ..model import Dataset, Level, ScaleKind
-from ..registry import DEFAULT_DATASET, DatasetEntry, list_datasets, open_dataset
+from ..dataset_catalogue import DEFAULT_DATASET, DatasetEntry, list_datasets, open_dataset
 from ..stats.ceiling import CeilingRow, ceiling_table
 from ..stats.label_agreement import (
     AGGREGATE_ONLY_TEXT,

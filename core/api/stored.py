@@ -20,7 +20,7 @@ from ..judges.run.config import RunConfig
 from ..judges.store.run_store import JudgmentPage, RunRecord, RunStore, ScoreColumns
 from ..judges.types import Judgment
 from ..model import Dataset
-from ..registry import open_dataset
+from ..dataset_catalogue import open_dataset
 from ..run_columns import run_scores
 from ..run_export import FORMAT_LABELS, ExportResult, export_run, write_judgments
 from .requests import ExportRequest, RescoreRequest

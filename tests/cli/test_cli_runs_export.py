@@ -11,7 +11,7 @@ from cli_helpers import run, use_fake_judges
 
 from dialjudge.core.evaluation import evaluate
 from dialjudge.core.judges.store.run_store import RunStore
-from dialjudge.core.registry import open_dataset
+from dialjudge.core.dataset_catalogue import open_dataset
 from dialjudge.core.run_columns import run_scores
 from dialjudge.core.run_export import FORMAT_LABELS
 

@@ -28,7 +28,7 @@ from dialjudge.core.judges.prompts.render import render_prompt
 from dialjudge.core.judges.prompts.templates import shipped_template_dir
 from dialjudge.core.metrics import metric_info
 from dialjudge.core.model import Dataset
-from dialjudge.core.registry import open_dataset
+from dialjudge.core.dataset_catalogue import open_dataset
 from dialjudge.core.stats.baselines import length_scores
 
 

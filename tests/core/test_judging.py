@@ -15,7 +15,7 @@ from dialjudge.core.judges.store.run_store import RunStore
 from dialjudge.core.judges.types import ScoringMode
 from dialjudge.core.model import BINARY_01, Dataset, Example, Rating, Scale, ScaleKind, Turn, is_label_quality
 from dialjudge.core.planning import infer_quality, plan_run
-from dialjudge.core.registry import open_dataset
+from dialjudge.core.dataset_catalogue import open_dataset
 from dialjudge.core.run_columns import POOL, run_scores
 
 

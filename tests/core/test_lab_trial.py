@@ -25,7 +25,7 @@ from dialjudge.core.judges.run.scoring import score_result
 from dialjudge.core.judges.store.run_store import RunStore
 from dialjudge.core.judges.types import ScoringMode
 from dialjudge.core.planning import plan_run
-from dialjudge.core.registry import open_dataset
+from dialjudge.core.dataset_catalogue import open_dataset
 
 JUDGES = {"judges": {"fa": {"backend": "fake", "model": "fa-model"}}}
 

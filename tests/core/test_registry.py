@@ -10,7 +10,7 @@ import pytest
 from dialjudge.core.config import Config, load_config, user_data_dir
 from dialjudge.core.errors import DataError
 from dialjudge.core.model import Level
-from dialjudge.core.registry import (
+from dialjudge.core.dataset_catalogue import (
     BUNDLED,
     KNOWN_FILES,
     RECENT_LIMIT,

@@ -24,7 +24,7 @@ from dialjudge.core.judges.store.run_store import RunStore
 from dialjudge.core.judges.types import Judgment, ScoringMode
 from dialjudge.core.loaders import load_dataset
 from dialjudge.core.model import Dataset
-from dialjudge.core.registry import open_dataset
+from dialjudge.core.dataset_catalogue import open_dataset
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 FILE = DATA / "imports" / "pair_verdicts.csv"

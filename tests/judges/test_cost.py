@@ -25,7 +25,7 @@ from dialjudge.core.judges.run.config import RunConfig
 from dialjudge.core.judges.run.engine import RunEngine
 from dialjudge.core.judges.store.run_store import RunStore
 from dialjudge.core.judges.types import Judgment, ScoringMode
-from dialjudge.core.registry import open_dataset
+from dialjudge.core.dataset_catalogue import open_dataset
 
 PRICES = {"gpt-4o-mini": ModelPrice(input_per_million=0.15, output_per_million=0.6)}
 

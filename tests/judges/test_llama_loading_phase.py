@@ -15,7 +15,7 @@ from dialjudge.core.judges.run.config import RunConfig
 from dialjudge.core.judges.run.events import JudgmentScored, RunFinished, RunPhase, RunStarted
 from dialjudge.core.judges.store.run_store import RunStore
 from dialjudge.core.judges.types import ScoringMode
-from dialjudge.core.registry import open_dataset
+from dialjudge.core.dataset_catalogue import open_dataset
 
 pytestmark = pytest.mark.model
 

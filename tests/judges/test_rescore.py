@@ -22,7 +22,7 @@ from dialjudge.core.judges.run.engine import RunEngine
 from dialjudge.core.judges.store.run_store import SCHEMA_VERSION, RunStore
 from dialjudge.core.judges.types import BackendResult, JudgeRequest, ScoringMode
 from dialjudge.core.model import Dataset
-from dialjudge.core.registry import open_dataset
+from dialjudge.core.dataset_catalogue import open_dataset
 
 ITEMS = 6
 

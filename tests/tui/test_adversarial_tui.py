@@ -16,7 +16,7 @@ from dialjudge.core.judges.prompts.templates import get_template
 from dialjudge.core.judges.run.config import RunConfig
 from dialjudge.core.judges.types import ScoringMode
 from dialjudge.core.loaders import read_native, save_dataset
-from dialjudge.core.registry import open_dataset
+from dialjudge.core.dataset_catalogue import open_dataset
 from dialjudge.tui.app import make_app
 from dialjudge.tui.controllers.adversarial import AdversarialRequest, default_output
 from dialjudge.tui.screens.adversarial_dialog import AdversarialDialog

@@ -40,7 +40,7 @@ from typing import Awaitable, Callable, Iterable, Mapping
 from ...config import JudgeConfig
 from ...errors import BackendError, ConfigError
 from ...model import Aggregation
-from ...registry import open_dataset
+from ...dataset_catalogue import open_dataset
 from ...stats.human import human_labels
 from ..types import BackendResult, JudgeRequest, OutputKind, OutputSpec, ScoringMode
 from . import BackendKind, register_backend
