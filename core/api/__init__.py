@@ -34,6 +34,7 @@ from ..adversarial.builder import CONTRADICTS
 from ..adversarial.discernment import DiscernmentRow, DiscernmentTable, discernment_table
 from ..compare import RunComparison
 from ..config import Config, JudgeConfig, load_config, user_data_dir
+from ..dataset_catalogue import bundled_path
 from ..errors import TemplateError
 from ..evaluation import EvaluationReport, compared_items
 from ..judge_diagnostics import ConfusionView, JudgeDiagnostics
@@ -74,7 +75,6 @@ from ..label_rows import confusion_rows, tie_lines
 from ..label_rows import summary_rows as label_summary_rows
 from ..metrics import MetricScores, score_examples
 from ..planning import NO_PERSONA, RunPlan, infer_quality, preferred_mode
-from ..dataset_catalogue import bundled_path
 from ..report import (
     FORMATS,
     WideRow,
@@ -129,7 +129,6 @@ from .datasets import (
     quality_annotators,
 )
 from .display import RunDisplay
-from .probability_lines import mass_lines, scoring_lines
 from .preferences import (
     AGREEMENT_COLUMNS,
     CATEGORY_COLUMNS,
@@ -155,6 +154,7 @@ from .preferences import (
     versus_notes,
     versus_rows,
 )
+from .probability_lines import mass_lines, scoring_lines
 from .prompt_lab import (
     LAB_SOURCE,
     FewShotCache,

@@ -12,10 +12,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dialjudge.core.api import RATING, column_choices, column_map_from_fields, parse_column_map
+from dialjudge.core.dataset_catalogue import open_dataset, remembered_column_map
 from dialjudge.core.errors import ColumnMappingNeeded, DataError
 from dialjudge.core.loaders import load_dataset, table_columns
 from dialjudge.core.model import ScaleKind
-from dialjudge.core.dataset_catalogue import open_dataset, remembered_column_map
 
 DATA = Path(__file__).parent.parent / "data"
 MAPPED_CSV = DATA / "ratings_mapped.csv"  # its TOML mapping is ratings_mapped.mapping.toml

@@ -10,12 +10,12 @@ import pytest
 
 from dialjudge.core.api import build_backends, execute_run
 from dialjudge.core.config import bundled_judge
+from dialjudge.core.dataset_catalogue import open_dataset
 from dialjudge.core.judges.prompts.templates import get_template
 from dialjudge.core.judges.run.config import RunConfig
 from dialjudge.core.judges.run.events import JudgmentScored, RunFinished, RunPhase, RunStarted
 from dialjudge.core.judges.store.run_store import RunStore
 from dialjudge.core.judges.types import ScoringMode
-from dialjudge.core.dataset_catalogue import open_dataset
 
 pytestmark = pytest.mark.model
 
