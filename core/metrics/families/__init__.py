@@ -1,6 +1,8 @@
-"""The metric families, one module each: every module here registers its :class:`~..family.MetricFamily`
-(core.metrics.family) when it is imported. Nothing else lives here, so the registry
-(core.metrics.registry) can import every module of this package without importing itself.
+"""The metric families, one module each: every module here registers its ``MetricFamily``
+(core.metrics.family) when it is imported. Nothing else lives here: the registry
+(core.metrics.registry) imports every module of this package when first asked, and the
+modules that ask it (the engine, batch scoring, signatures) sit outside, so no circle runs
+through it.
 """
 
 from __future__ import annotations
