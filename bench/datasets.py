@@ -9,8 +9,8 @@ from typing import Any
 
 def big_dataset(n: int) -> Any:
     """``n`` items: the bundled sample repeated with new ids and contexts (so no two prompts are equal)."""
+    from dialjudge.core.dataset_catalogue import open_dataset
     from dialjudge.core.model import Dataset, Turn
-    from dialjudge.core.registry import open_dataset
 
     sample = open_dataset("sample", remember=False)
     examples = []

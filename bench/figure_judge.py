@@ -216,8 +216,8 @@ def run(ctx: Context) -> list[Row]:
 
     # The app's first run on the bundled sample with nothing changed (template likert-1to5 on the
     # sample's first quality, the bundled judge, the default mode), verified through the engine.
+    from dialjudge.core.dataset_catalogue import open_dataset
     from dialjudge.core.planning import plan_run
-    from dialjudge.core.registry import open_dataset
 
     sample = open_dataset("sample", remember=False)
     quality = "overall"

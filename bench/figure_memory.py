@@ -28,12 +28,12 @@ PEAK = ("import re; print(int(re.search(r'VmHWM:\\s+(\\d+)', open('/proc/self/st
 
 ENGINE_IMPORTS = textwrap.dedent(f"""
     import bench.datasets, dialjudge.core.judges.run.engine, dialjudge.core.judges.store.run_store
-    import dialjudge.core.judges.backends.fake, dialjudge.core.registry
+    import dialjudge.core.judges.backends.fake, dialjudge.core.dataset_catalogue
     {PEAK}
 """)
 
 OPEN_IMPORTS = textwrap.dedent(f"""
-    import bench.datasets, dialjudge.core.registry, dialjudge.core.loaders
+    import bench.datasets, dialjudge.core.dataset_catalogue, dialjudge.core.loaders
     {PEAK}
 """)
 
@@ -41,7 +41,7 @@ OPEN_BARE = textwrap.dedent(f"""
     import sys
     from pathlib import Path
     from bench.datasets import save_big_dataset
-    from dialjudge.core.registry import open_dataset
+    from dialjudge.core.dataset_catalogue import open_dataset
 
     path = save_big_dataset(int(sys.argv[1]), Path(sys.argv[2]) / "big.jsonl")
     import gc; gc.collect()

@@ -211,7 +211,7 @@ def run(ctx: Context) -> list[Row]:
                             TARGETS.get(family)))
         ctx.log(f"  {family}: per call {t_call:.2f} s, engine {t_engine:.2f} s, max |diff| {diff:.1e}, {cpu_ratio}")
     # Informative: chrF++ on each language's pairs alone. Its engine codes English texts' character
-    # n-grams as integers and builds Chinese ones as strings (core/metrics/chrf.py), so each path
+    # n-grams as integers and builds Chinese ones as strings (core/metrics/families/chrf.py), so each path
     # shows its own ratio here.
     chinese_ids = {pair.example_id for pair in pairs if pair.chinese}
     for language, chinese in (("English", False), ("Chinese", True)):

@@ -35,7 +35,7 @@ from dialjudge.core.api.formatting import (
     usage_rows,
     usage_summary,
 )
-from dialjudge.core.api.masses import scoring_lines
+from dialjudge.core.api.probability_lines import scoring_lines
 from dialjudge.core.api.stored import environment_lines
 from dialjudge.core.api.types import (
     RunStatus,

@@ -13,11 +13,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from .dataset_catalogue import open_dataset
 from .evaluation import evaluate
 from .judges.run.config import RunConfig
 from .judges.store.run_store import RunStore
 from .model import Aggregation, Dataset
-from .registry import open_dataset
 from .run_columns import run_scores
 from .stats.human import human_labels
 from .stats.paired import PairedComparison, paired_comparison

@@ -16,8 +16,15 @@ from typing import Any
 
 import platformdirs
 
+from .backend_rules import backend_rules
 from .errors import ConfigError
-from .judges.backends import backend_kind, backend_names, model_file_backend
+from .judge_config import PRESET_ALIASES, SAMPLING_PRESETS, JudgeConfig, Sampling
+
+__all__ = [
+    "APP_NAME", "BUNDLED_JUDGE", "BUNDLED_MIN_VALID_MASS", "CONFIG_ENV", "DATA_DIR_ENV", "ENDPOINTS", "PRESET_ALIASES",
+    "PROBABILITY_CONTINUATIONS", "SAMPLING_PRESETS", "Config", "JudgeConfig", "ModelPrice", "Sampling", "bundled_judge",
+    "config_path", "load_config", "parse_config", "user_config_dir", "user_data_dir",
+]
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -54,64 +61,6 @@ def config_path() -> Path:
 
 
 @dataclass(frozen=True)
-class Sampling:
-    """Sampling parameters; recorded with every judgment."""
-
-    temperature: float = 0.0
-    top_p: float = 1.0
-    max_tokens: int = 256
-    presence_penalty: float = 0.0
-    frequency_penalty: float = 0.0
-    seed: int = 0
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "temperature": self.temperature,
-            "top_p": self.top_p,
-            "max_tokens": self.max_tokens,
-            "presence_penalty": self.presence_penalty,
-            "frequency_penalty": self.frequency_penalty,
-            "seed": self.seed,
-        }
-
-
-#: Named sampling presets. ``liu2023`` is the ChatGPT setting of Liu et al., "Evaluate What You
-#: Can't Evaluate: Unassessable Generated Responses Quality", section 4.2.
-SAMPLING_PRESETS: dict[str, Sampling] = {
-    "greedy": Sampling(),
-    "liu2023": Sampling(temperature=0.7, presence_penalty=0.0, frequency_penalty=0.2, max_tokens=1024),
-}
-#: Earlier names of presets, still accepted in config files.
-PRESET_ALIASES = {"paper000": "liu2023"}
-
-
-@dataclass(frozen=True)
-class JudgeConfig:
-    name: str
-    backend: str  # llama | openai | fake
-    model: str = ""  # API model name; for llama, a label (defaults to the file name)
-    model_path: str | None = None  # llama: .gguf path; None means the bundled model
-    #: llama: threads for generation; None = every core this process may use.
-    n_threads: int | None = None
-    #: llama: threads for prompt processing; None = as n_threads.
-    n_threads_batch: int | None = None
-    #: llama: layers offloaded to the GPU (-1 = all); None = all where the build can offload, else 0.
-    n_gpu_layers: int | None = None
-    n_ctx: int = 4096
-    base_url: str | None = None
-    api_key_env: str | None = None  # the *name* of the variable; the key itself is never stored
-    endpoint: str = "chat"
-    concurrency: int = 4
-    timeout: float = 120.0
-    max_retries: int = 4
-    sampling: Sampling = Sampling()
-    extra: Mapping[str, Any] = field(default_factory=dict)
-
-    def api_key(self) -> str | None:
-        return os.environ.get(self.api_key_env) if self.api_key_env else None
-
-
-@dataclass(frozen=True)
 class ModelPrice:
     """What an API model costs, in the user's currency per million tokens (``[prices."MODEL"]``)."""
 
@@ -145,7 +94,7 @@ BUNDLED_MIN_VALID_MASS = 0.3
 
 
 def bundled_judge() -> JudgeConfig:
-    return JudgeConfig(name=BUNDLED_JUDGE, backend=model_file_backend(), model="SmolLM2-135M-Instruct Q4_1",
+    return JudgeConfig(name=BUNDLED_JUDGE, backend=backend_rules().model_file_backend, model="SmolLM2-135M-Instruct Q4_1",
                        extra={"min_valid_mass": BUNDLED_MIN_VALID_MASS})
 
 
@@ -230,12 +179,13 @@ def _parse_judge(name: str, t: Mapping[str, Any], where: str) -> JudgeConfig:
             "put the key in an environment variable and name it in api_key_env"
         )
     backend = _get(t, "backend", str, where, key)
-    if backend not in backend_names():
-        raise ConfigError(f"{where}: {key}.backend must be one of {', '.join(backend_names())}, not {backend!r}")
+    backends = backend_rules()
+    if backend not in backends.required_keys:
+        raise ConfigError(f"{where}: {key}.backend must be one of {', '.join(backends.names())}, not {backend!r}")
     endpoint = _get(t, "endpoint", str, where, key, "chat")
     if endpoint not in ENDPOINTS:
         raise ConfigError(f"{where}: {key}.endpoint must be chat or completions, not {endpoint!r}")
-    for required in backend_kind(backend).required_keys:
+    for required in backends.required_keys[backend]:
         if not t.get(required):
             raise ConfigError(f"{where}: {key}.{required} is required for the {backend} backend")
 

@@ -30,7 +30,8 @@ def graph() -> grimp.ImportGraph:
 def _front_end_contract() -> dict[str, object]:
     config = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     contracts = config["tool"]["importlinter"]["contracts"]
-    (contract,) = [c for c in contracts if c["type"] == "forbidden" and "dialjudge.cli" in c["source_modules"]]
+    (contract,) = [c for c in contracts if c["type"] == "forbidden" and "dialjudge.cli" in c["source_modules"]
+                   and "import from core only" in c["name"]]
     return contract
 
 

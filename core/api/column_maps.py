@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..dataset_catalogue import resolve_dataset
 from ..loaders import table_preview
 from ..loaders.column_map import (
     NOT_A_FIELD,
@@ -25,7 +26,6 @@ from ..loaders.column_map import (
     suggested_fields,
     valid_fields_text,
 )
-from ..registry import resolve_dataset
 
 #: The field the app's dialog offers for a rating column (its quality is typed beside it).
 RATING = "rating"

@@ -7,11 +7,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..config import Config, load_config
+from ..dataset_catalogue import open_dataset
 from ..imports import FORMATS, ImportOptions, ImportRefused, ImportReport, ImportResult, ScaleRule, import_run
 from ..imports.importer import DEFAULT_TEMPLATE
 from ..judges.store.run_store import RunStore
 from ..model import Dataset
-from ..registry import open_dataset
 
 #: Import format name -> what it reads, for help texts and the app's file dialog.
 IMPORT_FORMATS: dict[str, str] = {name: module.DESCRIPTION for name, module in FORMATS.items()}

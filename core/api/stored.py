@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ..config import Config
+from ..dataset_catalogue import open_dataset
 from ..errors import ConfigError, DialjudgeError
 from ..judges.post_run.cost import RunUsage, run_usage
 from ..judges.post_run.rescore import RescoreResult, RescoreSettings, rescore_run, settings_from_options
@@ -20,7 +21,6 @@ from ..judges.run.config import RunConfig
 from ..judges.store.run_store import JudgmentPage, RunRecord, RunStore, ScoreColumns
 from ..judges.types import Judgment
 from ..model import Dataset
-from ..registry import open_dataset
 from ..run_columns import run_scores
 from ..run_export import FORMAT_LABELS, ExportResult, export_run, write_judgments
 from .requests import ExportRequest, RescoreRequest

@@ -17,8 +17,8 @@ from . import comparison as _comparison
 from . import imports as _imports
 from . import interrupted as _interrupted
 from . import labels_estimates as _labels_estimates
-from . import masses as _masses
 from . import preferences as _preferences
+from . import probability_lines as _probability_lines
 from . import protocol_judge_bench as _protocol_judge_bench
 from . import reports as _reports
 from . import review as _review
@@ -43,7 +43,7 @@ judgments_of_items = uses_store(_stored.judgments_of_items)
 score_columns = uses_store(_stored.score_columns)
 write_judgments_file = uses_store(_stored.write_judgments_file)
 compare = uses_store(_comparison.compare)
-mass_lines = uses_store(_masses.mass_lines)
+mass_lines = uses_store(_probability_lines.mass_lines)
 import_scores = uses_store(_imports.import_scores)
 find_interrupted_run = uses_store(_interrupted.find_interrupted_run)
 

@@ -18,6 +18,9 @@ from ..adversarial.discernment import (
 from ..config import (
     user_data_dir,
 )
+from ..dataset_catalogue import (
+    bundled_path,
+)
 from ..errors import (
     TemplateError,
 )
@@ -91,9 +94,6 @@ from ..metrics import (
 )
 from ..planning import (
     NO_PERSONA,
-)
-from ..registry import (
-    bundled_path,
 )
 from ..review_queue import (
     FlagKind,

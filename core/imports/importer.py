@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from ..config import JudgeConfig, Sampling
 from ..errors import ConfigError, DataError
 from ..evaluation import resolve_quality
+from ..judge_config import JudgeConfig, Sampling
 from ..judges.prompts.templates import get_template
 from ..judges.run.config import RunConfig
 from ..judges.run.engine import TemplateRenderer

@@ -21,9 +21,9 @@ import hashlib
 from pathlib import Path
 from typing import Any
 
-from ..config import JudgeConfig
 from ..errors import ConfigError
 from ..evaluation import resolve_quality
+from ..judge_config import JudgeConfig
 from ..judges.prompts.templates import get_template
 from ..judges.run.config import RunConfig
 from ..judges.run.pairwise import PairSetting, pair_item_id

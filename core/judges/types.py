@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Mapping, Protocol, runtime_checkable
 
-from ..config import Sampling
+from ..judge_config import Sampling
 from .prompts.constraint import AnswerConstraint
 
 

@@ -30,22 +30,40 @@ from pathlib import Path
 
 from ..errors import DataError
 from ..model import Dataset
+from ..self_registry import SelfRegistry
 from .column_map import ColumnMap
-from .csv_table import CsvMapping, QualityColumns, default_mapping, read_csv
+from .csv_table import default_mapping, read_csv
 from .fed import read_fed
-from .formats import DatasetFile, DatasetFormat, dataset_format, dataset_formats, format_names
+from .formats import DATASET_FORMATS, DatasetFile, DatasetFormat, register_format
 from .json_table import table_rows
 from .judge_bench import read_judge_bench
 from .native import example_to_record, read_native, record_to_example, write_native
+from .table_mapping import CsvMapping, QualityColumns
 from .usr import read_usr
 
 __all__ = [
     "ColumnMap", "CsvMapping", "QualityColumns", "table_columns", "table_preview", "default_mapping", "detect_format", "format_names",
+    "DatasetFile", "DatasetFormat", "dataset_format", "dataset_formats", "register_format",
     "example_to_record", "load_dataset", "read_csv", "read_fed", "read_judge_bench", "read_native",
     "read_usr", "record_to_example", "save_dataset", "write_native",
 ]
 
 MAPPING_SUFFIX = ".mapping.toml"
+
+_FORMATS: SelfRegistry[DatasetFormat] = SelfRegistry(DATASET_FORMATS, __name__, Path(__file__).parent)
+
+
+def dataset_formats() -> tuple[DatasetFormat, ...]:
+    """Every registered format, in detection order."""
+    return tuple(sorted(_FORMATS.entries().values(), key=lambda fmt: (fmt.priority, fmt.name)))
+
+
+def format_names() -> tuple[str, ...]:
+    return tuple(fmt.name for fmt in dataset_formats())
+
+
+def dataset_format(name: str) -> DatasetFormat | None:
+    return _FORMATS.entries().get(name)
 
 
 def load_dataset(path: str | Path, *, format: str | None = None, name: str | None = None,

@@ -19,7 +19,7 @@ from typing import Any
 
 from ..errors import ColumnMappingNeeded, DataError
 from ..model import Scale, ScaleKind
-from .csv_table import RATING_COLUMN_SEPARATOR, CsvMapping, QualityColumns
+from .table_mapping import RATING_COLUMN_SEPARATOR, CsvMapping, QualityColumns
 
 #: The fields a column may hold besides ratings, in the order the app's dialog lists them.
 TEXT_FIELDS = ("id", "group_id", "context", "candidate", "reference", "fact", "system", "tags")

@@ -16,176 +16,26 @@ inferred from the values seen and recorded in ``meta["inferred_scales"]``.
 
 from __future__ import annotations
 
-import csv
-import io
 import math
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from ..errors import ColumnMappingNeeded, DataError
 from ..model import Dataset, Example, Level, Rating, RatingValue, Scale, ScaleKind, Turn
 from ._common import (
     alternating_turns,
     describe_scale,
-    json_type,
     read_text_file,
-    read_toml_file,
     speaker_turns,
     split_speaker,
 )
+from .csv_rows import read_csv_rows
 from .formats import DatasetFormat, register_format
+from .table_mapping import RATING_COLUMN_SEPARATOR, CsvMapping, QualityColumns
 
 if TYPE_CHECKING:
     from .column_map import ColumnMap
-
-RATING_COLUMN_SEPARATOR = ":"
-
-
-@dataclass(frozen=True)
-class QualityColumns:
-    """The columns holding one quality's ratings, one column per annotator."""
-
-    columns: tuple[str, ...]
-    scale: Scale
-    #: Annotator names, in column order; empty means "use the column names".
-    annotators: tuple[str, ...] = ()
-
-    def __post_init__(self) -> None:
-        if not self.columns:
-            raise ValueError("a quality needs at least one column")
-        if self.annotators and len(self.annotators) != len(self.columns):
-            raise ValueError(f"{len(self.columns)} columns but {len(self.annotators)} annotator names")
-
-    @property
-    def annotator_names(self) -> tuple[str, ...]:
-        return self.annotators or self.columns
-
-
-@dataclass(frozen=True)
-class CsvMapping:
-    """Which column holds what. Every column field is a header name, or None when absent."""
-
-    id: str | None = None  # None: ids are "row-1", "row-2", ... (data rows, 1-based)
-    group: str | None = None  # None: each example is its own group
-    context: str | None = None
-    turn_separator: str = "\n"
-    #: True: every turn is "Speaker: text"; False: turns are labelled A/B, the
-    #: candidate's speaker (B) last; None: decide per cell from how the turns look.
-    parse_speakers: bool | None = None
-    candidate: str | None = None
-    references: tuple[str, ...] = ()
-    #: Splits one reference cell into several references (None: one per cell).
-    reference_separator: str | None = None
-    fact: str | None = None
-    system: str | None = None
-    tags: str | None = None
-    tag_separator: str = ","
-    language: str | None = None  # a language code for every row, not a column
-    level: str = "turn"  # turn | dialog, for every row
-    delimiter: str = ","
-    qualities: Mapping[str, QualityColumns] = field(default_factory=dict)
-    #: Keep columns the mapping does not name in Example.extra.
-    keep_other_columns: bool = True
-    #: Set by default_mapping: the qualities' scales are guesses from the values seen.
-    infer_scales: bool = False
-
-    def __post_init__(self) -> None:
-        if self.level not in ("turn", "dialog"):
-            raise ValueError(f"level must be turn or dialog, not {self.level!r}")
-        if self.level == "turn" and self.candidate is None:
-            raise ValueError("a turn-level mapping needs a candidate column")
-        if len(self.delimiter) != 1:
-            raise ValueError(f"the delimiter must be one character, not {self.delimiter!r}")
-        if not self.turn_separator:
-            raise ValueError("the turn separator cannot be empty")
-
-    def named_columns(self) -> list[str]:
-        names = [self.id, self.group, self.context, self.candidate, self.fact, self.system, self.tags]
-        out = [n for n in names if n is not None]
-        out.extend(self.references)
-        for quality in self.qualities.values():
-            out.extend(quality.columns)
-        return out
-
-    @classmethod
-    def from_toml(cls, path: str | Path) -> "CsvMapping":
-        path = Path(path)
-        return cls.from_dict(read_toml_file(path), source=str(path))
-
-    @classmethod
-    def from_dict(cls, raw: Mapping[str, Any], *, source: str = "column mapping") -> "CsvMapping":
-        """Build a mapping from its TOML/dict form; unknown keys and wrong types are DataErrors."""
-        def fail(message: str, key: str) -> DataError:
-            return DataError(message, path=source, field=key)
-
-        unknown = sorted(set(raw) - _MAPPING_KEYS)
-        if unknown:
-            raise fail(f"unknown key (allowed: {', '.join(sorted(_MAPPING_KEYS))})", unknown[0])
-        kwargs: dict[str, Any] = {}
-        for key in ("id", "group", "context", "candidate", "fact", "system", "tags", "language",
-                    "turn_separator", "reference_separator", "tag_separator", "level", "delimiter"):
-            if key in raw:
-                if not isinstance(raw[key], str):
-                    raise fail(f"expected a string, found {json_type(raw[key])}", key)
-                kwargs[key] = raw[key]
-        for key in ("parse_speakers", "keep_other_columns"):
-            if key in raw:
-                if not isinstance(raw[key], bool):
-                    raise fail(f"expected true or false, found {json_type(raw[key])}", key)
-                kwargs[key] = raw[key]
-        if "reference" in raw and "references" in raw:
-            raise fail("give either reference or references, not both", "reference")
-        refs = raw.get("references", raw.get("reference"))
-        if refs is not None:
-            refs = [refs] if isinstance(refs, str) else refs
-            if not isinstance(refs, list) or not all(isinstance(r, str) for r in refs):
-                raise fail("expected a column name or a list of them",
-                           "references" if "references" in raw else "reference")
-            kwargs["references"] = tuple(refs)
-        qualities = raw.get("qualities", {})
-        if not isinstance(qualities, dict):
-            raise fail(f"expected a table, found {json_type(qualities)}", "qualities")
-        kwargs["qualities"] = {q: _quality_from_dict(q, t, fail) for q, t in qualities.items()}
-        try:
-            return cls(**kwargs)
-        except ValueError as exc:
-            raise DataError(str(exc), path=source) from None
-
-
-_MAPPING_KEYS = frozenset({
-    "id", "group", "context", "turn_separator", "parse_speakers", "candidate", "reference",
-    "references", "reference_separator", "fact", "system", "tags", "tag_separator", "language",
-    "level", "delimiter", "qualities", "keep_other_columns",
-})
-
-
-def _quality_from_dict(quality: str, table: Any, fail: Any) -> QualityColumns:
-    key = f"qualities.{quality}"
-    if not isinstance(table, dict):
-        raise fail(f"expected a table with columns and scale, found {json_type(table)}", key)
-    unknown = sorted(set(table) - {"columns", "annotators", "scale"})
-    if unknown:
-        raise fail("unknown key (allowed: columns, annotators, scale)", f"{key}.{unknown[0]}")
-    columns = table.get("columns")
-    if not isinstance(columns, list) or not columns or not all(isinstance(c, str) for c in columns):
-        raise fail("expected a non-empty list of column names", f"{key}.columns")
-    annotators = table.get("annotators", [])
-    if not isinstance(annotators, list) or not all(isinstance(a, str) for a in annotators):
-        raise fail("expected a list of annotator names", f"{key}.annotators")
-    scale_raw = table.get("scale")
-    if not isinstance(scale_raw, dict):
-        raise fail("missing scale: give {kind, min, max} or {kind = \"categorical\", labels}",
-                   f"{key}.scale")
-    try:
-        scale = Scale.from_dict(scale_raw)
-    except (KeyError, ValueError, TypeError) as exc:
-        raise fail(f"bad scale: {exc}", f"{key}.scale") from None
-    try:
-        return QualityColumns(tuple(columns), scale, tuple(annotators))
-    except ValueError as exc:
-        raise fail(str(exc), key) from None
-
 
 # ---------------------------------------------------------------- the default mapping
 
@@ -260,7 +110,7 @@ def read_csv(path: str | Path, mapping: CsvMapping | ColumnMap | None = None, *,
     path = Path(path)
     delimiter = mapping.delimiter if isinstance(mapping, CsvMapping) else (
         "\t" if path.suffix.lower() == ".tsv" else ",")
-    rows = _read_rows(read_text_file(path), str(path), delimiter)
+    rows = read_csv_rows(read_text_file(path), str(path), delimiter)
     return table_dataset(rows, mapping, path, name=name, file_format="csv", delimiter=delimiter)
 
 
@@ -312,22 +162,6 @@ def needs_mapping_error(header: Sequence[str], where: str, line: int | None = No
     return ColumnMappingNeeded(
         "the columns do not have the standard names (context, candidate or response, and one "
         "'<quality>:<annotator>' column per rating)", list(header), path=where, line=line)
-
-
-def _read_rows(text: str, where: str, delimiter: str) -> list[tuple[int, list[str]]]:
-    """Non-blank rows with the line each starts on (a quoted cell may span lines;
-    the first line is the one an editor or a spreadsheet shows for the row)."""
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
-    rows = []
-    start = 1
-    try:
-        for cells in reader:
-            if any(c.strip() for c in cells):
-                rows.append((start, cells))
-            start = reader.line_num + 1
-    except csv.Error as exc:
-        raise DataError(f"not valid CSV: {exc}", path=where, line=start) from None
-    return rows
 
 
 def _column_index(header: list[str], mapping: CsvMapping, where: str, line: int) -> dict[str, int]:

@@ -3,11 +3,12 @@
 A loader module registers a :class:`DatasetFormat`: its name (``--format``), the
 file suffixes that name it outright, how its content is recognised when the suffix
 does not say, and how a file of it is read. :func:`dialjudge.core.loaders.load_dataset`
-and :func:`~dialjudge.core.loaders.detect_format` only ask this registry, so a new
+and :func:`~dialjudge.core.loaders.detect_format` only ask the registry, so a new
 format is one new module in ``core/loaders/`` (plus its documentation).
 
-The registry finds the formats by importing every module of the loaders package
-the first time it is asked.
+The registry is the package (``core/loaders/__init__.py``): it finds the formats by
+importing every module of the package the first time it is asked. The loader modules
+import this module, never the package, so no import circle runs through the two.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ..model import Dataset
-from ..self_registry import SelfRegistry
+from ..self_registry import Registrations
 from ._common import (
     iter_file_line_blocks,
     iter_records,
@@ -89,22 +90,9 @@ class DatasetFormat:
     shares_suffixes: tuple[str, ...] = ()
 
 
-_FORMATS: SelfRegistry[DatasetFormat] = SelfRegistry("dataset formats", __name__.rpartition(".")[0], Path(__file__).parent)
+DATASET_FORMATS: Registrations[DatasetFormat] = Registrations("dataset formats")
 
 
 def register_format(fmt: DatasetFormat) -> None:
     """Called once by each module of the package, at its import."""
-    _FORMATS.register(fmt.name, fmt)
-
-
-def dataset_formats() -> tuple[DatasetFormat, ...]:
-    """Every registered format, in detection order."""
-    return tuple(sorted(_FORMATS.entries().values(), key=lambda fmt: (fmt.priority, fmt.name)))
-
-
-def format_names() -> tuple[str, ...]:
-    return tuple(fmt.name for fmt in dataset_formats())
-
-
-def dataset_format(name: str) -> DatasetFormat | None:
-    return _FORMATS.entries().get(name)
+    DATASET_FORMATS.register(fmt.name, fmt)

@@ -20,9 +20,10 @@ from typing import Any
 from ..errors import DataError
 from ..model import Dataset
 from ._common import first_json_object, json_lines, json_type, read_text_file
-from .csv_table import CsvMapping, table_dataset
+from .csv_table import table_dataset
 from .formats import DatasetFile, DatasetFormat, register_format
 from .native import HEADER_KEY, RECORD_KEYS
+from .table_mapping import CsvMapping
 
 #: Splits a cell made from a list (of references) back into its items.
 LIST_SEPARATOR = "\n"

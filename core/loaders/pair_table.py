@@ -33,7 +33,7 @@ from ..errors import DataError
 from ..gc_pause import gc_paused
 from ..model import Dataset, Turn
 from ._common import json_lines, json_type, read_text_file, read_toml_file, turns_from_text
-from .csv_table import _read_rows
+from .csv_rows import read_csv_rows
 from .formats import DatasetFormat, register_format
 from .preference import PairRecord, first_line, merge_pairs, vote_of
 
@@ -122,7 +122,7 @@ def looks_like_pair_file(path: Path) -> bool:
         except (json.JSONDecodeError, RecursionError):
             return False
         return isinstance(record, dict) and looks_like_pair_names(record)
-    rows = _read_rows(first, str(path), "\t" if path.suffix.lower() == ".tsv" else ",")
+    rows = read_csv_rows(first, str(path), "\t" if path.suffix.lower() == ".tsv" else ",")
     return bool(rows) and looks_like_pair_names(rows[0][1])
 
 
@@ -145,7 +145,7 @@ def read_pair_table(path: str | Path, columns: PairColumns | None = None, *, nam
         fmt = "pairs-jsonl"
     else:
         delimiter = "\t" if path.suffix.lower() == ".tsv" else ","
-        table = _read_rows(text, where, delimiter)
+        table = read_csv_rows(text, where, delimiter)
         if not table:
             raise DataError("empty file: expected a header row", path=where)
         header_line, keys = table[0]

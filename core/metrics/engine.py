@@ -25,39 +25,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from .registry import PairScorer, families_of, resolve_metric_ids
-from .tokenize import RememberingStemmer, sacrebleu_tokenize
+from .registry import families_of, resolve_metric_ids
+from .scoring_context import PairScorer, ScoringContext
 
-
-class ScoringContext:
-    """What the scorers of one engine share: one Porter stemmer (ROUGE and METEOR both use
-    NLTK's in its default mode), sacrebleu's tokenizations (BLEU and METEOR both tokenize
-    with 13a, or 'zh' for Chinese) and the WordNet reader METEOR was given, if any."""
-
-    UNSET: Any = object()
-
-    def __init__(self, wordnet: Any = UNSET) -> None:
-        #: A WordNet reader for METEOR, None for none, UNSET for the default (the compact index).
-        self.wordnet = wordnet
-        self._stemmer: RememberingStemmer | None = None
-        self._tokenized: dict[tuple[bool, str], str] = {}
-
-    def stemmer(self) -> RememberingStemmer:
-        if self._stemmer is None:
-            self._stemmer = RememberingStemmer()
-        return self._stemmer
-
-    def cache_size(self) -> int:
-        """How many tokenizations the scorers share."""
-        return len(self._tokenized)
-
-    def tokenized(self, text: str, chinese: bool) -> str:
-        """sacrebleu's 13a (or, for Chinese, 'zh') tokenization of ``text``, once per text."""
-        key = (chinese, text)
-        found = self._tokenized.get(key)
-        if found is None:
-            found = self._tokenized[key] = sacrebleu_tokenize(text, chinese)
-        return found
+__all__ = ["MetricEngine", "ScoringContext"]
 
 
 class MetricEngine:

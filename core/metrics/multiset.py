@@ -2,7 +2,7 @@
 
 BLEU's clipped matches and ROUGE-N's overlap are sums, over the n-grams two texts
 share, of the smaller count; BLEU pools several references by the larger count.
-(chrF++ counts the same way, per order, in :mod:`.chrf`, and a Latin-1 text's
+(chrF++ counts the same way, per order, in :mod:`.families.chrf`, and a Latin-1 text's
 character n-grams as integer codes, in :mod:`.char_codes`.) A text's n-grams are
 counted once into a :class:`Bag` (Counter's own C loop) that remembers whether any
 n-gram repeats. The shared n-grams are a set intersection of the two key views (in

@@ -1,96 +1,36 @@
 """The reference-based metrics dialjudge knows, each family registered by its own module.
 
-A family module (:mod:`.bleu`, :mod:`.rouge`, :mod:`.meteor`, :mod:`.chrf`) registers
-a :class:`MetricFamily`: its metric ids, how each is described and signed, and the
+A family module (``families/``: ``bleu``, ``rouge``, ``meteor``, ``chrf``, ...) registers
+a :class:`~.family.MetricFamily` (:mod:`.family`): its metric ids, how each is described and signed, and the
 scorer the :class:`~dialjudge.core.metrics.engine.MetricEngine` asks for its scores.
 Everything else (the engine, batch scoring, signatures, reports) asks this registry,
 so a new metric is one new family module.
 
 Cheap to import: the family modules load no metric library until a scorer is made.
-The registry finds them by importing every module of this package the first time it
-is asked.
+The registry finds them by importing every module of ``core/metrics/families/`` the first
+time it is asked (``families/__init__.py``); they import :mod:`.family`, never this module.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from collections.abc import Iterable, Sequence
 
 from ..errors import ConfigError
-from ..self_registry import SelfRegistry
+from .families import FAMILY_MODULES as _FAMILIES
+from .family import (
+    CHINESE_CHARACTERS,
+    DEFAULT_PROFILE,
+    METRIC_PROFILES,
+    MULTI_REF_MAX,
+    MetricFamily,
+    MetricInfo,
+    register_family,
+)
+from .scoring_context import PairScorer
 
-if TYPE_CHECKING:
-    from .engine import ScoringContext
-
-MULTI_REF_MAX = "With several references the best-matching one counts (max)."
-
-#: The profile every table uses unless asked otherwise: sacrebleu, rouge-score and NLTK.
-DEFAULT_PROFILE = "default"
-#: Metric profiles: which code computes the metrics, so a table can be compared with a paper's.
-#: Name -> what it is and which papers' numbers it reproduces (README, "Metric profiles").
-METRIC_PROFILES: dict[str, str] = {
-    DEFAULT_PROFILE: "BLEU-1..4 (sacrebleu), ROUGE-1/2/L (rouge-score), METEOR (NLTK), chrF++ (sacrebleu)",
-    "nlg-eval": ("BLEU-1..4, ROUGE-L and METEOR 1.5 as Maluuba's nlg-eval computes them (the MS-COCO caption "
-                 "scorers; METEOR through the Java jar), as in Yeh et al. 2021, \"A Comprehensive Assessment of "
-                 "Dialog Evaluation Metrics\""),
-}
-CHINESE_CHARACTERS = "Chinese text is tokenized per character."
-
-
-@dataclass(frozen=True)
-class MetricInfo:
-    """What a report or a picker needs to show about one metric."""
-
-    id: str
-    label: str
-    description: str
-    family: str  # bleu, rouge, chrf, meteor
-    #: A caveat the report should print next to the scores (e.g. METEOR without WordNet).
-    note: str | None = None
-
-
-class PairScorer(Protocol):
-    """A family's scores of one candidate against its references, each on 0-1."""
-
-    def score(self, candidate: str, refs: tuple[str, ...], chinese: bool) -> dict[str, float]: ...
-
-    def cache_size(self) -> int: ...
-
-
-@dataclass(frozen=True)
-class MetricFamily:
-    """Metrics computed together by one library (BLEU-1..4, ROUGE-1/2/L, ...)."""
-
-    name: str
-    #: Display order of the families (then the order of ``ids``).
-    order: int
-    ids: tuple[str, ...]
-    #: The entry of one id; ``variant``: the matcher a family has variants of (METEOR), None: the current one.
-    info: Callable[[str, str | None], MetricInfo]
-    #: The signature (parameters and library version) of one id, for the same variant.
-    signature: Callable[[str, str | None], str]
-    #: A scorer of the wanted ids of this family, sharing the engine's context (stemmer, WordNet).
-    scorer: Callable[[tuple[str, ...], ScoringContext], PairScorer]
-    #: The variants ``info`` and ``signature`` know (METEOR: with WordNet or exact+stem); None: no variants.
-    variants: tuple[str | None, ...] = (None,)
-    #: What the family's scores depend on beyond its ids (METEOR: which variant runs here).
-    setting: Callable[[], str] | None = None
-    #: Work to do once before worker processes start (METEOR: build the synonym index).
-    prepare: Callable[[], Any] | None = None
-    #: The metric profile the family belongs to (:data:`METRIC_PROFILES`).
-    profile: str = DEFAULT_PROFILE
-    #: Why the family cannot score on this machine (one line), or None when it can; asked before scoring.
-    unavailable: Callable[[], str | None] | None = None
-
-
-_FAMILIES: SelfRegistry[MetricFamily] = SelfRegistry("metric families", __name__.rpartition(".")[0], Path(__file__).parent)
-
-
-def register_family(family: MetricFamily) -> None:
-    """Called once by each module of the package, at its import."""
-    _FAMILIES.register(family.name, family)
+__all__ = ["CHINESE_CHARACTERS", "DEFAULT_PROFILE", "METRIC_PROFILES", "MULTI_REF_MAX", "MetricFamily", "MetricInfo",
+           "PairScorer", "all_metric_ids", "check_profile", "families_of", "family_of", "metric_families",
+           "metric_ids", "metric_info", "register_family", "resolve_metric_ids", "unavailable_reason"]
 
 
 def metric_families() -> tuple[MetricFamily, ...]:

@@ -13,34 +13,11 @@ without importing them, so this module is cheap to import.
 
 from __future__ import annotations
 
-from importlib import metadata
-
-from ... import __version__
 from .registry import family_of, metric_families, metric_ids
+from .signature_parts import NREFS, VERSIONED_DISTRIBUTIONS, distribution_version, library_versions, yes_no
 
-#: The distributions whose versions decide the numbers.
-VERSIONED_DISTRIBUTIONS = ("sacrebleu", "rouge-score", "nltk", "llama-cpp-python")
-
-#: Several references: BLEU pools them as sacrebleu does, the other metrics take the best one.
-NREFS = "var"
-
-
-def distribution_version(name: str) -> str:
-    """The installed version of a distribution, or 'not installed'."""
-    try:
-        return metadata.version(name)
-    except metadata.PackageNotFoundError:
-        return "not installed"
-
-
-def library_versions() -> dict[str, str]:
-    """dialjudge's version and those of the metric and model libraries."""
-    return {"dialjudge": __version__, **{name: distribution_version(name) for name in VERSIONED_DISTRIBUTIONS}}
-
-
-def yes_no(flag: bool) -> str:
-    return "yes" if flag else "no"
-
+__all__ = ["NREFS", "VERSIONED_DISTRIBUTIONS", "distribution_version", "library_versions", "metric_signature",
+           "metric_signatures", "provenance", "signature_for_label", "yes_no"]
 
 def metric_signature(metric_id: str, *, meteor_variant: str | None = None) -> str:
     """The signature of one metric; a family with variants (METEOR) looks its variant up when not given."""

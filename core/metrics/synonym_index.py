@@ -31,7 +31,7 @@ from typing import Any
 
 import platformdirs
 
-from .signatures import distribution_version
+from .signature_parts import distribution_version
 
 #: Bump when the file layout changes.
 INDEX_FORMAT = 1

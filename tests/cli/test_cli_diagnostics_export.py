@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from cli_helpers import run, use_fake_judges
 
-from dialjudge.core.registry import open_dataset
+from dialjudge.core.dataset_catalogue import open_dataset
 
 
 @pytest.fixture(autouse=True)

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from cli_helpers import run
 
+from dialjudge.core.dataset_catalogue import open_dataset
 from dialjudge.core.judges.prompts.templates import shipped_template_dir
 from dialjudge.core.judges.run.config import template_text_hash
 from dialjudge.core.model import majority_vote
-from dialjudge.core.registry import open_dataset
 from shared_data import shared_data_dir
 
 OLD_LINE = "Please output a score."

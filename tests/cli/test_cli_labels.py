@@ -139,7 +139,7 @@ def test_a_binary_quality_file_holds_correlations_and_labels(capsys: pytest.Capt
     assert {r["table"] for r in records} == {"correlation", "labels"}
     judge = next(r for r in records if r["table"] == "labels" and r["kind"] == "evaluator")
     labels = {j["item_id"]: float(round(j["normalized"])) for j in exported(capsys)}
-    from dialjudge.core.registry import open_dataset
+    from dialjudge.core.dataset_catalogue import open_dataset
 
     items = [ex for ex in open_dataset("incar-kpi") if ex.id in labels]
     expected = compare_labels(items, "harmful-input", labels, n_boot=0)

@@ -10,9 +10,9 @@ import pytest
 from cli_helpers import run
 from scipy import stats
 
+from dialjudge.core.dataset_catalogue import open_dataset
 from dialjudge.core.metrics import metric_info
 from dialjudge.core.model import Aggregation
-from dialjudge.core.registry import open_dataset
 from dialjudge.core.stats.baselines import partial_correlation, token_count
 
 SAMPLE = ("--dataset", "sample", "--quality", "overall", "--metrics", "bleu1", "--bootstrap", "0")

@@ -12,7 +12,7 @@ import pytest
 from cli_helpers import run, use_fake_judges
 
 from dialjudge.core.judges.store.run_store import RunStore
-from dialjudge.core.metrics.meteor_jar import meteor_jar_unavailable
+from dialjudge.core.metrics.families.meteor_jar import meteor_jar_unavailable
 from shared_data import require_file
 
 #: Yeh et al. 2021, Table (USR data, turn level): metric -> (Pearson, Spearman).

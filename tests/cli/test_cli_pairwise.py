@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from cli_helpers import run, use_fake_judges
 
+from dialjudge.core.dataset_catalogue import open_dataset
 from dialjudge.core.judges.post_run.pairwise_report import pairwise_report, share_text
 from dialjudge.core.judges.store.run_store import RunStore
-from dialjudge.core.registry import open_dataset
 
 PAIRWISE = ("judge", "--judge", "fa", "--template", "pairwise-plain", "--mode", "pairwise", "--pairs", "2",
             "--pair-seed", "3", "--limit", "20", "--no-metrics", "--bootstrap", "50")

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from cli_helpers import run, use_fake_judges
 
+from dialjudge.core.dataset_catalogue import open_dataset
 from dialjudge.core.evaluation import evaluate
 from dialjudge.core.judges.store.run_store import RunStore
-from dialjudge.core.registry import open_dataset
 from dialjudge.core.run_columns import run_scores
 from dialjudge.core.run_export import FORMAT_LABELS
 

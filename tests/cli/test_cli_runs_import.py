@@ -8,9 +8,9 @@ import pytest
 from cli_helpers import run, use_fake_judges
 
 from dialjudge.core.compare import compare_runs
+from dialjudge.core.dataset_catalogue import open_dataset
 from dialjudge.core.evaluation import evaluate
 from dialjudge.core.judges.store.run_store import RunStore
-from dialjudge.core.registry import open_dataset
 from dialjudge.core.run_columns import run_scores
 
 FILES = Path(__file__).resolve().parents[1] / "data" / "imports"

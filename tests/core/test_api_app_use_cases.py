@@ -22,13 +22,13 @@ from dialjudge.core.api.types import ScoringMode
 from dialjudge.core.api.view import stored_run_of
 from dialjudge.core.compare import compare_evaluators
 from dialjudge.core.config import Config, bundled_judge
+from dialjudge.core.dataset_catalogue import open_dataset
 from dialjudge.core.errors import ConfigError, DialjudgeError, TemplateError
 from dialjudge.core.judges.backends.fake import FakeBackend
 from dialjudge.core.judges.prompts.render import render_prompt
 from dialjudge.core.judges.prompts.templates import shipped_template_dir
 from dialjudge.core.metrics import metric_info
 from dialjudge.core.model import Dataset
-from dialjudge.core.registry import open_dataset
 from dialjudge.core.stats.baselines import length_scores
 
 

@@ -19,9 +19,9 @@ from dialjudge.core.api.types import (
     ScoringMode,
 )
 from dialjudge.core.config import Config, parse_config
+from dialjudge.core.dataset_catalogue import open_dataset
 from dialjudge.core.errors import ConfigError
 from dialjudge.core.model import Dataset
-from dialjudge.core.registry import open_dataset
 
 CONFIG = {"judges": {"fa": {"backend": "fake", "model": "fa"}, "fb": {"backend": "fake", "model": "fb", "seed": 1}}}
 

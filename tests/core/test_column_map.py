@@ -19,10 +19,10 @@ from dialjudge.core.api.column_maps import (
     RATING,
     column_map_from_fields,
 )
+from dialjudge.core.dataset_catalogue import open_dataset, remembered_column_map
 from dialjudge.core.errors import ColumnMappingNeeded, DataError
 from dialjudge.core.loaders import load_dataset, table_columns
 from dialjudge.core.model import ScaleKind
-from dialjudge.core.registry import open_dataset, remembered_column_map
 
 DATA = Path(__file__).parent.parent / "data"
 MAPPED_CSV = DATA / "ratings_mapped.csv"  # its TOML mapping is ratings_mapped.mapping.toml

@@ -12,12 +12,12 @@ from dialjudge.core.api.runs import (
 )
 from dialjudge.core.compare import Delta, compare_runs, config_changes
 from dialjudge.core.config import Config, parse_config
+from dialjudge.core.dataset_catalogue import open_dataset
 from dialjudge.core.evaluation import evaluate
 from dialjudge.core.judges.prompts.templates import shipped_template_dir
 from dialjudge.core.judges.store.run_store import RunStore
 from dialjudge.core.model import Dataset
 from dialjudge.core.planning import plan_run
-from dialjudge.core.registry import open_dataset
 from dialjudge.core.run_columns import run_scores
 
 OLD_LINE = "Rate the response from {aspect}. The score is from 0 to 1. Please output a score."

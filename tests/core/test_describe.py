@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from dialjudge.core.config import Config
+from dialjudge.core.dataset_catalogue import open_dataset
 from dialjudge.core.describe import QualitySummary, describe
 from dialjudge.core.model import BINARY_01, Dataset, Example, Level, Perturbation, Rating, Scale, ScaleKind, Turn
-from dialjudge.core.registry import open_dataset
 from shared_data import require_file
 
 

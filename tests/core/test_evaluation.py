@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from dialjudge.core.config import Config
+from dialjudge.core.dataset_catalogue import open_dataset
 from dialjudge.core.errors import DataError
 from dialjudge.core.evaluation import (
     EvaluationReport,
@@ -17,7 +18,6 @@ from dialjudge.core.evaluation import (
 )
 from dialjudge.core.metrics import metric_ids, metric_info
 from dialjudge.core.model import Aggregation, Dataset, Example, Level, Rating, Scale, ScaleKind, Turn
-from dialjudge.core.registry import open_dataset
 from shared_data import require_file
 
 N_BOOT = 50
@@ -179,8 +179,8 @@ def test_no_references_note_on_a_toy_set() -> None:
 
 
 def test_quality_names_match_in_any_case() -> None:
+    from dialjudge.core.dataset_catalogue import open_dataset
     from dialjudge.core.evaluation import resolve_quality
-    from dialjudge.core.registry import open_dataset
 
     dataset = open_dataset("sample")
     assert resolve_quality(dataset, "OVERALL") == "overall"
@@ -190,7 +190,7 @@ def test_quality_names_match_in_any_case() -> None:
 
 
 def test_a_subset_that_selects_nothing_is_an_error_not_an_empty_table() -> None:
-    from dialjudge.core.registry import open_dataset
+    from dialjudge.core.dataset_catalogue import open_dataset
 
     dataset = open_dataset("sample")
     with pytest.raises(DataError, match=r"subset 'system:nope' selects no item of sample \(systems: .*seq2seq"):

@@ -13,13 +13,13 @@ from dialjudge.core.api.runs import (
     execute_run,
 )
 from dialjudge.core.config import Config, parse_config
+from dialjudge.core.dataset_catalogue import open_dataset
 from dialjudge.core.errors import ConfigError, TemplateError
 from dialjudge.core.judges.backends.fake import FakeBackend
 from dialjudge.core.judges.store.run_store import RunStore
 from dialjudge.core.judges.types import ScoringMode
 from dialjudge.core.model import BINARY_01, Dataset, Example, Rating, Scale, ScaleKind, Turn, is_label_quality
 from dialjudge.core.planning import infer_quality, plan_run
-from dialjudge.core.registry import open_dataset
 from dialjudge.core.run_columns import POOL, run_scores
 
 

@@ -20,6 +20,7 @@ from dialjudge.core.api.runs import (
     execute_run,
 )
 from dialjudge.core.config import Config, parse_config
+from dialjudge.core.dataset_catalogue import open_dataset
 from dialjudge.core.errors import ConfigError
 from dialjudge.core.judges.backends.fake import FakeBackend
 from dialjudge.core.judges.prompts.templates import get_template
@@ -28,7 +29,6 @@ from dialjudge.core.judges.run.scoring import score_result
 from dialjudge.core.judges.store.run_store import RunStore
 from dialjudge.core.judges.types import ScoringMode
 from dialjudge.core.planning import plan_run
-from dialjudge.core.registry import open_dataset
 
 JUDGES = {"judges": {"fa": {"backend": "fake", "model": "fa-model"}}}
 

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from dialjudge.core import loaders as loaders_package
 from dialjudge.core.errors import DataError
-from dialjudge.core.loaders import detect_format, format_names, load_dataset
-from dialjudge.core.loaders import formats as formats_module
-from dialjudge.core.loaders.formats import DatasetFile, DatasetFormat, dataset_format, register_format
+from dialjudge.core.loaders import dataset_format, detect_format, format_names, load_dataset
+from dialjudge.core.loaders.formats import DatasetFile, DatasetFormat, register_format
 from dialjudge.core.model import Dataset, Example
 
 
@@ -39,8 +39,8 @@ def _toy_dataset(file: DatasetFile) -> Dataset:
 
 def test_a_registered_format_is_detected_and_read_and_named_in_errors(tmp_path: Path,
                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    formats_module.dataset_formats()  # the real ones first, then the toy one beside them
-    monkeypatch.setattr(formats_module._FORMATS, "_entries", dict(formats_module._FORMATS.entries()))
+    loaders_package.dataset_formats()  # the real ones first, then the toy one beside them
+    monkeypatch.setattr(loaders_package._FORMATS.registrations, "_entries", dict(loaders_package._FORMATS.entries()))
     register_format(DatasetFormat(
         name="toy", priority=35, is_json=True, layout="a toy object (with 'toy_rows')",
         recognise=lambda file: isinstance(file.json, dict) and "toy_rows" in file.json, read=_toy_dataset))

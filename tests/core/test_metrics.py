@@ -25,8 +25,8 @@ from dialjudge.core.metrics import (
 )
 from dialjudge.core.metrics import wordnet as wn
 from dialjudge.core.metrics.engine import MetricEngine
+from dialjudge.core.metrics.families.rouge import lcs_length
 from dialjudge.core.metrics.language import han_ratio, is_chinese, is_chinese_code
-from dialjudge.core.metrics.rouge import lcs_length
 from dialjudge.core.metrics.tokenize import ChineseCharTokenizer, meteor_tokens
 from dialjudge.core.model import Example, Level
 from shared_data import require_file

@@ -18,8 +18,8 @@ from sacrebleu.metrics import CHRF
 from sacrebleu.metrics.helpers import extract_all_char_ngrams, extract_word_ngrams
 
 from dialjudge.core.metrics.char_codes import BASE, MAX_ORDER, CodedGrams, is_latin1
-from dialjudge.core.metrics.chrf import ChrfScorer, ChrfText, matches
 from dialjudge.core.metrics.engine import MetricEngine, ScoringContext
+from dialjudge.core.metrics.families.chrf import ChrfScorer, ChrfText, matches
 from dialjudge.core.metrics.wordnet import NoSynonyms
 
 AWKWARD = [

@@ -9,8 +9,8 @@ import pytest
 import sacrebleu
 from sacrebleu.metrics.helpers import extract_all_char_ngrams
 
-from dialjudge.core.metrics.chrf import char_ngrams
 from dialjudge.core.metrics.engine import MetricEngine
+from dialjudge.core.metrics.families.chrf import char_ngrams
 from dialjudge.core.metrics.wordnet import NoSynonyms
 
 TEXTS = [

@@ -10,7 +10,8 @@ import pytest
 
 from dialjudge.core.errors import ConfigError
 from dialjudge.core.evaluation import evaluate, missing_metric_reasons
-from dialjudge.core.metrics import coco, meteor_jar, score_examples, score_pair
+from dialjudge.core.metrics import score_examples, score_pair
+from dialjudge.core.metrics.families import coco, meteor_jar
 from dialjudge.core.metrics.registry import DEFAULT_PROFILE, metric_ids, resolve_metric_ids
 from dialjudge.core.metrics.signatures import signature_for_label
 from dialjudge.core.model import Dataset, Example, Level, Rating, Scale, ScaleKind

@@ -10,10 +10,10 @@ from sacrebleu.metrics import BLEU, CHRF
 from dialjudge import __version__
 from dialjudge.core.metrics import metric_ids
 from dialjudge.core.metrics import signatures as sig
-from dialjudge.core.metrics.bleu import bleu_signature
-from dialjudge.core.metrics.chrf import chrf_signature
-from dialjudge.core.metrics.meteor import meteor_info, meteor_signature
-from dialjudge.core.metrics.rouge import rouge_signature
+from dialjudge.core.metrics.families.bleu import bleu_signature
+from dialjudge.core.metrics.families.chrf import chrf_signature
+from dialjudge.core.metrics.families.meteor import meteor_info, meteor_signature
+from dialjudge.core.metrics.families.rouge import rouge_signature
 
 
 def fields(signature: str) -> set[str]:

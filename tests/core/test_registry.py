@@ -8,9 +8,7 @@ from pathlib import Path
 import pytest
 
 from dialjudge.core.config import Config, load_config, user_data_dir
-from dialjudge.core.errors import DataError
-from dialjudge.core.model import Level
-from dialjudge.core.registry import (
+from dialjudge.core.dataset_catalogue import (
     BUNDLED,
     KNOWN_FILES,
     RECENT_LIMIT,
@@ -21,6 +19,8 @@ from dialjudge.core.registry import (
     remember_recent,
     resolve_dataset,
 )
+from dialjudge.core.errors import DataError
+from dialjudge.core.model import Level
 from shared_data import require_file
 
 TESTS_DATA = Path(__file__).resolve().parents[1] / "data"

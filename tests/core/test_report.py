@@ -176,9 +176,9 @@ METRIC_RECORDS = [record("BLEU-4", "Overall", 0.3, 0.2), record("METEOR (exact+s
 
 def test_every_export_records_versions_and_metric_signatures() -> None:
     from dialjudge import __version__
-    from dialjudge.core.metrics.bleu import bleu_signature
-    from dialjudge.core.metrics.chrf import chrf_signature
-    from dialjudge.core.metrics.meteor import meteor_signature
+    from dialjudge.core.metrics.families.bleu import bleu_signature
+    from dialjudge.core.metrics.families.chrf import chrf_signature
+    from dialjudge.core.metrics.families.meteor import meteor_signature
 
     bleu4, meteor, chrf = bleu_signature("bleu4"), meteor_signature("exact+stem"), chrf_signature()
     markdown = render(METRIC_RECORDS, "markdown", title="t")

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from dialjudge.core.dataset_catalogue import open_dataset
 from dialjudge.core.judges.store.run_store import Review
 from dialjudge.core.judges.types import Judgment, ScoringMode
-from dialjudge.core.registry import open_dataset
 from dialjudge.core.review_queue import FlagKind, build_queue, review_rows
 
 

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from dialjudge.core.api.runs import execute_run
 from dialjudge.core.config import JudgeConfig
+from dialjudge.core.dataset_catalogue import open_dataset
 from dialjudge.core.judges.backends.fake import FakeBackend
 from dialjudge.core.judges.prompts.templates import get_template
 from dialjudge.core.judges.run.config import RunConfig
@@ -21,7 +22,6 @@ from dialjudge.core.judges.run.events import (
 from dialjudge.core.judges.store.run_store import RUN_STATUSES, RunStore
 from dialjudge.core.judges.store.status import Part, RunState, RunStatus, problem_lines, status_line, status_text
 from dialjudge.core.judges.types import Judgment, ScoringMode
-from dialjudge.core.registry import open_dataset
 
 
 def test_status_values_are_the_stores_and_read_as_their_value():

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from dialjudge.core.config import Config
+from dialjudge.core.dataset_catalogue import open_dataset
 from dialjudge.core.model import Dataset, Example, Level, Perturbation, Turn
-from dialjudge.core.registry import open_dataset
 from dialjudge.core.subsets import ALL, Subset, default_subsets, parse_subset
 
 

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
+from dialjudge.core.dataset_catalogue import open_dataset
 from dialjudge.core.errors import ConfigError
 from dialjudge.core.evaluation import evaluate
 from dialjudge.core.imports import ImportOptions, ImportRefused, ScaleRule, import_run, prepare_import
 from dialjudge.core.judges.store.run_store import RunStore
 from dialjudge.core.model import Dataset
-from dialjudge.core.registry import open_dataset
 from dialjudge.core.review_queue import build_queue, review_rows
 from dialjudge.core.run_columns import run_scores
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from dialjudge.core.config import JudgeConfig
+from dialjudge.core.dataset_catalogue import open_dataset
 from dialjudge.core.errors import ConfigError
 from dialjudge.core.imports import ImportOptions, ImportRefused, import_run, prepare_import
 from dialjudge.core.judges.backends.fake import FakeBackend
@@ -24,7 +25,6 @@ from dialjudge.core.judges.store.run_store import RunStore
 from dialjudge.core.judges.types import Judgment, ScoringMode
 from dialjudge.core.loaders import load_dataset
 from dialjudge.core.model import Dataset
-from dialjudge.core.registry import open_dataset
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 FILE = DATA / "imports" / "pair_verdicts.csv"

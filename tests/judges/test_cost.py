@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from dialjudge.core.config import JudgeConfig, ModelPrice, parse_config
+from dialjudge.core.dataset_catalogue import open_dataset
 from dialjudge.core.errors import ConfigError
 from dialjudge.core.judges.backends.fake import FakeBackend
 from dialjudge.core.judges.post_run.cost import (
@@ -25,7 +26,6 @@ from dialjudge.core.judges.run.config import RunConfig
 from dialjudge.core.judges.run.engine import RunEngine
 from dialjudge.core.judges.store.run_store import RunStore
 from dialjudge.core.judges.types import Judgment, ScoringMode
-from dialjudge.core.registry import open_dataset
 
 PRICES = {"gpt-4o-mini": ModelPrice(input_per_million=0.15, output_per_million=0.6)}
 

@@ -7,10 +7,10 @@ from importlib.resources import files
 from pathlib import Path
 
 from dialjudge.core.config import JudgeConfig
+from dialjudge.core.dataset_catalogue import open_dataset
 from dialjudge.core.judges.prompts.templates import get_template
 from dialjudge.core.judges.run.config import RunConfig, _install_independent
 from dialjudge.core.judges.types import ScoringMode
-from dialjudge.core.registry import open_dataset
 
 
 def sample_run() -> RunConfig:

@@ -13,12 +13,12 @@ from dialjudge.core.api.runs import (
     execute_run,
 )
 from dialjudge.core.config import bundled_judge
+from dialjudge.core.dataset_catalogue import open_dataset
 from dialjudge.core.judges.prompts.templates import get_template
 from dialjudge.core.judges.run.config import RunConfig
 from dialjudge.core.judges.run.events import JudgmentScored, RunFinished, RunPhase, RunStarted
 from dialjudge.core.judges.store.run_store import RunStore
 from dialjudge.core.judges.types import ScoringMode
-from dialjudge.core.registry import open_dataset
 
 pytestmark = pytest.mark.model
 

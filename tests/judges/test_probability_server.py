@@ -62,7 +62,7 @@ def _api_judge(base_url: str, **options: Any) -> JudgeConfig:
 
 @pytest.fixture
 def usr(shared_data: Path) -> tuple[Any, Config]:
-    from dialjudge.core.registry import open_dataset
+    from dialjudge.core.dataset_catalogue import open_dataset
 
     require_file(shared_data, "usr/usr_topical_chat.json")
     config = Config(data_dirs=(shared_data,))

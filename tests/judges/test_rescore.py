@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from dialjudge.core.config import JudgeConfig
+from dialjudge.core.dataset_catalogue import open_dataset
 from dialjudge.core.errors import ConfigError
 from dialjudge.core.judges.backends.fake import GARBAGE_OUTPUT, FakeBackend
 from dialjudge.core.judges.post_run.rescore import RescoreSettings, parse_mapping, rescore_run
@@ -22,7 +23,6 @@ from dialjudge.core.judges.run.engine import RunEngine
 from dialjudge.core.judges.store.run_store import SCHEMA_VERSION, RunStore
 from dialjudge.core.judges.types import BackendResult, JudgeRequest, ScoringMode
 from dialjudge.core.model import Dataset
-from dialjudge.core.registry import open_dataset
 
 ITEMS = 6
 

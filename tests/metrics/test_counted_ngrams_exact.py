@@ -20,9 +20,9 @@ from sacrebleu.metrics import BLEU, CHRF
 
 from dialjudge.core.gc_pause import gc_paused
 from dialjudge.core.metrics.batch import score_examples
-from dialjudge.core.metrics.bleu import bleu_scores
-from dialjudge.core.metrics.chrf import f_score
 from dialjudge.core.metrics.engine import MetricEngine
+from dialjudge.core.metrics.families.bleu import bleu_scores
+from dialjudge.core.metrics.families.chrf import f_score
 from dialjudge.core.metrics.language import is_chinese
 from dialjudge.core.metrics.multiset import Bag, largest, ngrams, overlap
 from dialjudge.core.metrics.tokenize import ChineseCharTokenizer

@@ -11,12 +11,12 @@ from tui_helpers import SIZE, make_services, settle, toast_texts
 from dialjudge.core.adversarial.builder import make_adversarial_set
 from dialjudge.core.adversarial.discernment import ORIGINAL_VS_ADVERSARIAL, discernment_table
 from dialjudge.core.config import JudgeConfig
+from dialjudge.core.dataset_catalogue import open_dataset
 from dialjudge.core.judges.backends.fake import FakeBackend
 from dialjudge.core.judges.prompts.templates import get_template
 from dialjudge.core.judges.run.config import RunConfig
 from dialjudge.core.judges.types import ScoringMode
 from dialjudge.core.loaders import read_native, save_dataset
-from dialjudge.core.registry import open_dataset
 from dialjudge.tui.app import make_app
 from dialjudge.tui.controllers.adversarial import AdversarialRequest, default_output
 from dialjudge.tui.screens.adversarial_dialog import AdversarialDialog

@@ -8,10 +8,10 @@ import pytest
 from textual.widgets import Input, OptionList, Select, Static, TabbedContent
 from tui_helpers import SIZE, settle, static_text
 
+from dialjudge.core.dataset_catalogue import open_dataset, recent_files
 from dialjudge.core.loaders import save_dataset
 from dialjudge.core.metrics import metric_info, score_pair
 from dialjudge.core.model import Dataset, Example, Rating, Scale, ScaleKind, Turn
-from dialjudge.core.registry import open_dataset, recent_files
 from dialjudge.tui.app import make_app
 from dialjudge.tui.screens.datasets import DatasetsScreen, parse_range
 from dialjudge.tui.widgets.item_view import ItemView

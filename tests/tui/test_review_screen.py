@@ -9,11 +9,11 @@ from textual.widgets import Input, Static
 from tui_helpers import SIZE, make_services, settle, static_text
 
 from dialjudge.core.config import JudgeConfig
+from dialjudge.core.dataset_catalogue import open_dataset
 from dialjudge.core.judges.backends.fake import FakeBackend
 from dialjudge.core.judges.prompts.templates import get_template
 from dialjudge.core.judges.run.config import RunConfig
 from dialjudge.core.judges.types import ScoringMode
-from dialjudge.core.registry import open_dataset
 from dialjudge.core.review_queue import FlagKind, build_queue
 from dialjudge.tui.app import make_app
 from dialjudge.tui.screens.dialogs import ExportDialog

@@ -7,7 +7,8 @@ import pytest
 from textual.widgets import Select
 from tui_helpers import SIZE, settle, wait_until
 
-from dialjudge.core.metrics import meteor_jar, score_examples
+from dialjudge.core.metrics import score_examples
+from dialjudge.core.metrics.families import meteor_jar
 from dialjudge.tui.app import make_app
 from dialjudge.tui.screens.scores import ScoresScreen
 

@@ -6,11 +6,11 @@ import math
 
 import pytest
 
+from dialjudge.core.dataset_catalogue import open_dataset
 from dialjudge.core.judges.post_run.pool import PoolMethod, pool_scores
 from dialjudge.core.judges.types import Judgment, ScoringMode
 from dialjudge.core.metrics import score_examples
 from dialjudge.core.model import Aggregation
-from dialjudge.core.registry import open_dataset
 from dialjudge.core.stats import agreement_table, correlate
 from dialjudge.core.subsets import Subset
 from dialjudge.tui.scores_view_model import POOL, EvaluatorKind, Workspace, default_quality, judge_evaluator

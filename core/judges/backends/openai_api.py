@@ -58,15 +58,14 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ...config import JudgeConfig
 from ...errors import BackendError
+from ...judge_config import JudgeConfig
 from ..prompts.constraint import AnswerConstraint
 from ..prompts.grammar import GrammarError, build_grammar, json_schema
 from ..run.config import scrub_url
 from ..run.failures import FailureKind, RequestFailed
 from ..run.probability import continuation
 from ..types import BackendResult, JudgeRequest, Message, ScoringMode
-from . import BackendKind, register_backend
 from .answers import (
     answer_choices,
     is_partial_answer,
@@ -77,6 +76,7 @@ from .answers import (
     top_logprobs_count,
 )
 from .chat_template import from_mapping, load_chat_template
+from .kind import BackendKind, register_backend
 
 if TYPE_CHECKING:
     import httpx  # heavy to import: only when an API judge is used

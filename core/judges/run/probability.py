@@ -17,7 +17,7 @@ The config loader (core.config) validates these keys with messages that name the
 from __future__ import annotations
 
 from ...config import PROBABILITY_CONTINUATIONS as CONTINUATIONS
-from ...config import JudgeConfig
+from ...judge_config import JudgeConfig
 from ..types import DEFAULT_MIN_VALID_MASS
 
 __all__ = ["CONTINUATIONS", "continuation", "min_valid_mass"]

@@ -26,7 +26,7 @@ import math
 from collections import Counter
 from collections.abc import Sequence
 
-from .registry import MetricFamily, MetricInfo, register_family
+from ..family import MetricFamily, MetricInfo, register_family
 from .rouge import lcs_length
 
 NLG_EVAL = "nlg-eval"

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from .engine import ScoringContext
-from .params import BLEU_TOKENIZER, BLEU_TOKENIZER_CHINESE, METEOR_ALPHA, METEOR_BETA, METEOR_GAMMA
-from .registry import CHINESE_CHARACTERS, MULTI_REF_MAX, MetricFamily, MetricInfo, register_family
-from .signatures import NREFS, distribution_version
-from .synonym_index import SynonymSet
-from .wordnet import METEOR_EXACT_STEM, METEOR_WORDNET, NoSynonyms, load_synonyms, meteor_variant
+from ..family import CHINESE_CHARACTERS, MULTI_REF_MAX, MetricFamily, MetricInfo, register_family
+from ..params import BLEU_TOKENIZER, BLEU_TOKENIZER_CHINESE, METEOR_ALPHA, METEOR_BETA, METEOR_GAMMA
+from ..scoring_context import ScoringContext
+from ..signature_parts import NREFS, distribution_version
+from ..synonym_index import SynonymSet
+from ..wordnet import METEOR_EXACT_STEM, METEOR_WORDNET, NoSynonyms, load_synonyms, meteor_variant
 
 METEOR_ID = "meteor"
 

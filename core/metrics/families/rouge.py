@@ -14,11 +14,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .engine import ScoringContext
-from .multiset import Bag, ngrams, overlap
-from .registry import CHINESE_CHARACTERS, MULTI_REF_MAX, MetricFamily, MetricInfo, register_family
-from .signatures import NREFS, distribution_version
-from .tokenize import ChineseCharTokenizer, StemmingTokenizer
+from ..family import CHINESE_CHARACTERS, MULTI_REF_MAX, MetricFamily, MetricInfo, register_family
+from ..multiset import Bag, ngrams, overlap
+from ..scoring_context import ScoringContext
+from ..signature_parts import NREFS, distribution_version
+from ..tokenize import ChineseCharTokenizer, StemmingTokenizer
 
 ROUGE_IDS = ("rouge1", "rouge2", "rougeL")
 _NAMES = {"rouge1": ("ROUGE-1", "unigram"), "rouge2": ("ROUGE-2", "bigram"),

@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import math
 
-from .engine import ScoringContext
-from .multiset import Bag, largest, ngrams, overlap
-from .params import BLEU_EFFECTIVE_ORDER, BLEU_SMOOTH_METHOD, BLEU_TOKENIZER, BLEU_TOKENIZER_CHINESE
-from .registry import MetricFamily, MetricInfo, register_family
-from .signatures import NREFS, distribution_version, yes_no
+from ..family import MetricFamily, MetricInfo, register_family
+from ..multiset import Bag, largest, ngrams, overlap
+from ..params import BLEU_EFFECTIVE_ORDER, BLEU_SMOOTH_METHOD, BLEU_TOKENIZER, BLEU_TOKENIZER_CHINESE
+from ..scoring_context import ScoringContext
+from ..signature_parts import NREFS, distribution_version, yes_no
 
 BLEU_ORDERS = (1, 2, 3, 4)
 BLEU_IDS = tuple(f"bleu{n}" for n in BLEU_ORDERS)

@@ -15,9 +15,9 @@ import importlib.util
 import shutil
 from typing import Any
 
+from ..family import MetricFamily, MetricInfo, register_family
+from ..signature_parts import distribution_version
 from .coco import NLG_EVAL, PROFILE_TAG, nlg_eval_text
-from .registry import MetricFamily, MetricInfo, register_family
-from .signatures import distribution_version
 
 METEOR_JAR_ID = f"{NLG_EVAL}-meteor"
 METEOR_JAR_LABEL = f"METEOR 1.5 {PROFILE_TAG}"

@@ -27,14 +27,14 @@ from collections.abc import Callable, KeysView
 from itertools import islice
 from typing import TYPE_CHECKING, Any
 
-from .engine import ScoringContext
-from .multiset import ngrams
-from .params import CHRF_BETA, CHRF_CHAR_ORDER, CHRF_WORD_ORDER
-from .registry import MetricFamily, MetricInfo, register_family
-from .signatures import NREFS, distribution_version
+from ..family import MetricFamily, MetricInfo, register_family
+from ..multiset import ngrams
+from ..params import CHRF_BETA, CHRF_CHAR_ORDER, CHRF_WORD_ORDER
+from ..scoring_context import ScoringContext
+from ..signature_parts import NREFS, distribution_version
 
 if TYPE_CHECKING:
-    from .char_codes import CodedGrams
+    from ..char_codes import CodedGrams
 
 CHRF_ID = "chrf++"
 
@@ -193,7 +193,7 @@ class ChrfScorer:
     def __init__(self, ids: tuple[str, ...], context: ScoringContext) -> None:
         from sacrebleu.metrics import CHRF  # heavy: loaded when chrF++ first scores
 
-        from . import char_codes  # numpy, likewise
+        from .. import char_codes  # numpy, likewise
 
         self._chrf: Any = CHRF(char_order=CHRF_CHAR_ORDER, word_order=CHRF_WORD_ORDER, beta=CHRF_BETA)
         self._codes = char_codes if self._chrf.char_order <= char_codes.MAX_ORDER else None
