@@ -95,7 +95,7 @@ async def test_escape_cancels_a_running_search(tmp_path: Path):
     async with app.run_test(size=SIZE) as pilot:
         await open_tune(pilot, write_space(tmp_path))
         await pilot.press("r")
-        await wait_until(pilot, lambda: app.tune._search is not None and app.tune._search._engine is not None,
+        await wait_until(pilot, lambda: app.tune._search is not None and app.tune._search._job._engine is not None,
                          "the search is judging")
         assert app.tune.running
         await pilot.press("escape")
