@@ -14,9 +14,11 @@ from dialjudge.core.api import (
     ExportRequest,
     RescoreRequest,
     RunDetails,
+    RunRecord,
     RunStatus,
     RunStore,
     ScoringMode,
+    SearchEntry,
     build_backends,
     compare,
     dataset_of_run,
@@ -25,7 +27,6 @@ from dialjudge.core.api import (
     execute_run,
     export,
     judgment_rows,
-    list_runs,
     load_config,
     mass_lines,
     metric_scores,
@@ -38,6 +39,7 @@ from dialjudge.core.api import (
     usage_summary,
     write_judgments_file,
 )
+from dialjudge.core.api import run_list as run_list_of
 from dialjudge.core.errors import DialjudgeError
 from dialjudge.core.format import number_text
 
@@ -49,7 +51,10 @@ from .signals import sigterm_as_interrupt
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("runs", help="list, compare and export judge runs")
     rsub = p.add_subparsers(dest="runs_command", metavar="ACTION", required=True)
-    rsub.add_parser("list", help="every run in the store").set_defaults(handler=run_list)
+    listing = rsub.add_parser("list", help="every run in the store (a tuning search's runs on one line)")
+    listing.add_argument("--unfold", action="store_true",
+                         help="list every run of a tuning search instead of one line per search")
+    listing.set_defaults(handler=run_list)
     show = rsub.add_parser("show", help="a run's configuration and counts")
     show.add_argument("run", type=int)
     show.set_defaults(handler=run_show)
@@ -113,20 +118,47 @@ def register(sub: argparse._SubParsersAction) -> None:
     protocol_cmd.register(rsub)
 
 
+#: What `runs list` shows; the columns after the first four go first when the terminal is narrow.
+LIST_COLUMNS = ("id", "name", "dataset", "aspect/KPI", "template", "judges", "done", "failed", "status", "mode",
+                "created")
+
+
 def run_list(args: argparse.Namespace) -> int:
-    rows = []
     with RunStore() as store:
-        records = list_runs(store)
-    for r in records:
-        cfg = r.run_config
-        name = (r.name or "–") + (f" (from run {r.source_run})" if r.source_run is not None else
-                                  " (imported)" if r.kind == "imported" else "")
-        rows.append((r.id, r.created[:19], name, r.status.value, cfg.dataset, cfg.template_label, cfg.mode.value,
-                     ", ".join(j.name for j in cfg.judges), f"{r.judgments}/{r.total}", r.failures))
-    render.console().print(render.plain_table(
-        "Runs", ["id", "created", "name", "status", "dataset", "template", "mode", "judges", "done", "failed"], rows,
-        right=("id", "done", "failed")))
+        listing = run_list_of(store, fold_searches=not args.unfold)
+    rows = [_search_row(entry) if isinstance(entry, SearchEntry) else _run_row(entry) for entry in listing.entries]
+    con = render.console()
+    con.print(render.plain_table(
+        "Runs", LIST_COLUMNS, rows, right=("id", "done", "failed"), numbers=("created",),
+        drop=("created", "mode", "status", "judges", "dataset", "template")))
+    folded = [e for e in listing.entries if isinstance(e, SearchEntry)]
+    if folded:
+        con.print(f"[dim]{len(folded)} tuning search{'es' if len(folded) > 1 else ''} folded "
+                  f"({sum(len(e.runs) for e in folded)} runs): --unfold lists every run[/dim]")
+    render.print_notes(con, listing.notes)
     return 0
+
+
+def _run_row(r: RunRecord) -> tuple[object, ...]:
+    cfg = r.run_config
+    name = (r.name or "–") + (f" (from run {r.source_run})" if r.source_run is not None else
+                              " (imported)" if r.kind == "imported" else "")
+    return (r.id, name, cfg.dataset, cfg.kpi or cfg.aspect or "–", cfg.template_label,
+            ", ".join(j.name for j in cfg.judges), f"{r.judgments}/{r.total}", r.failures, r.status.value,
+            cfg.mode.value, r.created[:19])
+
+
+def _search_row(entry: SearchEntry) -> tuple[object, ...]:
+    runs = entry.runs
+    aspects = sorted({r.run_config.kpi or r.run_config.aspect or "–" for r in runs})
+    templates = sorted({r.run_config.template_label for r in runs})
+    judges = sorted({j.name for r in runs for j in r.run_config.judges})
+    statuses = sorted({r.status.value for r in runs})
+    modes = sorted({r.run_config.mode.value for r in runs})
+    return (entry.id_range, entry.summary, entry.dataset, ", ".join(aspects),
+            f"{len(templates)} templates" if len(templates) > 1 else templates[0], ", ".join(judges),
+            f"{sum(r.judgments for r in runs)}/{sum(r.total for r in runs)}", sum(r.failures for r in runs),
+            ", ".join(statuses), ", ".join(modes), entry.newest.created[:19])
 
 
 def run_show(args: argparse.Namespace) -> int:

@@ -9,7 +9,7 @@ request (:mod:`core.api.requests`) and calls one function per use case:
   :class:`RunDisplay`, :func:`stop_rule_for`, :func:`prepare_retry`, :func:`find_resumable`,
   :func:`find_finished` (an identical finished run is shown again, not duplicated);
 - the reports that follow a run: :func:`reports_after_run` decides, :func:`run_reports` computes;
-- stored runs: :func:`list_runs`, :func:`run_details`, :func:`judge_columns`, :func:`rescore`,
+- stored runs: :func:`list_runs` (:func:`run_list`: a tuning search's runs folded), :func:`run_details`, :func:`judge_columns`, :func:`rescore`,
   :func:`export`, :func:`judgment_rows`, :func:`delete`; :func:`compare` two of them; a large run read in
   parts: :func:`judgment_page`, :func:`judgments_of_items`, :func:`score_columns`, :func:`write_judgments_file`;
 - tuning: :func:`read_space`, :func:`open_search`, :func:`save_winner`;
@@ -201,6 +201,7 @@ from .review import (
     export_reviews,
     review_data,
 )
+from .run_list import RunList, SearchEntry, run_list
 from .runs import (
     RetryPlan,
     build_backends,
@@ -256,7 +257,7 @@ __all__ = [
     "Report", "FILE_REPORTS", "reports_after_run", "run_reports", "RunReports", "DrawSpread", "LengthAndCertainty",
     "agreement_levels", "only_dialogs", "label_run_note", "metric_length_bias", "run_finished", "compared_items",
     # stored runs
-    "list_runs", "run_details", "RunDetails", "usage_of_run", "judge_columns", "rescore", "export", "judgment_rows",
+    "list_runs", "run_list", "RunList", "SearchEntry", "run_details", "RunDetails", "usage_of_run", "judge_columns", "rescore", "export", "judgment_rows",
     "delete", "dataset_of_run", "environment_lines", "compare", "mass_lines", "scoring_lines",
     "judgment_page", "judgments_of_items", "score_columns", "write_judgments_file", "JudgmentPage", "ScoreColumns",
     # tuning
