@@ -232,8 +232,9 @@ from .stored import (
     usage_of_run,
     write_judgments_file,
 )
-from .tune import REPORT_FORMATS as TUNING_FORMATS
 from .tune import (
+    HELDOUT_COLUMNS,
+    LEADERBOARD_COLUMNS,
     SearchSpace,
     TuningReport,
     TuningSearch,
@@ -243,6 +244,7 @@ from .tune import (
     save_search_record,
     save_winner,
 )
+from .tune import REPORT_FORMATS as TUNING_FORMATS
 from .view import compare_columns, is_length_baseline, item_metric_scores, judges_as_labels, stored_run_of
 
 __all__ = [
@@ -262,6 +264,7 @@ __all__ = [
     "judgment_page", "judgments_of_items", "score_columns", "write_judgments_file", "JudgmentPage", "ScoreColumns",
     # tuning
     "read_space", "open_search", "save_winner", "render_report", "save_search_record", "TUNING_FORMATS",
+    "LEADERBOARD_COLUMNS", "HELDOUT_COLUMNS",
     "SearchSpace", "TuningReport", "TuningSearch", "SearchEvent", "SearchStarted", "RoundStarted",
     "VariantScored", "JudgingProgressed",
     # datasets
