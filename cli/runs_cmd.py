@@ -118,9 +118,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     protocol_cmd.register(rsub)
 
 
-#: What `runs list` shows; the columns after the first four go first when the terminal is narrow.
-LIST_COLUMNS = ("id", "name", "dataset", "aspect/KPI", "template", "judges", "done", "failed", "status", "mode",
-                "created")
+#: What `runs list` shows; `drop` in run_list says which go first when the terminal is narrow.
+LIST_COLUMNS = ("id", "created", "name", "status", "dataset", "aspect/KPI", "template", "mode", "judges", "done",
+                "failed")
 
 
 def run_list(args: argparse.Namespace) -> int:
@@ -143,9 +143,9 @@ def _run_row(r: RunRecord) -> tuple[object, ...]:
     cfg = r.run_config
     name = (r.name or "–") + (f" (from run {r.source_run})" if r.source_run is not None else
                               " (imported)" if r.kind == "imported" else "")
-    return (r.id, name, cfg.dataset, cfg.kpi or cfg.aspect or "–", cfg.template_label,
-            ", ".join(j.name for j in cfg.judges), f"{r.judgments}/{r.total}", r.failures, r.status.value,
-            cfg.mode.value, r.created[:19])
+    return (r.id, r.created[:19], name, r.status.value, cfg.dataset, cfg.kpi or cfg.aspect or "–",
+            cfg.template_label, cfg.mode.value, ", ".join(j.name for j in cfg.judges), f"{r.judgments}/{r.total}",
+            r.failures)
 
 
 def _search_row(entry: SearchEntry) -> tuple[object, ...]:
@@ -155,10 +155,10 @@ def _search_row(entry: SearchEntry) -> tuple[object, ...]:
     judges = sorted({j.name for r in runs for j in r.run_config.judges})
     statuses = sorted({r.status.value for r in runs})
     modes = sorted({r.run_config.mode.value for r in runs})
-    return (entry.id_range, entry.summary, entry.dataset, ", ".join(aspects),
-            f"{len(templates)} templates" if len(templates) > 1 else templates[0], ", ".join(judges),
-            f"{sum(r.judgments for r in runs)}/{sum(r.total for r in runs)}", sum(r.failures for r in runs),
-            ", ".join(statuses), ", ".join(modes), entry.newest.created[:19])
+    return (entry.id_range, entry.newest.created[:19], entry.summary, ", ".join(statuses), entry.dataset,
+            ", ".join(aspects), f"{len(templates)} templates" if len(templates) > 1 else templates[0],
+            ", ".join(modes), ", ".join(judges), f"{sum(r.judgments for r in runs)}/{sum(r.total for r in runs)}",
+            sum(r.failures for r in runs))
 
 
 def run_show(args: argparse.Namespace) -> int:
