@@ -171,7 +171,7 @@ def shorten(text: str, width: int) -> str:
         return text
     if width <= 1:
         return ELLIPSIS[:width]
-    return _head(text, width - 1).rstrip() + ELLIPSIS
+    return _head(text, width - 1) + ELLIPSIS
 
 
 def _head(text: str, width: int) -> str:
