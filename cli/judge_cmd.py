@@ -305,7 +305,7 @@ def _print_inter_judge(matrix: InterJudgeMatrix) -> None:
     rows = [(a, *(f"{_num(matrix.values[i][j])} (n={matrix.n[i][j]})" for j in range(len(matrix.judges))))
             for i, a in enumerate(matrix.judges)]
     render.console().print(render.plain_table("Inter-judge agreement (Spearman ρ on items both scored)",
-                                              ["judge × judge", *matrix.judges], rows))
+                                              ["judge × judge", *matrix.judges], rows, right=matrix.judges))
 
 
 def _print_length_and_certainty(rows_in: list[LengthAndCertainty], quality: str) -> None:
@@ -318,7 +318,8 @@ def _print_length_and_certainty(rows_in: list[LengthAndCertainty], quality: str)
         f"Length bias and human certainty — {quality} (Spearman ρ)",
         ["judge", "n", "judge~length", "humans~length", "judge~humans", "… length partialled out",
          "annotators agree (spread ≤ 1)", "annotators disagree"], rows,
-        right=("n", "judge~length", "humans~length", "judge~humans", "… length partialled out")))
+        right=("n", "judge~length", "humans~length", "judge~humans", "… length partialled out",
+               "annotators agree (spread ≤ 1)", "annotators disagree")))
 
 
 def _print_draw_spread(spreads: list[DrawSpread], run_ids: tuple[int, ...], quality: str) -> None:
@@ -331,7 +332,7 @@ def _print_draw_spread(spreads: list[DrawSpread], run_ids: tuple[int, ...], qual
     render.console().print(render.plain_table(
         f"Random few-shot draws — runs {', '.join(map(str, run_ids))} ({quality})",
         ["judge", "draws", "Pearson mean ± std", "Spearman mean ± std", "Spearman per draw"], rows,
-        right=("draws",)))
+        right=("draws", "Pearson mean ± std", "Spearman mean ± std")))
 
 
 def _print_failures(con: Console, summary: RunSummary) -> None:
@@ -387,7 +388,8 @@ def _print_stability(stabilities: Mapping[str, Stability], *, binary: bool) -> N
         rows.append((s.judge, s.repeats, s.items, _num(self_agreement), _num(s.alpha), spread, s.human_measure))
     render.console().print(render.plain_table(
         "Stability over repeats", ["judge", "repeats", "items", "self-agreement", "α", "vs humans (mean ± std)",
-                                   "measure"], rows, right=("repeats", "items", "self-agreement", "α")))
+                                   "measure"], rows,
+        right=("repeats", "items", "self-agreement", "α", "vs humans (mean ± std)")))
 
 
 def _mean(values: Iterable[int]) -> str:

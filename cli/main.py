@@ -6,10 +6,11 @@ import argparse
 import sys
 from typing import Callable, Sequence
 
+from dialjudge import __version__
 from dialjudge.core.api import Session
 from dialjudge.core.errors import DialjudgeError
 
-from . import adversarial_cmd, datasets_cmd, judge_cmd, metrics_cmd, runs_cmd, tune_cmd
+from . import adversarial_cmd, datasets_cmd, judge_cmd, metrics_cmd, render, runs_cmd, tune_cmd
 from .dataset_args import add_column_map_option, column_map_of
 
 Handler = Callable[[argparse.Namespace], int]
@@ -21,6 +22,10 @@ def build_parser() -> argparse.ArgumentParser:
         description="Build and check judges of dialogue responses against human ratings. "
         "Without a command, opens the terminal app.",
     )
+    parser.add_argument("--version", action="version", version=f"dialjudge {__version__}")
+    parser.add_argument("--width", type=int, metavar="N",
+                        help="render tables N columns wide (default: COLUMNS, else the terminal's width; "
+                             f"piped output without either: {render.PIPED_WIDTH})")
     parser.add_argument("--dataset", help="dataset to open in the app (name or path)")
     add_column_map_option(parser)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -40,6 +45,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     # One session a command: every use case it calls shares the configuration, the store and the judges.
     args.session = Session()
     try:
+        render.set_width(args.width)
         if handler is None:
             return open_app(args)
         return handler(args)

@@ -59,7 +59,8 @@ def _print(table: JudgeBenchTable, title: str) -> None:
     con.print(render.plain_table(
         title, ["dataset", "judge", "graded: ρ mean ± sd", "metrics", "categorical: κ mean ± sd", "metrics",
                 "unparsed"],
-        _summary_rows(table.summaries), right=("metrics", "unparsed")))
+        _summary_rows(table.summaries),
+        right=("graded: ρ mean ± sd", "metrics", "categorical: κ mean ± sd", "unparsed")))
     con.print(render.plain_table(
         "Per metric", ["dataset", "metric", "judge", "statistic", "value", "n", "unparsed", "run"],
         [_metric_row(m) for m in table.metrics], right=("value", "n", "unparsed", "run")))

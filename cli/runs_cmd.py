@@ -11,18 +11,20 @@ from dialjudge.core.api import (
     ExportRequest,
     RescoreRequest,
     RunDetails,
+    RunRecord,
+    SearchEntry,
     compare,
     dataset_of_run,
     delete,
     export,
     judgment_rows,
-    list_runs,
     mass_lines,
     metric_scores,
     prepare_retry,
     rescore,
     run_config_of,
     run_details,
+    run_list,
     run_record,
     start_run,
     write_judgments_file,
@@ -52,7 +54,10 @@ from .signals import sigterm_as_interrupt
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("runs", help="list, compare and export judge runs")
     rsub = p.add_subparsers(dest="runs_command", metavar="ACTION", required=True)
-    rsub.add_parser("list", help="every run in the store").set_defaults(handler=run_list)
+    listing = rsub.add_parser("list", help="every run in the store (a tuning search's runs on one line)")
+    listing.add_argument("--unfold", action="store_true",
+                         help="list every run of a tuning search instead of one line per search")
+    listing.set_defaults(handler=run_list_cmd)
     show = rsub.add_parser("show", help="a run's configuration and counts")
     show.add_argument("run", type=int)
     show.set_defaults(handler=run_show)
@@ -116,19 +121,46 @@ def register(sub: argparse._SubParsersAction) -> None:
     protocol_cmd.register(rsub)
 
 
-def run_list(args: argparse.Namespace) -> int:
-    rows = []
-    records = list_runs(args.session)
-    for r in records:
-        cfg = r.run_config
-        name = (r.name or "–") + (f" (from run {r.source_run})" if r.source_run is not None else
-                                  " (imported)" if r.kind == "imported" else "")
-        rows.append((r.id, r.created[:19], name, r.status.value, cfg.dataset, cfg.template_label, cfg.mode.value,
-                     ", ".join(j.name for j in cfg.judges), f"{r.judgments}/{r.total}", r.failures))
-    render.console().print(render.plain_table(
-        "Runs", ["id", "created", "name", "status", "dataset", "template", "mode", "judges", "done", "failed"], rows,
-        right=("id", "done", "failed")))
+#: What `runs list` shows; `drop` in run_list says which go first when the terminal is narrow.
+LIST_COLUMNS = ("id", "created", "name", "status", "dataset", "aspect/KPI", "template", "mode", "judges", "done",
+                "failed")
+
+
+def run_list_cmd(args: argparse.Namespace) -> int:
+    listing = run_list(args.session, fold_searches=not args.unfold)
+    rows = [_search_row(entry) if isinstance(entry, SearchEntry) else _run_row(entry) for entry in listing.entries]
+    con = render.console()
+    con.print(render.plain_table(
+        "Runs", LIST_COLUMNS, rows, right=("id", "done", "failed"), numbers=("created",),
+        drop=("created", "mode", "status", "judges", "dataset", "template")))
+    folded = [e for e in listing.entries if isinstance(e, SearchEntry)]
+    if folded:
+        con.print(f"[dim]{len(folded)} tuning search{'es' if len(folded) > 1 else ''} folded "
+                  f"({sum(len(e.runs) for e in folded)} runs): --unfold lists every run[/dim]")
+    render.print_notes(con, listing.notes)
     return 0
+
+
+def _run_row(r: RunRecord) -> tuple[object, ...]:
+    cfg = r.run_config
+    name = (r.name or "–") + (f" (from run {r.source_run})" if r.source_run is not None else
+                              " (imported)" if r.kind == "imported" else "")
+    return (r.id, r.created[:19], name, r.status.value, cfg.dataset, cfg.kpi or cfg.aspect or "–",
+            cfg.template_label, cfg.mode.value, ", ".join(j.name for j in cfg.judges), f"{r.judgments}/{r.total}",
+            r.failures)
+
+
+def _search_row(entry: SearchEntry) -> tuple[object, ...]:
+    runs = entry.runs
+    aspects = sorted({r.run_config.kpi or r.run_config.aspect or "–" for r in runs})
+    templates = sorted({r.run_config.template_label for r in runs})
+    judges = sorted({j.name for r in runs for j in r.run_config.judges})
+    statuses = sorted({r.status.value for r in runs})
+    modes = sorted({r.run_config.mode.value for r in runs})
+    return (entry.id_range, entry.newest.created[:19], entry.summary, ", ".join(statuses), entry.dataset,
+            ", ".join(aspects), f"{len(templates)} templates" if len(templates) > 1 else templates[0],
+            ", ".join(modes), ", ".join(judges), f"{sum(r.judgments for r in runs)}/{sum(r.total for r in runs)}",
+            sum(r.failures for r in runs))
 
 
 def run_show(args: argparse.Namespace) -> int:

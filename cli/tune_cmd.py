@@ -8,6 +8,7 @@ from pathlib import Path
 from rich.console import Console
 
 from dialjudge.core.api import (
+    TuningReport,
     open_search,
     read_space,
     save_search_record,
@@ -20,8 +21,8 @@ from dialjudge.core.api.events import (
     SearchStarted,
     VariantScored,
 )
+from dialjudge.core.api.tune import HELDOUT_COLUMNS, LEADERBOARD_COLUMNS, render_report
 from dialjudge.core.api.tune import REPORT_FORMATS as FORMATS
-from dialjudge.core.api.tune import render_report
 from dialjudge.core.format import number_text
 
 from . import render
@@ -37,7 +38,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--quality", help="the human-rated quality to agree with (default: the space's, else Overall)")
     p.add_argument("--budget", type=int, help="most judgments the search may make, tuning and held-out together")
     p.add_argument("--seed", type=int, help="seed of the context split and the sampling order")
-    p.add_argument("--format", choices=FORMATS, default="markdown", help="report format")
+    p.add_argument("--format", choices=(TABLE, *FORMATS), default=None,
+                   help=f"report format (default: {TABLE}, fitted to the terminal, when printed; markdown with --out)")
     p.add_argument("--out", type=Path, help="write the report here instead of printing it")
     p.add_argument("--save-winner", metavar="NAME",
                    help="save the winning variant's template as NAME in your templates folder")
@@ -58,13 +60,40 @@ def run(args: argparse.Namespace) -> int:
         path = save_winner(report, config, args.save_winner)
         con.print(f"saved the winner {report.winner!r} as template {args.save_winner!r}: {path}",
                   markup=False, highlight=False)
-    text = render_report(report, args.format)
+    fmt = args.format or ("markdown" if args.out else TABLE)
+    if fmt == TABLE and not args.out:
+        _print_report(report)
+        return 0
+    text = render_report(report, "markdown" if fmt == TABLE else fmt)
     if args.out:
         render.write_output(args.out, text)
         con.print(f"wrote the report to {args.out}", markup=False, highlight=False)
     else:
         print(text, end="")
     return 0
+
+
+#: The report as the terminal's tables (the other formats are files' and are printed as they are).
+TABLE = "table"
+
+
+def _print_report(report: TuningReport) -> None:
+    con = render.console()
+    render.print_notes(con, report.summary_lines())
+    con.print(render.plain_table(f"Tuning leaderboard ({report.coefficient})", LEADERBOARD_COLUMNS,
+                                 _cells(report.leaderboard_records(), LEADERBOARD_COLUMNS),
+                                 right=("rank", "round", "contexts", "items", "tuning")))
+    con.print(render.plain_table(f"Held-out ({report.coefficient}, 95% CI over contexts)", HELDOUT_COLUMNS,
+                                 _cells(report.heldout_records(), HELDOUT_COLUMNS), right=HELDOUT_COLUMNS[1:]))
+
+
+def _cells(records: list[dict[str, object]], columns: tuple[str, ...]) -> list[tuple[str, ...]]:
+    def text(key: str, value: object) -> str:
+        if isinstance(value, float) or value is None:
+            return number_text(value, signed=key == "gap")
+        return str(value)
+
+    return [tuple(text(k, r.get(k)) for k in columns) for r in records]
 
 
 class _Printer:

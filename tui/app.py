@@ -22,9 +22,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, TextArea
 from textual.worker import Worker, WorkerState
 
-from dialjudge.core.api import (
-    ColumnMap,
-)
+from dialjudge.core.api import ColumnMap
 from dialjudge.core.api.background import collect_young
 from dialjudge.core.api.datasets import DEFAULT_DATASET
 from dialjudge.core.api.events import RunFinished

@@ -9,7 +9,7 @@ engine or a backend. A front end turns its arguments or its forms into a request
   :meth:`JudgeOutcome.reports`), or :func:`start_run` for a run the app drives and cancels itself;
   :func:`stop_rule_for`, :func:`prepare_retry`, :func:`find_resumable`, :func:`find_finished`,
   :func:`find_interrupted_run`;
-- stored runs: :func:`list_runs`, :func:`run_record`, :func:`run_details`, :func:`judge_columns`,
+- stored runs: :func:`list_runs` (:func:`run_list`: a tuning search's runs folded), :func:`run_record`, :func:`run_details`, :func:`judge_columns`,
   :func:`rescore`, :func:`export`, :func:`judgment_rows`, :func:`delete`, :func:`compare`, and a large run
   read in parts (:func:`judgment_page`, :func:`judgments_of_items`, :func:`score_columns`);
 - datasets: :func:`list_datasets`, :func:`open_dataset`, :func:`describe`, :func:`dataset_statistics`,
@@ -136,6 +136,7 @@ from .review import (
     ReviewData,
     export_reviews,
 )
+from .run_list import RunList, SearchEntry
 from .runs import (
     RetryPlan,
     plan_run,
@@ -173,6 +174,7 @@ from .stored_use_cases import (
     run_config_of,
     run_details,
     run_judgments,
+    run_list,
     run_record,
     run_reports,
     save_review,
@@ -280,6 +282,8 @@ __all__ = [
     "run_config_of",
     "run_details",
     "run_judgments",
+    "run_list",
+    "RunList",
     "run_record",
     "run_reports",
     "RunComparison",
@@ -298,6 +302,7 @@ __all__ = [
     "SavedTemplate",
     "score_columns",
     "SearchHandle",
+    "SearchEntry",
     "SearchSpace",
     "Session",
     "start_run",

@@ -22,6 +22,7 @@ from . import probability_lines as _probability_lines
 from . import protocol_judge_bench as _protocol_judge_bench
 from . import reports as _reports
 from . import review as _review
+from . import run_list as _run_list
 from . import runs as _runs
 from . import stored as _stored
 from .preferences import PreferenceReport, PreferenceRequest, VersusRow
@@ -31,6 +32,7 @@ from .session import Session, uses_store
 
 # -- stored runs ------------------------------------------------------------------------------
 list_runs = uses_store(_stored.list_runs)
+run_list = uses_store(_run_list.run_list)
 run_details = uses_store(_stored.run_details)
 usage_of_run = uses_store(_stored.usage_of_run)
 judge_columns = uses_store(_stored.judge_columns)
@@ -104,6 +106,6 @@ __all__ = [
     "alt_test_for_run", "compare", "delete", "estimate_for_run", "export", "find_finished", "find_interrupted_run",
     "find_resumable", "import_scores", "judge_bench_table", "judge_columns", "judgment_page", "judgment_rows",
     "judgments_of_items", "label_next", "list_runs", "mass_lines", "prepare_retry", "rescore", "review_data",
-    "run_config_of", "run_details", "run_judgments", "run_record", "run_reports", "save_review", "score_columns",
+    "run_config_of", "run_details", "run_list", "run_judgments", "run_record", "run_reports", "save_review", "score_columns",
     "stop_rule_for", "stored_preference_report", "usage_of_run", "versus", "write_judgments_file",
 ]

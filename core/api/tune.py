@@ -15,14 +15,14 @@ from ..format import number_text
 from ..judges.store.run_store import RunStore
 from ..model import Dataset
 from ..tuning.report import FORMATS as REPORT_FORMATS
-from ..tuning.report import TuningReport, render_report
+from ..tuning.report import HELDOUT_COLUMNS, LEADERBOARD_COLUMNS, TuningReport, render_report
 from ..tuning.search import BackendFactory, SearchEvent, TuningSearch, save_search_record
 from ..tuning.space import SearchSpace, load_space
 from ..tuning.winner import save_winner as save_winner_file
 from ..tuning.winner import variant_template
 
 __all__ = ["REPORT_FORMATS", "read_space", "open_search", "save_winner", "render_report", "save_search_record",
-           "TuningReport", "TuningSearch", "SearchSpace"]
+           "TuningReport", "TuningSearch", "SearchSpace", "LEADERBOARD_COLUMNS", "HELDOUT_COLUMNS"]
 
 
 def read_space(path: Path, *, quality: str | None = None, budget: int | None = None,

@@ -80,8 +80,8 @@ def test_judge_then_every_runs_command(capsys: pytest.CaptureFixture[str], tmp_p
     assert code == 0
     (listed,) = table_rows(out)
     adv_hash = template_text_hash((shipped_template_dir() / "adv-0to1.toml").read_text(encoding="utf-8"))
-    assert listed[0] == "1" and listed[3:] == ["finished", "sample", f"adv-0to1 #{adv_hash}", "generate", "fa",
-                                               "8/8", "0"]
+    assert listed[0] == "1" and listed[3:] == ["finished", "sample", "coherence", f"adv-0to1 #{adv_hash}",
+                                               "generate", "fa", "8/8", "0"]
 
     code, out, _ = run(capsys, "runs", "show", "1")
     assert code == 0

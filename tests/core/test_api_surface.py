@@ -16,7 +16,11 @@ from pathlib import Path
 import pytest
 
 import dialjudge.core.api as api
-from dialjudge.core.api import events, formatting, types
+from dialjudge.core.api import (
+    events,
+    formatting,
+    types,
+)
 
 MAX_API_NAMES = 120
 CHECKOUT = Path(__file__).resolve().parents[2]

@@ -69,3 +69,26 @@ async def test_ten_thousand_rows_render_only_what_shows():
         assert table.cursor_key == 9_999
         line = "".join(segment.text for segment in table.render_line(table.scrollable_content_region.height - 1))
         assert "row 9999" in line
+
+
+USR_SYSTEMS = ("Original Ground Truth", "Argmax Decoding", "Nucleus Decoding (p = 0.3)",
+               "Nucleus Decoding (p = 0.5)", "Nucleus Decoding (p = 0.7)", "New Human Generated")
+
+
+async def test_names_cut_to_the_column_stay_apart_and_so_do_labels():
+    app = TableApp()
+    async with app.run_test(size=(80, 12)):
+        table = app.query_one(VirtualTable)
+        judges = ("smollm2 · likert-1to5 (coherence)", "smollm2 · likert-1to5 (fluency)")
+        table.set_columns([Column("system", "system", max_width=16, names=USR_SYSTEMS),
+                           *(Column(j, j, align="right", max_width=14) for j in judges)])
+        table.set_rows((name, [TableCell.of(name), TableCell("0.670"), TableCell("0.5")]) for name in USR_SYSTEMS)
+        lines = [table.render_line(y).text for y in range(len(USR_SYSTEMS) + 1)]
+        systems = [line[:16] for line in lines[1:]]
+        # Before: three rows of "Nucleus Decodin…". Each is cut apart, keeping its p.
+        assert systems[2:5] == ["Nucleus Dec…0.3)", "Nucleus Dec…0.5)", "Nucleus Dec…0.7)"]
+        assert systems[1] == "Argmax Decoding "  # a name that fits stays whole
+        # Two judges' labels cut at 14 keep the aspect that tells them apart.
+        assert "(coherence)" in lines[0] and "(fluency)" in lines[0], lines[0]
+        table.sort_by(judges[0])
+        assert "coherence) ▲" in table.render_line(0).text

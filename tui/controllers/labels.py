@@ -17,7 +17,11 @@ from textual.app import App
 from textual.message import Message
 from textual.worker import Worker, get_current_worker
 
-from dialjudge.core.api import reports_after_run, run_config_of, run_judgments
+from dialjudge.core.api import (
+    reports_after_run,
+    run_config_of,
+    run_judgments,
+)
 from dialjudge.core.api.reports import Report
 from dialjudge.core.api.types import run_label_report
 

@@ -206,7 +206,7 @@ class DatasetsScreen(WorkspaceScreen):
         table = self.query_one("#item-table", VirtualTable)
         table.set_columns([
             Column("id", "item", max_width=24),
-            Column("system", "system", max_width=16),
+            Column("system", "system", max_width=16, names=tuple(dataset.systems)),
             Column("tags", "tags", max_width=22),
             Column("human", quality or "human", align="right", max_width=12),
             Column("candidate", "candidate", max_width=60),

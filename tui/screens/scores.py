@@ -194,7 +194,8 @@ class ScoresScreen(WorkspaceScreen):
         self._shown_evaluators = evaluators
         columns = [
             Column(ID_COLUMN, "item", max_width=24),
-            Column(SYSTEM_COLUMN, "system", max_width=16),
+            Column(SYSTEM_COLUMN, "system", max_width=16,
+                   names=tuple(ws.dataset.systems) if ws.dataset is not None else ()),
             Column(HUMAN_COLUMN, ws.quality or "human", align="right", max_width=12),
             *(Column(name, name, align="right", max_width=14) for name in evaluators),
         ]

@@ -47,6 +47,7 @@ from dialjudge.core.api.background import (
     give_way,
     giving_way,
 )
+from dialjudge.core.table_fit import distinct_abbreviations, shorten
 
 from ..controllers.base import start_thread_work
 
@@ -64,6 +65,9 @@ class Column:
     width: int | None = None
     max_width: int = 40
     align: Literal["left", "right"] = "left"
+    #: The column's values when they are names (systems): cut to the column, they stay apart
+    #: (core.table_fit), not three rows of "Nucleus Decodin…".
+    names: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -244,6 +248,10 @@ class VirtualTable(ScrollView, can_focus=True):
         self._widths: list[int] = []
         #: Widths measured from the rows, by (column key, label, max width), while the rows stay.
         self._fitted: dict[tuple[str, str, int], int] = {}
+        #: Labels, and the named columns' cells, shortened apart to their columns' widths.
+        self._short_labels: dict[str, str] = {}
+        self._sorted_labels: dict[str, str] = {}
+        self._short_names: dict[str, dict[str, str]] = {}
         self._offsets: list[int] = []
         #: Every row's key, in the order given (a dict as an ordered set).
         self._keys: dict[RowKey, None] = {}
@@ -521,11 +529,26 @@ class VirtualTable(ScrollView, can_focus=True):
             widths.append(min(widest, column.max_width))
         self._fitted = {(c.key, c.label, c.max_width): w for c, w in zip(self._columns, widths, strict=True)}
         self._widths = widths
+        self._shorten_apart()
         offsets, x = [], 0
         for w in widths:
             offsets.append(x)
             x += w + GAP
         self._offsets = offsets
+
+    def _shorten_apart(self) -> None:
+        """Header labels cut to their widths stay apart from their neighbours' (evaluator names that
+        share a start), as do a named column's cells."""
+        by_width: dict[int, list[str]] = {}
+        for column, width in zip(self._columns, self._widths, strict=True):
+            by_width.setdefault(width, []).append(column.label)
+        shortened = {width: distinct_abbreviations(labels, width) for width, labels in by_width.items()}
+        # The sorted column's label leaves room for its arrow.
+        arrowed = {width: distinct_abbreviations(labels, max(1, width - 2)) for width, labels in by_width.items()}
+        self._short_labels = {c.key: shortened[w][c.label] for c, w in zip(self._columns, self._widths, strict=True)}
+        self._sorted_labels = {c.key: arrowed[w][c.label] for c, w in zip(self._columns, self._widths, strict=True)}
+        self._short_names = {c.key: distinct_abbreviations(c.names, w)
+                             for c, w in zip(self._columns, self._widths, strict=True) if c.names}
 
     def _total_width(self) -> int:
         return sum(self._widths) + GAP * len(self._widths)
@@ -566,9 +589,9 @@ class VirtualTable(ScrollView, can_focus=True):
         column_cursor = header + self.get_component_rich_style("virtual-table--column-cursor")
         segments = []
         for i, (column, width) in enumerate(zip(self._columns, self._widths, strict=False)):
-            label = column.label
+            label = self._short_labels.get(column.key, column.label)
             if column.key == self.sort_column:
-                label += " ▼" if self.sort_reverse else " ▲"
+                label = self._sorted_labels.get(column.key, column.label) + (" ▼" if self.sort_reverse else " ▲")
             style = column_cursor if i == self.cursor_column and self.has_focus else header
             segments.append(Segment(_fit(label, width, column.align), style))
             segments.append(Segment(" " * GAP, header))
@@ -584,7 +607,8 @@ class VirtualTable(ScrollView, can_focus=True):
             row_style = base + self.get_component_rich_style("virtual-table--cursor")
         segments = []
         for column, width, cell in zip(self._columns, self._widths, cells, strict=False):
-            segments.append(Segment(_fit(cell.text, width, column.align), row_style + _style(cell.style)))
+            text = self._short_names[column.key].get(cell.text, cell.text) if column.names else cell.text
+            segments.append(Segment(_fit(text, width, column.align), row_style + _style(cell.style)))
             segments.append(Segment(" " * GAP, row_style))
         return Strip(segments)
 
@@ -687,10 +711,11 @@ class VirtualTable(ScrollView, can_focus=True):
 
 def _fit(text: str, width: int, align: str) -> str:
     """Pad or cut ``text`` to exactly ``width`` cells (an ellipsis marks a cut)."""
-    length = cell_len(text)
-    if length > width:
-        return set_cell_size(text, width - 1) + "…" if width > 1 else "…"[:width]
-    pad = " " * (width - length)
+    if cell_len(text) > width:
+        text = shorten(text, width)  # the rule the command line's tables follow (core.table_fit)
+        if cell_len(text) > width:  # a character Rich measures otherwise
+            return set_cell_size(text, width)
+    pad = " " * (width - cell_len(text))
     return pad + text if align == "right" else text + pad
 
 
