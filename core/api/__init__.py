@@ -389,3 +389,4 @@ __all__ += ["collect_young", "freeze_survivors", "gc_paused"]
 from ..foreground import end_turn, foreground_busy, foreground_gone, foreground_idle, give_way, giving_way  # noqa: E402
 
 __all__ += ["end_turn", "foreground_busy", "foreground_gone", "foreground_idle", "give_way", "giving_way"]
+from .datasets import MIN_SHARED_ITEMS; __all__ += ["MIN_SHARED_ITEMS"]  # noqa: E402,E702,I001 (sparse raters, issue 33)

@@ -63,7 +63,14 @@ class Pooled:
         if math.isnan(self.value):
             return "–"
         raters = f"{self.n_raters} raters, {self.n_items} items"
-        return f"{self.n_units} {unit} of {raters}" if unit == "pairs" else raters
+        return f"{self.n_units} pairs of {raters}" if unit == "pairs" else raters
+
+    def counts(self, unit: str = "pairs") -> str:
+        """The same for a table column headed "pairs / raters / items" (or "raters / items"): ``3 / 3 / 60``."""
+        if math.isnan(self.value):
+            return "–"
+        raters = f"{self.n_raters} / {self.n_items}"
+        return f"{self.n_units} / {raters}" if unit == "pairs" else raters
 
     def to_dict(self) -> dict[str, object]:
         return {"value": None if math.isnan(self.value) else self.value, "raters": list(self.raters),
