@@ -111,7 +111,11 @@ class HumanCeiling:
     def n_text(self) -> str:
         """``n = 60 items in 10 contexts, 3 annotators``: what the ceiling was computed on."""
         contexts = f" in {self.n_contexts} contexts" if self.n_contexts is not None else ""
-        return f"n = {self.n_items} items{contexts}, {self.n_annotators} annotators"
+        basis = self.loo_basis
+        # Where raters or items were left out (too few shared), the text says what the ceiling rests on.
+        fewer = (basis.n_raters, basis.n_items) != (self.n_annotators, self.n_items) and not math.isnan(basis.value)
+        rests = f" (leave-one-out on {self.rests_on()})" if fewer else ""
+        return f"n = {self.n_items} items{contexts}, {self.n_annotators} annotators{rests}"
 
     def rests_on(self) -> str:
         """``4 raters, 360 items``: the leave-one-out slots the ceiling averages."""
@@ -303,8 +307,8 @@ def _leave_one_out(matrix: AnnotatorMatrix, all_values: np.ndarray, slots: list[
         reasons.append("only one annotator: no leave-one-out agreement")
         return []
     if len(slots) < len(matrix.annotators):
-        reasons.append(left_out_note("leave-one-out ceiling", len(matrix.annotators) - len(slots), "raters",
-                                     min_shared_items) if slots else
+        note = left_out_note("leave-one-out ceiling", len(matrix.annotators) - len(slots), "raters", min_shared_items)
+        reasons.append(note if slots and note else
                        f"no two annotators share {min_shared_items} items: no leave-one-out agreement")
     values = all_values[slots]
     out = []
@@ -327,7 +331,8 @@ def _leave_one_out(matrix: AnnotatorMatrix, all_values: np.ndarray, slots: list[
             out.append(AnnotatorAgreement(name, int(x.size), NAN, NAN, NAN, n_items))
             continue
         points = point_estimates(x, y)
-        out.append(AnnotatorAgreement(name, int(x.size), *(points[m][0] for m in METHODS), n_items))
+        out.append(AnnotatorAgreement(name, int(x.size), points["pearson"][0], points["spearman"][0],
+                                      points["kendall"][0], n_items))
     return out
 
 

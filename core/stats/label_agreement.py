@@ -579,10 +579,10 @@ def label_ceiling(examples: Iterable[Example], quality: str, tie_rule: TieRule |
         reasons.append("alpha: only one distinct label, or no item with two labels")
     pairs, pairs_left_out = shared_pairs(np.where(codes >= 0, codes, np.nan), min_shared_items)
     kappas, agreements = [], []
-    for a, b, index in pairs:
-        first, second = [rows[a][i] for i in index], [rows[b][i] for i in index]
-        agreements.append((a, b, index, percent_agreement(first, second)))
-        kappas.append((a, b, index, cohen_kappa(first, second, categories=list(labels))))
+    for a, b, shared in pairs:
+        first, second = [rows[a][i] for i in shared], [rows[b][i] for i in shared]
+        agreements.append((a, b, shared, percent_agreement(first, second)))
+        kappas.append((a, b, shared, cohen_kappa(first, second, categories=list(labels))))
     kappa_basis, _ = pool_pairs(matrix.annotators, kappas, pairs_left_out)
     agreement_basis, _ = pool_pairs(matrix.annotators, agreements, pairs_left_out)
     k = len(labels)

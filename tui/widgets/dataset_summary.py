@@ -13,7 +13,7 @@ from rich.text import Text
 from dialjudge.core.api import bundled_path
 
 if TYPE_CHECKING:
-    from dialjudge.core.api import CeilingRow, DatasetSummary
+    from dialjudge.core.api import CeilingRow, DatasetSummary, HumanCeiling
 
 
 def render_summary(summary: DatasetSummary, ceilings: Sequence[CeilingRow]) -> RenderableType:
@@ -67,7 +67,7 @@ def _qualities(s: DatasetSummary, ceilings: Sequence[CeilingRow]) -> Table:
     table = Table(box=None, padding=(0, 1), show_edge=False, header_style="bold")
     for name in ("quality", "level", "scale"):
         table.add_column(name, justify="left", no_wrap=True)
-    for name in ("rated", "annotators", "missing", "LOO r", "LOO ρ", "α"):
+    for name in ("rated", "annotators", "missing", "LOO r", "LOO ρ", "pairwise ρ", "ceiling on", "α"):
         table.add_column(name, justify="right", no_wrap=True)
     for q in s.qualities:
         row = by_key.get((q.name, q.level.value))
@@ -78,9 +78,18 @@ def _qualities(s: DatasetSummary, ceilings: Sequence[CeilingRow]) -> Table:
         table.add_row(
             q.name, q.level.value, q.scale_text, str(q.rated_items), str(q.annotators), str(q.missing_values),
             _coefficient(ceiling.pearson if ceiling else None), _coefficient(ceiling.spearman if ceiling else None),
-            alpha,
+            _coefficient(ceiling.pairwise_spearman.value if ceiling and ceiling.pairwise_spearman else None),
+            _rests_on(ceiling), alpha,
         )
     return table
+
+
+def _rests_on(ceiling: HumanCeiling | None) -> str:
+    """The raters and items the ceiling rests on (pairs sharing enough items, or leave-one-out slots)."""
+    if ceiling is None:
+        return "–"
+    basis = ceiling.agreement_basis if ceiling.agreement_basis is not None else ceiling.loo_basis
+    return basis.rests_on("raters") if not math.isnan(basis.value) else "–"
 
 
 def _coefficient(value: float | None) -> str:
