@@ -10,10 +10,10 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from dialjudge.core.api import bundled_path
+from dialjudge.core.api import MIN_SHARED_ITEMS, bundled_path
 
 if TYPE_CHECKING:
-    from dialjudge.core.api import CeilingRow, DatasetSummary, HumanCeiling
+    from dialjudge.core.api import CeilingRow, DatasetSummary
 
 
 def render_summary(summary: DatasetSummary, ceilings: Sequence[CeilingRow]) -> RenderableType:
@@ -29,6 +29,7 @@ def render_summary(summary: DatasetSummary, ceilings: Sequence[CeilingRow]) -> R
         parts.append(Text(f"columns mapped: {', '.join(summary.column_map)}", style="dim"))
     parts += [Text(""), _facts(summary), Text(""), Text("Qualities and the human ceiling", style="bold"),
               _qualities(summary, ceilings)]
+    parts += [Text(line, style="dim") for line in _rests_on_lines(ceilings)]
     return Group(*parts)
 
 
@@ -67,7 +68,7 @@ def _qualities(s: DatasetSummary, ceilings: Sequence[CeilingRow]) -> Table:
     table = Table(box=None, padding=(0, 1), show_edge=False, header_style="bold")
     for name in ("quality", "level", "scale"):
         table.add_column(name, justify="left", no_wrap=True)
-    for name in ("rated", "annotators", "missing", "LOO r", "LOO ρ", "pairwise ρ", "ceiling on", "α"):
+    for name in ("rated", "annotators", "missing", "LOO r", "LOO ρ", "pair ρ", "α"):
         table.add_column(name, justify="right", no_wrap=True)
     for q in s.qualities:
         row = by_key.get((q.name, q.level.value))
@@ -79,17 +80,23 @@ def _qualities(s: DatasetSummary, ceilings: Sequence[CeilingRow]) -> Table:
             q.name, q.level.value, q.scale_text, str(q.rated_items), str(q.annotators), str(q.missing_values),
             _coefficient(ceiling.pearson if ceiling else None), _coefficient(ceiling.spearman if ceiling else None),
             _coefficient(ceiling.pairwise_spearman.value if ceiling and ceiling.pairwise_spearman else None),
-            _rests_on(ceiling), alpha,
+            alpha,
         )
     return table
 
 
-def _rests_on(ceiling: HumanCeiling | None) -> str:
-    """The raters and items the ceiling rests on (pairs sharing enough items, or leave-one-out slots)."""
-    if ceiling is None:
-        return "–"
-    basis = ceiling.agreement_basis if ceiling.agreement_basis is not None else ceiling.loo_basis
-    return basis.rests_on("raters") if not math.isnan(basis.value) else "–"
+def _rests_on_lines(ceilings: Sequence[CeilingRow]) -> list[str]:
+    """Where a ceiling rests on fewer raters or items than the quality has (annotators sharing too few
+    items are left out, core.stats.rater_pairs), one line that says on which; none where it rests on all."""
+    lines = []
+    for row in ceilings:
+        c = row.ceiling
+        basis = c.agreement_basis if c.agreement_basis is not None else c.loo_basis
+        if not math.isnan(basis.value) and (basis.n_raters, basis.n_items) != (c.n_annotators, c.n_items):
+            lines.append(f"{row.quality} ({row.level}): the ceiling rests on {basis.n_raters} of {c.n_annotators} "
+                         f"raters and {basis.n_items} of {c.n_items} items (pairs of raters sharing fewer than "
+                         f"{MIN_SHARED_ITEMS} items are left out)")
+    return lines
 
 
 def _coefficient(value: float | None) -> str:
