@@ -37,6 +37,8 @@ MIN_CONTEXTS_CEILING = MIN_CONTEXTS
 #: items (3 annotators) the CI then adds 0.25x the ceiling's own time and 0.04x one judge's correlation
 #: with its CI (``python -m bench.ceiling_cost``); a full bootstrap there would cost far more than the
 #: ceiling (Kendall's tau alone falls back to a 200-resample scipy loop per annotator).
+#: (Measured before the graded pairwise Spearman's CI joined the ceiling's; with it, one run on the loaded
+#: shared machine gave 0.81x and 0.15x: to re-measure on a quiet one.)
 CEILING_CI_MAX_ITEMS = 1000
 
 BOOTSTRAP = "bootstrap"
