@@ -17,8 +17,10 @@ For every k (contexts) x m (candidates per context) cell, ``--datasets`` dataset
   the old rule's (a percentile CI over contexts excluding 0) and Williams's test at p < 0.05;
 * the power of the verdict where B truly agrees better (design "effect": Δρ = +0.2);
 * coverage of the label statistics' CIs (κ, α, agreement, ROC-AUC; design "labels") and of the
-  human ceiling's α CI (design "ceiling") and of its leave-one-annotator-out r, ρ, τ CIs (design
-  "loo ceiling", part ``loo-ceiling``); the stop rule's false "better" over its looks.
+  human ceiling's α CI (design "ceiling") and of its leave-one-annotator-out r, ρ, τ CIs and the graded
+  pairwise Spearman's CI (design "loo ceiling", part ``loo-ceiling``; with USR's sparse rater layout
+  and a stray rater, design "loo ceiling, sparse raters", part ``loo-ceiling-sparse``); the stop
+  rule's false "better" over its looks.
 
 Each rate is printed with its Monte-Carlo standard error. The last lines derive the
 smallest number of contexts at which every shown CI covers >= 90% (and the exact
@@ -289,6 +291,31 @@ def _ceiling_truth(design: SimulationDesign) -> float:
     return float(label_ceiling(label_examples(big, 0)[0], "label").alpha)
 
 
+#: USR's layout: one rater on every item, four more two at a time (a pair per context, rotating over
+#: the six pairs), and a stray sixth rater on the first 3 items only (left out by the shared-items minimum).
+SPARSE_PAIRS = ((1, 2), (1, 3), (1, 4), (2, 3), (2, 4), (3, 4))
+SPARSE_STRAY_ITEMS = 3
+SPARSE_ANNOTATORS = 6
+
+
+def sparse_ceiling_examples(batch: Any, d: int) -> list[Any]:
+    """Dataset ``d`` of a batch with ``SPARSE_ANNOTATORS`` annotators, each item keeping only the
+    ratings of USR's layout (``SPARSE_PAIRS``), the annotators named."""
+    from dialjudge.core.model import Example, Rating, Scale, ScaleKind
+
+    points = batch.design.rating_points
+    scale = Scale(ScaleKind.ORDINAL, 1, points) if points else Scale(ScaleKind.CONTINUOUS, -100, 100)
+    ratings = batch.ratings[d].tolist()
+    out = []
+    for j, item in enumerate(batch.item_ids):
+        raters = (0, *SPARSE_PAIRS[int(batch.groups[j]) % len(SPARSE_PAIRS)])
+        if j < SPARSE_STRAY_ITEMS:
+            raters = (*raters, SPARSE_ANNOTATORS - 1)
+        out.append(Example(item, f"c{batch.groups[j]}", (), "", ratings={"q": Rating(
+            tuple(ratings[j][a] for a in raters), scale, tuple(f"r{a}" for a in raters))}))
+    return out
+
+
 def ceiling_examples(batch: Any, d: int) -> list[Any]:
     """Dataset ``d`` of a batch as examples carrying every annotator's rating (1..5 when the design
     rounds, else continuous) of the quality "q"."""
@@ -306,34 +333,49 @@ def ceiling_examples(batch: Any, d: int) -> list[Any]:
 LOO_TRUTH_CONTEXTS = 100_000
 
 
+#: The graded pairwise Spearman between annotators, beside the leave-one-out coefficients.
+PAIRWISE = "pairwise"
+
+
 @lru_cache(maxsize=8)
-def loo_ceiling_truth(design: SimulationDesign) -> dict[str, float]:
-    """The estimand: the leave-one-out ceiling (averaged over the same annotators) on infinitely many
-    contexts, approximated by one very large simulated dataset. It does not depend on k or m: the
-    coefficients are functionals of one item's (own rating, others' mean) distribution."""
+def loo_ceiling_truth(design: SimulationDesign, sparse: bool = False) -> dict[str, float]:
+    """The estimand: the leave-one-out ceiling (averaged over the same annotators) and the graded
+    pairwise Spearman on infinitely many contexts, approximated by one very large simulated dataset
+    (``sparse``: in the sparse layout). It does not depend on k or m: the coefficients are functionals
+    of one item's (own rating, others' mean) or (one rating, another's) distribution."""
     from dialjudge.core.stats.ceiling import human_ceiling
 
     big = simulate(replace(design, n_contexts=LOO_TRUTH_CONTEXTS, n_candidates=1), 1, seed=20261125)
-    ceiling = human_ceiling(ceiling_examples(big, 0), "q", n_boot=0)
-    return {m: float(ceiling.coefficient(m)) for m in METHODS}
+    examples = sparse_ceiling_examples(big, 0) if sparse else ceiling_examples(big, 0)
+    ceiling = human_ceiling(examples, "q", n_boot=0)
+    assert ceiling.pairwise_spearman is not None
+    return {**{m: float(ceiling.coefficient(m)) for m in METHODS}, PAIRWISE: ceiling.pairwise_spearman.value}
 
 
-def run_loo_ceiling_cell(design: SimulationDesign, n_datasets: int, seed: int, n_boot: int = 1000) -> CellResult:
-    """The numeric human ceiling (leave-one-annotator-out r, ρ, τ of three annotators on a 1-5 scale):
+def run_loo_ceiling_cell(design: SimulationDesign, n_datasets: int, seed: int, n_boot: int = 1000,
+                         sparse: bool = False) -> CellResult:
+    """The numeric human ceiling (leave-one-annotator-out r, ρ, τ and the graded pairwise Spearman of
+    annotators on a 1-5 scale: three on every item, or ``sparse``: USR's layout with a stray rater):
     coverage of its context-bootstrap CIs (``human_ceiling``, as every report computes them)."""
     from dialjudge.core.stats.ceiling import human_ceiling
 
     started = time.perf_counter()
-    truth = loo_ceiling_truth(replace(design, n_contexts=1, n_candidates=1))
+    if sparse:
+        design = replace(design, n_annotators=SPARSE_ANNOTATORS)
+    truth = loo_ceiling_truth(replace(design, n_contexts=1, n_candidates=1), sparse)
     batch = simulate(design, n_datasets, seed)
-    bounds = {m: (np.full(n_datasets, np.nan), np.full(n_datasets, np.nan)) for m in METHODS}
+    bounds = {m: (np.full(n_datasets, np.nan), np.full(n_datasets, np.nan)) for m in (*METHODS, PAIRWISE)}
     for d in range(n_datasets):
-        ceiling = human_ceiling(ceiling_examples(batch, d), "q", n_boot=n_boot, seed=d)
+        examples = sparse_ceiling_examples(batch, d) if sparse else ceiling_examples(batch, d)
+        ceiling = human_ceiling(examples, "q", n_boot=n_boot, seed=d)
         for m in METHODS:
             bounds[m][0][d], bounds[m][1][d] = ceiling.ci(m)
+        if ceiling.pairwise_spearman is not None:
+            bounds[PAIRWISE][0][d], bounds[PAIRWISE][1][d] = ceiling.pairwise_spearman.ci()
     rates = {f"cover ceiling {SYMBOL[m]}": coverage_rate(*bounds[m], truth[m]) for m in METHODS}
-    return CellResult(loo_ceiling_design_name(), design.n_contexts, design.n_candidates, n_datasets, rates,
-                      time.perf_counter() - started)
+    rates["cover pairwise ρ"] = coverage_rate(*bounds[PAIRWISE], truth[PAIRWISE])
+    name = loo_ceiling_design_name() + (", sparse raters" if sparse else "")
+    return CellResult(name, design.n_contexts, design.n_candidates, n_datasets, rates, time.perf_counter() - started)
 
 
 def loo_ceiling_design_name() -> str:
@@ -355,10 +397,10 @@ def cells(n_datasets: int, contexts: Sequence[int], candidates: Sequence[int], s
           paired_boot: int = 2000) -> list[Cell]:
     out = []
     for name, base in (("null", NULL), ("effect", EFFECT), ("labels", LABELS), ("ceiling", LABELS),
-                       ("loo-ceiling", LABELS)):
+                       ("loo-ceiling", LABELS), ("loo-ceiling-sparse", LABELS)):
         if name not in parts:
             continue
-        offset = {"null": 0, "effect": 5, "labels": 5, "ceiling": 7, "loo-ceiling": 8}[name]
+        offset = {"null": 0, "effect": 5, "labels": 5, "ceiling": 7, "loo-ceiling": 8, "loo-ceiling-sparse": 9}[name]
         for m in candidates:
             for k in contexts:
                 design = replace(base, n_contexts=k, n_candidates=m)
@@ -374,6 +416,8 @@ def _run(args: Cell) -> CellResult:
         return run_ceiling_cell(design, n_datasets, seed, n_boot)
     if name == "loo-ceiling":
         return run_loo_ceiling_cell(design, n_datasets, seed, n_boot)
+    if name == "loo-ceiling-sparse":
+        return run_loo_ceiling_cell(design, n_datasets, seed, n_boot, sparse=True)
     return run_cell(name, design, n_datasets, seed, n_boot, paired_boot)
 
 
@@ -434,7 +478,7 @@ def markdown(results: Sequence[CellResult], n_datasets: int | None, command: str
                      f"k = {derived_min_contexts(labels)[0]}; MIN_CONTEXTS_LABELS = {MIN_CONTEXTS_LABELS}.")
     ceilings = [r for r in results if r.design.startswith("loo ceiling")]
     if ceilings:
-        lines.append(f"Human ceiling (leave-one-out r, ρ, τ): every CI covers >= {COVERAGE_FLOOR:.0%} from "
+        lines.append(f"Human ceiling (leave-one-out r, ρ, τ; pairwise ρ): every CI covers >= {COVERAGE_FLOOR:.0%} from "
                      f"k = {derived_min_contexts(ceilings)[0]}; MIN_CONTEXTS_CEILING = {MIN_CONTEXTS_CEILING}.")
     return "\n".join(lines)
 
@@ -449,7 +493,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--parts", default="null,effect,labels,stop",
                         help="which designs: null, effect (correlations and paired comparisons), labels (κ, α, "
                              "AUC), ceiling (the human ceiling's α), loo-ceiling (the human ceiling's leave-one-out "
-                             "r, ρ, τ), stop (the stop rule)")
+                             "r, ρ, τ and pairwise ρ), loo-ceiling-sparse (the same with USR's sparse raters and a "
+                             "stray one), stop (the stop rule)")
     parser.add_argument("--stop-datasets", type=int, default=300, help="simulated runs for the stop rule (0: skip)")
     parser.add_argument("--json", help="write the rates as JSON here")
     parser.add_argument("--markdown", help="write the tables as Markdown here (else to stdout)")

@@ -11,7 +11,7 @@ from dialjudge.core.api import (
     describe,
     list_datasets,
 )
-from dialjudge.core.api.datasets import quality_annotators
+from dialjudge.core.api.datasets import MIN_SHARED_ITEMS, quality_annotators
 from dialjudge.core.api.types import TieRule
 from dialjudge.core.format import collapse_rater_notes
 
@@ -93,18 +93,27 @@ def run_stats(args: argparse.Namespace) -> int:
         table_rows = []
         for r in stats.numeric:
             contexts = r.ceiling.n_contexts
+            pairwise = r.ceiling.pairwise_spearman
             table_rows.append((r.quality, r.level, r.scale, r.n_items, "–" if contexts is None else contexts,
-                               r.n_annotators, r.ceiling.text("pearson"), r.ceiling.text("spearman"), _f(r.alpha),
+                               r.n_annotators, r.ceiling.text("pearson"), r.ceiling.text("spearman"),
+                               r.ceiling.loo_basis.counts("raters"), r.ceiling.pairwise_text(),
+                               pairwise.pooled.counts() if pairwise is not None else "–", _f(r.alpha),
                                r.alpha_level))
-            why_not = (*r.ceiling.reasons, *((r.ceiling.ci_reason,) if r.ceiling.ci_reason else ()))
+            pairwise_ci_reason = pairwise.ci_reason if pairwise is not None else None
+            why_not = (*r.ceiling.reasons, *((r.ceiling.ci_reason,) if r.ceiling.ci_reason else ()),
+                       *((f"pairwise Spearman: {pairwise_ci_reason}",) if pairwise_ci_reason else ()))
             reasons.extend(f"{r.quality} ({r.level}): {why}" for why in why_not)
         con.print(render.plain_table(
             f"Annotator agreement — {dataset.name} (numeric qualities)",
             ["quality", "level", "scale", "items", "contexts", "annotators", "LOO Pearson", "LOO Spearman",
-             "Krippendorff α", "level of α"], table_rows,
-            right=("items", "contexts", "annotators", "LOO Pearson", "LOO Spearman", "Krippendorff α")))
-        con.print("[dim]LOO: each annotator against the mean of the others, averaged over annotators; in brackets: "
-                  "95% CI, a bootstrap of whole contexts (none on too few contexts).[/dim]")
+             "LOO raters / items", "pairwise Spearman", "pairs / raters / items", "Krippendorff α", "level of α"],
+            table_rows,
+            right=("items", "contexts", "annotators", "LOO Pearson", "LOO Spearman", "pairwise Spearman",
+                   "Krippendorff α")))
+        con.print(f"[dim]LOO: each annotator against the mean of the others, averaged over annotators weighted by "
+                  f"their items; pairwise Spearman: between two annotators on the items both rated, averaged over "
+                  f"pairs weighted by those items. Only annotators (pairs) sharing at least {MIN_SHARED_ITEMS} items "
+                  "count. In brackets: 95% CI, a bootstrap of whole contexts (none on too few contexts).[/dim]")
         render.print_notes(con, [f"why '–': {why}" for why in collapse_rater_notes(reasons)])
     if stats.labels:
         reasons = []
@@ -112,18 +121,25 @@ def run_stats(args: argparse.Namespace) -> int:
         for row in stats.labels:
             ceiling = row.ceiling
             label_rows.append((row.quality, row.level, row.scale, ceiling.n_items, ceiling.annotators_text,
-                               _pct(ceiling.pairwise_agreement), _f(ceiling.pairwise_kappa), _f(ceiling.alpha),
+                               _pct(ceiling.pairwise_agreement), _f(ceiling.pairwise_kappa),
+                               ceiling.agreement_basis.counts(), _f(ceiling.alpha),
                                _pct(ceiling.vs_majority_agreement), _f(ceiling.vs_majority_kappa),
+                               ceiling.majority_basis.counts("raters"),
                                "–" if row.majority_ties is None else row.majority_ties))
+            if ceiling.kappa_basis.n_units != ceiling.agreement_basis.n_units:
+                reasons.append(f"{row.quality} ({row.level}): κ (pairs) rests on {ceiling.kappa_basis.rests_on()}: "
+                               "κ is undefined for a pair where both annotators gave one label only")
             reasons.extend(f"{row.quality} ({row.level}): {why}" for why in ceiling.reasons)
         con.print(render.plain_table(
             f"Annotator agreement — {dataset.name} (label qualities)",
             ["quality", "level", "labels", "items", "annotators", "% agreement (pairs)", "κ (pairs)",
-             "Krippendorff α", "% vs majority of others", "κ vs majority of others", "majority ties"],
+             "pairs / raters / items", "Krippendorff α", "% vs majority of others", "κ vs majority of others",
+             "raters / items", "majority ties"],
             label_rows, right=("items", "% agreement (pairs)", "κ (pairs)", "Krippendorff α",
                                "% vs majority of others", "κ vs majority of others", "majority ties")))
-        con.print("[dim](pairs): mean over annotator pairs that rated common items; vs majority of others: each "
-                  "annotator against the majority label of the other annotators, averaged; α is nominal. "
+        con.print(f"[dim](pairs): mean over annotator pairs sharing at least {MIN_SHARED_ITEMS} items, weighted by "
+                  "them; vs majority of others: each annotator (with that many items shared) against the majority "
+                  "label of the other annotators, averaged weighted by items; α is nominal. "
                   f"Majority ties: items whose annotators tie (rule {stats.tie_rule.value} for the others' "
                   "majority).[/dim]")
         render.print_notes(con, [f"why '–': {why}" for why in collapse_rater_notes(reasons)])

@@ -28,13 +28,14 @@ from ..stats.label_agreement import (
     label_ceiling,
     majority_labels,
 )
+from ..stats.rater_pairs import MIN_SHARED_ITEMS
 from .profiles import DEFAULT_PROFILE, profile_metric_ids
 from .reports import agreement_levels
 from .requests import AgreementRequest
 
 __all__ = ["DEFAULT_DATASET", "ADVERSARIAL_KINDS", "DatasetEntry", "DatasetSummary", "list_datasets", "open_dataset",
            "describe", "quality_annotators", "DatasetStatistics", "LabelCeilingRow", "dataset_statistics",
-           "metrics_report", "metric_scores", "AdversarialSet", "make_adversarial"]
+           "metrics_report", "metric_scores", "AdversarialSet", "make_adversarial", "MIN_SHARED_ITEMS"]
 
 
 def quality_annotators(dataset: Dataset, quality: str, level: Level, annotators: int) -> str:

@@ -1,19 +1,22 @@
 """The human-human ceiling: how well annotators agree with each other.
 
 Leave-one-annotator-out correlation: each annotator's values against the mean
-of the other annotators on the items both cover, averaged over annotators.
-Beside it Krippendorff's alpha among annotators (level from the scale kind),
-and for binary/categorical qualities the mean pairwise Cohen's kappa and
-percent agreement. At system level the leave-one-out correlation is taken
-between per-system means (alpha and kappa are item-level notions and are left
-out there).
+of the other annotators on the items both cover, averaged over annotators
+weighted by their items. Beside it Krippendorff's alpha among annotators (level
+from the scale kind), the graded pairwise Spearman between annotators (numeric
+qualities, with its CI), and for binary/categorical qualities the mean pairwise
+Cohen's kappa and percent agreement. Pairs and leave-one-out slots count only
+with at least ``MIN_SHARED_ITEMS`` items, and are weighted by their items
+(:mod:`.rater_pairs`: a stray rater's few votes neither enter nor tilt them).
+At system level the leave-one-out correlation is taken between per-system
+means (alpha, kappa and the pairwise figures are item-level notions and are
+left out there).
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from itertools import combinations
 from typing import Any, Iterable
 
 import numpy as np
@@ -25,6 +28,17 @@ from .categorical import alpha_undefined_reason, cohen_kappa, krippendorff_alpha
 from .ceiling_ci import CeilingInterval, ceiling_interval
 from .correlation import METHODS, SYSTEM, TURN, degenerate_reason, point_estimates
 from .human import AnnotatorMatrix, alpha_level, annotator_matrix
+from .rater_pairs import (
+    MIN_SHARED_ITEMS,
+    UNDEFINED,
+    Pooled,
+    left_out_note,
+    pool_pairs,
+    shared_pairs,
+    slot_raters,
+    weighted_mean,
+)
+from .rater_spearman import PairwiseSpearman, pairwise_spearman
 
 NAN = float("nan")
 
@@ -38,6 +52,8 @@ class AnnotatorAgreement:
     pearson: float
     spearman: float
     kendall: float
+    #: Items the annotator's slot covers (its weight; ``n`` counts systems at system level).
+    n_items: int = 0
 
 
 @dataclass(frozen=True)
@@ -46,17 +62,24 @@ class HumanCeiling:
     level: str
     n_items: int
     n_annotators: int
-    #: Leave-one-out coefficients averaged over the annotators where they are defined.
+    #: Leave-one-out coefficients averaged over the annotators where they are defined, weighted by items.
     pearson: float
     spearman: float
     kendall: float
     per_annotator: tuple[AnnotatorAgreement, ...] = ()
     alpha: float | None = None
     alpha_level: str | None = None
-    #: Binary/categorical only: mean over annotator pairs.
+    #: Binary/categorical only: mean over annotator pairs sharing enough items, weighted by them.
     kappa: float | None = None
     percent_agreement: float | None = None
     n_pairs: int | None = None
+    #: The raters and items the leave-one-out ceiling (its Spearman) rests on.
+    loo_basis: Pooled = UNDEFINED
+    #: Binary/categorical only: what ``kappa`` and ``percent_agreement`` rest on.
+    kappa_basis: Pooled | None = None
+    agreement_basis: Pooled | None = None
+    #: Numeric qualities at turn level: Spearman between annotators, pair by pair, with its CI.
+    pairwise_spearman: PairwiseSpearman | None = None
     annotators_by_name: bool = False
     reasons: tuple[str, ...] = field(default=())
     #: The leave-one-out coefficients' CIs (context bootstrap, :mod:`.ceiling_ci`); None: not asked for.
@@ -88,7 +111,22 @@ class HumanCeiling:
     def n_text(self) -> str:
         """``n = 60 items in 10 contexts, 3 annotators``: what the ceiling was computed on."""
         contexts = f" in {self.n_contexts} contexts" if self.n_contexts is not None else ""
-        return f"n = {self.n_items} items{contexts}, {self.n_annotators} annotators"
+        basis = self.loo_basis
+        # Where raters or items were left out (too few shared), the text says what the ceiling rests on.
+        fewer = (basis.n_raters, basis.n_items) != (self.n_annotators, self.n_items) and not math.isnan(basis.value)
+        rests = f" (leave-one-out on {self.rests_on()})" if fewer else ""
+        return f"n = {self.n_items} items{contexts}, {self.n_annotators} annotators{rests}"
+
+    def rests_on(self) -> str:
+        """``4 raters, 360 items``: the leave-one-out slots the ceiling averages."""
+        return self.loo_basis.rests_on("raters")
+
+    def pairwise_text(self) -> str:
+        """The graded pairwise Spearman and its CI: ``0.512 [.45,.57]``; ``–`` where undefined."""
+        if self.pairwise_spearman is None:
+            return "–"
+        value = self.pairwise_spearman.value
+        return " ".join(part for part in (number_text(value), interval_text(*self.pairwise_spearman.ci())) if part)
 
     def text(self, method: str) -> str:
         """The coefficient and its CI as every front end shows it: ``0.612 [.55,.67]``."""
@@ -115,6 +153,11 @@ class HumanCeiling:
             "alpha_level": self.alpha_level,
             "kappa": clean(self.kappa),
             "percent_agreement": clean(self.percent_agreement),
+            "loo_basis": self.loo_basis.to_dict(),
+            **({"kappa_basis": self.kappa_basis.to_dict()} if self.kappa_basis is not None else {}),
+            **({"agreement_basis": self.agreement_basis.to_dict()} if self.agreement_basis is not None else {}),
+            **({"pairwise_spearman": self.pairwise_spearman.to_dict()} if self.pairwise_spearman is not None
+               else {}),
             "reasons": list(self.reasons),
         }
 
@@ -124,44 +167,73 @@ CEILING_BOOT = 1000
 
 
 def human_ceiling(examples: Iterable[Example], quality: str, *, level: str = TURN, n_boot: int = CEILING_BOOT,
-                  seed: int = 0, confidence: float = 0.95) -> HumanCeiling:
+                  seed: int = 0, confidence: float = 0.95, min_shared_items: int = MIN_SHARED_ITEMS) -> HumanCeiling:
     """The ceiling of ``quality`` over ``examples`` at turn (item) or system level; at turn level
-    with the context-bootstrap CI of its coefficients (``n_boot=0``: none)."""
+    with the context-bootstrap CI of its coefficients (``n_boot=0``: none). Annotator pairs and
+    leave-one-out slots count from ``min_shared_items`` shared items (:mod:`.rater_pairs`)."""
     examples = list(examples)
     matrix = annotator_matrix(examples, quality)
     reasons: list[str] = []
     categorical = matrix.scale is not None and not matrix.scale.is_numeric
     if matrix.n_items == 0:
         reasons.append(f"no example has ratings of {quality!r}")
+    values = matrix.numeric()
+    # The leave-one-out slots: raters with enough items shared with the others (the others too are slots).
+    slots = slot_raters(np.isfinite(values), min_shared_items) if len(matrix.annotators) > 1 else list(range(len(matrix.annotators)))
     if categorical:
         reasons.append("categorical scale: annotators are compared by kappa and alpha, not correlation")
         per_annotator: list[AnnotatorAgreement] = []
-    elif level == SYSTEM:
-        systems = [ex.system for ex in examples if quality in ex.ratings]
-        per_annotator = _leave_one_out(matrix, systems, reasons)
     else:
-        per_annotator = _leave_one_out(matrix, None, reasons)
-    means = {m: _mean_defined(getattr(a, m) for a in per_annotator) for m in METHODS}
+        systems = [ex.system for ex in examples if quality in ex.ratings] if level == SYSTEM else None
+        per_annotator = _leave_one_out(matrix, values, slots, systems, reasons, min_shared_items)
+    means = {m: weighted_mean(*_defined(per_annotator, m)) for m in METHODS}
     result: dict[str, Any] = dict(
         quality=quality, level=level, n_items=matrix.n_items, n_annotators=len(matrix.annotators),
         per_annotator=tuple(per_annotator), annotators_by_name=matrix.by_name, **means,
+        loo_basis=_loo_basis(matrix, values, slots, per_annotator),
     )
+    group_of = {ex.id: ex.group_id for ex in examples}
+    groups = [group_of[i] for i in matrix.example_ids]
     if level != SYSTEM and matrix.n_items:
         give_way()
-        result.update(_reliability(matrix, reasons))
+        result.update(_reliability(matrix, reasons, min_shared_items))
         give_way()
         if per_annotator:
-            result["interval"] = _interval(examples, matrix, per_annotator, means, n_boot, seed, confidence)
+            defined = [slots[k] for k, agreement in enumerate(per_annotator) if not math.isnan(agreement.pearson)]
+            result["interval"] = ceiling_interval(values, groups, defined, means, n_boot=n_boot, seed=seed,
+                                                  confidence=confidence)
+        if not categorical and len(matrix.annotators) > 1:
+            give_way()
+            spearman = pairwise_spearman(values, matrix.annotators, groups, n_boot=n_boot, seed=seed,
+                                         confidence=confidence, min_shared_items=min_shared_items)
+            result["pairwise_spearman"] = spearman
+            note = left_out_note("pairwise Spearman", spearman.pooled.n_left_out, "pairs", min_shared_items)
+            if note:
+                reasons.append(note)
     return HumanCeiling(**result, reasons=tuple(reasons))
 
 
-def _interval(examples: list[Example], matrix: AnnotatorMatrix, per_annotator: list[AnnotatorAgreement],
-              point: dict[str, float], n_boot: int, seed: int, confidence: float) -> CeilingInterval:
-    group_of = {ex.id: ex.group_id for ex in examples}
-    groups = [group_of[i] for i in matrix.example_ids]
-    defined = [a for a, agreement in enumerate(per_annotator) if not math.isnan(agreement.pearson)]
-    return ceiling_interval(matrix.numeric(), groups, defined, point, n_boot=n_boot, seed=seed,
-                            confidence=confidence)
+def _defined(per_annotator: list[AnnotatorAgreement], method: str) -> tuple[list[float], list[int]]:
+    """The slots' defined coefficients and their weights (items)."""
+    kept = [a for a in per_annotator if not math.isnan(getattr(a, method))]
+    return [getattr(a, method) for a in kept], [a.n_items for a in kept]
+
+
+def _loo_basis(matrix: AnnotatorMatrix, values: np.ndarray, slots: list[int],
+               per_annotator: list[AnnotatorAgreement]) -> Pooled:
+    """The raters (slots whose Spearman is defined) and the items the leave-one-out ceiling rests on."""
+    rated = np.isfinite(values[slots]) if slots else np.zeros((0, values.shape[1]), dtype=bool)
+    covered = np.zeros(values.shape[1], dtype=bool)
+    kept = []
+    for k, agreement in enumerate(per_annotator):
+        if math.isnan(agreement.spearman):
+            continue
+        kept.append(agreement.annotator)
+        covered |= rated[k] & (rated.sum(axis=0) - rated[k] > 0)
+    if not kept:
+        return UNDEFINED
+    value = weighted_mean(*_defined(per_annotator, "spearman"))
+    return Pooled(value, tuple(kept), int(covered.sum()), len(kept), len(matrix.annotators) - len(slots))
 
 
 @dataclass(frozen=True)
@@ -226,18 +298,25 @@ def scale_text(scale: Scale) -> str:
     return f"{scale.kind.value} {scale.min:g}-{scale.max:g}"
 
 
-def _leave_one_out(matrix: AnnotatorMatrix, systems: list[str | None] | None,
-                   reasons: list[str]) -> list[AnnotatorAgreement]:
-    values = matrix.numeric()
+def _leave_one_out(matrix: AnnotatorMatrix, all_values: np.ndarray, slots: list[int],
+                   systems: list[str | None] | None, reasons: list[str],
+                   min_shared_items: int) -> list[AnnotatorAgreement]:
+    """Each slot against the mean of the other slots (raters below the minimum are in neither)."""
+    if len(matrix.annotators) == 1:
+        # A single annotator has nobody to be compared with: no ceiling, and no empty-mean warning.
+        reasons.append("only one annotator: no leave-one-out agreement")
+        return []
+    if len(slots) < len(matrix.annotators):
+        note = left_out_note("leave-one-out ceiling", len(matrix.annotators) - len(slots), "raters", min_shared_items)
+        reasons.append(note if slots and note else
+                       f"no two annotators share {min_shared_items} items: no leave-one-out agreement")
+    values = all_values[slots]
     out = []
-    for a, name in enumerate(matrix.annotators):
+    for a, name in enumerate(matrix.annotators[s] for s in slots):
         give_way()
         others = np.delete(values, a, axis=0)
         covered = np.isfinite(others).any(axis=0) & np.isfinite(values[a])
-        if not others.shape[0]:
-            # A single annotator has nobody to be compared with: no ceiling, and no empty-mean warning.
-            reasons.append("only one annotator: no leave-one-out agreement")
-            break
+        n_items = int(covered.sum())
         with np.errstate(invalid="ignore"):
             others_mean = np.where(covered, np.nanmean(np.where(covered, others, 0.0), axis=0), np.nan)
         own = values[a]
@@ -249,10 +328,11 @@ def _leave_one_out(matrix: AnnotatorMatrix, systems: list[str | None] | None,
         if reason:
             reasons.append(f"{name}: " + reason.replace("the scores", "their own values")
                            .replace("the human labels", "the other annotators' means"))
-            out.append(AnnotatorAgreement(name, int(x.size), NAN, NAN, NAN))
+            out.append(AnnotatorAgreement(name, int(x.size), NAN, NAN, NAN, n_items))
             continue
         points = point_estimates(x, y)
-        out.append(AnnotatorAgreement(name, int(x.size), *(points[m][0] for m in METHODS)))
+        out.append(AnnotatorAgreement(name, int(x.size), points["pearson"][0], points["spearman"][0],
+                                      points["kendall"][0], n_items))
     return out
 
 
@@ -267,7 +347,7 @@ def _system_means(own: np.ndarray, others: np.ndarray, covered: np.ndarray,
     return np.array(own_means), np.array(other_means)
 
 
-def _reliability(matrix: AnnotatorMatrix, reasons: list[str]) -> dict[str, Any]:
+def _reliability(matrix: AnnotatorMatrix, reasons: list[str], min_shared_items: int) -> dict[str, Any]:
     level = alpha_level(matrix.scale)
     data = matrix.numeric()
     undefined = alpha_undefined_reason(data)
@@ -278,18 +358,18 @@ def _reliability(matrix: AnnotatorMatrix, reasons: list[str]) -> dict[str, Any]:
         alpha = krippendorff_alpha(data, level)
     out: dict[str, Any] = {"alpha": alpha, "alpha_level": level}
     if matrix.scale is not None and matrix.scale.kind in (ScaleKind.BINARY, ScaleKind.CATEGORICAL):
+        pairs, left_out = shared_pairs(data, min_shared_items)
         kappas, agreements = [], []
-        for first, second in combinations(matrix.values, 2):
-            agreement = percent_agreement(first, second)
-            if math.isnan(agreement):
-                continue  # this pair never rated the same item
-            agreements.append(agreement)
-            kappas.append(cohen_kappa(first, second))
-        out.update(kappa=_mean_defined(kappas), percent_agreement=_mean_defined(agreements),
-                   n_pairs=len(agreements))
+        for a, b, index in pairs:
+            first = [matrix.values[a][i] for i in index]
+            second = [matrix.values[b][i] for i in index]
+            agreements.append((a, b, index, percent_agreement(first, second)))
+            kappas.append((a, b, index, cohen_kappa(first, second)))
+        kappa, _ = pool_pairs(matrix.annotators, kappas, left_out)
+        agreement, _ = pool_pairs(matrix.annotators, agreements, left_out)
+        note = left_out_note("pairwise κ and % agreement", left_out, "pairs", min_shared_items)
+        if note:
+            reasons.append(note)
+        out.update(kappa=kappa.value, percent_agreement=agreement.value, n_pairs=agreement.n_units,
+                   kappa_basis=kappa, agreement_basis=agreement)
     return out
-
-
-def _mean_defined(values: Iterable[float]) -> float:
-    defined = [v for v in values if not math.isnan(v)]
-    return math.fsum(defined) / len(defined) if defined else NAN

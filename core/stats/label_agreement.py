@@ -37,6 +37,17 @@ from ..model import Example, RatingValue, Scale, ScaleKind
 from . import bootstrap as bs
 from .categorical import cohen_kappa, is_missing, krippendorff_alpha, percent_agreement
 from .human import annotator_matrix
+from .rater_pairs import (
+    MIN_SHARED_ITEMS,
+    UNDEFINED,
+    Pooled,
+    left_out_note,
+    pool_pairs,
+    pool_slots,
+    shared_pairs,
+    slot_raters,
+    weighted_mean,
+)
 from .small_samples import MIN_CONTEXTS_LABELS
 
 NAN = float("nan")
@@ -488,24 +499,30 @@ class LabelCeiling:
     n_annotators: int
     aggregate_only: bool
     alpha: float
-    #: means over annotator pairs that rated common items
+    #: means over annotator pairs sharing at least MIN_SHARED_ITEMS items, weighted by them (.rater_pairs)
     pairwise_kappa: float
     pairwise_agreement: float
     n_pairs: int
+    #: The raters with enough items shared with the others (.rater_pairs), each against the others' majority.
     per_annotator: tuple[AnnotatorVsMajority, ...]
     tie_rule: TieRule
     reasons: tuple[str, ...] = field(default=())
     #: bootstrap percentile CI of ``alpha`` (items resampled by context, as for the judges)
     alpha_low: float = NAN
     alpha_high: float = NAN
+    #: The pairs, raters and items the pairwise figures rest on.
+    kappa_basis: Pooled = UNDEFINED
+    agreement_basis: Pooled = UNDEFINED
+    #: The raters and items "vs the majority of the others" (its % agreement) rests on.
+    majority_basis: Pooled = UNDEFINED
 
     @property
     def vs_majority_agreement(self) -> float:
-        return _mean_defined(a.percent_agreement for a in self.per_annotator)
+        return _weighted(self.per_annotator, "percent_agreement")
 
     @property
     def vs_majority_kappa(self) -> float:
-        return _mean_defined(a.kappa for a in self.per_annotator)
+        return _weighted(self.per_annotator, "kappa")
 
     @property
     def annotators_text(self) -> str:
@@ -518,8 +535,11 @@ class LabelCeiling:
             "alpha": _clean(self.alpha), "alpha_lo": _clean(self.alpha_low), "alpha_hi": _clean(self.alpha_high),
             "pairwise_kappa": _clean(self.pairwise_kappa),
             "pairwise_percent_agreement": _clean(self.pairwise_agreement), "n_pairs": self.n_pairs,
+            "pairwise_kappa_basis": self.kappa_basis.to_dict(),
+            "pairwise_percent_agreement_basis": self.agreement_basis.to_dict(),
             "vs_majority_percent_agreement": _clean(self.vs_majority_agreement),
             "vs_majority_kappa": _clean(self.vs_majority_kappa),
+            "vs_majority_basis": self.majority_basis.to_dict(),
             "per_annotator": [{"annotator": a.annotator, "n": a.n, "percent_agreement": _clean(a.percent_agreement),
                                "kappa": _clean(a.kappa)} for a in self.per_annotator],
             "tie_rule": self.tie_rule.value, "reason": "; ".join(self.reasons) or None,
@@ -527,10 +547,12 @@ class LabelCeiling:
 
 
 def label_ceiling(examples: Iterable[Example], quality: str, tie_rule: TieRule | str = TieRule.EXCLUDE, *,
-                  n_boot: int = 0, seed: int = 0, confidence: float = 0.95) -> LabelCeiling:
+                  n_boot: int = 0, seed: int = 0, confidence: float = 0.95,
+                  min_shared_items: int = MIN_SHARED_ITEMS) -> LabelCeiling:
     """Mean pairwise kappa and percent agreement, alpha among the annotators, and each annotator
     against the majority of the others (a tie among the others is excluded, or with rule ``first``
-    goes to the first label; a published majority is of all annotators, so it does not apply)."""
+    goes to the first label; a published majority is of all annotators, so it does not apply).
+    Pairs and annotators count only with enough shared items, weighted by them (:mod:`.rater_pairs`)."""
 
     tie_rule = TieRule(tie_rule)
     examples = [ex for ex in examples if quality in ex.ratings]
@@ -555,23 +577,31 @@ def label_ceiling(examples: Iterable[Example], quality: str, tie_rule: TieRule |
     alpha = krippendorff_alpha([[None if c < 0 else float(c) for c in row] for row in codes])
     if math.isnan(alpha):
         reasons.append("alpha: only one distinct label, or no item with two labels")
+    pairs, pairs_left_out = shared_pairs(np.where(codes >= 0, codes, np.nan), min_shared_items)
     kappas, agreements = [], []
-    for a in range(len(rows)):
-        for b in range(a + 1, len(rows)):
-            agreement = percent_agreement(rows[a], rows[b])
-            if math.isnan(agreement):
-                continue
-            agreements.append(agreement)
-            kappas.append(cohen_kappa(rows[a], rows[b], categories=list(labels)))
+    for a, b, shared in pairs:
+        first, second = [rows[a][i] for i in shared], [rows[b][i] for i in shared]
+        agreements.append((a, b, shared, percent_agreement(first, second)))
+        kappas.append((a, b, shared, cohen_kappa(first, second, categories=list(labels))))
+    kappa_basis, _ = pool_pairs(matrix.annotators, kappas, pairs_left_out)
+    agreement_basis, _ = pool_pairs(matrix.annotators, agreements, pairs_left_out)
     k = len(labels)
     counts = np.zeros((matrix.n_items, k), dtype=np.intp)
     for a in range(len(rows)):
         rated = codes[a] >= 0
         np.add.at(counts, (np.nonzero(rated)[0], codes[a][rated]), 1)
+    # Raters with too few items shared with the others are neither slots nor among "the others".
+    slots = slot_raters(codes >= 0, min_shared_items)
+    votes = counts.copy()  # the slots' votes (counts, everyone's, are alpha's)
+    for a in set(range(len(rows))) - set(slots):
+        rated = codes[a] >= 0
+        np.add.at(votes, (np.nonzero(rated)[0], codes[a][rated]), -1)
     per_annotator = []
-    for a, name in enumerate(matrix.annotators):
+    majority_slots = []
+    for a in slots:
+        name = matrix.annotators[a]
         own = codes[a]
-        others = counts.copy()
+        others = votes.copy()
         rated = own >= 0
         others[np.nonzero(rated)[0], own[rated]] -= 1
         top = others.max(axis=1)
@@ -583,6 +613,12 @@ def label_ceiling(examples: Iterable[Example], quality: str, tie_rule: TieRule |
         per_annotator.append(AnnotatorVsMajority(
             name, int(usable.sum()), percent_agreement(mine, theirs) if mine else NAN,
             cohen_kappa(mine, theirs, categories=list(labels)) if mine else NAN))
+        majority_slots.append((a, np.flatnonzero(usable), per_annotator[-1].percent_agreement))
+    n_left_out = len(rows) - len(slots)
+    for note in (left_out_note("pairwise κ and % agreement", pairs_left_out, "pairs", min_shared_items),
+                 left_out_note("vs the majority of the others", n_left_out, "raters", min_shared_items)):
+        if note:
+            reasons.append(note)
     low = high = NAN
     if n_boot and not math.isnan(alpha):
         # Per item, the annotators' coincidences (Krippendorff); a resample's alpha is their weighted sum's.
@@ -594,14 +630,16 @@ def label_ceiling(examples: Iterable[Example], quality: str, tie_rule: TieRule |
         weights = bs.resample(matrix.n_items, groups, n_boot=n_boot, seed=seed).item_weights
         low, high, _ = bs.small_sample_interval(_nominal_alpha(weights @ units, k), confidence, len(set(groups)),
                                                 MIN_CONTEXTS_LABELS)
-    return LabelCeiling(quality, matrix.n_items, len(matrix.annotators), False, alpha, _mean_defined(kappas),
-                        _mean_defined(agreements), len(agreements), tuple(per_annotator), tie_rule, tuple(reasons),
-                        low, high)
+    return LabelCeiling(quality, matrix.n_items, len(matrix.annotators), False, alpha, kappa_basis.value,
+                        agreement_basis.value, agreement_basis.n_units, tuple(per_annotator), tie_rule,
+                        tuple(reasons), low, high, kappa_basis, agreement_basis,
+                        pool_slots(matrix.annotators, majority_slots, n_left_out))
 
 
-def _mean_defined(values: Iterable[float]) -> float:
-    defined = [v for v in values if not math.isnan(v)]
-    return math.fsum(defined) / len(defined) if defined else NAN
+def _weighted(per_annotator: Sequence[AnnotatorVsMajority], figure: str) -> float:
+    """The annotators' figure against the others' majority, weighted by their items."""
+    kept = [a for a in per_annotator if not math.isnan(getattr(a, figure))]
+    return weighted_mean([getattr(a, figure) for a in kept], [a.n for a in kept])
 
 
 def _clean(value: float | None) -> float | None:

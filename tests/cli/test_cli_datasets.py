@@ -67,8 +67,50 @@ def test_stats_prints_the_annotator_agreement(capsys: pytest.CaptureFixture[str]
     rows = [[c.strip() for c in line.split("│")[1:-1]] for line in out.splitlines() if line.startswith("│")]
     cells = next(row for row in rows if row[0] == "harmful-input")
     assert cells[:5] == ["harmful-input", "turn", "binary 0-1", "15", "5"]
-    # A binary quality is a label quality: % agreement (pairs), then kappa and alpha.
-    assert 0.0 <= float(cells[5]) <= 100.0 and all(-1.0 <= float(c) <= 1.0 for c in cells[6:8])
+    # A binary quality is a label quality: % agreement (pairs), kappa, the pairs it rests on, then alpha.
+    assert 0.0 <= float(cells[5]) <= 100.0 and all(-1.0 <= float(c) <= 1.0 for c in (cells[6], cells[8]))
+    pairs, raters, items = (int(n) for n in cells[7].split(" / "))
+    assert pairs == 10 and raters == 5 and items == 15  # five annotators on all 15 items: every pair counts
+
+
+def test_stats_gives_the_graded_pairwise_spearman_of_scipy_with_n_and_ci(
+        capsys: pytest.CaptureFixture[str], shared_data: Path) -> None:
+    """USR Topical-Chat's Overall: five annotators in rotating triples (10 pairs); the column is the mean
+    of scipy's ρ over the pairs, weighted by their shared items, recomputed here from the raw file."""
+    import json
+
+    import numpy as np
+    from scipy import stats
+
+    path = shared_data / "usr" / "usr_topical_chat.json"
+    if not path.is_file():
+        pytest.skip("usr/usr_topical_chat.json is absent from the shared data folder")
+    votes: dict[str, dict[int, float]] = {}
+    item = 0
+    for context in json.loads(path.read_text("utf-8")):
+        for response in context["responses"]:
+            for name, score in zip(context["annotators"], response["Overall"], strict=True):
+                votes.setdefault(name, {})[item] = float(score)
+            item += 1
+    rhos, weights = [], []
+    names = sorted(votes)
+    for k, first in enumerate(names):
+        for second in names[k + 1:]:
+            shared = sorted(set(votes[first]) & set(votes[second]))
+            rhos.append(stats.spearmanr([votes[first][i] for i in shared], [votes[second][i] for i in shared])[0])
+            weights.append(len(shared))
+    code, out, _ = run(capsys, "datasets", "stats", str(path))
+    assert code == 0
+    header = next(line for line in out.splitlines() if "pairwise Spearman" in line and line.startswith("┃"))
+    columns = [c.strip() for c in header.split("┃")[1:-1]]
+    rows = [[c.strip() for c in line.split("│")[1:-1]] for line in out.splitlines() if line.startswith("│")]
+    cells = dict(zip(columns, next(row for row in rows if row[0] == "Overall"), strict=True))
+    value, interval = cells["pairwise Spearman"].split(" ", 1)
+    assert float(value) == pytest.approx(np.average(rhos, weights=weights), abs=5e-4)
+    low, high = (float("0" + bound) for bound in interval.strip("[]").split(","))
+    assert low < float(value) < high  # its 95% CI, a bootstrap of whole contexts
+    assert cells["pairs / raters / items"] == f"10 / 5 / {item}"
+    assert cells["LOO raters / items"] == f"5 / {item}"
 
 
 def test_a_path_works_and_is_then_listed_as_recent(capsys: pytest.CaptureFixture[str]) -> None:

@@ -123,8 +123,10 @@ def test_datasets_stats_prints_label_statistics_and_aggregate_only(capsys: pytes
     assert code == 0, err
     row = next(line for line in out.splitlines() if line.startswith("│safety"))
     cells = [c.strip() for c in row.split("│")[1:-1]]
-    # Pairs (1,2) (1,3) (2,3): agreement 4/6, 3/5, 2/5 -> mean 55.6; alpha and kappa as the core tests check.
-    assert cells[3:6] == ["6", "3", "55.6"] and cells[-1] == "1"
+    # Pairs (1,2) (1,3) (2,3) share 6, 5 and 5 items: fewer than 10, so no pairwise figure (the core tests
+    # check its value with the minimum lowered); alpha is shown, the note says why the pairs are not.
+    assert cells[3:6] == ["6", "3", "–"] and cells[-1] == "1" and cells[8] != "–"
+    assert "pairwise κ and % agreement: 3 annotator pairs sharing fewer than 10 items" in " ".join(out.split())
     instances = [{"id": f"t{k}", "instance": f"text {k}", "annotations": {"safety": {"majority_human": lab}}}
                  for k, lab in enumerate(["Yes", "No"])]
     code, out, _ = run(capsys, "datasets", "stats", str(write_set(tmp_path, "agg", SAFETY, instances)))

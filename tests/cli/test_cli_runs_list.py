@@ -9,12 +9,10 @@ import pytest
 from cli_helpers import run, use_fake_judges
 from test_tune_cli import SPACE
 
-from dialjudge.core.api import (
-    RunStore,
-    list_runs,
-)
+from dialjudge.core.api.stored import list_runs
 from dialjudge.core.config import user_data_dir
 from dialjudge.core.format import number_text
+from dialjudge.core.judges.store.run_store import RunStore
 
 
 @pytest.fixture

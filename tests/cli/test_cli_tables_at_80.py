@@ -164,10 +164,8 @@ def session(tmp_path_factory: pytest.TempPathFactory, session_cache_dir: Path) -
 
 
 def _newest_run() -> int | None:
-    from dialjudge.core.api import (
-        RunStore,
-        list_runs,
-    )
+    from dialjudge.core.api.stored import list_runs
+    from dialjudge.core.judges.store.run_store import RunStore
 
     with RunStore() as store:
         runs = list_runs(store)

@@ -35,8 +35,8 @@ def rated(n_contexts: int, per_context: int, seed: int, *, gaps: bool = False) -
 
 def plain_ceiling(rows: list[list[float | None]], method: str) -> float:
     """Leave-one-out by hand: each annotator against the others' mean where both exist, scipy's
-    coefficient, averaged over annotators."""
-    values = []
+    coefficient, averaged over annotators weighted by their items (repeats counted)."""
+    values, weights = [], []
     for a in range(3):
         own, others = [], []
         for row in rows:
@@ -46,7 +46,8 @@ def plain_ceiling(rows: list[list[float | None]], method: str) -> float:
                 others.append(sum(rest) / len(rest))
         if len(set(own)) > 1 and len(set(others)) > 1:
             values.append(float(SCIPY[method](own, others).statistic))
-    return sum(values) / len(values) if values else math.nan
+            weights.append(len(own))
+    return sum(v * w for v, w in zip(values, weights)) / sum(weights) if values else math.nan
 
 
 @pytest.mark.parametrize("gaps", [False, True])

@@ -129,7 +129,8 @@ def test_many_raters_and_three_labels(tmp_path: Path) -> None:
 
 
 def test_ceiling_by_hand(safety) -> None:
-    c = label_ceiling(safety.examples, "safety", "exclude")
+    """On 6 items, with the shared-items minimum at 1 (the minimum itself: tests/core/test_sparse_raters.py)."""
+    c = label_ceiling(safety.examples, "safety", "exclude", min_shared_items=1)
     assert (c.n_items, c.n_annotators, c.aggregate_only) == (6, 3, False)
     rows = [[v[a] for v in SAFETY_VOTES.values()] for a in range(3)]
 
@@ -138,11 +139,12 @@ def test_ceiling_by_hand(safety) -> None:
         po = sum(x == y for x, y in pairs) / len(pairs)
         pe = sum((sum(x == lab for x, _ in pairs) / len(pairs)) * (sum(y == lab for _, y in pairs) / len(pairs))
                  for lab in ("No", "Yes"))
-        return po, (po - pe) / (1 - pe)
+        return po, (po - pe) / (1 - pe), len(pairs)
 
     pairs = [kappa(rows[a], rows[b]) for a, b in ((0, 1), (0, 2), (1, 2))]
-    assert c.pairwise_agreement == pytest.approx(np.mean([p for p, _ in pairs]))
-    assert c.pairwise_kappa == pytest.approx(np.mean([k for _, k in pairs]))
+    # Means over the pairs weighted by the items each pair shares.
+    assert c.pairwise_agreement == pytest.approx(np.average([p for p, _, _ in pairs], weights=[n for *_, n in pairs]))
+    assert c.pairwise_kappa == pytest.approx(np.average([k for _, k, _ in pairs], weights=[n for *_, n in pairs]))
     code = {"No": 0.0, "Yes": 1.0, None: np.nan}
     assert c.alpha == pytest.approx(krippendorff.alpha(
         reliability_data=np.array([[code[v] for v in row] for row in rows]), level_of_measurement="nominal"))

@@ -79,9 +79,12 @@ def test_leave_one_out_ceiling_by_hand() -> None:
         others = np.delete(matrix, a, axis=0)
         usable = np.isfinite(matrix[a]) & np.isfinite(others).any(axis=0)
         own, rest = matrix[a][usable], np.nanmean(others[:, usable], axis=0)
-        per_annotator.append((stats.pearsonr(own, rest).statistic, stats.spearmanr(own, rest).statistic))
-    assert ceiling.pearson == pytest.approx(np.mean([p for p, _ in per_annotator]), abs=1e-12)
-    assert ceiling.spearman == pytest.approx(np.mean([s for _, s in per_annotator]), abs=1e-12)
+        per_annotator.append((stats.pearsonr(own, rest).statistic, stats.spearmanr(own, rest).statistic, own.size))
+    # Averaged over the annotators weighted by their items (core.stats.rater_pairs).
+    weights = [n for *_, n in per_annotator]
+    assert ceiling.pearson == pytest.approx(np.average([p for p, *_ in per_annotator], weights=weights), abs=1e-12)
+    assert ceiling.spearman == pytest.approx(np.average([s for _, s, _ in per_annotator], weights=weights),
+                                             abs=1e-12)
     assert [a.n for a in ceiling.per_annotator] == [11, 11, 10]
     assert ceiling.alpha == pytest.approx(krippendorff_alpha(matrix.tolist(), "ordinal"), abs=1e-12)
     assert ceiling.alpha_level == "ordinal" and ceiling.kappa is None
@@ -92,9 +95,12 @@ def test_binary_ceiling_adds_pairwise_kappa_and_agreement() -> None:
     ceiling = human_ceiling(make_examples(), "Fluent")
     columns = list(zip(*FLUENT))
     pairs = [(0, 1), (0, 2), (1, 2)]
-    assert ceiling.kappa == pytest.approx(np.mean([cohen_kappa(columns[i], columns[j]) for i, j in pairs]))
+    shared = [sum(a is not None and b is not None for a, b in zip(columns[i], columns[j])) for i, j in pairs]
+    assert min(shared) >= 10  # every pair counts; weighted by the items it shares
+    assert ceiling.kappa == pytest.approx(
+        np.average([cohen_kappa(columns[i], columns[j]) for i, j in pairs], weights=shared))
     assert ceiling.percent_agreement == pytest.approx(
-        np.mean([percent_agreement(columns[i], columns[j]) for i, j in pairs]))
+        np.average([percent_agreement(columns[i], columns[j]) for i, j in pairs], weights=shared))
     assert ceiling.alpha_level == "nominal" and ceiling.n_pairs == 3
 
 
@@ -111,7 +117,7 @@ def test_named_annotators_are_matched_by_name() -> None:
             (("sm", "er", "yf"), (1, 2, 1)), (("yf", "me", "sm"), (4, 5, 4)), (("fl", "yf", "sm"), (2, 1, 2))]
     examples = [Example(f"e{k}", f"g{k}", (), "r", ratings={"Q": Rating(scores, FIVE, names)})
                 for k, (names, scores) in enumerate(rows)]
-    ceiling = human_ceiling(examples, "Q")
+    ceiling = human_ceiling(examples, "Q", min_shared_items=1)  # matching on 6 items; the minimum: test_sparse_raters
     assert ceiling.annotators_by_name and ceiling.n_annotators == 5
     sm = next(a for a in ceiling.per_annotator if a.annotator == "sm")
     own = [5, 3, 3, 1, 4, 2]

@@ -10,6 +10,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from dialjudge.core.api.datasets import MIN_SHARED_ITEMS
 from dialjudge.core.api.types import bundled_path
 
 if TYPE_CHECKING:
@@ -30,6 +31,7 @@ def render_summary(summary: DatasetSummary, ceilings: Sequence[CeilingRow]) -> R
         parts.append(Text(f"columns mapped: {', '.join(summary.column_map)}", style="dim"))
     parts += [Text(""), _facts(summary), Text(""), Text("Qualities and the human ceiling", style="bold"),
               _qualities(summary, ceilings)]
+    parts += [Text(line, style="dim") for line in _rests_on_lines(ceilings)]
     return Group(*parts)
 
 
@@ -68,7 +70,7 @@ def _qualities(s: DatasetSummary, ceilings: Sequence[CeilingRow]) -> Table:
     table = Table(box=None, padding=(0, 1), show_edge=False, header_style="bold")
     for name in ("quality", "level", "scale"):
         table.add_column(name, justify="left", no_wrap=True)
-    for name in ("rated", "annotators", "missing", "LOO r", "LOO ρ", "α"):
+    for name in ("rated", "annotators", "missing", "LOO r", "LOO ρ", "pair ρ", "α"):
         table.add_column(name, justify="right", no_wrap=True)
     for q in s.qualities:
         row = by_key.get((q.name, q.level.value))
@@ -79,9 +81,24 @@ def _qualities(s: DatasetSummary, ceilings: Sequence[CeilingRow]) -> Table:
         table.add_row(
             q.name, q.level.value, q.scale_text, str(q.rated_items), str(q.annotators), str(q.missing_values),
             _coefficient(ceiling.pearson if ceiling else None), _coefficient(ceiling.spearman if ceiling else None),
+            _coefficient(ceiling.pairwise_spearman.value if ceiling and ceiling.pairwise_spearman else None),
             alpha,
         )
     return table
+
+
+def _rests_on_lines(ceilings: Sequence[CeilingRow]) -> list[str]:
+    """Where a ceiling rests on fewer raters or items than the quality has (annotators sharing too few
+    items are left out, core.stats.rater_pairs), one line that says on which; none where it rests on all."""
+    lines = []
+    for row in ceilings:
+        c = row.ceiling
+        basis = c.agreement_basis if c.agreement_basis is not None else c.loo_basis
+        if not math.isnan(basis.value) and (basis.n_raters, basis.n_items) != (c.n_annotators, c.n_items):
+            lines.append(f"{row.quality} ({row.level}): the ceiling rests on {basis.n_raters} of {c.n_annotators} "
+                         f"raters and {basis.n_items} of {c.n_items} items (pairs of raters sharing fewer than "
+                         f"{MIN_SHARED_ITEMS} items are left out)")
+    return lines
 
 
 def _coefficient(value: float | None) -> str:
