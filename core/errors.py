@@ -8,13 +8,18 @@ class DialjudgeError(Exception):
 
 
 class DataError(DialjudgeError):
-    """Bad input data: names the file, the line or record, and the field."""
+    """Bad input data: names the file, the line or record, and the field.
+
+    ``record`` is a 1-based record number (or a name); ``record_id`` the record's own id, shown
+    beside its number ("record 8 (id 'c7')") so either finds it."""
 
     def __init__(self, message: str, *, path: str | None = None, line: int | None = None,
-                 record: str | int | None = None, field: str | None = None) -> None:
+                 record: str | int | None = None, field: str | None = None,
+                 record_id: object = None) -> None:
         self.path = path
         self.line = line
         self.record = record
+        self.record_id = record_id
         self.field = field
         self.reason = message
         where = []
@@ -23,7 +28,7 @@ class DataError(DialjudgeError):
         if line is not None:
             where.append(f"line {line}")
         if record is not None:
-            where.append(f"record {record}")
+            where.append(f"record {record}" + (f" (id {record_id!r})" if record_id is not None else ""))
         if field:
             where.append(f"field {field!r}")
         super().__init__(f"{', '.join(where)}: {message}" if where else message)
