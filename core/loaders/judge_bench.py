@@ -25,7 +25,10 @@ prompt, and the metric (which response the humans preferred) is its rating.
 
 An instance whose response field is null cannot be judged or scored: it is left
 out, and ``meta["warnings"]`` names it. So is a pair whose two responses are the
-same text (counted in ``meta["excluded"]``).
+same text (both counted in ``meta["excluded"]``). Value faults (a non-number or NaN score, one off
+the declared scale or between its points) and a metric or ``annotations`` missing from an instance
+are counted in ``meta["value_exclusions"]`` (core/loaders/exclusions.py); a dropped response key is
+an error.
 """
 
 from __future__ import annotations
@@ -108,9 +111,14 @@ def judge_bench_dataset(data: Any, path: Path, *, name: str | None = None) -> Da
     if null_responses:
         warnings.append(f"{len(null_responses)} instance(s) have a null response and were left out: "
                         f"{_ids_text(null_responses)}")
+    excluded = {}
+    if null_responses:
+        excluded["null response"] = len(null_responses)
     if identical:
         warnings.append(f"{len(identical)} pair(s) have two identical replies and were left out: {_ids_text(identical)}")
-        meta["excluded"] = {"identical replies": len(identical)}
+        excluded["identical replies"] = len(identical)
+    if excluded:
+        meta["excluded"] = excluded
     if warnings:
         meta["warnings"] = warnings
     exclusions.record_into(meta)
