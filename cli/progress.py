@@ -20,6 +20,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColum
 from rich.text import Text
 
 from dialjudge.core.api import RunEvent, RunPhase, RunState, StopRuleChecked, status_text
+from dialjudge.core.errors import DialjudgeError
 from dialjudge.core.format import duration_text
 
 
@@ -69,4 +70,6 @@ class ProgressDisplay:
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
+        if isinstance(exc, DialjudgeError):
+            self.state.error = None  # the command prints it once, as its error, with exit code 2
         self.progress.__exit__(exc_type, exc, tb)
