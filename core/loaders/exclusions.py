@@ -102,7 +102,7 @@ def checked_value(value: Any, scale: Scale, exclusions: Exclusions, place: str) 
         exclusions.add(reason, f"{place}: {shown}")
         return None
     if value is None or scale.kind is not ScaleKind.CATEGORICAL:
-        return value  # type: ignore[no-any-return]
+        return value
     return label_of(value)
 
 
