@@ -353,7 +353,8 @@ def _map_instance(instance: Any, fail: Any, response_field: str | None) -> _Mapp
     return _MappedInstance(
         pair=pair,
         null_response=null_response,
-        context=take(CONTEXT_FIELDS, _context_value) or (),
+        # A pair's prompt written as text is one turn, byte for byte: its lines are no dialogue turns.
+        context=take(CONTEXT_FIELDS, _prompt_value if pair is not None else _context_value) or (),
         candidate=take(CANDIDATE_FIELDS, text),
         references=take(REFERENCE_FIELDS, _references_value) or (),
         fact=take(FACT_FIELDS, text),
@@ -381,6 +382,10 @@ def _check_responses(instance: dict[str, Any], fail: Any, response_field: str | 
     if not present and response_field is not None and any(name in instance for name in CONTEXT_FIELDS):
         raise fail(f"missing required field (the file's other instances give {response_field!r}; an "
                    "instance without one would be a whole dialogue)", f"instance.{response_field}")
+
+
+def _prompt_value(value: Any) -> tuple[Turn, ...] | None:
+    return (Turn("", value),) if isinstance(value, str) else _context_value(value)
 
 
 def _context_value(value: Any) -> tuple[Turn, ...] | None:

@@ -238,3 +238,16 @@ def test_truncated_file_is_named_as_such(tmp_path: Path) -> None:
     path.write_text(DIALOGUE.read_text()[:700])
     with pytest.raises(DataError, match=r"not valid JSON: .*\(truncated\?\)"):
         read_judge_bench(path)
+
+
+MULTI_LINE_PROMPT = "Fix this function:\n\n    def f(x):\n        return x +\n\nKeep the name.  \n"
+
+
+def test_a_pairs_plain_multi_line_prompt_is_one_turn_byte_for_byte(tmp_path: Path) -> None:
+    """Issue 33: such prompts were split into turns with invented speakers A/B, blank lines and indentation lost."""
+    annotations = [{"metric": "preference", "category": "categorical", "labels_list": ["A", "B"]}]
+    path = _write(tmp_path, [{"id": "p", "instance": {"input": MULTI_LINE_PROMPT, "output_a": " a\n", "output_b": "b"},
+                              "annotations": {"preference": {"individual_human_scores": ["A"]}}}], annotations)
+    item = read_judge_bench(path).get("p")
+    assert item.context == (Turn("", MULTI_LINE_PROMPT),)
+    assert item.context_text() == MULTI_LINE_PROMPT and item.pair.response_a == " a\n"
