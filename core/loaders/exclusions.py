@@ -27,6 +27,7 @@ BETWEEN_POINTS = "between the scale's points"
 NOT_A_LABEL = "not one of the labels"
 METRIC_MISSING = "metric missing"
 ANNOTATIONS_MISSING = "annotations missing"
+EMPTY_VERDICT = "empty verdict"
 
 #: The meta key holding {reason: count}.
 META_KEY = "value_exclusions"

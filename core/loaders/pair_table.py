@@ -35,6 +35,7 @@ from ..gc_pause import gc_paused
 from ..model import Dataset, Turn
 from ._common import json_lines, json_type, read_text_file, read_toml_file
 from .csv_table import _read_rows
+from .exclusions import EMPTY_VERDICT, Exclusions
 from .formats import DatasetFormat, register_format
 from .preference import PairRecord, first_line, merge_pairs, vote_of
 
@@ -166,15 +167,32 @@ def read_pair_table(path: str | Path, columns: PairColumns | None = None, *, nam
         if column not in keys and fmt == "pairs-csv":
             raise DataError(f"the mapping names column {column!r} for {role}, which the header lacks",
                             path=where, line=header_line, field=column)
-    prompts: dict[str, tuple[Turn, ...]] = {}  # each vote of a pair repeats its prompt: split it into turns once
+    prompts: dict[str, tuple[Turn, ...]] = {}  # each vote of a pair repeats its prompt: kept once
+    exclusions = Exclusions()
     with gc_paused():
-        pair_records = [_record(record, line, roles, where, prompts) for line, record in records]
+        pair_records = [_record(record, line, roles, where, prompts) for line, record in records
+                        if not _empty_verdict(record, line, roles, exclusions)]
+    if not pair_records and exclusions.counts:
+        raise DataError("no pairs: every row's winner is empty", path=where, line=records[0][0],
+                        field=roles.winner or "winner")
     if not pair_records:
         raise DataError("no pairs: the file has a header and no rows", path=where)
     with gc_paused():
         examples, meta = merge_pairs(pair_records, where, id_field=roles.id or "id")
     meta = {"format": fmt, "columns": roles.named(), **meta}
+    exclusions.record_into(meta)
     return Dataset(name=name or path.stem, examples=examples, source=where, meta=meta)
+
+
+def _empty_verdict(row: Mapping[str, Any], line: int, roles: PairColumns, exclusions: Exclusions) -> bool:
+    """A row whose winner is empty is no vote: a value fault, left out and counted (a winner in no
+    known spelling is an error: it may be a whole column written another way, never guessed)."""
+    column = roles.winner or "winner"
+    value = row.get(column)
+    if value is None or (isinstance(value, str) and not value.strip()):
+        exclusions.add(EMPTY_VERDICT, f"line {line}, field {column!r}")
+        return True
+    return False
 
 
 def _json_rows(text: str, where: str) -> Iterator[tuple[int, Mapping[str, Any]]]:
