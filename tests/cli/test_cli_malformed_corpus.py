@@ -35,7 +35,7 @@ ERRORS = {
     "pairs_short_row.csv": ", line 3: 3 cells but the header has 4 columns",
     "table_nested.jsonl": ", line 2, field 'candidate': expected a text, a number or a list of texts or turns, found "
                           "an object",
-    "native_off_scale.jsonl": ", line 3, field 'ratings.Overall.scores[0]': value 7 is outside the ordinal scale 1-5",
+    "native_off_scale.jsonl": ", line 3 (id 'b'), field 'ratings.Overall.scores[0]': value 7 is outside the ordinal scale 1-5",
     "native_truncated.jsonl": ", line 3: not valid JSON: Unterminated string starting at (column 28)",
 }
 
