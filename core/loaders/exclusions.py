@@ -28,6 +28,7 @@ NOT_A_LABEL = "not one of the labels"
 METRIC_MISSING = "metric missing"
 ANNOTATIONS_MISSING = "annotations missing"
 EMPTY_VERDICT = "empty verdict"
+EMPTY_LABEL = "empty label"
 
 #: The meta key holding {reason: count}.
 META_KEY = "value_exclusions"
@@ -74,6 +75,8 @@ def value_fault(value: Any, scale: Scale) -> str | None:
             return NOT_A_LABEL
         if isinstance(value, float) and not math.isfinite(value):
             return NOT_FINITE
+        if isinstance(value, str) and not value.strip():
+            return EMPTY_LABEL  # said as such: an empty answer is not a label off the list
         return None if scale.contains(label_of(value)) else NOT_A_LABEL
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return NOT_A_NUMBER

@@ -251,3 +251,10 @@ def test_a_pairs_plain_multi_line_prompt_is_one_turn_byte_for_byte(tmp_path: Pat
     item = read_judge_bench(path).get("p")
     assert item.context == (Turn("", MULTI_LINE_PROMPT),)
     assert item.context_text() == MULTI_LINE_PROMPT and item.pair.response_a == " a\n"
+
+
+def test_an_empty_label_is_counted_as_such(tmp_path: Path) -> None:
+    path = _write(tmp_path, [{"id": "a", "instance": "x", "annotations": {"safety": {"individual_human_scores": ["Yes", ""]}}}])
+    dataset = read_judge_bench(path)
+    assert dataset.meta["value_exclusions"] == {"empty label": 1}
+    assert dataset.get("a").ratings["safety"].scores == ("Yes", None)
