@@ -89,7 +89,7 @@ def _read(file: DatasetFile) -> Dataset:
 
 
 register_format(DatasetFormat(
-    name="parquet", priority=55, suffixes=(".parquet",), takes_mapping=True,
+    name="parquet", priority=80, suffixes=(".parquet",), takes_mapping=True,
     layout="a .parquet table (the standard column names or a column mapping; list-valued rating columns: one "
            "rating per annotator position; needs pyarrow)",
     read=_read))

@@ -16,7 +16,7 @@ DATA = Path(__file__).resolve().parents[1] / "data"
 
 def test_formats() -> None:
     assert format_names() == ("native", "usr", "fed", "judge-bench", "kdconv", "csv", "mt-bench", "pairs",
-                              "jsonl-table")
+                              "jsonl-table", "parquet")
 
 
 @pytest.mark.parametrize(("relative", "fmt", "name", "size"), [
