@@ -55,6 +55,7 @@ EXCLUSIONS = {
     "usr_topical_chat_off_scale.json": ("outside the scale", 1, "record 1 (id 'tc-000'), field 'responses[1].Overall[1]': 6"),
     "fed_string_value.json": ("not a number", 1, "record 2 (id 'fed-001'), field 'annotations.Overall[1]': 'good'"),
     "pairs_empty_winner.csv": ("empty verdict", 1, "line 3, field 'winner'"),
+    "mt_bench_empty_winner.jsonl": ("empty verdict", 1, "line 2, field 'winner'"),
 }
 
 
