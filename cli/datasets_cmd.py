@@ -68,6 +68,7 @@ def run_show(args: argparse.Namespace) -> int:
             f" ({', '.join(f'{k}: {v}' for k, v in summary.adversarial_kinds.items())})"
             if summary.adversarial_kinds else ""),
         "languages": ", ".join(f"{k}: {v}" for k, v in summary.languages.items()),
+        **({"left out at load": summary.left_out_text} if summary.left_out_text else {}),
     }))
     con.print(render.plain_table(
         "Qualities", ["quality", "level", "scale", "rated items", "annotators", "missing values"],
@@ -88,6 +89,9 @@ def run_stats(args: argparse.Namespace) -> int:
     dataset = open_dataset_of(args, args.dataset)
     stats = dataset_statistics(dataset, tie_rule=args.majority_ties)
     con = render.console()
+    left_out = describe(dataset).left_out_text
+    if left_out:
+        con.print(f"left out at load: {escape(left_out)}")
     if stats.numeric:
         reasons: list[str] = []
         table_rows = []

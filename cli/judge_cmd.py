@@ -120,8 +120,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="seed of the random order in which contexts are judged")
     p.add_argument("--protocol", choices=("judge-bench",),
                    help="judge-bench: on a JUDGE-BENCH file, one run per metric (--quality, repeatable; default "
-                        "every metric), then JUDGE-BENCH's table: Spearman ρ / Cohen's κ per metric, mean ± sd "
-                        "per dataset (also from stored runs: runs protocol judge-bench RUN ...)")
+                        "every metric), scored as the protocol does (generate: the parsed answer) unless --mode "
+                        "says otherwise, then JUDGE-BENCH's table: Spearman ρ / Cohen's κ per metric, mean ± sd "
+                        "per dataset, with the scoring named (also from stored runs: runs protocol judge-bench RUN ...)")
     p.add_argument("--label-template", default="label-choice", metavar="TEMPLATE",
                    help="with --protocol: the template of categorical metrics (graded ones use --template)")
     add_pair_options(p)

@@ -26,6 +26,7 @@ from dialjudge.core.api.events import (
 )
 from dialjudge.core.api.formatting import status_text
 from dialjudge.core.api.types import RunState
+from dialjudge.core.errors import DialjudgeError
 from dialjudge.core.format import duration_text
 
 
@@ -75,4 +76,6 @@ class ProgressDisplay:
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
+        if isinstance(exc, DialjudgeError):
+            self.state.error = None  # the command prints it once, as its error, with exit code 2
         self.progress.__exit__(exc_type, exc, tb)

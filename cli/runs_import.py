@@ -67,8 +67,12 @@ def run_import(args: argparse.Namespace) -> int:
     _print_report(result.report)
     _print_preferences(args.session, result.run_id, args.dataset)
     con = render.console()
-    con.print(f"run {result.run_id}: imported from {args.file.name} ({result.report.format}), kind imported",
-              markup=False, highlight=False)
+    if result.shown_again:
+        con.print(f"run {result.run_id} was imported from these bytes of {args.file.name} with these settings: "
+                  "shown again, nothing stored (--name keeps a named copy)", markup=False, highlight=False)
+    else:
+        con.print(f"run {result.run_id}: imported from {args.file.name} ({result.report.format}), kind imported",
+                  markup=False, highlight=False)
     con.print(f"see it: dialjudge runs show {result.run_id}; compare: dialjudge runs compare RUN {result.run_id}",
               markup=False, highlight=False, style="dim")
     return 0

@@ -49,6 +49,29 @@ class DatasetSummary:
     illustrative: bool = False
     #: The column mapping a table was read with (``COLUMN=FIELD`` items), shown so it is never implicit.
     column_map: tuple[str, ...] = ()
+    #: Annotator values the loader left out as missing, by reason (the data contract's value faults).
+    value_exclusions: dict[str, int] = field(default_factory=dict)
+    #: Items the loader left out, by reason (a null response, two identical replies).
+    items_left_out: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def left_out_text(self) -> str:
+        """What loading left out, by reason ("" when nothing): shown wherever the dataset is described."""
+        return _left_out_text(self.items_left_out, self.value_exclusions)
+
+
+def left_out_at_load(dataset: Dataset) -> str:
+    """What loading ``dataset`` left out, by reason ("" when nothing), for a table's notes."""
+    return _left_out_text(_counts(dataset.meta.get("excluded")), _counts(dataset.meta.get("value_exclusions")))
+
+
+def _left_out_text(items: dict[str, int], values: dict[str, int]) -> str:
+    parts = []
+    if items:
+        parts.append("items left out: " + ", ".join(f"{reason} {n}" for reason, n in items.items()))
+    if values:
+        parts.append("values counted as missing: " + ", ".join(f"{reason} {n}" for reason, n in values.items()))
+    return "; ".join(parts)
 
 
 def describe(dataset: Dataset) -> DatasetSummary:
@@ -86,7 +109,16 @@ def describe(dataset: Dataset) -> DatasetSummary:
         qualities=[QualitySummary(q, scales[(q, lvl)], lvl, *vals) for (q, lvl), vals in quality_rows.items()],
         illustrative=bool(dataset.meta.get("illustrative")),
         column_map=tuple(str(item) for item in dataset.meta.get("column_map", ())),
+        value_exclusions=_counts(dataset.meta.get("value_exclusions")),
+        items_left_out=_counts(dataset.meta.get("excluded")),
     )
+
+
+def _counts(value: object) -> dict[str, int]:
+    """A meta entry of {reason: count} (anything else: none; meta comes from files)."""
+    if not isinstance(value, dict):
+        return {}
+    return {str(k): int(v) for k, v in value.items() if isinstance(v, int) and not isinstance(v, bool)}
 
 
 def _num(x: float | None) -> str:

@@ -8,22 +8,29 @@ class DialjudgeError(Exception):
 
 
 class DataError(DialjudgeError):
-    """Bad input data: names the file, the line or record, and the field."""
+    """Bad input data: names the file, the line or record, and the field.
+
+    ``record`` is a 1-based record number (or a name); ``record_id`` the record's own id, shown
+    beside its number ("record 8 (id 'c7')", or "line 9 (id 'c7')" without a record number) so
+    either finds it."""
 
     def __init__(self, message: str, *, path: str | None = None, line: int | None = None,
-                 record: str | int | None = None, field: str | None = None) -> None:
+                 record: str | int | None = None, field: str | None = None,
+                 record_id: object = None) -> None:
         self.path = path
         self.line = line
         self.record = record
+        self.record_id = record_id
         self.field = field
         self.reason = message
         where = []
         if path:
             where.append(str(path))
+        named = f" (id {record_id!r})" if record_id is not None else ""
         if line is not None:
-            where.append(f"line {line}")
+            where.append(f"line {line}" + (named if record is None else ""))
         if record is not None:
-            where.append(f"record {record}")
+            where.append(f"record {record}{named}")
         if field:
             where.append(f"field {field!r}")
         super().__init__(f"{', '.join(where)}: {message}" if where else message)

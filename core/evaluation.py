@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
 from .adversarial.builder import CONTRADICTS
+from .describe import left_out_at_load
 from .errors import DataError
 from .metrics import score_examples
 from .metrics.registry import metric_info, resolve_metric_ids, unavailable_reason
@@ -177,5 +178,8 @@ def evaluate(dataset: Dataset, *, qualities: Sequence[str] | None = None, subset
               f"majority of the annotators for {', '.join(labelled)}"
               + (f", {aggregation.value} for the others" if len(labelled) < len(chosen) else ""))
     notes.append(f"human labels: {pooled}; {ci_note}")
+    left_out = left_out_at_load(dataset)
+    if left_out:  # the human labels rest on what loading kept: say what it left out
+        notes.append(f"left out at load: {left_out}")
     return EvaluationReport(dataset.name, chosen, list(levels), subset, records, notes,
                             list(evaluator_scores), subsets, evaluator_scores)

@@ -216,9 +216,9 @@ def read_labels_file(path: Path) -> dict[str, float]:
         try:
             number_value = float(value)
         except (TypeError, ValueError):
-            raise DataError(f"{path}, record {number}, field label: {value!r} is not a number") from None
+            raise DataError(f"{path}, record {number} (id {item!r}), field 'label': {value!r} is not a number") from None
         if not math.isfinite(number_value):
-            raise DataError(f"{path}, record {number}, field label: {value!r} is not a number")
+            raise DataError(f"{path}, record {number} (id {item!r}), field 'label': {value!r} is not a number")
         labels[str(item)] = number_value
     if not labels:
         raise DataError(f"{path}: no labels")

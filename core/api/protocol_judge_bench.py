@@ -20,6 +20,7 @@ from ..config import Config
 from ..errors import ConfigError
 from ..judges.post_run.labels import run_label_report
 from ..judges.store.run_store import RunStore
+from ..judges.types import ScoringMode
 from ..model import Dataset, ScaleKind
 from ..report import records_to_latex, records_to_markdown, to_csv, to_json
 from ..run_columns import judgment_columns
@@ -39,6 +40,8 @@ from .stored import dataset_of_run
 
 #: The template categorical metrics are judged with unless one is named: the quality's own label list.
 LABEL_TEMPLATE = "label-choice"
+#: The scoring JUDGE-BENCH's protocol uses (Bavaresco et al. parse the generated answer), the default here.
+PROTOCOL_MODE = ScoringMode.GENERATE
 
 METRIC_COLUMNS = ("dataset", "metric", "category", "judge", "statistic", "value", "n", "unparsed", "run")
 SUMMARY_COLUMNS = ("dataset", "category", "judge", "statistic", "mean", "sd", "metrics", "undefined", "unparsed")
@@ -72,6 +75,8 @@ def judge_bench_requests(request: RunRequest, dataset: Dataset, qualities: Seque
         raise ConfigError(f"{', '.join(map(repr, unknown))}: not a metric of {dataset.name} "
                           f"(metrics: {', '.join(dataset.qualities)})")
     chosen = list(qualities) or list(dataset.qualities)
+    if request.mode is None:  # the protocol's own scoring, as its paper did: generated answers, parsed
+        request = dataclasses.replace(request, mode=PROTOCOL_MODE.value)
     return [dataclasses.replace(request, quality=quality, template=label_template
                                 if dataset.qualities[quality].kind is ScaleKind.CATEGORICAL else request.template)
             for quality in chosen]
@@ -86,8 +91,10 @@ def judge_bench_table(store: RunStore, run_ids: Sequence[int], app_config: Confi
     opened: dict[str, Dataset] = {}
     results: list[JudgeBenchMetric] = []
     seen: dict[tuple[str, str], int] = {}
+    modes: dict[str, list[int]] = {}
     for run_id in run_ids:
         config = store.get_run(run_id).run_config
+        modes.setdefault(config.mode.value, []).append(run_id)
         quality = config.quality
         key = config.dataset_path or config.dataset
         dataset = opened.get(key) or dataset_of_run(config, app_config)
@@ -115,8 +122,18 @@ def judge_bench_table(store: RunStore, run_ids: Sequence[int], app_config: Confi
                         for judge, by_item in scores.items()]
     notes = (UNPARSED_RULE, SD_RULE,
              "graded and continuous metrics: Spearman's ρ with the mean human score; categorical metrics: "
-             f"Cohen's κ with the human majority label (ties: {rule.value})")
+             f"Cohen's κ with the human majority label (ties: {rule.value})", _mode_note(modes))
     return JudgeBenchTable(tuple(results), tuple(summarise(results)), notes)
+
+
+def _mode_note(modes: dict[str, list[int]]) -> str:
+    """Which scoring the runs used, said under the table: JUDGE-BENCH parsed generated answers, and a
+    probability-weighted mean gives other figures."""
+    if set(modes) == {PROTOCOL_MODE.value}:
+        return "scoring: generate (the answer parsed from the generated text), as JUDGE-BENCH's protocol scores"
+    parts = [f"{mode} (runs {', '.join(map(str, ids))})" for mode, ids in sorted(modes.items())]
+    return ("scoring: " + ", ".join(parts) + "; JUDGE-BENCH's protocol parses generated answers (--mode "
+            "generate), so figures from other modes are not its figures")
 
 
 def judge_bench_text(table: JudgeBenchTable, fmt: str, *, title: str) -> str:

@@ -7,7 +7,15 @@ from pathlib import Path
 
 from ..judges.store.run_store import RunStore
 from ..model import Dataset
-from .importer import ImportOptions, ImportPlan, ImportResult, prepare_scores, read_file, write_import
+from .importer import (
+    ImportOptions,
+    ImportPlan,
+    ImportResult,
+    existing_import,
+    prepare_scores,
+    read_file,
+    write_import,
+)
 from .pairwise import prepare_verdict_import
 
 
@@ -25,4 +33,7 @@ def import_run(store: RunStore, path: Path, dataset: Dataset, options: ImportOpt
                ) -> ImportResult:
     """Read ``path``, match it to ``dataset`` and store it as a finished run of kind "imported"."""
     plan = prepare_import(path, dataset, options)
+    existing = existing_import(store, plan)
+    if existing is not None:  # imported before, byte for byte and with these settings: shown, not stored twice
+        return ImportResult(existing, plan.report, shown_again=True)
     return ImportResult(write_import(store, plan), plan.report)

@@ -97,6 +97,9 @@ class ImportReport:
     rows_without_score: list[str] = field(default_factory=list)
     items_without_score: list[str] = field(default_factory=list)
     out_of_scale: list[str] = field(default_factory=list)
+    #: Pairwise verdicts whose cell is empty, and those in no known spelling (stored as failed judgments).
+    empty_verdicts: list[str] = field(default_factory=list)
+    unknown_verdicts: list[str] = field(default_factory=list)
     #: Pairwise verdicts whose file does not say which reply was shown first (stored as reply A first).
     without_order: list[str] = field(default_factory=list)
     fields: dict[str, str] = field(default_factory=dict)
@@ -108,6 +111,7 @@ class ImportReport:
                  ("rows without a score", self.rows_without_score),
                  ("items without a score from a judge", self.items_without_score),
                  ("values outside the scale", self.out_of_scale),
+                 ("empty verdicts", self.empty_verdicts), ("verdicts in no known spelling", self.unknown_verdicts),
                  ("verdicts without the reply shown first (taken as reply A first)", self.without_order)]
         return [(label, names) for label, names in kinds if names]
 
@@ -146,6 +150,15 @@ class ImportPlan:
 class ImportResult:
     run_id: int
     report: ImportReport
+    #: The same file was imported before with the same settings: that run is shown, nothing is stored.
+    shown_again: bool = False
+
+
+def existing_import(store: RunStore, plan: ImportPlan) -> int | None:
+    """The finished run an earlier import of the same bytes with the same settings made (its fingerprint
+    holds the file's SHA-256 and the run's configuration), or None."""
+    found = store.find_finished(plan.fingerprint, name=plan.config.name)
+    return found.id if found is not None else None
 
 
 def write_import(store: RunStore, plan: ImportPlan) -> int:

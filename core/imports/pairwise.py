@@ -121,8 +121,11 @@ def _judgment(row: VerdictRow, first: str, report: importer.ImportReport) -> Jud
     item_id = pair_item_id(reply_id(row.pair_id, first), reply_id(row.pair_id, second))
     common: dict[str, Any] = dict(item_id=item_id, judge=row.judge, mode=ScoringMode.GENERATE, prompt_hash="",
                                   raw_output="")
+    if row.verdict is None and not row.written.strip():
+        report.empty_verdicts.append(f"{row.where} ({row.pair_id}, {row.judge})")
+        return Judgment(**common, score=None, normalized=None, error="empty verdict")
     if row.verdict is None:
-        report.out_of_scale.append(f"{row.where} ({row.judge}): {row.written!r} is not a verdict")
+        report.unknown_verdicts.append(f"{row.where} ({row.pair_id}, {row.judge}): {row.written!r}")
         return Judgment(**common, score=None, normalized=None,
                         error=f"the imported verdict {row.written!r} is none of {ALLOWED_TEXT}")
     value = _TIE if row.verdict == VOTE_TIE else _FIRST_WINS if row.verdict == first else _SECOND_WINS

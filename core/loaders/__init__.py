@@ -104,6 +104,11 @@ def table_preview(path: str | Path, *, rows: int = 200) -> tuple[list[str], list
     path = Path(path)
     _check_is_file(path)
     fmt = _table_format(path, None)
+    if fmt.name == "parquet":  # a binary file: its rows come from pyarrow, not from its text
+        from .parquet_table import parquet_rows  # a member of this registry: loaded with the formats, asked here
+
+        table = [cells for _, cells in parquet_rows(path)[:rows + 1]]
+        return (table[0], table[1:]) if table else ([], [])
     text = DatasetFile(path).text
     if fmt.name == "csv":
         delimiter = "\t" if path.suffix.lower() == ".tsv" else ","

@@ -146,8 +146,10 @@ def parse_json_text(text: str, path: Path) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise DataError(f"not valid JSON: {exc.msg} (column {exc.colno})", path=str(path),
-                        line=exc.lineno) from None
+        ends_early = exc.msg.startswith("Unterminated") or exc.pos >= len(text.rstrip())
+        raise DataError(f"not valid JSON: {exc.msg} (column {exc.colno})"
+                        + ("; the file ends before its JSON does (truncated?)" if ends_early else ""),
+                        path=str(path), line=exc.lineno) from None
     except RecursionError:
         raise DataError("not valid JSON: nested too deeply", path=str(path)) from None
 

@@ -25,12 +25,12 @@ from ..errors import ColumnMappingNeeded, DataError
 from ..model import Dataset, Example, Level, Rating, RatingValue, Scale, ScaleKind, Turn
 from ._common import (
     alternating_turns,
-    describe_scale,
     read_text_file,
     speaker_turns,
     split_speaker,
 )
 from .csv_rows import read_csv_rows
+from .exclusions import NOT_A_NUMBER, NOT_FINITE, Exclusions, checked_value
 from .formats import DatasetFormat, register_format
 from .table_mapping import RATING_COLUMN_SEPARATOR, CsvMapping, QualityColumns
 
@@ -84,13 +84,17 @@ def default_mapping(header: Sequence[str], *, delimiter: str = ",") -> CsvMappin
 
 def infer_scale(values: Sequence[str]) -> Scale | None:
     """A scale that fits the non-empty cells: 0/1 -> binary, integers -> ordinal
-    min..max, other numbers -> continuous min..max, anything else -> categorical."""
+    min..max, other numbers -> continuous min..max, anything else -> categorical.
+
+    Cells that are mostly numbers make a numeric scale from the numbers alone: a stray "abc" or
+    "NaN" is a value fault left out when the row is read, never a reason to turn the quality into
+    labels (the data contract, datasets/README.md)."""
     cells = [v.strip() for v in values if v.strip()]
     if not cells:
         return None
     parsed = [_parse_number(c) for c in cells]
     numbers = [n for n in parsed if n is not None]
-    if len(numbers) < len(parsed):
+    if len(numbers) * 2 <= len(parsed):
         return Scale(ScaleKind.CATEGORICAL, labels=tuple(sorted(set(cells))))
     low, high = min(numbers), max(numbers)
     if all(isinstance(n, int) for n in numbers):
@@ -139,11 +143,13 @@ def table_dataset(rows: list[tuple[int, list[str]]], mapping: CsvMapping | Colum
 
     examples: list[Example] = []
     first_line: dict[str, int] = {}
+    exclusions = Exclusions()
     for number, (line, cells) in enumerate(data_rows, start=1):
-        if len(cells) > len(header):
-            raise DataError(f"{len(cells)} cells but the header has {len(header)} columns", path=where,
-                            line=line)
-        example = _row_example(cells, number, line, header, columns, mapping, where)
+        if len(cells) != len(header):
+            raise DataError(f"{len(cells)} cells but the header has {len(header)} columns (a "
+                            f"{'short' if len(cells) < len(header) else 'long'} row: a cell lost or a "
+                            "delimiter inside an unquoted text?)", path=where, line=line)
+        example = _row_example(cells, number, line, header, columns, mapping, where, exclusions)
         if example.id in first_line:
             raise DataError(f"duplicate id {example.id!r} (first on line {first_line[example.id]})",
                             path=where, line=line, field=mapping.id)
@@ -154,6 +160,7 @@ def table_dataset(rows: list[tuple[int, list[str]]], mapping: CsvMapping | Colum
         meta["column_map"] = given_map.as_text()
     if inferred:
         meta["inferred_scales"] = {q: s.to_dict() for q, s in inferred.items()}
+    exclusions.record_into(meta)
     return Dataset(name=name or path.stem, examples=examples, source=where, meta=meta)
 
 
@@ -198,7 +205,7 @@ def _with_inferred_scales(mapping: CsvMapping, columns: dict[str, int],
 
 
 def _row_example(cells: list[str], number: int, line: int, header: list[str], columns: dict[str, int],
-                 mapping: CsvMapping, where: str) -> Example:
+                 mapping: CsvMapping, where: str, exclusions: Exclusions) -> Example:
     def cell(name: str | None) -> str:
         if name is None:
             return ""
@@ -221,7 +228,8 @@ def _row_example(cells: list[str], number: int, line: int, header: list[str], co
     tags = frozenset(t.strip() for t in cell(mapping.tags).split(mapping.tag_separator) if t.strip())
     ratings = {}
     for quality, spec in mapping.qualities.items():
-        scores = tuple(_cell_value(cell(c), spec.scale, fail, c) for c in spec.columns)
+        scores = tuple(_cell_value(cell(c), spec.scale, exclusions, f"line {line} (id {example_id!r}), field {c!r}")
+                       for c in spec.columns)
         ratings[quality] = Rating(scores=scores, scale=spec.scale, annotators=spec.annotator_names)
     extra: dict[str, Any] = {}
     if mapping.keep_other_columns:
@@ -260,20 +268,25 @@ def _context(text: str, mapping: CsvMapping, fail: Any) -> tuple[Turn, ...]:
     return tuple(turns)
 
 
-def _cell_value(text: str, scale: Scale, fail: Any, column: str) -> RatingValue:
+def _cell_value(text: str, scale: Scale, exclusions: Exclusions, place: str) -> RatingValue:
+    """A cell's rating; an empty cell is missing, a value fault is missing and counted."""
     text = text.strip()
     if not text:
         return None
     if scale.kind is ScaleKind.CATEGORICAL:
-        if scale.labels and text not in scale.labels:
-            raise fail(f"{text!r} is not one of the labels {', '.join(scale.labels)}", column)
-        return text
+        return checked_value(text, scale, exclusions, place)
     number = _parse_number(text)
     if number is None:
-        raise fail(f"{text!r} is not a number", column)
-    if not scale.contains(number):
-        raise fail(f"value {text} is outside the {describe_scale(scale)}", column)
-    return number
+        exclusions.add(NOT_FINITE if _is_non_finite(text) else NOT_A_NUMBER, f"{place}: {text!r}")
+        return None
+    return checked_value(number, scale, exclusions, place)
+
+
+def _is_non_finite(text: str) -> bool:
+    try:
+        return not math.isfinite(float(text))
+    except ValueError:
+        return False
 
 
 def _parse_number(text: str) -> int | float | None:

@@ -18,7 +18,8 @@ from typing import Any
 
 from ..errors import DataError
 from ..model import Dataset, Example, Level, Rating, RatingValue, Scale, ScaleKind, Turn
-from ._common import check_value, json_type, read_json_file, type_name
+from ._common import json_type, read_json_file, type_name
+from .exclusions import Exclusions, checked_value
 from .formats import DatasetFormat, register_format
 
 _OVERALL = Scale(ScaleKind.ORDINAL, 0, 4)
@@ -79,8 +80,11 @@ def fed_dataset(data: Any, path: Path, *, name: str | None = None) -> Dataset:
     # last turn-level item; it rates the dialogue, not a reply to it, so the two
     # levels get separate groups (turn "fed-cNNN", dialog "fed-dNNN").
     groups: dict[Level, dict[str, str]] = {Level.TURN: {}, Level.DIALOG: {}}
-    examples = [_example(item, index, where, groups) for index, item in enumerate(data)]
+    exclusions = Exclusions()
+    examples = [_example(item, index, where, groups, exclusions) for index, item in enumerate(data)]
     n_turn = sum(ex.level is Level.TURN for ex in examples)
+    meta = {"format": "fed", "citation": "Mehri & Eskenazi, SIGDIAL 2020", "url": "http://shikib.com/fed_data.json"}
+    exclusions.record_into(meta)
     return Dataset(
         name=name or "fed",
         examples=examples,
@@ -88,14 +92,16 @@ def fed_dataset(data: Any, path: Path, *, name: str | None = None) -> Dataset:
         description=(f"FED (Mehri & Eskenazi, SIGDIAL 2020): {n_turn} turn-level and "
                      f"{len(examples) - n_turn} dialog-level items from Meena, Mitsuku and human "
                      "conversations, 5 annotators each; 'N/A' answers are missing values."),
-        meta={"format": "fed", "citation": "Mehri & Eskenazi, SIGDIAL 2020",
-              "url": "http://shikib.com/fed_data.json"},
+        meta=meta,
     )
 
 
-def _example(item: Any, index: int, where: str, groups: dict[Level, dict[str, str]]) -> Example:
+def _example(item: Any, index: int, where: str, groups: dict[Level, dict[str, str]],
+             exclusions: Exclusions) -> Example:
+    example_id = f"fed-{index:03d}"
+
     def fail(message: str, field: str | None = None) -> DataError:
-        return DataError(message, path=where, record=index, field=field)
+        return DataError(message, path=where, record=index + 1, record_id=example_id, field=field)
 
     if not isinstance(item, dict):
         raise fail(f"expected an object, found {json_type(item)}")
@@ -135,14 +141,15 @@ def _example(item: Any, index: int, where: str, groups: dict[Level, dict[str, st
                 not_applicable.setdefault(quality, []).append([k, value])
                 scores.append(None)
             else:
-                scores.append(check_value(value, scale, path=where, record=index, field=f"{field}[{k}]"))
+                scores.append(checked_value(value, scale, exclusions,
+                                            f"record {index + 1} (id {example_id!r}), field '{field}[{k}]'"))
         ratings[quality] = Rating(scores=tuple(scores), scale=scale)
 
     extra: dict[str, Any] = {k: v for k, v in item.items() if k not in _KNOWN_KEYS}
     if not_applicable:
         extra["not_applicable"] = not_applicable
     return Example(
-        id=f"fed-{index:03d}",
+        id=example_id,
         group_id=level_groups[item["context"]],
         context=context,
         candidate=candidate,

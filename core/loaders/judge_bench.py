@@ -25,7 +25,10 @@ prompt, and the metric (which response the humans preferred) is its rating.
 
 An instance whose response field is null cannot be judged or scored: it is left
 out, and ``meta["warnings"]`` names it. So is a pair whose two responses are the
-same text (counted in ``meta["excluded"]``).
+same text (both counted in ``meta["excluded"]``). Value faults (a non-number or NaN score, one off
+the declared scale or between its points) and a metric or ``annotations`` missing from an instance
+are counted in ``meta["value_exclusions"]`` (core/loaders/exclusions.py); a dropped response key is
+an error.
 """
 
 from __future__ import annotations
@@ -37,7 +40,8 @@ from typing import Any, Mapping
 
 from ..errors import DataError
 from ..model import Dataset, Example, Level, PairedResponses, Rating, Scale, ScaleKind, Turn
-from ._common import alternating_turns, check_value, json_type, read_json_file, turns_from_text
+from ._common import alternating_turns, json_type, read_json_file, turns_from_text
+from .exclusions import ANNOTATIONS_MISSING, METRIC_MISSING, NOT_A_NUMBER, Exclusions, checked_value
 from .formats import DatasetFormat, register_format
 
 CATEGORIES = {"graded": ScaleKind.ORDINAL, "continuous": ScaleKind.CONTINUOUS,
@@ -79,17 +83,19 @@ def judge_bench_dataset(data: Any, path: Path, *, name: str | None = None) -> Da
         if not isinstance(data[key], list):
             raise DataError(f"expected an array, found {json_type(data[key])}", path=where, field=key)
     scales = _declared_scales(data["annotations"], where)
+    response_field = _file_response_field(data["instances"])
 
     examples: list[Example] = []
     first_index: dict[str, int] = {}
     group_of_context: dict[tuple[str, ...], str] = {}
     null_responses: list[str] = []
     identical: list[str] = []
+    exclusions = Exclusions()
     for index, instance in enumerate(data["instances"]):
-        example = _example(instance, index, scales, where, group_of_context)
+        example = _example(instance, index, scales, where, group_of_context, response_field, exclusions)
         if example.id in first_index:
-            raise DataError(f"duplicate id {example.id!r} (first in instances[{first_index[example.id]}])",
-                            path=where, record=index, field="id")
+            raise DataError(f"duplicate id {example.id!r} (first in record {first_index[example.id] + 1})",
+                            path=where, record=index + 1, record_id=instance["id"], field="id")
         first_index[example.id] = index
         if example.extra.get("null_response"):
             null_responses.append(example.id)
@@ -105,11 +111,17 @@ def judge_bench_dataset(data: Any, path: Path, *, name: str | None = None) -> Da
     if null_responses:
         warnings.append(f"{len(null_responses)} instance(s) have a null response and were left out: "
                         f"{_ids_text(null_responses)}")
+    excluded = {}
+    if null_responses:
+        excluded["null response"] = len(null_responses)
     if identical:
         warnings.append(f"{len(identical)} pair(s) have two identical replies and were left out: {_ids_text(identical)}")
-        meta["excluded"] = {"identical replies": len(identical)}
+        excluded["identical replies"] = len(identical)
+    if excluded:
+        meta["excluded"] = excluded
     if warnings:
         meta["warnings"] = warnings
+    exclusions.record_into(meta)
     reversed_metrics = [d["metric"] for d in data["annotations"] if _is_reversed(d)]
     if reversed_metrics:
         meta["lower_is_better"] = reversed_metrics
@@ -127,7 +139,7 @@ def _fallback_warnings(examples: list[Example], first_index: dict[str, int]) -> 
         rated = [ex for ex in examples if metric in ex.ratings]
         fallback = [ex.id for ex in rated if metric in ex.extra.get("aggregate_only", ())]
         if fallback and len(fallback) < len(rated):
-            named = ", ".join(f"{i!r} (instances[{first_index[i]}])" for i in fallback[:WARN_IDS])
+            named = ", ".join(f"{i!r} (record {first_index[i] + 1})" for i in fallback[:WARN_IDS])
             more = f" and {len(fallback) - WARN_IDS} more" if len(fallback) > WARN_IDS else ""
             out.append(f"{metric!r}: {len(rated) - len(fallback)} records have individual_human_scores but "
                        f"{named}{more} do not; their published aggregate is used as a single rater's label")
@@ -215,10 +227,28 @@ def _number(value: Any) -> int | float | None:
     return None
 
 
+def _file_response_field(instances: list[Any]) -> str | None:
+    """The response field the file's dict instances give (the first one found), or None when none
+    does: in a file of replies, an instance without it is a reply whose key was dropped, not a
+    whole dialogue."""
+    for item in instances:
+        instance = item.get("instance") if isinstance(item, dict) else None
+        if isinstance(instance, dict):
+            for name in CANDIDATE_FIELDS:
+                if name in instance:
+                    return name
+    return None
+
+
 def _example(item: Any, index: int, scales: dict[str, Scale], where: str,
-             group_of_context: dict[tuple[str, ...], str]) -> Example:
+             group_of_context: dict[tuple[str, ...], str], response_field: str | None,
+             exclusions: Exclusions) -> Example:
+    record_id = item.get("id") if isinstance(item, dict) else None
+    if isinstance(record_id, (bool, list, dict)):
+        record_id = None
+
     def fail(message: str, field: str | None = None) -> DataError:
-        return DataError(message, path=where, record=index, field=field)
+        return DataError(message, path=where, record=index + 1, record_id=record_id, field=field)
 
     if not isinstance(item, dict):
         raise fail(f"expected an object, found {json_type(item)}")
@@ -228,18 +258,24 @@ def _example(item: Any, index: int, scales: dict[str, Scale], where: str,
                    f"expected a string or an integer, found {json_type(raw_id)}", "id")
     if "instance" not in item:
         raise fail("missing required field", "instance")
+    place = f"record {index + 1} (id {raw_id!r})"
+    if "annotations" not in item:
+        exclusions.add(ANNOTATIONS_MISSING, place)
     annotations = item.get("annotations", {})
     if not isinstance(annotations, dict):
         raise fail(f"expected an object, found {json_type(annotations)}", "annotations")
+    for metric in scales:
+        if annotations and metric not in annotations:
+            exclusions.add(METRIC_MISSING, f"{place}, field 'annotations.{metric}'")
 
     example_id = str(raw_id)
-    fields = _map_instance(item["instance"], fail)
+    fields = _map_instance(item["instance"], fail, response_field)
     extra: dict[str, Any] = {}
     if fields.null_response:
         extra["null_response"] = True
     if fields.rest:
         extra["instance"] = fields.rest
-    ratings, aggregates, aggregate_only = _ratings(annotations, scales, where, index)
+    ratings, aggregates, aggregate_only = _ratings(annotations, scales, fail, place, exclusions)
     if aggregates:
         extra["human_aggregates"] = aggregates
     if aggregate_only:
@@ -282,11 +318,12 @@ class _MappedInstance:
     rest: dict[str, Any] = dataclasses.field(default_factory=dict)
 
 
-def _map_instance(instance: Any, fail: Any) -> _MappedInstance:
+def _map_instance(instance: Any, fail: Any, response_field: str | None) -> _MappedInstance:
     if isinstance(instance, str):
         return _MappedInstance(candidate=instance)
     if not isinstance(instance, dict):
         raise fail(f"expected a string or an object, found {json_type(instance)}", "instance")
+    _check_responses(instance, fail, response_field)
     rest = dict(instance)
 
     def take(names: tuple[str, ...], accept: Any) -> Any:
@@ -302,22 +339,53 @@ def _map_instance(instance: Any, fail: Any) -> _MappedInstance:
         return value if isinstance(value, str) else None
 
     pair = None
+    null_response = False
     for first, second in PAIR_FIELDS:
-        if isinstance(rest.get(first), str) and isinstance(rest.get(second), str):
-            pair = PairedResponses(rest.pop(first), rest.pop(second))
+        if first in rest or second in rest:
+            if rest.get(first) is None or rest.get(second) is None:
+                null_response = True  # a pair with a null reply: nothing to prefer
+            else:
+                pair = PairedResponses(rest.pop(first), rest.pop(second))
             break
-    null_response = pair is None and not any(isinstance(rest.get(f), str) for f in CANDIDATE_FIELDS) and any(
-        f in rest and rest[f] is None for f in CANDIDATE_FIELDS)
+    null_response = null_response or (
+        pair is None and not any(isinstance(rest.get(f), str) for f in CANDIDATE_FIELDS)
+        and any(f in rest and rest[f] is None for f in CANDIDATE_FIELDS))
     return _MappedInstance(
         pair=pair,
         null_response=null_response,
-        context=take(CONTEXT_FIELDS, _context_value) or (),
+        # A pair's prompt written as text is one turn, byte for byte: its lines are no dialogue turns.
+        context=take(CONTEXT_FIELDS, _prompt_value if pair is not None else _context_value) or (),
         candidate=take(CANDIDATE_FIELDS, text),
         references=take(REFERENCE_FIELDS, _references_value) or (),
         fact=take(FACT_FIELDS, text),
         system=take(SYSTEM_FIELDS, text),
         rest=rest,
     )
+
+
+def _check_responses(instance: dict[str, Any], fail: Any, response_field: str | None) -> None:
+    """The instance's replies are there and are texts (null: left out, named): a dropped key or a
+    number in their place is a structural fault, never a dialog-level item made in silence."""
+    for first, second in PAIR_FIELDS:
+        if first in instance or second in instance:
+            for name in (first, second):
+                if name not in instance:
+                    raise fail("missing required field (a pairwise instance needs both replies)",
+                               f"instance.{name}")
+                if instance[name] is not None and not isinstance(instance[name], str):
+                    raise fail(f"expected a string, found {json_type(instance[name])}", f"instance.{name}")
+            return
+    present = [name for name in CANDIDATE_FIELDS if name in instance]
+    for name in present:
+        if instance[name] is not None and not isinstance(instance[name], str):
+            raise fail(f"expected a string, found {json_type(instance[name])}", f"instance.{name}")
+    if not present and response_field is not None and any(name in instance for name in CONTEXT_FIELDS):
+        raise fail(f"missing required field (the file's other instances give {response_field!r}; an "
+                   "instance without one would be a whole dialogue)", f"instance.{response_field}")
+
+
+def _prompt_value(value: Any) -> tuple[Turn, ...] | None:
+    return (Turn("", value),) if isinstance(value, str) else _context_value(value)
 
 
 def _context_value(value: Any) -> tuple[Turn, ...] | None:
@@ -345,8 +413,8 @@ def _references_value(value: Any) -> tuple[str, ...] | None:
     return None
 
 
-def _ratings(annotations: dict[str, Any], scales: dict[str, Scale], where: str,
-             index: int) -> tuple[dict[str, Rating], dict[str, Any], list[str]]:
+def _ratings(annotations: dict[str, Any], scales: dict[str, Scale], fail: Any, place: str,
+             exclusions: Exclusions) -> tuple[dict[str, Rating], dict[str, Any], list[str]]:
     ratings: dict[str, Rating] = {}
     aggregates: dict[str, Any] = {}
     aggregate_only: list[str] = []
@@ -354,17 +422,14 @@ def _ratings(annotations: dict[str, Any], scales: dict[str, Scale], where: str,
         field = f"annotations.{metric}"
         scale = scales.get(metric)
         if scale is None:
-            raise DataError(f"metric {metric!r} is not declared in the top-level annotations "
-                            f"(declared: {', '.join(scales) or 'none'})", path=where, record=index,
-                            field=field)
+            raise fail(f"metric {metric!r} is not declared in the top-level annotations "
+                       f"(declared: {', '.join(scales) or 'none'})", field)
         if not isinstance(value, dict):
-            raise DataError(f"expected an object, found {json_type(value)}", path=where, record=index,
-                            field=field)
+            raise fail(f"expected an object, found {json_type(value)}", field)
         # A missing key and an empty list both mean: no individual scores in this record.
         individual = value.get(INDIVIDUAL, [])
         if not isinstance(individual, list):
-            raise DataError(f"expected an array, found {json_type(individual)}", path=where,
-                            record=index, field=f"{field}.{INDIVIDUAL}")
+            raise fail(f"expected an array, found {json_type(individual)}", f"{field}.{INDIVIDUAL}")
         pooled = {k: v for k, v in value.items() if k != INDIVIDUAL}
         if pooled:
             aggregates[metric] = pooled
@@ -372,12 +437,13 @@ def _ratings(annotations: dict[str, Any], scales: dict[str, Scale], where: str,
             values, subfield = individual, INDIVIDUAL
         else:
             fallback = _aggregate_field(pooled, scale)
-            if fallback is None:
-                continue  # nothing rated this metric for this instance
+            if fallback is None:  # nothing rated this metric for this instance
+                exclusions.add(METRIC_MISSING, f"{place}, field '{field}'")
+                continue
             values, subfield = [pooled[fallback]], fallback
             aggregate_only.append(metric)
-        scores = tuple(_score(v, scale, where, index, f"{field}.{subfield}"
-                              + (f"[{k}]" if subfield == INDIVIDUAL else ""))
+        scores = tuple(_score(v, scale, exclusions, f"{place}, field '{field}.{subfield}"
+                              + (f"[{k}]'" if subfield == INDIVIDUAL else "'"))
                        for k, v in enumerate(values))
         ratings[metric] = Rating(scores=scores, scale=scale)
     return ratings, aggregates, aggregate_only
@@ -388,14 +454,15 @@ def _aggregate_field(pooled: Mapping[str, Any], scale: Scale) -> str | None:
     return next((name for name in order if pooled.get(name) is not None), None)
 
 
-def _score(value: Any, scale: Scale, where: str, index: int, field: str) -> Any:
+def _score(value: Any, scale: Scale, exclusions: Exclusions, place: str) -> Any:
+    """One annotator's value; a value fault is left out (None) and counted with its place."""
     if scale.is_numeric and isinstance(value, str):
         number = _number(value)
         if number is None:
-            raise DataError(f"expected a number, found the string {value!r}", path=where,
-                            record=index, field=field)
+            exclusions.add(NOT_A_NUMBER, f"{place}: {value!r}")
+            return None
         value = number
-    return check_value(value, scale, path=where, record=index, field=field)
+    return checked_value(value, scale, exclusions, place)
 
 
 register_format(DatasetFormat(

@@ -52,10 +52,10 @@ def check_kdconv(data: Any, path: str | Path) -> list[dict[str, Any]]:
         raise DataError("expected a JSON list of dialogues", path=str(path))
     for d, dialogue in enumerate(data):
         if not isinstance(dialogue, dict) or not isinstance(dialogue.get("messages"), list):
-            raise DataError("a dialogue needs a 'messages' list", path=str(path), record=d,
+            raise DataError("a dialogue needs a 'messages' list", path=str(path), record=d + 1,
                             field="messages")
         for t, message in enumerate(dialogue["messages"]):
-            record = f"{d}, message {t}"
+            record = f"{d + 1}, message {t + 1}"
             if not isinstance(message, dict) or not isinstance(message.get("message"), str):
                 raise DataError("a message needs a 'message' string", path=str(path), record=record,
                                 field="message")

@@ -23,6 +23,7 @@ from ..errors import DataError
 from ..gc_pause import gc_paused
 from ..model import Dataset, Turn
 from ._common import json_lines, json_type, read_text_file
+from .exclusions import EMPTY_VERDICT, Exclusions
 from .formats import DatasetFile, DatasetFormat, register_format
 from .preference import PairRecord, merge_pairs, vote_of
 
@@ -42,14 +43,26 @@ def read_mt_bench(path: str | Path, *, name: str | None = None) -> Dataset:
 
 def mt_bench_dataset(text: str, path: Path, *, name: str | None = None) -> Dataset:
     where = str(path)
+    exclusions = Exclusions()
     with gc_paused():
-        records = [_record(obj, line, where) for line, obj in json_lines(text, where)]
+        records = [_record(obj, line, where) for line, obj in json_lines(text, where)
+                   if not _empty_winner(obj, line, exclusions)]
         if not records:
-            raise DataError("no judgments: the file has no records", path=where)
+            raise DataError("no judgments: the file has no records" if not exclusions.counts else
+                            "no judgments: every record's winner is empty", path=where)
         examples, meta = merge_pairs(records, where, id_field="question_id")
     meta = {"format": "mt-bench", **meta}
+    exclusions.record_into(meta)
     return Dataset(name=name or path.stem, examples=examples, source=where,
                    description="MT-Bench human judgments (pairwise votes of experts)", meta=meta)
+
+
+def _empty_winner(obj: Any, line: int, exclusions: Exclusions) -> bool:
+    """A judgment whose winner is empty (or null) is no vote: left out and counted (the data contract)."""
+    if isinstance(obj, dict) and "winner" in obj and (obj["winner"] is None or obj["winner"] == ""):
+        exclusions.add(EMPTY_VERDICT, f"line {line}, field 'winner'")
+        return True
+    return False
 
 
 def _record(obj: Any, line: int, where: str) -> PairRecord:

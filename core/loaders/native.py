@@ -319,8 +319,11 @@ def record_to_example(record: Any, *, path: str | None = None, line: int | None 
     ``path``, ``line`` (or ``label``, the record's name when there is no line) and the field.
     ``shared``: the table of one file's repeated values (a fresh one when None)."""
 
+    named: list[str] = []  # the record's id, once read: a line's message names it too
+
     def fail(message: str, field: str | None = None) -> DataError:
-        return DataError(message, path=path, line=line, record=label, field=field)
+        return DataError(message, path=path, line=line, record=label, field=field,
+                         record_id=named[0] if named and label is None else None)
 
     if not isinstance(record, dict):
         raise fail(f"expected a JSON object, found {json_type(record)}")
@@ -331,6 +334,7 @@ def record_to_example(record: Any, *, path: str | None = None, line: int | None 
     example_id = record["id"]
     if not isinstance(example_id, str) or not example_id:
         raise fail(f"expected a non-empty string, found {json_type(example_id)}", "id")
+    named.append(example_id)
 
     level_name = record.get("level", "turn")
     level = _LEVELS.get(level_name) if isinstance(level_name, str) else None

@@ -18,7 +18,8 @@ model_a/_b     model_a, model_b                (optional; a winner may name one 
 
 Or mapped: a ``<stem>.mapping.toml`` beside the file with a ``[pairs]`` table naming the columns by role
 (``prompt = "dialogue"``, ``winner = "verdict"``, ...), which overrides the recognised names. A prompt
-with "Speaker: text" lines keeps its speakers. Without an id, rows with the same prompt and the same
+written as text is one turn, kept byte for byte (its lines are not split into turns, no speaker is
+invented); in JSON Lines a list of turns gives the turns. Without an id, rows with the same prompt and the same
 two replies (in either order) are one pair with several votes (see :mod:`.preference`).
 """
 
@@ -32,8 +33,9 @@ from typing import Any, Iterable, Iterator, Mapping
 from ..errors import DataError
 from ..gc_pause import gc_paused
 from ..model import Dataset, Turn
-from ._common import json_lines, json_type, read_text_file, read_toml_file, turns_from_text
+from ._common import json_lines, json_type, read_text_file, read_toml_file
 from .csv_rows import read_csv_rows
+from .exclusions import EMPTY_VERDICT, Exclusions
 from .formats import DatasetFormat, register_format
 from .preference import PairRecord, first_line, merge_pairs, vote_of
 
@@ -151,7 +153,7 @@ def read_pair_table(path: str | Path, columns: PairColumns | None = None, *, nam
         header_line, keys = table[0]
         records = [(line, dict(zip(keys, cells))) for line, cells in table[1:]]
         for line, cells in table[1:]:
-            if len(cells) > len(keys):
+            if len(cells) != len(keys):  # a short row is as ragged as a long one
                 raise DataError(f"{len(cells)} cells but the header has {len(keys)} columns", path=where, line=line)
         fmt = "pairs-csv"
     roles = recognise(keys, given)
@@ -165,15 +167,32 @@ def read_pair_table(path: str | Path, columns: PairColumns | None = None, *, nam
         if column not in keys and fmt == "pairs-csv":
             raise DataError(f"the mapping names column {column!r} for {role}, which the header lacks",
                             path=where, line=header_line, field=column)
-    prompts: dict[str, tuple[Turn, ...]] = {}  # each vote of a pair repeats its prompt: split it into turns once
+    prompts: dict[str, tuple[Turn, ...]] = {}  # each vote of a pair repeats its prompt: kept once
+    exclusions = Exclusions()
     with gc_paused():
-        pair_records = [_record(record, line, roles, where, prompts) for line, record in records]
+        pair_records = [_record(record, line, roles, where, prompts) for line, record in records
+                        if not _empty_verdict(record, line, roles, exclusions)]
+    if not pair_records and exclusions.counts:
+        raise DataError("no pairs: every row's winner is empty", path=where, line=records[0][0],
+                        field=roles.winner or "winner")
     if not pair_records:
         raise DataError("no pairs: the file has a header and no rows", path=where)
     with gc_paused():
         examples, meta = merge_pairs(pair_records, where, id_field=roles.id or "id")
     meta = {"format": fmt, "columns": roles.named(), **meta}
+    exclusions.record_into(meta)
     return Dataset(name=name or path.stem, examples=examples, source=where, meta=meta)
+
+
+def _empty_verdict(row: Mapping[str, Any], line: int, roles: PairColumns, exclusions: Exclusions) -> bool:
+    """A row whose winner is empty is no vote: a value fault, left out and counted (a winner in no
+    known spelling is an error: it may be a whole column written another way, never guessed)."""
+    column = roles.winner or "winner"
+    value = row.get(column)
+    if value is None or (isinstance(value, str) and not value.strip()):
+        exclusions.add(EMPTY_VERDICT, f"line {line}, field {column!r}")
+        return True
+    return False
 
 
 def _json_rows(text: str, where: str) -> Iterator[tuple[int, Mapping[str, Any]]]:
@@ -207,7 +226,9 @@ def _record(row: Mapping[str, Any], line: int, roles: PairColumns, where: str,
     else:
         prompt_text = cell("prompt", required=True)
         assert prompt_text is not None
-        prompt = prompts.get(prompt_text) or prompts.setdefault(prompt_text, turns_from_text(prompt_text))
+        # A plain prompt is one turn, kept byte for byte: its lines are not turns unless the file says so
+        # (a JSON list of turns), so no speaker is invented and no blank line or indentation is lost.
+        prompt = prompts.get(prompt_text) or prompts.setdefault(prompt_text, (Turn("", prompt_text),))
     model_a, model_b = cell("model_a"), cell("model_b")
     winner = row.get(roles.winner) if roles.winner else None
     response_a, response_b = cell("response_a", required=True), cell("response_b", required=True)

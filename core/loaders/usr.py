@@ -13,7 +13,8 @@ from typing import Any, Mapping
 
 from ..errors import DataError
 from ..model import TAG_OPEN, Dataset, Example, Rating, Scale, ScaleKind
-from ._common import alternating_turns, check_value, json_type, read_json_file, split_lines, type_name
+from ._common import alternating_turns, json_type, read_json_file, split_lines, type_name
+from .exclusions import Exclusions, checked_value
 from .formats import DatasetFormat, register_format
 
 TOPICAL_CHAT = "topicalchat"
@@ -73,9 +74,13 @@ def usr_dataset(data: Any, path: Path, *, name: str | None = None,
         raise DataError(f"unknown USR variant {variant!r} (use {' or '.join(VARIANTS)})", path=where)
 
     examples: list[Example] = []
+    exclusions = Exclusions()
     for index, item in enumerate(data):
-        examples.extend(_context_examples(item, index, variant, where))
+        examples.extend(_context_examples(item, index, variant, where, exclusions))
     title = _TITLE[variant]
+    meta = {"format": "usr", "variant": variant, "citation": "Mehri & Eskenazi, ACL 2020",
+            "url": "http://shikib.com/usr"}
+    exclusions.record_into(meta)
     return Dataset(
         name=name or f"usr-{variant}",
         examples=examples,
@@ -83,14 +88,15 @@ def usr_dataset(data: Any, path: Path, *, name: str | None = None,
         description=(f"USR {title} (Mehri & Eskenazi, ACL 2020): {len(data)} contexts, "
                      f"{len(examples)} rated responses, 3 annotators each; the fact is the "
                      f"{_FACT_KIND[variant]}."),
-        meta={"format": "usr", "variant": variant, "citation": "Mehri & Eskenazi, ACL 2020",
-              "url": "http://shikib.com/usr"},
+        meta=meta,
     )
 
 
-def _context_examples(item: Any, index: int, variant: str, where: str) -> list[Example]:
+def _context_examples(item: Any, index: int, variant: str, where: str, exclusions: Exclusions) -> list[Example]:
+    group_id = f"{_ID_PREFIX[variant]}-{index:03d}"
+
     def fail(message: str, field: str | None = None) -> DataError:
-        return DataError(message, path=where, record=index, field=field)
+        return DataError(message, path=where, record=index + 1, record_id=group_id, field=field)
 
     if not isinstance(item, dict):
         raise fail(f"expected an object, found {json_type(item)}")
@@ -106,7 +112,6 @@ def _context_examples(item: Any, index: int, variant: str, where: str) -> list[E
     if not responses:
         raise fail("no responses", "responses")
 
-    group_id = f"{_ID_PREFIX[variant]}-{index:03d}"
     context = alternating_turns(split_lines(item["context"]))
     fact = item["fact"].strip()
     references = _reference_texts(responses, fail)
@@ -126,7 +131,7 @@ def _context_examples(item: Any, index: int, variant: str, where: str) -> list[E
             raise fail(f"expected a string, found {json_type(text)}", f"{field}.response")
         if not isinstance(model, str):
             raise fail(f"expected a string, found {json_type(model)}", f"{field}.model")
-        ratings = _ratings(response, annotators, field, where, index)
+        ratings = _ratings(response, annotators, field, fail, f"record {index + 1} (id {group_id!r})", exclusions)
         extra = dict(context_extra)
         extra.update({k: v for k, v in response.items()
                       if k not in ("response", "model") and k not in USR_SCALES})
@@ -160,21 +165,20 @@ def _reference_texts(responses: list[Any], fail: Any) -> tuple[str, ...]:
     return (text.strip(),)
 
 
-def _ratings(response: Mapping[str, Any], annotators: list[str], field: str, where: str,
-             index: int) -> dict[str, Rating]:
+def _ratings(response: Mapping[str, Any], annotators: list[str], field: str, fail: Any, place: str,
+             exclusions: Exclusions) -> dict[str, Rating]:
     ratings: dict[str, Rating] = {}
     for quality, scale in USR_SCALES.items():
         name = f"{field}.{quality}"
         if quality not in response:
-            raise DataError("missing rating", path=where, record=index, field=name)
+            raise fail("missing rating", name)
         values = response[quality]
         if not isinstance(values, list):
-            raise DataError(f"expected a list of {len(annotators)} values, found {json_type(values)}",
-                            path=where, record=index, field=name)
+            raise fail(f"expected a list of {len(annotators)} values, found {json_type(values)}", name)
         if len(values) != len(annotators):
-            raise DataError(f"{len(values)} values but {len(annotators)} annotators", path=where,
-                            record=index, field=name)
-        scores = tuple(check_value(v, scale, path=where, record=index, field=f"{name}[{k}]")
+            raise fail(f"{len(values)} values but {len(annotators)} annotators", name)
+        # A value off its scale is one annotator's value left out and counted (the data contract).
+        scores = tuple(checked_value(v, scale, exclusions, f"{place}, field '{name}[{k}]'")
                        for k, v in enumerate(values))
         ratings[quality] = Rating(scores=scores, scale=scale, annotators=tuple(annotators))
     return ratings

@@ -13,6 +13,7 @@ import pytest
 from cli_helpers import run, use_fake_judges
 from scipy import stats
 
+from dialjudge.core.judges.store.run_store import RunStore
 from judge_bench_files import PROTOCOL_VOTES, small_protocol_set
 
 
@@ -148,3 +149,18 @@ def test_a_categorical_metric_judged_with_a_score_template_says_why_in_its_row(
     (summary, metric) = json.loads(out)["results"]
     assert metric["value"] is None and "label-choice" in metric["reason"] and metric["judged"] == 6
     assert summary["mean"] is None and summary["undefined"] == 1
+
+
+def test_the_protocol_scores_as_judge_bench_did_unless_told_and_names_the_mode(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """Issue 33: --protocol judge-bench scored with probability-weighted means by default, without saying so."""
+    path = small_protocol_set(tmp_path)
+    code, out, err = run(capsys, "judge", "--dataset", str(path), "--protocol", "judge-bench", "--template",
+                         "likert-1to5", "--aspect", "coherence", "--judge", "fa", "--format", "json")
+    assert code == 0, err
+    document = json.loads(out)
+    runs = sorted({r["run"] for r in document["results"] if r["row"] == "metric"})
+    with RunStore() as store:
+        assert {store.get_run(r).run_config.mode.value for r in runs} == {"generate"}
+    assert "scoring: generate (the answer parsed from the generated text), as JUDGE-BENCH's protocol scores" in \
+        document["meta"]["notes"]

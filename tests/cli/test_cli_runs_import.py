@@ -76,3 +76,18 @@ def test_import_prints_what_matched_and_refuses_under_strict(capsys: pytest.Capt
     assert "scale: 1-10 mapped linearly onto 1-5" in out and "values outside the scale: 1" in out
     code, out, _ = run(capsys, "runs", "list")
     assert "ten (imported)" in out
+
+
+def test_importing_a_file_again_shows_the_run_it_made(capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 33: the same bytes imported again with the same settings made a second run."""
+    args = ("runs", "import", str(FILES / "ten_point.csv"), "--dataset", "sample", "--scale", "1-10")
+    code, out, err = run(capsys, *args)
+    assert code == 0, err
+    assert "run 1: imported from ten_point.csv" in out
+    code, out, err = run(capsys, *args)
+    assert code == 0, err
+    assert "run 1 was imported from these bytes of ten_point.csv with these settings: shown again" in out
+    with RunStore() as store:
+        assert [r.id for r in store.list_runs()] == [1]
+    code, out, err = run(capsys, *args, "--name", "copy")
+    assert code == 0 and "run 2: imported from ten_point.csv" in out, err

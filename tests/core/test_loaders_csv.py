@@ -118,16 +118,13 @@ GOOD_ROW = 'a1,d1,"User: hi || System: hello",ok,gold,,m,,3,4,5,good,bad,'
 
 
 @pytest.mark.parametrize(("rows", "line", "column", "phrase"), [
-    ([GOOD_ROW.replace(",3,4,5,", ",3,x,5,")], 2, "overall_a2", "'x' is not a number"),
-    ([GOOD_ROW.replace(",3,4,5,", ",3,4,7,")], 2, "overall_a3", "value 7 is outside the ordinal scale 1-5"),
-    ([GOOD_ROW.replace(",good,bad,", ",good,meh,")], 2, "verdict_2", "'meh' is not one of the labels"),
     ([GOOD_ROW, GOOD_ROW], 3, "item_id", "duplicate id 'a1' (first on line 2)"),
     ([GOOD_ROW.replace("a1,", ",", 1)], 2, "item_id", "empty id"),
     ([GOOD_ROW.replace('"User: hi || System: hello"', '"User: hi || hello"')], 2, "history",
      "turn 2 has no 'Speaker: text' prefix"),
-    ([GOOD_ROW + ",extra"], 2, None, "15 cells but the header has 14 columns"),
-    ([GOOD_ROW, "", GOOD_ROW.replace("a1,", "a2,", 1).replace(",5,", ",nan,")], 4, "overall_a3",
-     "'nan' is not a number"),
+    ([GOOD_ROW + ",extra"], 2, None, "15 cells but the header has 14 columns (a long row"),
+    ([GOOD_ROW, "", GOOD_ROW.replace("a1,", "a2,", 1).rsplit(",", 2)[0]], 4, None,
+     "12 cells but the header has 14 columns (a short row"),
 ])
 def test_broken_rows_name_line_and_column(tmp_path: Path, rows, line, column, phrase) -> None:
     path = tmp_path / "broken.csv"
@@ -141,15 +138,48 @@ def test_broken_rows_name_line_and_column(tmp_path: Path, rows, line, column, ph
     assert phrase in message
 
 
-def test_errors_give_the_line_a_multi_line_row_starts_on(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("rows", "reason", "place"), [
+    ([GOOD_ROW.replace(",3,4,5,", ",3,x,5,")], "not a number", "line 2 (id 'a1'), field 'overall_a2': 'x'"),
+    ([GOOD_ROW.replace(",3,4,5,", ",3,4,7,")], "outside the scale", "line 2 (id 'a1'), field 'overall_a3': 7"),
+    ([GOOD_ROW.replace(",3,4,5,", ",3,4.5,5,")], "between the scale's points",
+     "line 2 (id 'a1'), field 'overall_a2': 4.5"),
+    ([GOOD_ROW.replace(",good,bad,", ",good,meh,")], "not one of the labels",
+     "line 2 (id 'a1'), field 'verdict_2': 'meh'"),
+    ([GOOD_ROW, "", GOOD_ROW.replace("a1,", "a2,", 1).replace(",5,", ",nan,")], "NaN or infinite",
+     "line 4 (id 'a2'), field 'overall_a3': 'nan'"),
+])
+def test_bad_values_are_counted_exclusions(tmp_path: Path, rows, reason, place) -> None:
+    """Issue 33: a value fault leaves that one value out (missing), counted with its reason and place."""
+    path = tmp_path / "values.csv"
+    path.write_text("\n".join([HEADER, *rows]) + "\n", encoding="utf-8")
+    dataset = read_csv(path, CsvMapping.from_toml(MAPPING))
+    assert dataset.meta["value_exclusions"] == {reason: 1}
+    (warning,) = dataset.meta["warnings"]
+    assert warning == f"{reason}: 1 counted as missing — {place}"
+
+
+def test_exclusions_give_the_line_a_multi_line_row_starts_on(tmp_path: Path) -> None:
     path = tmp_path / "multi.csv"
     path.write_text("id,context,candidate,Overall:a,Overall:b\n"
                     'x1,"hi\nhello",ok,1,2\n'
                     'x2,"one\ntwo\nthree",fine,2,oops\n', encoding="utf-8")
-    with pytest.raises(DataError, match=r"multi\.csv, line 4, field 'Overall:b': 'oops' is not a number"):
-        load_dataset(path, csv_mapping=CsvMapping(id="id", context="context", candidate="candidate",
-                                                  qualities={"Overall": QualityColumns(
-                                                      ("Overall:a", "Overall:b"), ORDINAL_5)}))
+    dataset = load_dataset(path, csv_mapping=CsvMapping(id="id", context="context", candidate="candidate",
+                                                        qualities={"Overall": QualityColumns(
+                                                            ("Overall:a", "Overall:b"), ORDINAL_5)}))
+    assert dataset.get("x2").ratings["Overall"].scores == (2, None)
+    assert "line 4 (id 'x2'), field 'Overall:b': 'oops'" in dataset.meta["warnings"][0]
+
+
+def test_one_stray_text_does_not_turn_an_inferred_scale_into_labels(tmp_path: Path) -> None:
+    """Issue 33: one "abc" among 1-5 ratings left the quality "categorical: 1, 2, 3, 4, 5, abc"."""
+    path = tmp_path / "stray.csv"
+    rows = [f"i{k},reply {k},{k % 5 + 1},{(k + 1) % 5 + 1}" for k in range(10)]
+    rows[3] = "i3,reply 3,abc,5"
+    path.write_text("id,candidate,Overall:a1,Overall:a2\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    dataset = load_dataset(path)
+    assert dataset.meta["inferred_scales"]["Overall"] == {"kind": "ordinal", "min": 1, "max": 5}
+    assert dataset.get("i3").ratings["Overall"].scores == (None, 5)
+    assert dataset.meta["value_exclusions"] == {"not a number": 1}
 
 
 def test_mapped_column_missing_from_header(tmp_path: Path) -> None:

@@ -16,7 +16,7 @@ DATA = Path(__file__).resolve().parents[1] / "data"
 
 def test_formats() -> None:
     assert format_names() == ("native", "usr", "fed", "judge-bench", "kdconv", "csv", "mt-bench", "pairs",
-                              "jsonl-table")
+                              "jsonl-table", "parquet")
 
 
 @pytest.mark.parametrize(("relative", "fmt", "name", "size"), [
@@ -54,7 +54,7 @@ def test_native_content_is_recognised_whatever_the_extension(tmp_path: Path) -> 
 
 def test_explicit_format_skips_detection(shared_data: Path, tmp_path: Path) -> None:
     path = require_file(shared_data, "fed/fed_data.json")
-    with pytest.raises(DataError, match="record 0, field 'fact': missing required field"):
+    with pytest.raises(DataError, match=r"record 1 \(id 'tc-000'\), field 'fact': missing required field"):
         load_dataset(path, format="usr")
     with pytest.raises(DataError, match="unknown format 'xml'"):
         load_dataset(path, format="xml")

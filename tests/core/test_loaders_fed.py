@@ -139,9 +139,6 @@ def test_small_valid_file(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("item", "field", "phrase"), [
-    (_turn_item(Overall=[1, 5, 1, 1, 1]), "annotations.Overall[1]", "outside the ordinal scale 0-4"),
-    (_turn_item(Understandable=[1, 1, 2, 1, 1]), "annotations.Understandable[2]", "binary scale 0-1"),
-    (_turn_item(Fluent=[1, 1, 1, 1, "good"]), "annotations.Fluent[4]", "expected a number"),
     (_turn_item(Coherent=[1, 1, 1, 1, 1]), "annotations.Coherent", "unknown turn-level FED quality"),
     (_turn_item(Relevant=3), "annotations.Relevant", "expected a list"),
     ({**_turn_item(), "context": "hi\nSystem: hello"}, "context", "does not start with 'User:'"),
@@ -153,8 +150,19 @@ def test_broken_fed_items_name_record_and_field(tmp_path: Path, item, field, phr
     with pytest.raises(DataError) as info:
         read_fed(path)
     message = str(info.value)
-    assert str(path) in message and "record 1" in message
+    assert str(path) in message and "record 2 (id 'fed-001')" in message
     assert f"field '{field}'" in message and phrase in message
+
+
+@pytest.mark.parametrize(("item", "reason", "place"), [
+    (_turn_item(Overall=[1, 5, 1, 1, 1]), "outside the scale", "field 'annotations.Overall[1]': 5"),
+    (_turn_item(Understandable=[1, 1, 2, 1, 1]), "outside the scale", "field 'annotations.Understandable[2]': 2"),
+    (_turn_item(Fluent=[1, 1, 1, 1, "good"]), "not a number", "field 'annotations.Fluent[4]': 'good'"),
+])
+def test_bad_fed_values_are_counted_exclusions(tmp_path: Path, item, reason, place) -> None:
+    dataset = read_fed(_write(tmp_path, [_turn_item(), item]))
+    assert dataset.meta["value_exclusions"] == {reason: 1}
+    assert dataset.meta["warnings"] == [f"{reason}: 1 counted as missing — record 2 (id 'fed-001'), {place}"]
 
 
 def test_not_a_fed_file(tmp_path: Path) -> None:

@@ -16,8 +16,8 @@ from dialjudge.core.model import Dataset, Example
 
 def test_every_loader_module_registered_its_format_in_detection_order() -> None:
     assert format_names() == ("native", "usr", "fed", "judge-bench", "kdconv", "csv", "mt-bench", "pairs",
-                              "jsonl-table")
-    assert [name for name in format_names() if dataset_format(name).takes_mapping] == ["csv", "jsonl-table"]  # type: ignore[union-attr]
+                              "jsonl-table", "parquet")
+    assert [name for name in format_names() if dataset_format(name).takes_mapping] == ["csv", "jsonl-table", "parquet"]  # type: ignore[union-attr]
     # The preference-pair formats and flat JSON Lines records own no suffix: they are asked by content, in this
     # order (a flat table last, so a native or pair file is never read as one), before a suffix decides.
     shared = {name: dataset_format(name).shares_suffixes for name in format_names()}  # type: ignore[union-attr]

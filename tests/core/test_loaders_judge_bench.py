@@ -113,20 +113,19 @@ def _set(path: list, value):
 
 
 @pytest.mark.parametrize(("mutate", "where", "phrase"), [
-    (_set(["instances", 1, "annotations", "coherence", "individual_human_scores", 0], 9),
-     "record 1, field 'annotations.coherence.individual_human_scores[0]'", "outside the ordinal scale 1-5"),
-    (_set(["instances", 2, "annotations", "safety", "individual_human_scores", 2], "Maybe"),
-     "record 2, field 'annotations.safety.individual_human_scores[2]'", "not one of the labels No, Yes"),
     (_set(["instances", 0, "annotations", "fluency"], {"individual_human_scores": [1]}),
-     "record 0, field 'annotations.fluency'", "not declared"),
-    (_set(["instances", 1, "id"], 1), "record 1, field 'id'", "duplicate id '1'"),
-    (_set(["instances", 3, "instance"], 42), "record 3, field 'instance'", "expected a string or an object"),
-    (_set(["instances", 0, "annotations", "quality", "individual_human_scores", 1], "high"),
-     "record 0, field 'annotations.quality.individual_human_scores[1]'", "expected a number"),
+     "record 1 (id 1), field 'annotations.fluency'", "not declared"),
+    (_set(["instances", 1, "id"], 1), "record 2 (id 1), field 'id'", "duplicate id '1' (first in record 1)"),
+    (_set(["instances", 3, "instance"], 42), "record 4 (id 'pair-1'), field 'instance'",
+     "expected a string or an object"),
     (_set(["annotations", 0, "category"], "likert"), "field 'annotations[0].category'", "expected one of"),
     (_set(["annotations", 0, "best"], None), "field 'annotations[0].best'", "numeric bounds"),
     (lambda d: d.pop("instances"), "field 'instances'", "missing required field"),
-    (lambda d: d["instances"][0].pop("id"), "record 0, field 'id'", "missing required field"),
+    (lambda d: d["instances"][0].pop("id"), "record 1, field 'id'", "missing required field"),
+    (lambda d: d["instances"][1]["instance"].pop("response"), "record 2 (id 2), field 'instance.response'",
+     "missing required field"),
+    (_set(["instances", 0, "instance", "response"], 7), "record 1 (id 1), field 'instance.response'",
+     "expected a string, found a number"),
 ])
 def test_broken_files_name_record_and_field(tmp_path: Path, mutate, where, phrase) -> None:
     path = _broken(tmp_path, mutate)
@@ -190,4 +189,72 @@ def test_missing_individual_scores_where_others_have_them_is_a_warning(tmp_path:
     dataset = read_judge_bench(path)
     assert dataset.get("b").ratings["safety"].scores == ("No",)
     (warning,) = dataset.meta["warnings"]
-    assert "'b' (instances[1])" in warning and "'safety'" in warning
+    assert "'b' (record 2)" in warning and "'safety'" in warning
+
+
+@pytest.mark.parametrize(("mutate", "reason", "place"), [
+    (_set(["instances", 1, "annotations", "coherence", "individual_human_scores", 0], 9),
+     "outside the scale", "record 2 (id 2), field 'annotations.coherence.individual_human_scores[0]': 9"),
+    (_set(["instances", 1, "annotations", "coherence", "individual_human_scores", 0], 4.5),
+     "between the scale's points", "record 2 (id 2), field 'annotations.coherence.individual_human_scores[0]': 4.5"),
+    (_set(["instances", 2, "annotations", "safety", "individual_human_scores", 2], "Maybe"),
+     "not one of the labels", "record 3 (id 'bot-7'), field 'annotations.safety.individual_human_scores[2]': 'Maybe'"),
+    (_set(["instances", 0, "annotations", "quality", "individual_human_scores", 1], "high"),
+     "not a number", "record 1 (id 1), field 'annotations.quality.individual_human_scores[1]': 'high'"),
+    (_set(["instances", 0, "annotations", "quality", "individual_human_scores", 1], float("nan")),
+     "NaN or infinite", "record 1 (id 1), field 'annotations.quality.individual_human_scores[1]': NaN"),
+])
+def test_value_faults_are_counted_exclusions_not_errors(tmp_path: Path, mutate, reason, place) -> None:
+    """Issue 33: a bad value is left out (missing) and counted with its place; the scale stays declared."""
+    clean = read_judge_bench(DIALOGUE)
+    dataset = read_judge_bench(_broken(tmp_path, mutate))
+    assert dataset.meta["value_exclusions"][reason] == 1
+    assert any(w.startswith(f"{reason}: 1 counted as missing") and place in w for w in dataset.meta["warnings"])
+    assert dataset.qualities == clean.qualities
+    missing = sum(s is None for ex in dataset for r in ex.ratings.values() for s in r.scores)
+    assert missing == 1 + sum(s is None for ex in clean for r in ex.ratings.values() for s in r.scores)
+
+
+def test_missing_metric_and_missing_annotations_are_counted(tmp_path: Path) -> None:
+    path = _write(tmp_path, [
+        {"id": "a", "instance": "x", "annotations": {"safety": {"individual_human_scores": ["Yes"]}}},
+        {"id": "b", "instance": "y", "annotations": {"safety": {}}},
+        {"id": "c", "instance": "z"}])
+    dataset = read_judge_bench(path)
+    assert dataset.meta["value_exclusions"] == {"metric missing": 1, "annotations missing": 1}
+    assert "record 2 (id 'b'), field 'annotations.safety'" in " ".join(dataset.meta["warnings"])
+
+
+def test_pairwise_instance_without_output_b_is_an_error(tmp_path: Path) -> None:
+    annotations = [{"metric": "preference", "category": "categorical", "labels_list": ["A", "B"]}]
+    path = _write(tmp_path, [{"id": "p", "instance": {"input": "q", "output_a": "a"},
+                              "annotations": {"preference": {"individual_human_scores": ["A"]}}}], annotations)
+    with pytest.raises(DataError, match=r"record 1 \(id 'p'\), field 'instance.output_b': missing required field"):
+        read_judge_bench(path)
+
+
+def test_truncated_file_is_named_as_such(tmp_path: Path) -> None:
+    path = tmp_path / "cut.json"
+    path.write_text(DIALOGUE.read_text()[:700])
+    with pytest.raises(DataError, match=r"not valid JSON: .*\(truncated\?\)"):
+        read_judge_bench(path)
+
+
+MULTI_LINE_PROMPT = "Fix this function:\n\n    def f(x):\n        return x +\n\nKeep the name.  \n"
+
+
+def test_a_pairs_plain_multi_line_prompt_is_one_turn_byte_for_byte(tmp_path: Path) -> None:
+    """Issue 33: such prompts were split into turns with invented speakers A/B, blank lines and indentation lost."""
+    annotations = [{"metric": "preference", "category": "categorical", "labels_list": ["A", "B"]}]
+    path = _write(tmp_path, [{"id": "p", "instance": {"input": MULTI_LINE_PROMPT, "output_a": " a\n", "output_b": "b"},
+                              "annotations": {"preference": {"individual_human_scores": ["A"]}}}], annotations)
+    item = read_judge_bench(path).get("p")
+    assert item.context == (Turn("", MULTI_LINE_PROMPT),)
+    assert item.context_text() == MULTI_LINE_PROMPT and item.pair.response_a == " a\n"
+
+
+def test_an_empty_label_is_counted_as_such(tmp_path: Path) -> None:
+    path = _write(tmp_path, [{"id": "a", "instance": "x", "annotations": {"safety": {"individual_human_scores": ["Yes", ""]}}}])
+    dataset = read_judge_bench(path)
+    assert dataset.meta["value_exclusions"] == {"empty label": 1}
+    assert dataset.get("a").ratings["safety"].scores == ("Yes", None)

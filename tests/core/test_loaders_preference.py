@@ -156,3 +156,22 @@ def test_a_judge_bench_label_that_names_no_reply_is_an_error_not_a_guess(tmp_pat
 def test_native_and_rating_csv_files_are_not_taken_for_pairs() -> None:
     assert detect_format(DATA / "tiny_native.jsonl") == "native"
     assert detect_format(DATA / "ratings_standard.csv") == "csv"
+
+
+def test_a_plain_multi_line_prompt_is_one_turn_byte_for_byte(tmp_path: Path) -> None:
+    """Issue 33: a multi-line prompt was split into turns with invented speakers A/B, its blank lines dropped
+    and its indentation stripped."""
+    prompt = "Explain this code:\n\n    for i in range(3):\n        print(i)\n\nBe brief."
+    path = tmp_path / "pairs.csv"
+    path.write_text('prompt,response_a,response_b,winner\n"' + prompt + '",It counts.,"  Loops\n\n twice",A\n',
+                    encoding="utf-8")
+    (pair,) = load_dataset(path).examples
+    assert [(t.speaker, t.text) for t in pair.context] == [("", prompt)]
+    assert pair.context_text() == prompt and pair.pair.response_b == "  Loops\n\n twice"
+
+
+def test_a_short_row_in_a_pair_table_is_an_error(tmp_path: Path) -> None:
+    path = tmp_path / "pairs.csv"
+    path.write_text("prompt,response_a,response_b,winner\nq,a,b,A\nq,a,b\n", encoding="utf-8")
+    with pytest.raises(DataError, match=r"pairs\.csv, line 3: 3 cells but the header has 4 columns"):
+        load_dataset(path)

@@ -151,13 +151,10 @@ def test_small_valid_file_loads(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("data", "record", "field", "phrase"), [
-    ([_item(Overall=[4, 6, 4])], 0, "responses[1].Overall[1]", "outside the ordinal scale 1-5"),
-    ([_item(Natural=[0, 3, 3])], 0, "responses[1].Natural[0]", "outside the ordinal scale 1-3"),
-    ([_item(Understandable=[1, 2, 1])], 0, "responses[1].Understandable[1]", "binary scale 0-1"),
-    ([_item(Engaging=[2, "high", 2])], 0, "responses[1].Engaging[1]", "expected a number"),
-    ([_item(Overall=[4, 5])], 0, "responses[1].Overall", "2 values but 3 annotators"),
-    ([_item(), {k: v for k, v in _item().items() if k != "fact"}], 1, "fact", "missing required field"),
-    ([_item(response=None)], 0, "responses[1].response", "expected a string"),
+    ([_item(Overall=[4, 5])], "1 (id 'tc-000')", "responses[1].Overall", "2 values but 3 annotators"),
+    ([_item(), {k: v for k, v in _item().items() if k != "fact"}], "2 (id 'tc-001')", "fact",
+     "missing required field"),
+    ([_item(response=None)], "1 (id 'tc-000')", "responses[1].response", "expected a string"),
     ([_item(model="Seq2Seq")], None, None, None),  # no reference: loads, references empty
 ])
 def test_broken_usr_files_name_record_and_field(tmp_path: Path, data, record, field, phrase) -> None:
@@ -173,10 +170,23 @@ def test_broken_usr_files_name_record_and_field(tmp_path: Path, data, record, fi
     assert f"field '{field}'" in message and phrase in message
 
 
+@pytest.mark.parametrize(("data", "reason", "place"), [
+    ([_item(Overall=[4, 6, 4])], "outside the scale", "field 'responses[1].Overall[1]': 6"),
+    ([_item(Natural=[0, 3, 3])], "outside the scale", "field 'responses[1].Natural[0]': 0"),
+    ([_item(Understandable=[1, 2, 1])], "outside the scale", "field 'responses[1].Understandable[1]': 2"),
+    ([_item(Engaging=[2, "high", 2])], "not a number", "field 'responses[1].Engaging[1]': 'high'"),
+    ([_item(Overall=[4, 4.5, 4])], "between the scale's points", "field 'responses[1].Overall[1]': 4.5"),
+])
+def test_bad_usr_values_are_counted_exclusions(tmp_path: Path, data, reason, place) -> None:
+    dataset = read_usr(_write(tmp_path, data))
+    assert dataset.meta["value_exclusions"] == {reason: 1}
+    assert dataset.meta["warnings"] == [f"{reason}: 1 counted as missing — record 1 (id 'tc-000'), {place}"]
+
+
 def test_missing_rating_and_two_ground_truths(tmp_path: Path) -> None:
     item = _item()
     del item["responses"][0]["Engaging"]
-    with pytest.raises(DataError, match=r"record 0, field 'responses\[0\]\.Engaging': missing rating"):
+    with pytest.raises(DataError, match=r"record 1 \(id 'tc-000'\), field 'responses\[0\]\.Engaging': missing rating"):
         read_usr(_write(tmp_path, [item]))
     item = _item()
     item["responses"][0]["model"] = REFERENCE_MODEL

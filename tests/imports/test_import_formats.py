@@ -214,3 +214,18 @@ def test_an_export_read_with_another_template_is_refused(sample: Dataset, store:
     copy.write_bytes(path.read_bytes())
     again = import_run(store, copy, sample)
     assert store.get_run(again.run_id).fingerprint == store.get_run(result.run_id).fingerprint
+
+
+@pytest.mark.parametrize(("header", "row", "message"), [
+    ("item_id,score,latency", "x,3,fast", "line 2: latency is not a number: 'fast'"),
+    ("item_id,score,distribution", 'x,3,"{""3"": ""most""}"', "line 2: distribution must map answers to numbers"),
+])
+def test_a_wrong_type_in_an_optional_column_is_named_not_a_traceback(sample: Dataset, tmp_path: Path, header: str,
+                                                                     row: str, message: str) -> None:
+    from dialjudge.core.errors import DataError
+
+    path = tmp_path / "scores.csv"
+    path.write_text(f"{header}\n{row}\n", encoding="utf-8")
+    with pytest.raises(DataError) as info:
+        prepare_import(path, sample)
+    assert str(info.value) == f"{path}: {message}"

@@ -50,7 +50,7 @@ def test_the_hand_written_file_counts_every_problem_by_name(pairs: Dataset, stor
     assert report.judges == ["alpha", "beta"]
     assert report.unmatched == ["line 17 (p9)"]
     assert report.duplicates == ["line 15 (p1, beta, A first; first at line 14)"]
-    assert report.out_of_scale == ["line 16 (beta): 'maybe' is not a verdict"]
+    assert report.unknown_verdicts == ["line 16 (p2, beta): 'maybe'"] and report.out_of_scale == []
     assert report.without_order == ["line 18 (p3, beta)"]
     # beta has 3 of the 12 asked orders (p1 A-first, p2 B-first, p3 taken as A-first).
     assert len(report.items_without_score) == 9 and "p2 (beta, A shown first)" in report.items_without_score
@@ -157,3 +157,20 @@ def test_a_native_run_written_as_verdicts_and_imported_gives_the_same_report(pai
     assert agreement_rows(imported) == agreement_rows(native)
     # Not a trivial report: p2 and p4 flip; p1, p3 (tie), p4 (tie), p5 agree with the humans, p2 and p6 not.
     assert mine.order.flips == 2 and (mine.with_ties.n, mine.with_ties.agree) == (6, 4)
+
+
+def test_an_empty_verdict_is_named_as_such(pairs: Dataset, store: RunStore, tmp_path: Path) -> None:
+    """Issue 33: an empty verdict was reported as "a value outside the scale"."""
+    path = tmp_path / "empty.csv"
+    path.write_text("pair_id,verdict\np1,A\np2,\np3,B\n", encoding="utf-8")
+    report = import_run(store, path, pairs).report
+    assert report.empty_verdicts == ["line 3 (p2, empty)"] and report.out_of_scale == []
+    assert "empty verdicts: 1 — line 3 (p2, empty)" in report.summary_lines()
+
+
+def test_importing_the_same_file_again_shows_the_run_it_made(pairs: Dataset, store: RunStore) -> None:
+    """Issue 33: a second import of the same bytes with the same settings made a second run."""
+    first = import_run(store, FILE, pairs)
+    again = import_run(store, FILE, pairs)
+    assert (again.run_id, again.shown_again, first.shown_again) == (first.run_id, True, False)
+    assert [r.id for r in store.list_runs()] == [first.run_id]

@@ -334,7 +334,8 @@ class RunsScreen(WorkspaceScreen):
     def on_scores_imported(self, message: ScoresImported) -> None:
         report = message.result.report
         problems = "; ".join(f"{label}: {len(names)} (first: {names[0]})" for label, names in report.problems())
-        self.notify(f"Run {message.result.run_id} from {report.file} ({report.format}): matched "
+        again = " (imported before with these settings: shown again, nothing stored)" if message.result.shown_again else ""
+        self.notify(f"Run {message.result.run_id}{again} from {report.file} ({report.format}): matched "
                     f"{report.matched_rows} of {report.rows} scores to {report.items} items; "
                     f"{problems or 'nothing unmatched, duplicated, missing or off the scale'}.",
                     title="Imported", timeout=10)

@@ -62,6 +62,8 @@ def _facts(s: DatasetSummary) -> Table:
     table.add_row("Split", f"open {s.open_ended} · closed {s.closed_ended} · untagged {s.untagged} · {adversarial}")
     table.add_row("Systems", ", ".join(f"{name} {n}" for name, n in s.systems.items()))
     table.add_row("Languages", ", ".join(f"{name} {n}" for name, n in s.languages.items()))
+    if s.left_out_text:
+        table.add_row("Left out at load", Text(s.left_out_text, style="yellow"))
     return table
 
 

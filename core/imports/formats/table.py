@@ -141,14 +141,22 @@ def _common(record: Mapping[str, Any], found: Mapping[str, str | None], place: s
     elif not isinstance(distribution, dict):
         raise DataError(f"{path}: {place}: {found['probabilities']} must map answers to probabilities")
     latency = _text(record, found["latency"])
+    try:  # a text where a number belongs is a wrong type: named, never a traceback
+        probabilities = {str(k): float(v) for k, v in distribution.items()} if distribution else None
+    except (TypeError, ValueError):
+        raise DataError(f"{path}: {place}: {found['probabilities']} must map answers to numbers") from None
+    try:
+        latency_s = float(latency) if latency else 0.0
+    except ValueError:
+        raise DataError(f"{path}: {place}: {found['latency']} is not a number: {latency!r}") from None
     return {
         "item_id": _text(record, found["item id"]),
         "context": _text(record, found["context"]),
         "response": _text(record, found["response"]),
         "raw_output": _text(record, found["raw answer"]) or "",
         "reasoning": _text(record, found["reasoning"]),
-        "distribution": {str(k): float(v) for k, v in distribution.items()} if distribution else None,
-        "latency_s": float(latency) if latency else 0.0,
+        "distribution": probabilities,
+        "latency_s": latency_s,
         "prompt_tokens": _int(record, found["prompt tokens"], place, path),
         "completion_tokens": _int(record, found["completion tokens"], place, path),
         "repeat": _int(record, found["repeat"], place, path),

@@ -193,22 +193,28 @@ def _item_values(ex: Example) -> dict[str, str]:
     }
 
 
+class ItemMismatch(TemplateError):
+    """An item of a kind the template does not judge (a whole dialogue for a reply template, a pair for a
+    pointwise one). Nothing is wrong in the template's file, so it names none: the run engine names the
+    dataset's file and the item instead."""
+
+
 def _check_level(template: Template, example: Example) -> None:
     if example.is_pairwise and template.output.kind is OutputKind.PAIRWISE:
         return  # a pair of replies to one context (core.judges.run.pairwise)
     if template.output.kind is OutputKind.PAIRWISE:
-        raise TemplateError(f"template {template.name!r} compares two replies, but item {example.id!r} is one "
-                            "reply; run it in pairwise mode (--mode pairwise)", source=template.source)
+        raise ItemMismatch(f"template {template.name!r} compares two replies, but item {example.id!r} is one "
+                           "reply; run it in pairwise mode (--mode pairwise)")
     if example.is_pairwise:
-        raise TemplateError(pairwise_refusal(template.name, [example.id]), source=template.source)
+        raise ItemMismatch(pairwise_refusal(template.name, [example.id]))
     if template.level == "turn" and (example.candidate is None or example.level is Level.DIALOG):
-        raise TemplateError(
+        raise ItemMismatch(
             f"template {template.name!r} rates one response, but item {example.id!r} is a whole "
-            "dialogue with no candidate; use a dialog-level template", source=template.source)
+            "dialogue with no candidate; use a dialog-level template")
     if template.level == "dialog" and example.level is not Level.DIALOG:
-        raise TemplateError(
+        raise ItemMismatch(
             f"template {template.name!r} rates whole dialogues, but item {example.id!r} is a "
-            "turn-level response; use a turn-level template", source=template.source)
+            "turn-level response; use a turn-level template")
 
 
 def pairwise_refusal(template: str, item_ids: Sequence[str]) -> str:
@@ -253,5 +259,5 @@ def _points(spec: OutputSpec) -> str:
     return ", ".join(choices[:-1]) + " or " + choices[-1]
 
 
-__all__ = ["render_prompt", "resolve_output", "convert_rating", "rating_label", "example_rating",
+__all__ = ["ItemMismatch", "render_prompt", "resolve_output", "convert_rating", "rating_label", "example_rating",
            "render_examples"]

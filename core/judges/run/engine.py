@@ -23,14 +23,14 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from ...errors import ConfigError, DialjudgeError, RequestInterrupted
+from ...errors import ConfigError, DataError, DialjudgeError, RequestInterrupted
 from ...foreground import give_way
 from ...model import Dataset, Example
 from ..backends import backend_kind
 from ..prompts.constraint import AnswerConstraint
 from ..prompts.fewshot import FewShotSelector
 from ..prompts.personas import Persona
-from ..prompts.render import render_prompt
+from ..prompts.render import ItemMismatch, render_prompt
 from ..prompts.templates import parse_template
 from ..prompts.truncation import PromptTooLong, WindowBudget, fit_to_window
 from ..store.provenance import run_environment
@@ -405,6 +405,8 @@ class RunEngine:
             if prompt is None:
                 try:
                     prompt = prompts[(variant.label, example.id)] = renderer(variant, example)
+                except ItemMismatch as exc:  # a fact about the data: named by its file, not the template's
+                    raise DataError(exc.reason, path=self.dataset.source or None) from None
                 except PromptTooLong as exc:  # this item fails; the run goes on
                     too_long.append(Judgment(
                         item_id=example.id, judge=variant.label, mode=config.mode, prompt_hash="",
