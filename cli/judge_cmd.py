@@ -226,7 +226,7 @@ def _judge(args: argparse.Namespace, dataset: Dataset, plans: list[RunPlan], sto
 def _show_preferences(args: argparse.Namespace, dataset: Dataset, plan: RunPlan, store: RunStore,
                       summary: RunSummary) -> None:
     """A run on pre-paired items: its counts, then the agreement with the humans' votes."""
-    judgments = store.load_judgments(summary.run_id)
+    judgments = store.judgments.load_judgments(summary.run_id)
     con = render.console(stderr=True)
     _print_run_summary(con, judgments, summary)
     _print_failures(con, summary)

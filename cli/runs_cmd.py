@@ -192,14 +192,14 @@ def run_rescore(args: argparse.Namespace) -> int:
 def run_retry(args: argparse.Namespace) -> int:
     config = load_config()
     with RunStore() as store:
-        dataset = dataset_of_run(store.get_run(args.run).run_config, config)
+        dataset = dataset_of_run(store.runs.get_run(args.run).run_config, config)
         retry = prepare_retry(store, args.run, dataset)
         con = render.console(stderr=True)
         con.print(f"run {args.run}: {retry.failed} judgments without a score to ask again", markup=False)
         with ProgressDisplay(con, "retrying") as display, sigterm_as_interrupt():
             summary = execute_run(retry.config, dataset, store, build_backends(retry.config), display=display,
                                   run_id=args.run, retry=True, close_backends=True)
-        left = store.get_run(args.run).failures
+        left = store.runs.get_run(args.run).failures
     render.console().print(f"run {args.run} {summary.status}: {retry.failed - left} of {retry.failed} failed "
                            f"judgments now scored, {left} still without a score", markup=False, highlight=False)
     for reason, count in summary.failure_reasons:
@@ -268,7 +268,7 @@ def _export_files(args: argparse.Namespace) -> int:
     """The files the app's Runs screen writes (core/run_export), computed the same way."""
     config = load_config()
     with RunStore() as store:
-        dataset = dataset_of_run(store.get_run(args.run).run_config, config)
+        dataset = dataset_of_run(store.runs.get_run(args.run).run_config, config)
         metrics = None
         if args.with_metrics:
             metrics = metric_scores(dataset)

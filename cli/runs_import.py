@@ -78,7 +78,7 @@ def _print_report(report: ImportReport) -> None:
 
 def _print_preferences(store: RunStore, run_id: int, dataset_name: str) -> None:
     """Verdicts on pre-paired data: the agreement table ``judge`` prints for a native pairwise run."""
-    config = store.get_run(run_id).run_config
+    config = store.runs.get_run(run_id).run_config
     if config.pairs is None:
         return
     dataset = open_dataset(dataset_name, remember=False)

@@ -66,8 +66,8 @@ def compare_runs(store: RunStore, run_a: int, run_b: int, *, dataset: Dataset | 
                  n_boot: int = 0, seed: int = 0, paired_boot: int = 2000) -> RunComparison:
     """Correlation deltas per judge x quality x subset, a unified diff of the templates and personas,
     the configuration keys that differ, and (``paired_boot`` > 0) paired bootstrap comparisons."""
-    config_a = RunConfig.from_dict(store.get_run(run_a).config)
-    config_b = RunConfig.from_dict(store.get_run(run_b).config)
+    config_a = RunConfig.from_dict(store.runs.get_run(run_a).config)
+    config_b = RunConfig.from_dict(store.runs.get_run(run_b).config)
     if dataset is None:
         dataset = open_dataset(config_a.dataset_path or config_a.dataset, remember=False)
     chosen = list(qualities) if qualities else [q for q in {config_a.quality, config_b.quality} if q]

@@ -19,8 +19,8 @@ from .stored import dataset_of_run, same_dataset
 def compare(store: RunStore, request: CompareRequest, app_config: Config | None = None, *,
             current: Dataset | None = None) -> RunComparison:
     """Correlation deltas, paired comparisons with verdicts, configuration changes and the prompt diff."""
-    config_a = store.get_run(request.run_a).run_config
-    config_b = store.get_run(request.run_b).run_config
+    config_a = store.runs.get_run(request.run_a).run_config
+    config_b = store.runs.get_run(request.run_b).run_config
     same_dataset(config_a, config_b, request.run_a, request.run_b)
     dataset = dataset_of_run(config_a, app_config, current=current)
     subsets = list(request.subsets) or split_subsets(dataset, "all")

@@ -120,7 +120,7 @@ def pair_plan_text(plan: RunPlan, dataset: Dataset) -> str | None:
 
 def find_resumable(store: RunStore, plan: RunPlan) -> RunRecord | None:
     """An unfinished run of exactly this configuration, which the plan could continue."""
-    return store.find_resumable(plan.config.fingerprint)
+    return store.runs.find_resumable(plan.config.fingerprint)
 
 
 def find_finished(store: RunStore, plan: RunPlan) -> RunRecord | None:
@@ -204,9 +204,9 @@ def prepare_retry(store: RunStore, run_id: int, dataset: Dataset) -> RetryPlan:
     """Check that run ``run_id`` can be retried on ``dataset`` and mark its failed judgments;
     then :func:`open_run` with ``retry=True`` asks them again."""
     check_retryable(store, run_id)
-    config = store.get_run(run_id).run_config
+    config = store.runs.get_run(run_id).run_config
     if config.dataset != dataset.name:
         raise ConfigError(f"run {run_id} judged {config.dataset}, but {dataset.name} is open; open "
                           f"{config.dataset} first, then retry")
-    failed = store.mark_failed_for_retry(run_id)
+    failed = store.judgments.mark_failed_for_retry(run_id)
     return RetryPlan(run_id, config, failed)

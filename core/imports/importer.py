@@ -151,9 +151,9 @@ class ImportResult:
 def write_import(store: RunStore, plan: ImportPlan) -> int:
     config = plan.config
     total = plan.total if plan.total is not None else len(config.item_ids) * len(config.judges) * config.repeats
-    run_id = store.create_run(config.to_dict(), plan.fingerprint, name=config.name, total=total)
-    store.add_judgments(run_id, (JudgmentWrite(judgment) for judgment in plan.judgments))  # one transaction
-    store.set_status(run_id, RunStatus.FINISHED)
+    run_id = store.runs.create_run(config.to_dict(), plan.fingerprint, name=config.name, total=total)
+    store.judgments.add_judgments(run_id, (JudgmentWrite(judgment) for judgment in plan.judgments))  # one transaction
+    store.runs.set_status(run_id, RunStatus.FINISHED)
     return run_id
 
 

@@ -266,7 +266,7 @@ class TuningSearch:
         self.run_ids.setdefault(name, []).append(summary.run_id)
         if self._cancelled or summary.status is not RunStatus.FINISHED:
             raise SearchCancelled(f"the tuning search stopped while judging {name!r} ({summary.status})")
-        table = self.store.load_judgments(summary.run_id)
+        table = self.store.judgments.load_judgments(summary.run_id)
         judgments: Mapping[str, Any] = next(iter(table.values()), {})
         return {item: j.normalized for item, j in judgments.items()}, summary.run_id
 
@@ -294,7 +294,7 @@ class TuningSearch:
 
 def _latest_run(store: Any, fingerprint: str) -> int | None:
     """The newest stored run made from this exact configuration (any status), if any."""
-    ids = [r.id for r in store.list_runs() if r.fingerprint == fingerprint]
+    ids = [r.id for r in store.runs.list_runs() if r.fingerprint == fingerprint]
     return max(ids) if ids else None
 
 

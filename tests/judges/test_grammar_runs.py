@@ -212,7 +212,7 @@ async def test_a_constrained_run_sends_the_grammar_with_every_request(fault_serv
     assert (summary.done, summary.failures) == (6, 0)
     gbnf = build_grammar(LIKERT, AnswerConstraint.ANSWER, max_tokens=Sampling().max_tokens).gbnf
     assert len(server.stats.payloads) == 6 and all(p["grammar"] == gbnf for p in server.stats.payloads)
-    scores = {r["item_id"]: r["score"] for r in store.export_rows(summary.run_id)}
+    scores = {r["item_id"]: r["score"] for r in store.judgments.export_rows(summary.run_id)}
     prompts = {json.dumps(p["messages"], sort_keys=True) for p in server.stats.payloads}
     assert sorted(scores.values()) == sorted(float(rating_for(p)) for p in prompts)
 
@@ -223,4 +223,4 @@ async def test_a_backend_that_cannot_constrain_is_refused_before_the_run(store: 
     engine = RunEngine(config, toy_dataset(), {"fake": backend}, store, renderer=render)
     with pytest.raises(ConfigError, match="judge 'fake': its backend cannot constrain answers"):
         await engine.run()
-    assert store.list_runs() == []
+    assert store.runs.list_runs() == []

@@ -131,7 +131,7 @@ async def test_engine_stops_on_the_rule_and_a_resumed_run_continues_the_order(tm
     assert summary.status == "cancelled" and 0 < summary.done < 180
     assert summary.done == checks[-1].n_items and summary.done % 3 == 0
     assert isinstance(events[-1], RunFinished)
-    first_part = [j.item_id for j in store.iter_judgments(summary.run_id)]
+    first_part = [j.item_id for j in store.judgments.iter_judgments(summary.run_id)]
     order = [ex.id for ex in seeded_context_order(ds)]
     assert sorted(first_part) == sorted(order[:len(first_part)])  # the first contexts of the seeded order
 

@@ -188,7 +188,7 @@ class DecisionController:
         if run_id not in self._run_configs:
             try:
                 with self.services.open_store() as store:
-                    config: RunConfig | None = store.get_run(run_id).run_config
+                    config: RunConfig | None = store.runs.get_run(run_id).run_config
             except StoreError:
                 config = None
             self._run_configs[run_id] = config  # one dict item set: safe from the worker thread

@@ -167,7 +167,7 @@ class StoredRunsController:
 
         def compare_runs() -> None:
             with self.services.open_store() as store:
-                dataset = dataset_for(self.services, store.get_run(run_a).run_config, current)
+                dataset = dataset_for(self.services, store.runs.get_run(run_a).run_config, current)
                 comparison = compare(store, CompareRequest(run_a, run_b, seed=self.services.seed),
                                      self.services.config, current=dataset)
             if not get_current_worker().is_cancelled:
@@ -186,7 +186,7 @@ class StoredRunsController:
 
         def export_files() -> None:
             with self.services.open_store() as store:
-                dataset = dataset_for(self.services, store.get_run(run_id).run_config, current)
+                dataset = dataset_for(self.services, store.runs.get_run(run_id).run_config, current)
                 extra = metrics if current is not None and dataset is current else None
                 request = ExportRequest(run_id, Path(folder), chosen, n_boot=self.services.n_boot,
                                         seed=self.services.seed, metric_scores=extra)
@@ -202,7 +202,7 @@ class StoredRunsController:
 
         def rescore_run() -> None:
             with self.services.open_store() as store:
-                dataset = dataset_for(self.services, store.get_run(run_id).run_config, current)
+                dataset = dataset_for(self.services, store.runs.get_run(run_id).run_config, current)
                 result, _settings = rescore(store, run_id, request, self.services.config, current=dataset)
             reply_to.post_message(RunRescored(result))
 

@@ -84,7 +84,7 @@ class LabelEstimatesController:
 
         def work() -> None:
             with services.open_store() as store:
-                dataset = dataset_for(services, store.get_run(run_id).run_config, current)
+                dataset = dataset_for(services, store.runs.get_run(run_id).run_config, current)
                 alt_tests: list[AltTestReport] = []
                 estimates: list[EstimateReport] = []
                 alt_problem = estimate_problem = None
@@ -114,7 +114,7 @@ class LabelEstimatesController:
 
         def work() -> None:
             with services.open_store() as store:
-                dataset = dataset_for(services, store.get_run(run_id).run_config, current)
+                dataset = dataset_for(services, store.runs.get_run(run_id).run_config, current)
                 judges = [judge] if judge is not None else None
                 plan = label_next(store, run_id, budget=budget, seed=seed, judges=judges, dataset=dataset,
                                   app_config=services.config)[0]

@@ -73,7 +73,7 @@ class LabelReportController:
 
         def follows() -> RunConfig | None:
             with self.services.open_store() as store:
-                config = store.get_run(run_id).run_config
+                config = store.runs.get_run(run_id).run_config
             if config.dataset != dataset.name or Report.LABELS not in reports_after_run(config, dataset):
                 return None
             return config
@@ -82,7 +82,7 @@ class LabelReportController:
             if config is None:
                 return
             with self.services.open_store() as store:
-                judgments = store.load_judgments(run_id)
+                judgments = store.judgments.load_judgments(run_id)
             data = dataset_for(self.services, config, dataset)
             report = run_label_report(config, data, judgments, n_boot=self.services.n_boot)
             if not get_current_worker().is_cancelled:

@@ -99,7 +99,7 @@ class PairwiseReportController:
     def _work_for(self, run_id: int, dataset: Any) -> tuple[Callable[[], None], str] | None:
         """What summarises run ``run_id`` and how to describe it, or None when no report follows it."""
         with self.services.open_store() as store:
-            config = store.get_run(run_id).run_config
+            config = store.runs.get_run(run_id).run_config
         if config.dataset != dataset.name:
             return None
         if on_prepaired_items(config, dataset):  # its replies are no candidates of the workspace
@@ -109,7 +109,7 @@ class PairwiseReportController:
 
         def work() -> None:
             with self.services.open_store() as store:
-                judgments = store.load_judgments(run_id)
+                judgments = store.judgments.load_judgments(run_id)
             report = pairwise_report(config, dataset_for(self.services, config, dataset), judgments)
             if not get_current_worker().is_cancelled:
                 self.app.post_message(PairwiseReportComputed(run_id, report))

@@ -77,7 +77,7 @@ class ReviewController:
 
         def save() -> None:
             with self.services.open_store() as store:
-                review = store.set_review(run_id, item_id, verdict, note=note, own_rating=own_rating)
+                review = store.reviews.set_review(run_id, item_id, verdict, note=note, own_rating=own_rating)
             reply_to.post_message(ReviewSaved(review))
 
         # Not exclusive: two quick verdicts on two items must both be stored.

@@ -23,7 +23,7 @@ from ..types import JudgeBackend
 
 def check_retryable(store: RunStore, run_id: int) -> None:
     """Refuse a run that has no answers of its own to retry (a rescored run)."""
-    record = store.get_run(run_id)
+    record = store.runs.get_run(run_id)
     if record.source_run is not None:
         raise ConfigError(f"run {run_id} was rescored from run {record.source_run} without a model; retry run "
                           f"{record.source_run}, then rescore it again")
@@ -38,10 +38,10 @@ async def retry_run(store: RunStore, run_id: int, dataset: Dataset, backends: Ma
     """Judge again the judgments of run ``run_id`` that have no score; returns the run's summary."""
 
     check_retryable(store, run_id)
-    config = store.get_run(run_id).run_config
+    config = store.runs.get_run(run_id).run_config
     if config.dataset != dataset.name:
         raise ConfigError(f"run {run_id} judged {config.dataset}, not {dataset.name}")
-    store.mark_failed_for_retry(run_id)
+    store.judgments.mark_failed_for_retry(run_id)
     engine_options.setdefault("use_cache", False)  # the cache holds the very answers that failed to parse
     engine = RunEngine(config, dataset, backends, store, run_id=run_id, retry_failed=True, **engine_options)
     if on_event is not None:

@@ -332,7 +332,7 @@ class RunEngine:
         finally:
             self._run_task = None
             if self._lock_owner is not None:
-                self.store.unlock_run(self._lock_owner)
+                self.store.locks.unlock_run(self._lock_owner)
 
     async def _run_once(self) -> RunSummary:
         self._started_at = self._last_progress_at = self._clock()
@@ -358,7 +358,7 @@ class RunEngine:
             assert self.run_id is not None
             with contextlib.suppress(Exception):  # what was scored before the failure is kept if it can be
                 self._write_all()
-            self.store.set_status(self.run_id, RunStatus.FAILED, error=_describe(exc))
+            self.store.runs.set_status(self.run_id, RunStatus.FAILED, error=_describe(exc))
             self._emit(RunFailed(_describe(exc), self.run_id))
             raise
         finally:
@@ -383,9 +383,9 @@ class RunEngine:
         self._emit(RunPhase(f"preparing {self.total} prompts"))
 
         # Before looking for a run to resume: two processes on one run would both send every request.
-        self._lock_owner = self.store.lock_run(config.fingerprint, label=config.label)
+        self._lock_owner = self.store.locks.lock_run(config.fingerprint, label=config.label)
         record = self._find_run()
-        pending = (self.store.pending(record.id, wanted, retry_failed=self.retry_failed)
+        pending = (self.store.judgments.pending(record.id, wanted, retry_failed=self.retry_failed)
                    if record else wanted)
         renderer = self._renderer or TemplateRenderer(config, self._fewshot_pool)
         if self._scorer is None:
@@ -416,7 +416,7 @@ class RunEngine:
                                    constrain=config.constrain, min_valid_mass=min_valid_mass(variant.judge.config))
             works.append(_Work(variant, example, request, request.cache_key(backend.identity), backend))
         # Looked up together: one query per thousand items, not one per item.
-        hits = self.store.cached_responses(w.cache_key for w in works) if self.use_cache else {}
+        hits = self.store.cache.cached_responses(w.cache_key for w in works) if self.use_cache else {}
         for work in works:
             hit = hits.get(work.cache_key)
             if hit is not None and work.request.mode is not ScoringMode.GENERATE and hit.valid_mass is None:
@@ -441,24 +441,24 @@ class RunEngine:
 
             opened = {name: self.backends[name] for name in queues}
             snapshot = {**config.to_dict(), "environment": run_environment(opened)}
-            self.run_id = self.store.create_run(snapshot, config.fingerprint, name=config.name,
+            self.run_id = self.store.runs.create_run(snapshot, config.fingerprint, name=config.name,
                                                 total=self.total)
         else:
             self.run_id = record.id
             self.resumed = True
-            self.store.set_status(record.id, RunStatus.RUNNING)
-            self.store.set_total(record.id, self.total)
-        self.store.set_lock_run(self._lock_owner, self.run_id)
+            self.store.runs.set_status(record.id, RunStatus.RUNNING)
+            self.store.runs.set_total(record.id, self.total)
+        self.store.locks.set_lock_run(self._lock_owner, self.run_id)
         self.truncated = dict(getattr(renderer, "truncated", {}))
         for judgment in too_long:
-            self.store.add_judgment(self.run_id, judgment)
+            self.store.judgments.add_judgment(self.run_id, judgment)
         self.done = self.total - len(pending) + len(too_long)
         if record is not None and self.stop_rule is not None:
-            stored = self.store.load_judgments(record.id)
+            stored = self.store.judgments.load_judgments(record.id)
             judge = self.stop_rule.judge or variants[0].label
             self.stop_rule.judge = judge
             self.stop_rule.preload({item: j.normalized for item, j in stored.get(judge, {}).items()})
-        self.failures = (self.store.count_judgments(self.run_id, failed_only=True,
+        self.failures = (self.store.judgments.count_judgments(self.run_id, failed_only=True,
                                                     include_request_failures=not self.retry_failed)
                          if record else len(too_long))
         ways = {name: str(way) for name, backend in self.backends.items() if name in queues
@@ -469,14 +469,14 @@ class RunEngine:
 
     def _find_run(self) -> Any:
         if self._requested_run_id is not None:
-            record = self.store.get_run(self._requested_run_id)
+            record = self.store.runs.get_run(self._requested_run_id)
             if record.fingerprint != self.config.fingerprint:
                 raise ConfigError(
                     f"run {record.id} was made from a different configuration; it cannot be resumed with this one")
             return record
         if not self.resume:
             return None
-        unfinished = self.store.find_resumable(self.config.fingerprint)
+        unfinished = self.store.runs.find_resumable(self.config.fingerprint)
         if unfinished is None and self.reuse_finished:
             return identical_finished_run(self.store, self.config)
         return unfinished
@@ -651,7 +651,7 @@ class RunEngine:
             return
         batch = self._unwritten
         self._last_write = time.monotonic()
-        self.store.add_judgments(self.run_id, batch)
+        self.store.judgments.add_judgments(self.run_id, batch)
         self._unwritten = []  # only once stored: a failed write keeps them for the next try
 
     def _write_all(self) -> None:
@@ -685,8 +685,8 @@ class RunEngine:
             self._emit(RunFinished(0, status, summary))
             return summary
         self._write_all()
-        self.store.set_status(self.run_id, status, error=error)
-        self.store.add_wall_time(self.run_id, self._clock() - self._started_at)  # for cost and latency
+        self.store.runs.set_status(self.run_id, status, error=error)
+        self.store.runs.add_wall_time(self.run_id, self._clock() - self._started_at)  # for cost and latency
         self._maybe_progress(force=True)
         summary = self._summary(status, self.run_id)
         self._emit(RunFinished(self.run_id, status, summary))
@@ -697,8 +697,8 @@ class RunEngine:
             run_id=run_id, status=status, total=self.total, done=self.done, failures=self.failures,
             cached=self.cached, backend_calls=self.backend_calls, resumed=self.resumed,
             elapsed_s=max(self._clock() - self._started_at, 0.0),
-            per_judge=self.store.judge_counts(run_id) if run_id else {},
-            failure_reasons=self.store.failure_reasons(run_id) if run_id else [],
+            per_judge=self.store.judgments.judge_counts(run_id) if run_id else {},
+            failure_reasons=self.store.judgments.failure_reasons(run_id) if run_id else [],
             truncated=dict(self.truncated),
             paused=dict(self.paused),
             session_done=dict(self._session_done_by_judge))
@@ -711,7 +711,7 @@ class RunEngine:
 def identical_finished_run(store: RunStore, config: RunConfig) -> Any:
     """The newest finished run made with exactly ``config`` (same fingerprint and name): asked for
     again, it is shown rather than stored twice (None: there is none, judge anew)."""
-    finished = store.find_finished(config.fingerprint, name=config.name)
+    finished = store.runs.find_finished(config.fingerprint, name=config.name)
     # The yes label is outside the fingerprint (it decides no judgment) but is recorded with the run:
     # a finished run recorded with another one is not this run, so the judgments are made (from the
     # response cache) into a new run that records the label given now.
