@@ -152,6 +152,7 @@ def timed_store(path: Path) -> Any:
 def run(ctx: Context) -> list[Row]:
     from dialjudge.core.judges.backends.fake import FakeBackend
     from dialjudge.core.judges.run.engine import RunEngine
+    from dialjudge.core.judges.run.options import EngineOptions
     from dialjudge.core.report import records_to_latex, records_to_markdown, to_csv, to_json, to_jsonl
     from dialjudge.core.run_export import TABLE_FORMATS, export_run
 
@@ -167,7 +168,7 @@ def run(ctx: Context) -> list[Row]:
         small = big_dataset(50)
         for _ in range(2):  # runs beside the big one, as a store holds
             asyncio.run(RunEngine(fake_run_config(small), small, {"fake": FakeBackend("fake")}, store,
-                                  use_cache=False, resume=False).run())
+                                  EngineOptions(use_cache=False, resume=False)).run())
         store.write_s = store.write_cpu_s = 0.0
         cpu_before = time.process_time()
         run_s, summary = timed(f"the {size} through the engine", lambda: asyncio.run(

@@ -16,6 +16,7 @@ from dialjudge.core.api import (
     AgreementRequest,
     AnswerConstraint,
     DrawSpread,
+    EngineOptions,
     InterJudgeMatrix,
     Judgment,
     LengthAndCertainty,
@@ -214,10 +215,10 @@ def _judge(args: argparse.Namespace, dataset: Dataset, plans: list[RunPlan], sto
         if len(plans) > 1:
             con.print(f"few-shot draw {draw.config.fewshot.spec}")
         with ProgressDisplay(con, "judging") as display, sigterm_as_interrupt():
+            options = EngineOptions(resume=not args.fresh, reuse_finished=not args.fresh and not args.name,
+                                    close_backends=True, stop_rule=stop_rule, context_order_seed=args.order_seed)
             summaries.append(execute_run(draw.config, dataset, store, build_backends(draw.config), display=display,
-                                         resume=not args.fresh, reuse_finished=not args.fresh and not args.name,
-                                         close_backends=True, stop_rule=stop_rule,
-                                         order_seed=args.order_seed))
+                                         options=options))
         if summaries[-1].status != RunStatus.FINISHED:
             break
     return summaries

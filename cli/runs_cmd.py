@@ -11,6 +11,7 @@ from dialjudge.core.api import (
     FORMATS,
     USAGE_COLUMNS,
     CompareRequest,
+    EngineOptions,
     ExportRequest,
     RescoreRequest,
     RunDetails,
@@ -198,7 +199,7 @@ def run_retry(args: argparse.Namespace) -> int:
         con.print(f"run {args.run}: {retry.failed} judgments without a score to ask again", markup=False)
         with ProgressDisplay(con, "retrying") as display, sigterm_as_interrupt():
             summary = execute_run(retry.config, dataset, store, build_backends(retry.config), display=display,
-                                  run_id=args.run, retry=True, close_backends=True)
+                                  options=EngineOptions(run_id=args.run, close_backends=True), retry=True)
         left = store.runs.get_run(args.run).failures
     render.console().print(f"run {args.run} {summary.status}: {retry.failed - left} of {retry.failed} failed "
                            f"judgments now scored, {left} still without a score", markup=False, highlight=False)

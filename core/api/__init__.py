@@ -202,6 +202,7 @@ from .review import (
     review_data,
 )
 from .runs import (
+    EngineOptions,
     RetryPlan,
     build_backends,
     execute_run,
@@ -250,7 +251,7 @@ __all__ = [
     "DEFAULT_JUDGE",
     # runs
     "RunPlan", "plan_run", "plan_runs", "find_resumable", "find_finished", "build_backends", "open_run", "execute_run",
-    "stop_rule_for", "RetryPlan", "prepare_retry", "pair_plan_text", "RunDisplay", "infer_quality",
+    "EngineOptions", "stop_rule_for", "RetryPlan", "prepare_retry", "pair_plan_text", "RunDisplay", "infer_quality",
     "preferred_mode", "NO_PERSONA", "JudgeChoices", "judge_choices",
     # reports
     "Report", "FILE_REPORTS", "reports_after_run", "run_reports", "RunReports", "DrawSpread", "LengthAndCertainty",

@@ -12,7 +12,16 @@ import numpy as np
 import pytest
 from cli_helpers import run
 
-from dialjudge.core.api import RunRequest, RunStore, build_backends, execute_run, load_config, open_dataset, plan_run
+from dialjudge.core.api import (
+    EngineOptions,
+    RunRequest,
+    RunStore,
+    build_backends,
+    execute_run,
+    load_config,
+    open_dataset,
+    plan_run,
+)
 from dialjudge.core.api import labels_estimates as le
 from dialjudge.core.config import JudgeConfig
 from dialjudge.core.judges.backends.fake import FakeBackend
@@ -54,7 +63,7 @@ def simulated_run(quality: str, noise: float, seed: int = 0) -> int:
 
     backends = build_backends(plan.config, make=lambda jc: FakeBackend(name=jc.name, score_fn=score))
     with RunStore() as store:
-        return execute_run(plan.config, dataset, store, backends, resume=False).run_id
+        return execute_run(plan.config, dataset, store, backends, options=EngineOptions(resume=False)).run_id
 
 
 def random_run(capsys: pytest.CaptureFixture[str]) -> int:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from dialjudge.core.api import RunEvent, build_backends, execute_run
+from dialjudge.core.api import EngineOptions, RunEvent, build_backends, execute_run
 from dialjudge.core.config import Config, parse_config
 from dialjudge.core.errors import ConfigError, TemplateError
 from dialjudge.core.judges.backends.fake import FakeBackend
@@ -144,7 +144,8 @@ def test_build_backends_makes_fake_judges_from_the_config(sample: Dataset, confi
 def test_run_scores_with_a_pool_of_two_judges(tmp_path: Path, sample: Dataset, config: Config) -> None:
     plan = plan_run(sample, config, template="adv-0to1", judges=["fa", "fb"], aspect="coherence", limit=12)
     store = RunStore(tmp_path / "runs.sqlite3")
-    summary = execute_run(plan.config, sample, store, build_backends(plan.config), close_backends=True)
+    summary = execute_run(plan.config, sample, store, build_backends(plan.config),
+                          options=EngineOptions(close_backends=True))
     assert summary.status == "finished" and summary.done == 24
 
     scores, failures = run_scores(store, summary.run_id)

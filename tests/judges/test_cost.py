@@ -23,6 +23,7 @@ from dialjudge.core.judges.post_run.rescore import RescoreSettings, rescore_run
 from dialjudge.core.judges.prompts.templates import get_template
 from dialjudge.core.judges.run.config import RunConfig
 from dialjudge.core.judges.run.engine import RunEngine
+from dialjudge.core.judges.run.options import EngineOptions
 from dialjudge.core.judges.store.run_store import RunStore
 from dialjudge.core.judges.types import Judgment, ScoringMode
 from dialjudge.core.registry import open_dataset
@@ -108,7 +109,8 @@ def test_a_runs_usage_adds_up_its_judgments_and_its_wall_time(store: RunStore) -
                              quality="overall", mode=ScoringMode.GENERATE, limit=4)
     ticks = iter(range(0, 10_000, 2))  # every clock reading is 2 s after the last
     backends = {"api": FakeBackend(name="api"), "local": FakeBackend(name="local")}
-    summary = asyncio.run(RunEngine(config, dataset, backends, store, clock=lambda: float(next(ticks))).run())
+    summary = asyncio.run(RunEngine(config, dataset, backends, store,
+                                    EngineOptions(clock=lambda: float(next(ticks)))).run())
     record = store.runs.get_run(summary.run_id)
     assert 0 < record.wall_s <= summary.elapsed_s  # the clock read when the run stopped
 

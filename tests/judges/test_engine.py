@@ -20,7 +20,7 @@ from dialjudge.core.errors import BackendError, ConfigError, RequestInterrupted
 from dialjudge.core.judges.backends.fake import GARBAGE_OUTPUT, FakeBackend
 from dialjudge.core.judges.prompts.fewshot import FewShotSetting
 from dialjudge.core.judges.run.config import JudgeSpec, JudgeVariant, PersonaSpec, RunConfig
-from dialjudge.core.judges.run.engine import RunEngine, order_for_prefix_reuse
+from dialjudge.core.judges.run.engine import RunEngine
 from dialjudge.core.judges.run.events import (
     JudgmentScored,
     RunFailed,
@@ -29,7 +29,9 @@ from dialjudge.core.judges.run.events import (
     RunProgress,
     RunStarted,
 )
+from dialjudge.core.judges.run.options import EngineOptions
 from dialjudge.core.judges.run.stopping import seeded_context_order
+from dialjudge.core.judges.run.work_plan import order_for_prefix_reuse
 from dialjudge.core.judges.store.run_store import RunStore
 from dialjudge.core.judges.types import (
     BackendResult,
@@ -84,7 +86,7 @@ def store(tmp_path: Path) -> RunStore:
 
 def engine(cfg: RunConfig, dataset: Dataset, backends: dict[str, Any], store: RunStore, **kw: Any) -> RunEngine:
     kw.setdefault("renderer", render)
-    return RunEngine(cfg, dataset, backends, store, **kw)
+    return RunEngine(cfg, dataset, backends, store, EngineOptions(**kw))
 
 
 def row_keys(store: RunStore, run_id: int) -> list[tuple[str, str, int]]:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from dialjudge.core.api import build_backends, execute_run
+from dialjudge.core.api import EngineOptions, build_backends, execute_run
 from dialjudge.core.config import bundled_judge
 from dialjudge.core.judges.prompts.templates import get_template
 from dialjudge.core.judges.run.config import RunConfig
@@ -32,7 +32,8 @@ def test_the_bundled_judge_reports_its_loading_then_its_first_answer(bundled_mod
             seen.append((time.monotonic(), event))
 
     with RunStore(tmp_path / "runs.sqlite3") as store:
-        summary = execute_run(config, dataset, store, build_backends(config), display=Follow(), close_backends=True)
+        summary = execute_run(config, dataset, store, build_backends(config), display=Follow(),
+                              options=EngineOptions(close_backends=True))
     assert summary.status == "finished"
     events = [event for _, event in seen]
     kinds = [type(event) for event in events]

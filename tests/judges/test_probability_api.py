@@ -20,6 +20,7 @@ from dialjudge.core.judges.post_run.mass import run_mass_lines
 from dialjudge.core.judges.run.config import JudgeSpec, JudgeVariant, RunConfig
 from dialjudge.core.judges.run.engine import RunEngine
 from dialjudge.core.judges.run.events import RunEvent, RunStarted
+from dialjudge.core.judges.run.options import EngineOptions
 from dialjudge.core.judges.run.scoring import is_low_mass_failure, score_result
 from dialjudge.core.judges.store.run_store import SCHEMA_VERSION, RunStore
 from dialjudge.core.judges.store.status import RunState, status_text
@@ -69,7 +70,8 @@ async def judge_all(store: RunStore, config: JudgeConfig, mode: ScoringMode = Sc
     run = RunConfig(dataset="stub", template="t", template_text='name = "t"\n', judges=(JudgeSpec.of(config),),
                     mode=mode, top_k=top_k)
     events: list[RunEvent] = []
-    engine = RunEngine(run, dataset(), {"api": backend(config)}, store, renderer=render, close_backends=True)
+    engine = RunEngine(run, dataset(), {"api": backend(config)}, store,
+                       EngineOptions(renderer=render, close_backends=True))
     engine.subscribe(events.append)
     return await asyncio.wait_for(engine.run(), 60), events
 

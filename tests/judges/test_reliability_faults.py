@@ -24,6 +24,7 @@ from dialjudge.core.judges.run.config import JudgeSpec, JudgeVariant, RunConfig
 from dialjudge.core.judges.run.engine import RunEngine
 from dialjudge.core.judges.run.events import JudgmentScored, RunEvent, RunFinished, RunProgress
 from dialjudge.core.judges.run.failures import BreakerSettings
+from dialjudge.core.judges.run.options import EngineOptions
 from dialjudge.core.judges.store.run_store import RunStore
 from dialjudge.core.judges.types import Message, OutputKind, OutputSpec, RenderedPrompt, ScoringMode
 from dialjudge.core.model import BINARY_01, Dataset, Example, Rating, Turn
@@ -71,8 +72,8 @@ async def judge_all(store: RunStore, config: JudgeConfig, mode: ScoringMode, *, 
     run = RunConfig(dataset="faulty", template="t", template_text='name = "t"\n', judges=(JudgeSpec.of(config),),
                     mode=mode, top_k=0)
     events: list[RunEvent] = []
-    engine = RunEngine(run, dataset(items), {"api": fast_backend(config)}, store, renderer=render,
-                       close_backends=True, breaker=breaker)
+    engine = RunEngine(run, dataset(items), {"api": fast_backend(config)}, store,
+                       EngineOptions(renderer=render, close_backends=True, breaker=breaker))
     engine.subscribe(events.append)
     summary = await asyncio.wait_for(engine.run(), 60)
     return summary, events

@@ -19,6 +19,7 @@ from dialjudge.core.judges.post_run.retry import retry_run
 from dialjudge.core.judges.prompts.templates import get_template
 from dialjudge.core.judges.run.config import RunConfig
 from dialjudge.core.judges.run.engine import RunEngine
+from dialjudge.core.judges.run.options import EngineOptions
 from dialjudge.core.judges.store.run_store import SCHEMA_VERSION, RunStore
 from dialjudge.core.judges.types import BackendResult, JudgeRequest, ScoringMode
 from dialjudge.core.model import Dataset
@@ -51,7 +52,7 @@ def spread_scores(item_id: str, prompt: str) -> float:
 
 
 def judged(store: RunStore, config: RunConfig, dataset: Dataset, backend: FakeBackend, **kw: Any) -> int:
-    summary = asyncio.run(RunEngine(config, dataset, {backend.name: backend}, store, **kw).run())
+    summary = asyncio.run(RunEngine(config, dataset, {backend.name: backend}, store, EngineOptions(**kw)).run())
     return summary.run_id
 
 
@@ -297,11 +298,11 @@ def test_rescoring_the_bundled_models_run_equals_judging_with_that_top_k(
                                mode=ScoringMode.LOGPROB, top_k=top_k, limit=3)
 
     backends = {llama_backend.name: llama_backend}
-    source = asyncio.run(RunEngine(config(3), sample, backends, store, use_cache=False).run())
+    source = asyncio.run(RunEngine(config(3), sample, backends, store, EngineOptions(use_cache=False)).run())
     calls = source.backend_calls
     assert calls == 3
     rescored = rescore_run(store, source.run_id, sample, RescoreSettings(top_k=2))
-    scratch = asyncio.run(RunEngine(config(2), sample, backends, store, use_cache=False).run())
+    scratch = asyncio.run(RunEngine(config(2), sample, backends, store, EngineOptions(use_cache=False)).run())
     assert scratch.backend_calls == 3  # the rescoring itself had no backend to call
     got = {i: j.score for i, j in store.judgments.load_judgments(rescored.run_id)[llama_backend.name].items()}
     want = {i: j.score for i, j in store.judgments.load_judgments(scratch.run_id)[llama_backend.name].items()}

@@ -17,6 +17,7 @@ from dialjudge.core.judges.backends.fake import FakeBackend
 from dialjudge.core.judges.run.config import JudgeSpec, JudgeVariant, PersonaSpec, RunConfig
 from dialjudge.core.judges.run.engine import RunEngine
 from dialjudge.core.judges.run.events import RunStatus
+from dialjudge.core.judges.run.options import EngineOptions
 from dialjudge.core.judges.store.run_store import (
     EXPORT_COLUMNS,
     SCHEMA_VERSION,
@@ -242,7 +243,8 @@ async def test_api_keys_never_reach_the_database(tmp_path: Path, monkeypatch: py
     assert SECRET not in run.to_json()
     path = tmp_path / "runs.sqlite3"
     store = RunStore(path)
-    summary = await RunEngine(run, dataset, {"remote": FakeBackend("remote")}, store, renderer=_render).run()
+    summary = await RunEngine(run, dataset, {"remote": FakeBackend("remote")}, store,
+                              EngineOptions(renderer=_render)).run()
     assert summary.done == 3
     store.reviews.set_review(summary.run_id, "i0", "fine", note="ok")
     snapshot = store.runs.get_run(summary.run_id).config

@@ -17,6 +17,7 @@ from test_engine import config, judge, make_dataset, render
 
 from dialjudge.core.judges.backends.fake import FakeBackend
 from dialjudge.core.judges.run.engine import RunEngine
+from dialjudge.core.judges.run.options import EngineOptions
 from dialjudge.core.judges.store import judgment_rows, run_store
 from dialjudge.core.judges.store import runs as store_runs
 from dialjudge.core.judges.store.run_store import EXPORT_COLUMNS, JudgmentWrite, RunStore
@@ -243,7 +244,7 @@ async def test_a_fast_run_commits_in_batches_and_stores_everything(tmp_path: Pat
 
     store.judgments.add_judgments = counting  # type: ignore[method-assign]
     summary = await RunEngine(config(judge("a"), repeats=3), make_dataset(20, 5), {"a": FakeBackend("a")}, store,
-                              renderer=render, write_interval_s=60.0).run()
+                              EngineOptions(renderer=render, write_interval_s=60.0)).run()
     assert summary.done == 300 == sum(batches) == store.judgments.count_judgments(summary.run_id)
     assert len(batches) < 10  # the first at once, then at most 1,000 at a time and the rest at the end
     store.close()
@@ -262,7 +263,7 @@ async def test_a_pause_after_a_burst_commits_the_burst_without_a_further_judgmen
 
     engine = RunEngine(config(judge("a")), make_dataset(3, 3), {"a": FakeBackend("a", max_concurrency=1,
                                                                                     delay=hold_the_fifth)},
-                       store, renderer=render, write_interval_s=0.05)
+                       store, EngineOptions(renderer=render, write_interval_s=0.05))
     task = asyncio.ensure_future(engine.run())
     for _ in range(400):  # bounded: at most 20 s
         runs = store.runs.list_runs()
@@ -283,7 +284,8 @@ async def test_a_failing_write_fails_the_run(tmp_path: Path) -> None:
         raise run_store.StoreError("disk full")
 
     store.judgments.add_judgments = broken  # type: ignore[method-assign]
-    engine = RunEngine(config(judge("a")), make_dataset(3, 3), {"a": FakeBackend("a")}, store, renderer=render)
+    engine = RunEngine(config(judge("a")), make_dataset(3, 3), {"a": FakeBackend("a")}, store,
+                       EngineOptions(renderer=render))
     with pytest.raises(run_store.StoreError, match="disk full"):
         await engine.run()
     assert store.runs.list_runs()[0].status == "failed"
@@ -327,8 +329,8 @@ async def test_a_timed_write_that_fails_once_is_tried_again_and_loses_nothing(tm
             await release.wait()
 
     engine = RunEngine(config(judge("a")), make_dataset(3, 3),
-                       {"a": FakeBackend("a", max_concurrency=1, delay=hold_the_fifth)}, store, renderer=render,
-                       write_interval_s=0.05)
+                       {"a": FakeBackend("a", max_concurrency=1, delay=hold_the_fifth)}, store,
+                       EngineOptions(renderer=render, write_interval_s=0.05))
     task = asyncio.ensure_future(engine.run())
     for _ in range(400):  # bounded: at most 20 s
         if len(calls) >= 2:

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from tui_helpers import FAST_METRICS
 
-from dialjudge.core.api import RunRequest, build_backends, execute_run, open_dataset, plan_run
+from dialjudge.core.api import EngineOptions, RunRequest, build_backends, execute_run, open_dataset, plan_run
 from dialjudge.core.config import Config, JudgeConfig
 from dialjudge.core.judges.backends.fake import FakeBackend
 from dialjudge.core.judges.store.run_store import default_store_path
@@ -51,7 +51,7 @@ def simulated_run(services: Services, quality: str, noise: float, seed: int = 0)
 
     backends = build_backends(plan.config, make=lambda jc: FakeBackend(name=jc.name, score_fn=score))
     with services.open_store() as store:
-        return execute_run(plan.config, dataset, store, backends, resume=False).run_id
+        return execute_run(plan.config, dataset, store, backends, options=EngineOptions(resume=False)).run_id
 
 
 @pytest.fixture

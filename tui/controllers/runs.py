@@ -27,6 +27,7 @@ from textual.signal import Signal
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from dialjudge.core.api import (
+    EngineOptions,
     JudgeChoices,
     JudgeConfig,
     JudgmentScored,
@@ -230,7 +231,7 @@ class RunController:
     def start(self, config: RunConfig, dataset: Dataset | None = None, **engine_options: Any) -> Worker[Any]:
         """Run ``config`` on ``dataset`` (default: the open one); judgments stream into the workspace.
 
-        ``engine_options`` go to :class:`RunEngine` (a test passes its own renderer, say).
+        ``engine_options`` are :class:`EngineOptions` fields (a test passes its own renderer, say).
         """
         if self.active:
             raise ConfigError("a run is already in progress; cancel it first (Esc)")
@@ -248,9 +249,9 @@ class RunController:
             backends = build_backends(config, self.services.make_backend)
             store = self.services.open_store()
             try:
-                options = {"clock": self.services.clock, "close_backends": True, **engine_options}
+                options = EngineOptions(**{"clock": self.services.clock, "close_backends": True, **engine_options})
                 # The display is called on this thread: the app applies each event on the UI thread.
-                engine = open_run(config, dataset, store, backends, display=self, **options)
+                engine = open_run(config, dataset, store, backends, display=self, options=options)
                 self._engine = engine
                 if self._cancel_pending:  # the app quit while the judges were being made
                     engine.cancel()
