@@ -5,7 +5,7 @@ A fake-judge logprob run over ``big_dataset(100_000)`` goes through the engine i
 temporary folder. Rows:
 
 - the run itself (items/s), and the share of its CPU time spent in the store's writes (timed
-  around ``RunStore.add_judgments``): the run must not be dominated by committing its judgments.
+  around ``store.judgments.add_judgments``): the run must not be dominated by committing its judgments.
   CPU time, because on shared cores the wall time of a commit is mostly waiting for a core;
 - listing runs (two small runs beside the big one). Baseline: the listing query before issue 23
   (a join of every judgment, grouped by run), on the same file;

@@ -112,7 +112,7 @@ def export_run(store: RunStore, run_id: int, dataset: Dataset, folder: Path, for
 def write_judgments(store: RunStore, run_id: int, path: Path, fmt: str) -> int:
     """Stream run ``run_id``'s judgments into ``path`` as CSV or JSON Lines (``fmt`` "csv" or
     "jsonl"); returns how many. The same bytes as :func:`core.report.to_csv` or ``to_jsonl`` of
-    :meth:`RunStore.export_rows`, written row by row from the store: no list of 100,000 dicts and
+    ``store.judgments.export_rows``, written row by row from the store: no list of 100,000 dicts and
     no whole file in memory. Written beside ``path`` and moved there once complete, so a failed
     export leaves no half file."""
     if fmt not in ("csv", "jsonl"):

@@ -11,7 +11,7 @@ the response cache answers and those queued for their judge's backend.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -90,12 +90,10 @@ def make_work(config: RunConfig, variants: Sequence[JudgeVariant], items: Sequen
     return works, too_long
 
 
-def split_by_cache(works: Sequence[Work], cached_responses: Callable[[Iterable[str]], Mapping[str, BackendResult]]
-                   | None) -> tuple[list[tuple[Work, BackendResult]], dict[str, deque[Work]]]:
-    """The work the response cache answers (with its answer), and the rest queued per judge;
-    ``cached_responses`` None: no cache, everything is asked."""
-    # Looked up together: one query per thousand items, not one per item.
-    hits = cached_responses(w.cache_key for w in works) if cached_responses is not None else {}
+def split_by_cache(works: Sequence[Work], hits: Mapping[str, BackendResult]
+                   ) -> tuple[list[tuple[Work, BackendResult]], dict[str, deque[Work]]]:
+    """The work the response cache answers (``hits``, by cache key), with its answer, and the rest
+    queued per judge."""
     cached_work: list[tuple[Work, BackendResult]] = []
     queues: dict[str, deque[Work]] = {}
     for work in works:
