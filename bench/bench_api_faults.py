@@ -33,6 +33,7 @@ from dialjudge.core.config import JudgeConfig
 from dialjudge.core.judges.backends.openai_api import OpenAIBackend
 from dialjudge.core.judges.run.config import JudgeSpec, JudgeVariant, RunConfig
 from dialjudge.core.judges.run.engine import RunEngine
+from dialjudge.core.judges.run.options import EngineOptions
 from dialjudge.core.judges.store.run_store import RunStore
 from dialjudge.core.judges.types import (
     Message,
@@ -66,7 +67,8 @@ async def run(store: RunStore, base_url: str, mode: ScoringMode, endpoint: str, 
     config = RunConfig(dataset="bench", template="b", template_text='name = "b"\n', judges=(JudgeSpec.of(judge),),
                        mode=mode, top_k=0)
     backend = OpenAIBackend(judge, rng=random.Random(0), backoff_base=0.002, backoff_cap=0.01, max_retry_after=0.01)
-    engine = RunEngine(config, dataset(items), {"api": backend}, store, renderer=render, close_backends=True)
+    engine = RunEngine(config, dataset(items), {"api": backend}, store,
+                       EngineOptions(renderer=render, close_backends=True))
     return await engine.run()
 
 

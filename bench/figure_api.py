@@ -44,6 +44,7 @@ def run_once(dataset: Any, base_url: str, concurrency: int, items: int, store_di
     from dialjudge.core.judges.prompts.templates import get_template
     from dialjudge.core.judges.run.config import RunConfig
     from dialjudge.core.judges.run.engine import RunEngine
+    from dialjudge.core.judges.run.options import EngineOptions
     from dialjudge.core.judges.store.run_store import RunStore
     from dialjudge.core.judges.types import ScoringMode
 
@@ -53,8 +54,8 @@ def run_once(dataset: Any, base_url: str, concurrency: int, items: int, store_di
                              mode=ScoringMode.GENERATE, limit=items)
     store = RunStore(store_dir / f"runs-{concurrency}-{time.monotonic_ns()}.sqlite3")
     try:
-        engine = RunEngine(config, dataset, {"stub": OpenAIBackend(judge)}, store, resume=False, use_cache=False,
-                           close_backends=True)
+        engine = RunEngine(config, dataset, {"stub": OpenAIBackend(judge)}, store,
+                           EngineOptions(resume=False, use_cache=False, close_backends=True))
         started = time.perf_counter()
         summary = asyncio.run(engine.run())
         return time.perf_counter() - started, summary

@@ -57,6 +57,7 @@ def engine_run(dataset: Any, judge: Any, mode: Any, *, reuse_prefix: bool, quali
     from dialjudge.core.judges.run.config import RunConfig
     from dialjudge.core.judges.run.engine import RunEngine
     from dialjudge.core.judges.run.events import JudgmentScored
+    from dialjudge.core.judges.run.options import EngineOptions
     from dialjudge.core.judges.store.run_store import RunStore
 
     config = RunConfig.build(dataset, get_template(template), [judge], aspect=aspect, quality=quality,
@@ -68,7 +69,8 @@ def engine_run(dataset: Any, judge: Any, mode: Any, *, reuse_prefix: bool, quali
     with tempfile.TemporaryDirectory() as tmp:
         store = RunStore(Path(tmp) / "runs.sqlite3")
         try:
-            engine = RunEngine(config, dataset, {judge.name: backend}, store, use_cache=False, resume=False)
+            engine = RunEngine(config, dataset, {judge.name: backend}, store,
+                               EngineOptions(use_cache=False, resume=False))
             engine.subscribe(lambda e: judgments.append(e.judgment) if isinstance(e, JudgmentScored) else None)
 
             async def go() -> Any:
@@ -252,6 +254,7 @@ def _default_config() -> Any:
 def _plan_run(plan: Any, dataset: Any, judge: Any) -> tuple[float, Any, list[Any]]:
     from dialjudge.core.judges.backends import make_backend
     from dialjudge.core.judges.run.engine import RunEngine
+    from dialjudge.core.judges.run.options import EngineOptions
     from dialjudge.core.judges.store.run_store import RunStore
 
     backend = make_backend(judge)
@@ -259,8 +262,8 @@ def _plan_run(plan: Any, dataset: Any, judge: Any) -> tuple[float, Any, list[Any
         store = RunStore(Path(tmp) / "runs.sqlite3")
         try:
             started = time.perf_counter()
-            summary = asyncio.run(RunEngine(plan.config, dataset, {judge.name: backend}, store, resume=False,
-                                            use_cache=False, close_backends=True).run())
+            summary = asyncio.run(RunEngine(plan.config, dataset, {judge.name: backend}, store,
+                                            EngineOptions(resume=False, use_cache=False, close_backends=True)).run())
             return time.perf_counter() - started, summary, []
         finally:
             store.close()

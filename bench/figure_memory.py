@@ -69,7 +69,7 @@ ENGINE_RUN = textwrap.dedent(f"""
     store = RunStore(Path(sys.argv[2]) / "runs.sqlite3")
     summary = asyncio.run(RunEngine(fake_run_config(dataset), dataset, {{"fake": FakeBackend("fake")}}, store).run())
     assert summary.done == len(dataset), summary
-    judgments = store.load_judgments(summary.run_id)
+    judgments = store.judgments.load_judgments(summary.run_id)
     assert sum(len(j) for j in judgments.values()) == len(dataset)
     store.close()
     {PEAK}

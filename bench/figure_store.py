@@ -5,7 +5,7 @@ A fake-judge logprob run over ``big_dataset(100_000)`` goes through the engine i
 temporary folder. Rows:
 
 - the run itself (items/s), and the share of its CPU time spent in the store's writes (timed
-  around ``RunStore.add_judgments``): the run must not be dominated by committing its judgments.
+  around ``store.judgments.add_judgments``): the run must not be dominated by committing its judgments.
   CPU time, because on shared cores the wall time of a commit is mostly waiting for a core;
 - listing runs (two small runs beside the big one). Baseline: the listing query before issue 23
   (a join of every judgment, grouped by run), on the same file;
@@ -132,13 +132,19 @@ def timed_store(path: Path) -> Any:
         write_s = 0.0
         write_cpu_s = 0.0
 
-        def add_judgments(self, run_id: int, writes: Any) -> int:
-            cpu, started = time.process_time(), time.perf_counter()
-            try:
-                return super().add_judgments(run_id, writes)
-            finally:
-                self.write_s += time.perf_counter() - started
-                self.write_cpu_s += time.process_time() - cpu
+        def __init__(self, path: Path) -> None:
+            super().__init__(path)
+            add_judgments = self.judgments.add_judgments
+
+            def timed_add_judgments(run_id: int, writes: Any) -> int:
+                cpu, started = time.process_time(), time.perf_counter()
+                try:
+                    return add_judgments(run_id, writes)
+                finally:
+                    self.write_s += time.perf_counter() - started
+                    self.write_cpu_s += time.process_time() - cpu
+
+            self.judgments.add_judgments = timed_add_judgments  # type: ignore[method-assign]
 
     return TimedStore(path)
 
@@ -146,6 +152,7 @@ def timed_store(path: Path) -> Any:
 def run(ctx: Context) -> list[Row]:
     from dialjudge.core.judges.backends.fake import FakeBackend
     from dialjudge.core.judges.run.engine import RunEngine
+    from dialjudge.core.judges.run.options import EngineOptions
     from dialjudge.core.report import records_to_latex, records_to_markdown, to_csv, to_json, to_jsonl
     from dialjudge.core.run_export import TABLE_FORMATS, export_run
 
@@ -161,7 +168,7 @@ def run(ctx: Context) -> list[Row]:
         small = big_dataset(50)
         for _ in range(2):  # runs beside the big one, as a store holds
             asyncio.run(RunEngine(fake_run_config(small), small, {"fake": FakeBackend("fake")}, store,
-                                  use_cache=False, resume=False).run())
+                                  EngineOptions(use_cache=False, resume=False)).run())
         store.write_s = store.write_cpu_s = 0.0
         cpu_before = time.process_time()
         run_s, summary = timed(f"the {size} through the engine", lambda: asyncio.run(
@@ -182,13 +189,13 @@ def run(ctx: Context) -> list[Row]:
 
         with sqlite3.connect(store.path) as db:
             old_list_s, _ = best_time(lambda: db.execute(OLD_LISTING).fetchall(), 3)
-        list_s, runs = best_time(store.list_runs, 3)
+        list_s, runs = best_time(store.runs.list_runs, 3)
         if runs[0].judgments != n:
             raise AssertionError(f"the listing counts {runs[0].judgments} judgments, not {n}")
         rows.append(at_most(f"store: list runs, a {size} among them (s)", list_s, LIST_SECONDS, "s",
                             baseline=old_list_s))
 
-        load_s, loaded = timed("load_judgments", lambda: store.load_judgments(run_id))
+        load_s, loaded = timed("load_judgments", lambda: store.judgments.load_judgments(run_id))
         load_cpu = timed.cpu
         if sum(len(by_item) for by_item in loaded.values()) != n:
             raise AssertionError("load_judgments did not load every judgment")
@@ -199,18 +206,18 @@ def run(ctx: Context) -> list[Row]:
         rows.append(at_most(f"store: load a {size}'s judgments, a Judgment each (s)", load_s, LOAD_SECONDS, "s",
                             baseline=before_s))
         rows.append(cpu_row("load the judgments", load_cpu))
-        page_s, page = best_time(lambda: store.judgment_page(run_id, offset=n // 2, limit=100), 3)
+        page_s, page = best_time(lambda: store.judgments.judgment_page(run_id, offset=n // 2, limit=100), 3)
         if page.total != n or len(page.judgments) != 100:
             raise AssertionError("a page of 100 judgments from the middle was not read")
         rows.append(at_most(f"store: one page of 100 judgments from the middle of a {size} (s)", page_s,
                             PAGE_SECONDS, "s"))
         on_screen = [ex.id for ex in dataset.examples[n // 2:n // 2 + 100]]
-        items_s, by_item = best_time(lambda: store.judgments_for_items(run_id, on_screen), 3)
+        items_s, by_item = best_time(lambda: store.judgments.judgments_for_items(run_id, on_screen), 3)
         if len(by_item) != 100:
             raise AssertionError("the judgments of 100 items on screen were not read")
         rows.append(at_most(f"store: the judgments of 100 items on screen, of a {size} (s)", items_s,
                             PAGE_SECONDS, "s"))
-        columns_s, columns = best_time(lambda: store.score_columns(run_id), 3)
+        columns_s, columns = best_time(lambda: store.judgments.score_columns(run_id), 3)
         if sum(len(c) for c in columns.values()) != n:
             raise AssertionError("score_columns did not read every judgment")
         rows.append(at_most(f"store: a {size}'s score columns as arrays (s)", columns_s, COLUMNS_SECONDS, "s"))
@@ -220,7 +227,8 @@ def run(ctx: Context) -> list[Row]:
             value, result = timed(f"export {ending}", lambda fmt=fmt: export_run(store, run_id, dataset, out, [fmt]))
             export_cpu = timed.cpu
             (path,) = result.paths
-            baseline, text = timed(f"generic {ending} writer", lambda generic=generic: generic(store.export_rows(run_id)))
+            baseline, text = timed(f"generic {ending} writer",
+                                   lambda generic=generic: generic(store.judgments.export_rows(run_id)))
             if path.read_bytes() != text.encode("utf-8"):
                 raise AssertionError(f"the streamed {ending} export differs from the generic writer's")
             del text
@@ -230,7 +238,7 @@ def run(ctx: Context) -> list[Row]:
             rows.append(cpu_row(f"export {ending.upper()}", export_cpu))
 
         # The other formats of `runs export`: rows in memory, then the text (cli/runs_cmd.py).
-        record = store.get_run(run_id)
+        record = store.runs.get_run(run_id)
         columns_shown = ("item_id", "judge", "repeat", "score", "normalized", "valid_mass", "error")
         others: dict[str, Callable[[list[dict[str, Any]]], str]] = {
             "JSON": lambda rows_: to_json(rows_, meta={"run": record.id}),
@@ -238,7 +246,8 @@ def run(ctx: Context) -> list[Row]:
             "LaTeX": lambda rows_: records_to_latex(rows_, columns_shown, title="judgments"),
         }
         for name, render in others.items():
-            value, text = timed(f"runs export {name}", lambda render=render: render(store.export_rows(run_id)))
+            value, text = timed(f"runs export {name}",
+                                lambda render=render: render(store.judgments.export_rows(run_id)))
             ctx.log(f"  the {name} text: {len(text) / 1e6:.0f} MB")
             rows.append(at_most(f"store: runs export of a {size}, {name} (s)", value, EXPORT_SECONDS, "s"))
             rows.append(cpu_row(f"runs export {name}", timed.cpu))

@@ -21,6 +21,7 @@ import sys
 import numpy as np
 
 from dialjudge.core.api import (
+    EngineOptions,
     RunRequest,
     load_config,
     open_dataset,
@@ -70,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
     backends = build_backends(plan.config, make=lambda jc: FakeBackend(name=jc.name, score_fn=score,
                                                                      identity=f"fake:{jc.name}:{jc.model}"))
     with RunStore() as store:
-        summary = execute_run(plan.config, dataset, store, backends, resume=False)
+        summary = execute_run(plan.config, dataset, store, backends, options=EngineOptions(resume=False))
     print(f"run {summary.run_id}: {summary.status}, simulated judge of {quality} with noise {args.noise:g}")
     return 0
 

@@ -15,6 +15,7 @@ from rich.markup import escape
 
 from dialjudge.core.api import (
     AgreementRequest,
+    EngineOptions,
     JudgeOutcome,
     RunPlan,
     RunReports,
@@ -221,7 +222,8 @@ def _judge(args: argparse.Namespace, dataset: Dataset, plans: list[RunPlan],
             yield display
 
     return judge(args.session, plans, dataset, display=progress, stop_rule=stop_rule, fresh=args.fresh,
-                 reuse_finished=not args.fresh and not args.name, order_seed=args.order_seed)
+                 reuse_finished=not args.fresh and not args.name,
+                 options=EngineOptions(context_order_seed=args.order_seed))
 
 
 def _show_preferences(args: argparse.Namespace, dataset: Dataset, plan: RunPlan, summary: RunSummary) -> None:

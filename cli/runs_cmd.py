@@ -8,6 +8,7 @@ from pathlib import Path
 
 from dialjudge.core.api import (
     CompareRequest,
+    EngineOptions,
     ExportRequest,
     RescoreRequest,
     RunDetails,
@@ -228,8 +229,8 @@ def run_retry(args: argparse.Namespace) -> int:
     con = render.console(stderr=True)
     con.print(f"run {args.run}: {retry.failed} judgments without a score to ask again", markup=False)
     with ProgressDisplay(con, "retrying") as display, sigterm_as_interrupt():
-        summary = start_run(args.session, retry.config, dataset, display=display, run_id=args.run,
-                            retry=True).run_to_end()
+        summary = start_run(args.session, retry.config, dataset, display=display,
+                            options=EngineOptions(run_id=args.run), retry=True).run_to_end()
     left = run_record(args.session, args.run).failures
     render.console().print(f"run {args.run} {summary.status}: {retry.failed - left} of {retry.failed} failed "
                            f"judgments now scored, {left} still without a score", markup=False, highlight=False)

@@ -74,7 +74,7 @@ class ScoredRun:
 def read_scored_run(store: RunStore, run_id: int) -> ScoredRun:
     """Run ``run_id``'s configuration and judge columns, read from the store once."""
     scores, failures = run_scores(store, run_id)
-    return ScoredRun(run_id, RunConfig.from_dict(store.get_run(run_id).config), scores, failures)
+    return ScoredRun(run_id, RunConfig.from_dict(store.runs.get_run(run_id).config), scores, failures)
 
 
 def compare_runs(store: RunStore, run_a: int, run_b: int, *, dataset: Dataset | None = None,

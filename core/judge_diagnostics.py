@@ -297,7 +297,7 @@ def run_diagnostics(store: RunStore, run_id: int, dataset: Dataset) -> JudgeDiag
     """The diagnostics of a stored run's judges on its quality over the items it judged; None when
     the run names no numeric quality of ``dataset``."""
 
-    config = store.get_run(run_id).run_config
+    config = store.runs.get_run(run_id).run_config
     quality = config.quality
     scale = dataset.qualities.get(quality) if quality else None
     if quality is None or scale is None or not scale.is_numeric:

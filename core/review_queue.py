@@ -116,7 +116,7 @@ def build_queue(dataset: Dataset, judgments: Mapping[str, Mapping[str, Judgment]
     """The items of a run worth reviewing, most urgent first.
 
     ``judgments`` is one repeat of a run as ``{judge: {item_id: Judgment}}``
-    (:meth:`RunStore.load_judgments`); ``preferences``: the run's report on pre-paired items, whose
+    (``store.judgments.load_judgments``); ``preferences``: the run's report on pre-paired items, whose
     pairs the judge gets wrong in both orders or flips on are flagged.
     """
     flags: dict[str, list[Flag]] = {}

@@ -16,9 +16,9 @@ POOL = "pool"
 def run_scores(store: RunStore, run_id: int, *, repeat: int = 0, with_pool: bool = True
                ) -> tuple[dict[str, dict[str, float | None]], dict[str, int]]:
     """A run's judges (and their mean pool) as evaluator columns of 0-1 scores, plus failure counts."""
-    columns = store.score_columns(run_id, repeat=repeat)
+    columns = store.judgments.score_columns(run_id, repeat=repeat)
     if with_pool and len(columns) > 1:  # the pool is made from the judgments themselves
-        return judgment_columns(store.load_judgments(run_id, repeat=repeat), with_pool=with_pool)
+        return judgment_columns(store.judgments.load_judgments(run_id, repeat=repeat), with_pool=with_pool)
     # One judge, or no pool: read as arrays, without a Judgment per row.
     return ({judge: column.normalized_by_item() for judge, column in columns.items()},
             {judge: int(column.failed.sum()) for judge, column in columns.items()})

@@ -62,7 +62,7 @@ def export_run(store: RunStore, run_id: int, dataset: Dataset, folder: Path, for
         raise ExportError(f"unknown export format {unknown[0]!r} (one of {', '.join(FORMAT_LABELS)})")
     if not formats:
         raise ExportError("choose at least one format to export")
-    record = store.get_run(run_id)
+    record = store.runs.get_run(run_id)
     config = record.run_config
     folder = _writable_folder(folder)
     written: list[Path] = []
@@ -99,7 +99,7 @@ def export_run(store: RunStore, run_id: int, dataset: Dataset, folder: Path, for
     judgment_formats = [f for f in formats if f in JUDGMENT_FORMATS]
     if judgment_formats:
 
-        if not store.count_judgments(run_id):
+        if not store.judgments.count_judgments(run_id):
             raise ExportError(f"run {run_id} has no judgments yet; nothing to export")
         for fmt in judgment_formats:
             ending = JUDGMENT_FORMATS[fmt]
@@ -112,12 +112,12 @@ def export_run(store: RunStore, run_id: int, dataset: Dataset, folder: Path, for
 def write_judgments(store: RunStore, run_id: int, path: Path, fmt: str) -> int:
     """Stream run ``run_id``'s judgments into ``path`` as CSV or JSON Lines (``fmt`` "csv" or
     "jsonl"); returns how many. The same bytes as :func:`core.report.to_csv` or ``to_jsonl`` of
-    :meth:`RunStore.export_rows`, written row by row from the store: no list of 100,000 dicts and
+    ``store.judgments.export_rows``, written row by row from the store: no list of 100,000 dicts and
     no whole file in memory. Written beside ``path`` and moved there once complete, so a failed
     export leaves no half file."""
     if fmt not in ("csv", "jsonl"):
         raise ExportError(f"unknown judgments format {fmt!r} (csv or jsonl)")
-    rows = store.export_tuples(run_id)
+    rows = store.judgments.export_tuples(run_id)
     partial = path.with_name(path.name + ".part")
     try:
         # Text mode with the platform's line ends, as Path.write_text writes the other exports.

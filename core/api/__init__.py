@@ -49,6 +49,7 @@ from ..judges.prompts.personas import (
 from ..judges.run.events import (
     RunSummary,
 )
+from ..judges.run.options import EngineOptions
 from ..judges.store.run_store import (
     RunRecord,
 )
@@ -218,6 +219,7 @@ __all__ = [
     "DatasetEntry",
     "DatasetStatistics",
     "DatasetSummary",
+    "EngineOptions",
     "delete",
     "describe",
     "estimate_for_run",

@@ -13,7 +13,7 @@ __all__ = ["find_interrupted_run"]
 def find_interrupted_run(store: RunStore, dataset: str) -> RunRecord | None:
     """The newest run judged on ``dataset`` when it was cancelled or cut off (a quit, a crash, a closed
     terminal) rather than finished or failed; None when there is none, or another process is on it."""
-    runs = [r for r in store.list_runs() if r.source_run is None and r.run_config.dataset == dataset]
+    runs = [r for r in store.runs.list_runs() if r.source_run is None and r.run_config.dataset == dataset]
     if not runs:
         return None
     newest = runs[0]
@@ -22,7 +22,7 @@ def find_interrupted_run(store: RunStore, dataset: str) -> RunRecord | None:
     # A tuning search's stage runs are resumed by running the search again (the Tune screen).
     if newest.name.startswith("tune "):
         return None
-    lock = store.run_lock(newest.fingerprint)
+    lock = store.locks.run_lock(newest.fingerprint)
     if (lock is not None and lock.get("run_id") == newest.id and lock.get("host") == socket.gethostname()
             and process_is_alive(int(lock["pid"]))):
         return None  # another dialjudge is judging it right now

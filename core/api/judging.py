@@ -13,14 +13,16 @@ ends. :func:`open_search` does the same for a tuning search.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Generic, Protocol, TypeVar
 
 from ..errors import ConfigError
 from ..judges.run.config import RunConfig
 from ..judges.run.events import RunSummary
+from ..judges.run.options import EngineOptions
 from ..judges.run.stopping import StopRule
 from ..judges.store.run_store import RunStore
 from ..judges.store.status import RunStatus
@@ -84,17 +86,17 @@ class SearchHandle(_Handle[TuningReport]):
 
 
 def start_run(session: Session, config: RunConfig, dataset: Dataset, *, display: RunDisplay | None = None,
-              **options: Any) -> RunHandle:
+              options: EngineOptions | None = None, retry: bool = False) -> RunHandle:
     """Run ``config`` on ``dataset`` with the session's judges and store (not started yet).
 
-    ``options`` are the run's (resume, run id, retry, stop rule, order seed, ...) as
-    :func:`core.api.runs.open_run` takes them.
+    ``options`` are the run's (resume, run id, stop rule, order seed, ...); the backends the session
+    makes for it are closed with the run. ``retry``: ask run ``options.run_id``'s failed judgments again.
     """
+    options = dataclasses.replace(options or EngineOptions(), close_backends=True)
     backends = session.backends_for(config)
     store = session.open_store()
     try:
-        engine = _runs.open_run(config, dataset, store, backends, display=display,
-                                **{"close_backends": True, **options})
+        engine = _runs.open_run(config, dataset, store, backends, display=display, options=options, retry=retry)
     except BaseException:
         store.close()
         raise
@@ -143,21 +145,23 @@ def _no_display(_plan: RunPlan) -> AbstractContextManager[RunDisplay | None]:
 def judge(session: Session, plans: Sequence[RunPlan], dataset: Dataset, *,
           display: Callable[[RunPlan], AbstractContextManager[RunDisplay | None]] = _no_display,
           stop_rule: StopRule | None = None, fresh: bool = False, reuse_finished: bool | None = None,
-          **options: Any) -> JudgeOutcome:
+          options: EngineOptions | None = None) -> JudgeOutcome:
     """Run every plan to its end, stopping at the first that does not finish.
 
     ``display(plan)`` is entered around each plan's run and gives the display its events go to.
     Unless ``fresh``, an unfinished run of the same settings is resumed and (``reuse_finished``,
-    default: unless the run is named) a finished one is shown again instead of judged anew.
+    default: unless the run is named) a finished one is shown again instead of judged anew;
+    ``options`` holds the rest of the engine's settings (its order seed, say).
     """
     if stop_rule is not None and len(plans) > 1:
         raise ConfigError("a stop rule watches one run; it cannot be combined with --fewshot-draws")
     summaries: list[RunSummary] = []
     for plan in plans:
         reuse = (not fresh and not plan.config.name) if reuse_finished is None else reuse_finished
+        run_options = dataclasses.replace(options or EngineOptions(), resume=not fresh, reuse_finished=reuse,
+                                          stop_rule=stop_rule)
         with display(plan) as shown:
-            handle = start_run(session, plan.config, dataset, display=shown, resume=not fresh,
-                               reuse_finished=reuse, stop_rule=stop_rule, **options)
+            handle = start_run(session, plan.config, dataset, display=shown, options=run_options)
             summaries.append(handle.run_to_end())
         if summaries[-1].status != RunStatus.FINISHED:
             break

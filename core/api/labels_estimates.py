@@ -80,13 +80,13 @@ class RunJudgments:
 def load_run(store: RunStore, run_id: int, *, quality: str | None = None, dataset: Dataset | None = None,
              app_config: Config | None = None) -> RunJudgments:
     """A run's judgments with its dataset (``dataset`` when it is the run's, else opened again)."""
-    config = store.get_run(run_id).run_config
+    config = store.runs.get_run(run_id).run_config
     dataset = dataset_of_run(config, app_config, current=dataset)
     chosen = resolve_quality(dataset, quality) if quality else config.quality
     if not chosen or chosen not in dataset.qualities:
         raise DialjudgeError(f"run {run_id}: say which quality to compare with (--quality); "
                              f"{dataset.name} has {', '.join(dataset.qualities)}")
-    judgments = store.load_judgments(run_id)
+    judgments = store.judgments.load_judgments(run_id)
     if not judgments:
         raise DialjudgeError(f"run {run_id} has no judgments")
     return RunJudgments(run_id, dataset, chosen, dataset.qualities[chosen], judgments)
@@ -256,7 +256,7 @@ def estimate_for_run(store: RunStore, run_id: int, *, quality: str | None = None
     run = load_run(store, run_id, quality=quality, dataset=dataset, app_config=app_config)
     in_subset = {ex.id for ex in run.dataset.examples if parse_subset(subset)(ex)}
     if labels is None and from_reviews:
-        labels = {item: r.own_rating for item, r in store.reviews(run_id).items() if r.own_rating is not None}
+        labels = {item: r.own_rating for item, r in store.reviews.reviews(run_id).items() if r.own_rating is not None}
         if not labels:
             raise DialjudgeError(f"run {run_id} has no reviews with an own rating")
         source = f"{len(labels)} own ratings from the Review screen"

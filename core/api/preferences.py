@@ -85,10 +85,10 @@ def preference_report_of(config: RunConfig, dataset: Dataset, judgments: Mapping
 
 def stored_preference_report(store: RunStore, run_id: int, dataset: Dataset,
                              request: PreferenceRequest) -> PreferenceReport:
-    config = store.get_run(run_id).run_config
+    config = store.runs.get_run(run_id).run_config
     if not on_prepaired_items(config, dataset):
         raise ConfigError(f"run {run_id} did not judge the pre-paired items of {dataset.name}")
-    return preference_report_of(config, dataset, store.load_judgments(run_id), request)
+    return preference_report_of(config, dataset, store.judgments.load_judgments(run_id), request)
 
 
 @dataclass(frozen=True)

@@ -13,9 +13,9 @@ from ..judges.types import ScoringMode
 
 def mass_lines(store: RunStore, run_id: int) -> dict[str, str]:
     """``{"valid mass (JUDGE)": summary}`` per judge that scored from probabilities (empty otherwise)."""
-    config = store.get_run(run_id).run_config
+    config = store.runs.get_run(run_id).run_config
     top_k = config.top_k if config.mode is ScoringMode.LOGPROB else 0
-    return run_mass_lines(store.iter_judgments(run_id), config.template_text, config.template, top_k=top_k)
+    return run_mass_lines(store.judgments.iter_judgments(run_id), config.template_text, config.template, top_k=top_k)
 
 
 def scoring_lines(environment: Mapping[str, Any]) -> dict[str, str]:

@@ -93,7 +93,7 @@ def judge_bench_table(store: RunStore, run_ids: Sequence[int], app_config: Confi
     seen: dict[tuple[str, str], int] = {}
     modes: dict[str, list[int]] = {}
     for run_id in run_ids:
-        config = store.get_run(run_id).run_config
+        config = store.runs.get_run(run_id).run_config
         modes.setdefault(config.mode.value, []).append(run_id)
         quality = config.quality
         key = config.dataset_path or config.dataset
@@ -107,7 +107,7 @@ def judge_bench_table(store: RunStore, run_ids: Sequence[int], app_config: Confi
             raise ConfigError(f"runs {seen[dataset.name, quality]} and {run_id} both judged {quality!r} of "
                               f"{dataset.name}; name one run per metric")
         seen[dataset.name, quality] = run_id
-        judgments = store.load_judgments(run_id)
+        judgments = store.judgments.load_judgments(run_id)
         judged = config.select_items(dataset)
         if dataset.qualities[quality].kind is ScaleKind.CATEGORICAL:
             report = run_label_report(config, dataset, judgments, tie_rule=rule.value, n_boot=0)

@@ -208,7 +208,7 @@ def run_reports(store: RunStore, plan: RunPlan, dataset: Dataset, run_ids: Seque
                 request: AgreementRequest, *, for_file: bool = False) -> RunReports:
     """The reports that follow run ``run_ids[0]`` (the others: more few-shot draws of the same plan)."""
     run_id = run_ids[0]
-    judgments = store.load_judgments(run_id)
+    judgments = store.judgments.load_judgments(run_id)
     scores, failures = judgment_columns(judgments)
     judge_columns = {name: column for name, column in scores.items() if name != POOL}
     chosen = reports_after_run(plan.config, dataset, runs=len(run_ids), judges=len(judge_columns),
@@ -235,7 +235,7 @@ def run_reports(store: RunStore, plan: RunPlan, dataset: Dataset, run_ids: Seque
         out.length_and_certainty = length_and_certainty(dataset, scores, quality, plan.subset, seed=request.seed)
     if Report.STABILITY in chosen:
         scale = dataset.qualities.get(quality)
-        out.stability = stability(store.load_repeats(run_id), binary=is_label_quality(scale), dataset=dataset,
+        out.stability = stability(store.judgments.load_repeats(run_id), binary=is_label_quality(scale), dataset=dataset,
                                   quality=quality)
     if Report.DRAW_SPREAD in chosen:
         out.draw_spread = draw_spread(store, run_ids, dataset, quality, subset=plan.subset)

@@ -36,10 +36,10 @@ class ReviewData:
 
 def review_data(store: RunStore, run_id: int, dataset_of: Callable[[RunConfig], Dataset]) -> ReviewData:
     """Run ``run_id``'s judgments, reviews and review queue; ``dataset_of`` gives the run's dataset."""
-    record = store.get_run(run_id)
+    record = store.runs.get_run(run_id)
     config = record.run_config
-    judgments = store.load_judgments(run_id)
-    reviews = store.reviews(run_id)
+    judgments = store.judgments.load_judgments(run_id)
+    reviews = store.reviews.reviews(run_id)
     dataset = dataset_of(config)
     preferences = _preferences(config, dataset, judgments)
     queue = build_queue(dataset, judgments, config.quality, preferences=preferences)

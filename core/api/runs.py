@@ -15,7 +15,6 @@ import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from ..config import Config, JudgeConfig
 from ..errors import ConfigError
@@ -30,8 +29,9 @@ from ..judges.prompts.templates import parse_template
 from ..judges.run.config import RunConfig
 from ..judges.run.engine import RunEngine, identical_finished_run
 from ..judges.run.events import RunSummary
+from ..judges.run.options import EngineOptions
 from ..judges.run.pairwise import PairSetting, plan_pairs
-from ..judges.run.stopping import DEFAULT_ORDER_SEED, StopRule
+from ..judges.run.stopping import StopRule
 from ..judges.store.run_store import RunRecord, RunStore
 from ..judges.types import JudgeBackend
 from ..model import Aggregation, Dataset, is_label_quality
@@ -43,7 +43,7 @@ from .display import RunDisplay
 from .requests import RunRequest, StopRequest
 
 __all__ = ["RunPlan", "plan_run", "plan_runs", "find_resumable", "build_backends", "open_run", "execute_run",
-           "stop_rule_for", "RetryPlan", "prepare_retry", "pair_plan_text"]
+           "EngineOptions", "stop_rule_for", "RetryPlan", "prepare_retry", "pair_plan_text"]
 
 
 def plan_run(request: RunRequest, dataset: Dataset, config: Config, *, fewshot: str | None = None) -> RunPlan:
@@ -120,12 +120,12 @@ def pair_plan_text(plan: RunPlan, dataset: Dataset) -> str | None:
 
 def find_resumable(store: RunStore, plan: RunPlan) -> RunRecord | None:
     """An unfinished run of exactly this configuration, which the plan could continue."""
-    return store.find_resumable(plan.config.fingerprint)
+    return store.runs.find_resumable(plan.config.fingerprint)
 
 
 def find_finished(store: RunStore, plan: RunPlan) -> RunRecord | None:
     """A finished run of exactly this configuration: started again (without asking for a fresh run, or
-    giving a new name) it is shown, not duplicated (``open_run(..., reuse_finished=True)`` does that)."""
+    giving a new name) it is shown, not duplicated (``EngineOptions(reuse_finished=True)`` does that)."""
     return identical_finished_run(store, plan.config)
 
 
@@ -163,31 +163,28 @@ def stop_rule_for(request: StopRequest, plan: RunPlan, dataset: Dataset, store: 
 
 
 def open_run(config: RunConfig, dataset: Dataset, store: RunStore, backends: Mapping[str, JudgeBackend], *,
-             display: RunDisplay | None = None, run_id: int | None = None, resume: bool = True,
-             retry: bool = False, stop_rule: StopRule | None = None,
-             order_seed: int | None = DEFAULT_ORDER_SEED,
-             **engine_options: Any) -> RunEngine:
-    """The engine for one run, ready to ``await engine.run()``: a new run (``resume=False``), the
-    unfinished run of the same configuration (``resume``), run ``run_id``, or (``retry``) run
-    ``run_id``'s failed judgments asked again past the response cache."""
+             display: RunDisplay | None = None, options: EngineOptions | None = None,
+             retry: bool = False) -> RunEngine:
+    """The engine for one run, ready to ``await engine.run()``: a new run (``options.resume`` False),
+    the unfinished run of the same configuration (``options.resume``), run ``options.run_id``, or
+    (``retry``) run ``options.run_id``'s failed judgments asked again past the response cache."""
+    options = options or EngineOptions()
     if retry:
-        if run_id is None:
+        if options.run_id is None:
             raise ConfigError("a retry names the run whose failed judgments it asks again")
-        engine_options.setdefault("use_cache", False)  # the cache holds the very answers that failed
-        engine_options["retry_failed"] = True
-    if run_id is not None:
-        engine_options["run_id"] = run_id
-    engine = RunEngine(config, dataset, backends, store, resume=resume, stop_rule=stop_rule,
-                       context_order_seed=order_seed, **engine_options)
+        # Past the cache: it holds the very answers that failed.
+        options = dataclasses.replace(options, use_cache=False, retry_failed=True)
+    engine = RunEngine(config, dataset, backends, store, options)
     if display is not None:
         engine.subscribe(display.on_event)
     return engine
 
 
 def execute_run(config: RunConfig, dataset: Dataset, store: RunStore, backends: Mapping[str, JudgeBackend], *,
-                display: RunDisplay | None = None, **options: Any) -> RunSummary:
+                display: RunDisplay | None = None, options: EngineOptions | None = None,
+                retry: bool = False) -> RunSummary:
     """Run to the end on this thread (the command line; the app runs :func:`open_run` on a worker)."""
-    engine = open_run(config, dataset, store, backends, display=display, **options)
+    engine = open_run(config, dataset, store, backends, display=display, options=options, retry=retry)
     return asyncio.run(engine.run())
 
 
@@ -204,9 +201,9 @@ def prepare_retry(store: RunStore, run_id: int, dataset: Dataset) -> RetryPlan:
     """Check that run ``run_id`` can be retried on ``dataset`` and mark its failed judgments;
     then :func:`open_run` with ``retry=True`` asks them again."""
     check_retryable(store, run_id)
-    config = store.get_run(run_id).run_config
+    config = store.runs.get_run(run_id).run_config
     if config.dataset != dataset.name:
         raise ConfigError(f"run {run_id} judged {config.dataset}, but {dataset.name} is open; open "
                           f"{config.dataset} first, then retry")
-    failed = store.mark_failed_for_retry(run_id)
+    failed = store.judgments.mark_failed_for_retry(run_id)
     return RetryPlan(run_id, config, failed)

@@ -28,7 +28,7 @@ from .requests import ExportRequest, RescoreRequest
 
 def list_runs(store: RunStore, *, dataset: str | None = None) -> list[RunRecord]:
     """Every stored run, newest first (of ``dataset`` only, when given)."""
-    runs = store.list_runs()
+    runs = store.runs.list_runs()
     if dataset is not None:
         runs = [r for r in runs if r.run_config.dataset == dataset]
     return runs
@@ -58,7 +58,7 @@ class RunDetails:
 
 
 def run_details(store: RunStore, run_id: int, app_config: Config) -> RunDetails:
-    record = store.get_run(run_id)
+    record = store.runs.get_run(run_id)
     return RunDetails(record, run_usage(store, record, app_config.prices))
 
 
@@ -69,7 +69,7 @@ def usage_of_run(store: RunStore, run_id: int, app_config: Config) -> RunUsage:
 
 def judge_columns(store: RunStore, run_id: int) -> tuple[str, dict[str, dict[str, float | None]]]:
     """A stored run's dataset name and its judges as evaluator columns (0-1 scores; None: failed)."""
-    dataset = store.get_run(run_id).run_config.dataset
+    dataset = store.runs.get_run(run_id).run_config.dataset
     scores, _ = run_scores(store, run_id, with_pool=False)
     return dataset, scores
 
@@ -80,27 +80,27 @@ def judgment_page(store: RunStore, run_id: int, *, offset: int = 0, limit: int =
                   repeat: int | None = None) -> JudgmentPage:
     """``limit`` of a run's judgments from the ``offset``-th, ordered by item id, judge and repeat,
     with the run's total (narrowed to one judge or one repeat when given). Reads only that page."""
-    return store.judgment_page(run_id, offset=offset, limit=limit, judge=judge, repeat=repeat)
+    return store.judgments.judgment_page(run_id, offset=offset, limit=limit, judge=judge, repeat=repeat)
 
 
 def judgments_of_items(store: RunStore, run_id: int, item_ids: Iterable[str], *, repeat: int | None = 0
                        ) -> dict[str, dict[str, list[Judgment]]]:
     """The judgments of the given items only (the rows on screen), ``{item_id: {judge: [by repeat]}}``;
     ``repeat`` None: every repeat. Items the run has no judgment of are absent."""
-    return store.judgments_for_items(run_id, item_ids, repeat=repeat)
+    return store.judgments.judgments_for_items(run_id, item_ids, repeat=repeat)
 
 
 def score_columns(store: RunStore, run_id: int, *, repeat: int = 0) -> dict[str, ScoreColumns]:
     """A run's scores per judge as numpy arrays in item-id order (NaN: failed), for statistics,
     with no Judgment object per row."""
-    return store.score_columns(run_id, repeat=repeat)
+    return store.judgments.score_columns(run_id, repeat=repeat)
 
 
 def write_judgments_file(store: RunStore, run_id: int, path: Path, fmt: str) -> int:
     """Stream a run's judgments into one CSV (``fmt`` "csv") or JSON Lines ("jsonl") file, the bytes
     ``runs export`` prints; returns how many. No judgment list is held in memory."""
-    store.get_run(run_id)
-    if not store.count_judgments(run_id):
+    store.runs.get_run(run_id)
+    if not store.judgments.count_judgments(run_id):
         raise DialjudgeError(f"run {run_id} has no judgments")
     return write_judgments(store, run_id, Path(path), fmt)
 
@@ -118,7 +118,7 @@ def rescore(store: RunStore, run_id: int, request: RescoreRequest, app_config: C
             current: Dataset | None = None) -> tuple[RescoreResult, RescoreSettings]:
     """Score run ``run_id``'s stored answers again into a new run, without calling a model."""
     settings = rescore_settings(request, app_config)
-    dataset = dataset_of_run(store.get_run(run_id).run_config, app_config, current=current)
+    dataset = dataset_of_run(store.runs.get_run(run_id).run_config, app_config, current=current)
     return rescore_run(store, run_id, dataset, settings), settings
 
 
@@ -126,7 +126,7 @@ def export(store: RunStore, request: ExportRequest, app_config: Config | None = 
            current: Dataset | None = None) -> ExportResult:
     """Write a run's agreement tables (the human ceiling on the items its judges are compared on)
     and judgments into ``request.folder``."""
-    config = store.get_run(request.run_id).run_config
+    config = store.runs.get_run(request.run_id).run_config
     dataset = dataset_of_run(config, app_config, current=current)
     formats = request.formats or tuple(FORMAT_LABELS)
     return export_run(store, request.run_id, dataset, request.folder, formats, extra_scores=request.metric_scores,
@@ -135,15 +135,15 @@ def export(store: RunStore, request: ExportRequest, app_config: Config | None = 
 
 def judgment_rows(store: RunStore, run_id: int) -> tuple[RunRecord, list[dict[str, Any]]]:
     """A run's per-item judgments as flat rows (what ``runs export --format`` writes)."""
-    record = store.get_run(run_id)
-    rows = store.export_rows(run_id)
+    record = store.runs.get_run(run_id)
+    rows = store.judgments.export_rows(run_id)
     if not rows:
         raise DialjudgeError(f"run {run_id} has no judgments")
     return record, rows
 
 
 def delete(store: RunStore, run_id: int) -> None:
-    if not store.delete_run(run_id):
+    if not store.runs.delete_run(run_id):
         raise DialjudgeError(f"no run {run_id}")
 
 

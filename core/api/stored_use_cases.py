@@ -67,7 +67,7 @@ judge_bench_table = uses_store(_protocol_judge_bench.judge_bench_table)
 def run_record(session: Session, run_id: int) -> RunRecord:
     """Stored run ``run_id``: its settings (``.run_config``), status and provenance."""
     with session.store() as store:
-        return store.get_run(run_id)
+        return store.runs.get_run(run_id)
 
 
 def run_config_of(session: Session, run_id: int) -> RunConfig:
@@ -78,14 +78,14 @@ def run_config_of(session: Session, run_id: int) -> RunConfig:
 def run_judgments(session: Session, run_id: int) -> dict[str, dict[str, Judgment]]:
     """Every judgment of stored run ``run_id``: item id -> judge -> judgment (first repeat)."""
     with session.store() as store:
-        return store.load_judgments(run_id)
+        return store.judgments.load_judgments(run_id)
 
 
 def save_review(session: Session, run_id: int, item_id: str, verdict: str, *, note: str = "",
                 own_rating: float | None = None) -> Review:
     """Store a reviewer's verdict (with a note and their own rating) on one item of run ``run_id``."""
     with session.store() as store:
-        return store.set_review(run_id, item_id, verdict, note=note, own_rating=own_rating)
+        return store.reviews.set_review(run_id, item_id, verdict, note=note, own_rating=own_rating)
 
 
 def versus(session: Session, report: PreferenceReport, other_run: int, dataset: Dataset,

@@ -157,16 +157,16 @@ class ImportResult:
 def existing_import(store: RunStore, plan: ImportPlan) -> int | None:
     """The finished run an earlier import of the same bytes with the same settings made (its fingerprint
     holds the file's SHA-256 and the run's configuration), or None."""
-    found = store.find_finished(plan.fingerprint, name=plan.config.name)
+    found = store.runs.find_finished(plan.fingerprint, name=plan.config.name)
     return found.id if found is not None else None
 
 
 def write_import(store: RunStore, plan: ImportPlan) -> int:
     config = plan.config
     total = plan.total if plan.total is not None else len(config.item_ids) * len(config.judges) * config.repeats
-    run_id = store.create_run(config.to_dict(), plan.fingerprint, name=config.name, total=total)
-    store.add_judgments(run_id, (JudgmentWrite(judgment) for judgment in plan.judgments))  # one transaction
-    store.set_status(run_id, RunStatus.FINISHED)
+    run_id = store.runs.create_run(config.to_dict(), plan.fingerprint, name=config.name, total=total)
+    store.judgments.add_judgments(run_id, (JudgmentWrite(judgment) for judgment in plan.judgments))  # one transaction
+    store.runs.set_status(run_id, RunStatus.FINISHED)
     return run_id
 
 

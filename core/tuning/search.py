@@ -24,6 +24,7 @@ from ..judges.backends import make_backend
 from ..judges.prompts.templates import parse_template
 from ..judges.run.engine import RunEngine
 from ..judges.run.events import RunProgress, RunStatus
+from ..judges.run.options import EngineOptions
 from ..model import Aggregation, Dataset, Example, is_label_quality
 from ..planning import plan_run
 from ..stats.ceiling import HumanCeiling, human_ceiling
@@ -248,13 +249,13 @@ class TuningSearch:
             if isinstance(event, RunProgress):
                 spent = spent_before + min(new_items, max(0, event.done - reused))
                 self._emit(JudgingProgressed(name, stage, event.done, event.total, spent,
-                                             self.model_calls + engine.backend_calls))
+                                             self.model_calls + engine.counters.backend_calls))
 
         # A finished run of the same configuration is the engine's to extend, not to repeat: the
         # engine resumes only unfinished runs by itself, and a rerun should add no duplicate runs.
         earlier = _latest_run(self.store, config.fingerprint)
-        engine = RunEngine(config, self.dataset, backends, self.store, fewshot_pool=self.tuning_pool,
-                           run_id=earlier)
+        engine = RunEngine(config, self.dataset, backends, self.store,
+                           EngineOptions(fewshot_pool=self.tuning_pool, run_id=earlier))
         engine.subscribe(forward)
         self._engine = engine
         try:
@@ -266,7 +267,7 @@ class TuningSearch:
         self.run_ids.setdefault(name, []).append(summary.run_id)
         if self._cancelled or summary.status is not RunStatus.FINISHED:
             raise SearchCancelled(f"the tuning search stopped while judging {name!r} ({summary.status})")
-        table = self.store.load_judgments(summary.run_id)
+        table = self.store.judgments.load_judgments(summary.run_id)
         judgments: Mapping[str, Any] = next(iter(table.values()), {})
         return {item: j.normalized for item, j in judgments.items()}, summary.run_id
 
@@ -294,7 +295,7 @@ class TuningSearch:
 
 def _latest_run(store: Any, fingerprint: str) -> int | None:
     """The newest stored run made from this exact configuration (any status), if any."""
-    ids = [r.id for r in store.list_runs() if r.fingerprint == fingerprint]
+    ids = [r.id for r in store.runs.list_runs() if r.fingerprint == fingerprint]
     return max(ids) if ids else None
 
 

@@ -236,7 +236,7 @@ def test_random_fewshot_draws_report_mean_and_std_over_the_draws(capsys: pytest.
     assert code == 0, err
     assert "few-shot draw random:2\n" in err and "random:2@1" in err and "random:2@2" in err
     assert "Random few-shot draws" in out
-    runs = RunStore().list_runs()
+    runs = RunStore().runs.list_runs()
     assert len(runs) == 3
     seeds = sorted(r.config["fewshot"]["seed"] for r in runs)
     assert seeds == [0, 1, 2]

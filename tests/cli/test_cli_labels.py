@@ -101,7 +101,7 @@ def test_yes_label_names_the_label_and_is_recorded(capsys: pytest.CaptureFixture
     from dialjudge.core.judges.store.run_store import RunStore
 
     with RunStore() as store:
-        latest = max(store.list_runs(), key=lambda r: r.id)
+        latest = max(store.runs.list_runs(), key=lambda r: r.id)
     assert latest.config["yes_label"] == "safe"
 
 

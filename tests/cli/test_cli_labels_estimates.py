@@ -13,6 +13,7 @@ import pytest
 from cli_helpers import run
 
 from dialjudge.core.api import (
+    EngineOptions,
     RunRequest,
     load_config,
     open_dataset,
@@ -64,7 +65,7 @@ def simulated_run(quality: str, noise: float, seed: int = 0) -> int:
 
     backends = build_backends(plan.config, make=lambda jc: FakeBackend(name=jc.name, score_fn=score))
     with RunStore() as store:
-        return execute_run(plan.config, dataset, store, backends, resume=False).run_id
+        return execute_run(plan.config, dataset, store, backends, options=EngineOptions(resume=False)).run_id
 
 
 def random_run(capsys: pytest.CaptureFixture[str]) -> int:
@@ -73,7 +74,7 @@ def random_run(capsys: pytest.CaptureFixture[str]) -> int:
                        "--bootstrap", "0")
     assert code == 0, err
     with RunStore() as store:
-        return store.list_runs()[0].id
+        return store.runs.list_runs()[0].id
 
 
 def test_alt_test_of_a_random_and_a_good_judge(capsys: pytest.CaptureFixture[str]) -> None:
@@ -104,7 +105,7 @@ def test_alt_test_glue_matches_the_statistic_on_the_raw_numbers() -> None:
     dataset = open_dataset("usr-topicalchat", config)
     with RunStore() as store:
         (report,) = le.alt_test_for_run(store, good)
-        judgments = store.load_judgments(good)["sim"]
+        judgments = store.judgments.load_judgments(good)["sim"]
     # Independently: judge scores from 0-1 back to 1-5, annotators by name from the raw ratings.
     judge = {i: 1 + 4 * j.normalized for i, j in judgments.items() if j.normalized is not None}
     humans: dict[str, dict[str, float]] = {}
@@ -185,7 +186,7 @@ def test_reviews_are_labels(capsys: pytest.CaptureFixture[str]) -> None:
     dataset = open_dataset("usr-topicalchat", load_config())
     with RunStore() as store:
         for k, ex in enumerate(dataset.examples[:12]):
-            store.set_review(good, ex.id, "fine", own_rating=float(1 + k % 5))
+            store.reviews.set_review(good, ex.id, "fine", own_rating=float(1 + k % 5))
     code, out, err = run(capsys, "runs", "estimate", str(good), "--reviews", "--format", "json")
     assert code == 0, err
     records = {r["method"]: r for r in json.loads(out)["results"]}
@@ -206,14 +207,14 @@ def test_label_next_then_reviews_then_the_active_estimate(capsys: pytest.Capture
     truth = {ex.id: float(ex.human("Overall", Aggregation.MEAN)) for ex in dataset.examples}  # type: ignore[arg-type]
     with RunStore() as store:
         for r in proposed[:-1]:
-            store.set_review(good, r["item_id"], "fine", own_rating=truth[r["item_id"]])
+            store.reviews.set_review(good, r["item_id"], "fine", own_rating=truth[r["item_id"]])
     args = ("runs", "estimate", str(good), "--reviews", "--active-budget", "30", "--seed", "4")
     code, out, err = run(capsys, *args)
     assert code == 0, err
     assert "1 of the" in " ".join(out.split()) and "the active estimate waits for them" in " ".join(out.split())
     with RunStore() as store:
         last = proposed[-1]["item_id"]
-        store.set_review(good, last, "fine", own_rating=truth[last])
+        store.reviews.set_review(good, last, "fine", own_rating=truth[last])
     code, out, err = run(capsys, *args, "--format", "json")
     assert code == 0, err
     records = {r["method"]: r for r in json.loads(out)["results"]}

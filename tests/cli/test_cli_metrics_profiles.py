@@ -64,5 +64,5 @@ def test_judge_tables_and_the_run_record_carry_the_profile(capsys: pytest.Captur
     assert names[0] == "BLEU-1 (nlg-eval)" and "fa" in names and "BLEU-1" not in names
     assert all("profile:nlg-eval" in r["signature"] for r in rows if "(nlg-eval)" in r["evaluator"])
     # The run record keeps both profiles' signatures: its table may be shown with either.
-    environment = RunStore().list_runs()[-1].config["environment"]
+    environment = RunStore().runs.list_runs()[-1].config["environment"]
     assert "nlg-eval-bleu4" in environment["metric_signatures"] and "bleu4" in environment["metric_signatures"]

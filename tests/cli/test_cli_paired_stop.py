@@ -45,12 +45,12 @@ def test_judge_stops_on_the_ci_width_rule_and_resumes_to_the_end(capsys: pytest.
     assert "run 1 stopped by the stop rule after 50 items in 10 contexts" in " ".join(err.split())
     with RunStore() as store:
         # Requests already in flight when the rule decided (the fake judge runs 4 at once) are kept.
-        assert store.get_run(1).status == "cancelled" and 50 <= store.count_judgments(1) < 60
+        assert store.runs.get_run(1).status == "cancelled" and 50 <= store.judgments.count_judgments(1) < 60
     code, out, err = run(capsys, *JUDGE, "--judge", "fa")
     assert code == 0, err
     assert "Run 1 (finished" in err
     with RunStore() as store:
-        assert store.count_judgments(1) == 60
+        assert store.judgments.count_judgments(1) == 60
 
 
 def test_a_stop_rule_without_a_target_is_refused(capsys: pytest.CaptureFixture[str]) -> None:

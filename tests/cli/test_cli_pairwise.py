@@ -32,8 +32,8 @@ def test_pairwise_run_prints_the_pair_count_then_the_report(capsys: pytest.Captu
     assert err.index("pairwise: 8 pairs") < err.index("judging")  # before the run starts
 
     with RunStore() as store:
-        record = store.list_runs()[0]
-        report = pairwise_report(record.run_config, open_dataset("sample"), store.load_judgments(record.id))
+        record = store.runs.list_runs()[0]
+        report = pairwise_report(record.run_config, open_dataset("sample"), store.judgments.load_judgments(record.id))
     judge = report.judges["fa"]
     row = next(line for line in out.splitlines() if line.startswith("│fa "))
     cells = [c.strip() for c in row.split("│")[1:-1]]

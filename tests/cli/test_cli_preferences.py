@@ -44,8 +44,8 @@ def test_the_agreement_table_of_each_format(capsys: pytest.CaptureFixture[str], 
     judge, humans = cells(out, "fa "), cells(out, "humans")
     assert judge[1] == humans[1] == str(pairs)
     with RunStore() as store:
-        record = store.list_runs()[0]
-        report = preference_report(record.run_config, load_dataset(path), store.load_judgments(record.id),
+        record = store.runs.list_runs()[0]
+        report = preference_report(record.run_config, load_dataset(path), store.judgments.load_judgments(record.id),
                                    n_boot=200)
     expected = agreement_rows(report)
     assert tuple(judge) == expected[0] and tuple(humans) == expected[1]
@@ -81,11 +81,12 @@ def test_a_pointwise_run_on_pairs_reports_the_implied_preference_and_the_paired_
                          "--judge", "fa", "--bootstrap", "100", "--tie-band", "0.1", "--versus-run", "1")
     assert code == 0, err
     with RunStore() as store:
-        pointwise, pairwise = sorted(store.list_runs(), key=lambda r: -r.id)[:2]
+        pointwise, pairwise = sorted(store.runs.list_runs(), key=lambda r: -r.id)[:2]
         dataset = load_dataset(path)
-        mine = implied_preference_report(pointwise.run_config, dataset, store.load_judgments(pointwise.id), band=0.1,
-                                         n_boot=100)
-        theirs = preference_report(pairwise.run_config, dataset, store.load_judgments(pairwise.id), n_boot=100)
+        mine = implied_preference_report(pointwise.run_config, dataset, store.judgments.load_judgments(pointwise.id),
+                                         band=0.1, n_boot=100)
+        theirs = preference_report(pairwise.run_config, dataset, store.judgments.load_judgments(pairwise.id),
+                                   n_boot=100)
     assert len(store_items := mine.judges["fa"].pairs) == 6 and store_items[0].direct is not None
     assert tuple(cells(out, "fa ")) == agreement_rows(mine)[0]
     assert "each reply rated alone (pointwise)" in out and "at most 0.1 (0-1 scale) is a tie" in out

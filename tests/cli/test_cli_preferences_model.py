@@ -24,7 +24,7 @@ def test_the_bundled_judge_on_a_judge_bench_pairwise_file(capsys: pytest.Capture
     assert code == 0, err
     assert "6 pre-paired pairs with the humans' votes, both orders: 12 judgments" in err
     with RunStore() as store:
-        record = store.list_runs()[0]
+        record = store.runs.list_runs()[0]
         report = stored_preference_report(store, record.id, load_dataset(PAIRS), PreferenceRequest(n_boot=200))
     judge, humans = agreement_rows(report)
     assert judge[0] == "smollm2" and judge[1] == humans[1] == "6"

@@ -161,6 +161,6 @@ def test_the_protocol_scores_as_judge_bench_did_unless_told_and_names_the_mode(
     document = json.loads(out)
     runs = sorted({r["run"] for r in document["results"] if r["row"] == "metric"})
     with RunStore() as store:
-        assert {store.get_run(r).run_config.mode.value for r in runs} == {"generate"}
+        assert {store.runs.get_run(r).run_config.mode.value for r in runs} == {"generate"}
     assert "scoring: generate (the answer parsed from the generated text), as JUDGE-BENCH's protocol scores" in \
         document["meta"]["notes"]

@@ -38,7 +38,7 @@ def config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def scores(run_id: int) -> dict[str, float | None]:
     with RunStore() as store:
-        return {j.item_id: j.score for j in store.iter_judgments(run_id)}
+        return {j.item_id: j.score for j in store.judgments.iter_judgments(run_id)}
 
 
 def test_rescore_makes_a_new_run_that_names_its_source(capsys: pytest.CaptureFixture[str]) -> None:

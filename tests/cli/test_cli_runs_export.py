@@ -41,7 +41,7 @@ def test_export_to_a_folder_writes_what_the_app_writes(capsys: pytest.CaptureFix
     dataset = open_dataset("sample", remember=False)
     with RunStore() as store:
         scores, failures = run_scores(store, 1)
-        stored = store.export_rows(1)
+        stored = store.judgments.export_rows(1)
     expected = next(r for r in evaluate(dataset, qualities=["overall"], extra_scores=scores, failures=failures,
                                         include_metrics=False, n_boot=0).records if r["evaluator"] == "fa")
     with (out_dir / "run-1-agreement.csv").open(encoding="utf-8") as f:

@@ -14,8 +14,8 @@ from dialjudge.core.judges.types import Judgment, ScoringMode
 
 def stored_run() -> int:
     with RunStore() as store:
-        run_id = store.create_run({"what": "cli"}, "fp-cli")
-        store.add_judgments(run_id, [JudgmentWrite(Judgment(
+        run_id = store.runs.create_run({"what": "cli"}, "fp-cli")
+        store.judgments.add_judgments(run_id, [JudgmentWrite(Judgment(
             item_id=f"i{k}", judge="j", mode=ScoringMode.GENERATE, prompt_hash="h",
             raw_output=["=cmd|' /C calc'!A0", "fine\r\nanswer", "ünï 🙂", "-3"][k % 4], score=None if k == 2 else 3.0,
             normalized=None if k == 2 else 0.5, error="unparsed" if k == 2 else None, sampling={"seed": k}))
@@ -40,7 +40,7 @@ def test_a_streamed_export_file_has_the_bytes_of_the_printed_export(
 def test_a_run_without_judgments_is_an_error_not_an_empty_file(capsys: pytest.CaptureFixture[str],
                                                                tmp_path: Path) -> None:
     with RunStore() as store:
-        empty = store.create_run({"what": "cli"}, "fp-empty")
+        empty = store.runs.create_run({"what": "cli"}, "fp-empty")
     target = tmp_path / "empty.csv"
     code, _, err = run(capsys, "runs", "export", str(empty), "--format", "csv", "--output", str(target))
     assert code != 0 and "has no judgments" in err and not target.exists()

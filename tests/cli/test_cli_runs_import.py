@@ -37,16 +37,16 @@ def test_export_then_import_gives_the_same_agreement_to_the_last_digit(
 
     dataset = open_dataset("sample", remember=False)
     with RunStore() as store:
-        assert store.get_run(2).kind == "imported" and store.get_run(1).kind == "judged"
+        assert store.runs.get_run(2).kind == "imported" and store.runs.get_run(1).kind == "judged"
         comparison = compare_runs(store, 1, 2, dataset=dataset, paired_boot=200)
         tables = [evaluate(dataset, qualities=["overall"], extra_scores=run_scores(store, r)[0],
                            failures=run_scores(store, r)[1], include_metrics=False, n_boot=0).records
                   for r in (1, 2)]
-        assert store.export_rows(1)[0].keys() == store.export_rows(2)[0].keys()
+        assert store.judgments.export_rows(1)[0].keys() == store.judgments.export_rows(2)[0].keys()
         assert [{k: v for k, v in row.items() if k not in ("run_id", "created", "cache_key")}
-                for row in store.export_rows(1)] == \
+                for row in store.judgments.export_rows(1)] == \
                [{k: v for k, v in row.items() if k not in ("run_id", "created", "cache_key")}
-                for row in store.export_rows(2)]
+                for row in store.judgments.export_rows(2)]
     assert tables[0] == tables[1]  # every coefficient, n and p-value, exactly
     assert comparison.deltas and all(d.change == 0.0 for d in comparison.deltas if d.change is not None)
     assert comparison.paired and all(est.delta == 0.0 for p in comparison.paired for est in p.deltas.values())
@@ -69,7 +69,7 @@ def test_import_prints_what_matched_and_refuses_under_strict(capsys: pytest.Capt
     assert code == 2 and "--strict" in err
     assert "rows matching no item: 1 — line 6 (no-such-item)" in out
     with RunStore() as store:
-        assert store.list_runs() == []
+        assert store.runs.list_runs() == []
     code, out, err = run(capsys, "runs", "import", str(FILES / "ten_point.csv"), "--dataset", "sample",
                          "--scale", "1-10", "--name", "ten")
     assert code == 0, err
@@ -88,6 +88,6 @@ def test_importing_a_file_again_shows_the_run_it_made(capsys: pytest.CaptureFixt
     assert code == 0, err
     assert "run 1 was imported from these bytes of ten_point.csv with these settings: shown again" in out
     with RunStore() as store:
-        assert [r.id for r in store.list_runs()] == [1]
+        assert [r.id for r in store.runs.list_runs()] == [1]
     code, out, err = run(capsys, *args, "--name", "copy")
     assert code == 0 and "run 2: imported from ten_point.csv" in out, err

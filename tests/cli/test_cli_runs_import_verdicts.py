@@ -70,7 +70,7 @@ def test_a_native_pairwise_run_exported_and_imported_gives_the_same_preference_r
     assert _cells(out, "fa") == _cells(native_out, "fa")
     dataset = load_dataset(DATA / "judge_bench_pairs.json")
     with RunStore() as store:
-        assert store.get_run(2).kind == "imported"
+        assert store.runs.get_run(2).kind == "imported"
         native, imported = (stored_preference_report(store, r, dataset, PreferenceRequest(n_boot=200, seed=1))
                             for r in (1, 2))
     mine, theirs = native.judges["fa"], imported.judges["fa"]

@@ -61,7 +61,7 @@ def test_an_identical_finished_run_is_shown_again_not_repeated(capsys: pytest.Ca
     from dialjudge.core.judges.store.run_store import RunStore
 
     with RunStore() as store:
-        runs = store.list_runs()
+        runs = store.runs.list_runs()
         assert [(r.id, r.name, r.judgments) for r in reversed(runs)] == [(1, "", 4), (2, "", 4), (3, "copy", 4)]
 
 

@@ -74,7 +74,7 @@ def test_template_edit_gives_deltas_and_a_prompt_diff(tmp_path: Path, sample: Da
 
     diff = comparison.prompt_diff
     # Each side names its template with its content hash (two texts of one name stay told apart).
-    before, after = (store.get_run(r).run_config for r in (run_a, run_b))
+    before, after = (store.runs.get_run(r).run_config for r in (run_a, run_b))
     assert diff[0] == f"--- run {run_a}: adv-0to1 #{before.template_hash}"
     assert diff[1] == f"+++ run {run_b}: adv-edit #{after.template_hash}"
     assert before.template_hash != after.template_hash

@@ -50,7 +50,7 @@ def test_a_trial_scores_each_item_as_the_run_did(tmp_path, template: str) -> Non
     plan = plan_run(sample, config, template=template, judges=["fa"], limit=6, aspect=aspect)  # otherwise defaults
     store = RunStore(tmp_path / "runs.sqlite3")
     summary = execute_run(plan.config, sample, store, build_backends(plan.config))  # runs to the end
-    judged = store.load_judgments(summary.run_id)["fa"]
+    judged = store.judgments.load_judgments(summary.run_id)["fa"]
     tpl = get_template(template)
     judge = config.judge("fa")
     differs_in_generate_mode = 0

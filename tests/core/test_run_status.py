@@ -48,7 +48,7 @@ def test_a_run_folded_from_its_events_matches_the_store(tmp_path: Path):
     with RunStore(tmp_path / "runs.sqlite3") as store:
         backends = {"fake": FakeBackend(name="fake", fail_every=4)}
         summary = execute_run(config, dataset, store, backends, display=Follow())
-        record = store.get_run(summary.run_id)
+        record = store.runs.get_run(summary.run_id)
     assert any(isinstance(e, RunProgress) for e in events)
     assert state.status is RunStatus.FINISHED is record.status and not state.active
     assert (state.run_id, state.done, state.total) == (record.id, record.judgments, record.total) == (

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from dialjudge.core.dataset_catalogue import open_dataset
 from dialjudge.core.errors import ConfigError
 from dialjudge.core.evaluation import evaluate
 from dialjudge.core.imports import ImportOptions, ImportRefused, ScaleRule, import_run, prepare_import
 from dialjudge.core.judges.store.run_store import RunStore
 from dialjudge.core.model import Dataset
+from dialjudge.core.registry import open_dataset
 from dialjudge.core.review_queue import build_queue, review_rows
 from dialjudge.core.run_columns import run_scores
 
@@ -33,7 +33,7 @@ def store(tmp_path: Path) -> RunStore:
 
 def _scores(store: RunStore, run_id: int) -> dict[str, dict[str, float | None]]:
     return {judge: {item: j.score for item, j in by_item.items()}
-            for judge, by_item in store.load_judgments(run_id).items()}
+            for judge, by_item in store.judgments.load_judgments(run_id).items()}
 
 
 def test_wide_csv_counts_every_problem_by_name(sample: Dataset, store: RunStore) -> None:
@@ -50,7 +50,7 @@ def test_wide_csv_counts_every_problem_by_name(sample: Dataset, store: RunStore)
     assert _scores(store, result.run_id) == {
         "judge-a": {"sample-c01-ref": 5.0, "sample-c01-llm": 4.0, "sample-c01-s2s": 2.0, "sample-c01-adv1": 3.0},
         "judge-b": {"sample-c01-ref": 4.0, "sample-c01-llm": 3.5, "sample-c01-s2s": None, "sample-c01-adv1": 2.0}}
-    record = store.get_run(result.run_id)
+    record = store.runs.get_run(result.run_id)
     assert record.kind == "imported" and record.failures == 1 and record.total == 8
     provenance = record.run_config.imported
     assert provenance is not None
@@ -63,14 +63,14 @@ def test_strict_refuses_and_writes_nothing(sample: Dataset, store: RunStore) -> 
     with pytest.raises(ImportRefused, match="--strict.*no-such-item") as refused:
         import_run(store, FILES / "wide.csv", sample, ImportOptions(strict=True))
     assert len(refused.value.report.duplicates) == 2
-    assert store.list_runs() == []
+    assert store.runs.list_runs() == []
 
 
 def test_long_jsonl_with_a_judge_column_answers_and_reasons(sample: Dataset, store: RunStore) -> None:
     result = import_run(store, FILES / "long.jsonl", sample)
     assert (result.report.rows, result.report.matched_rows, result.report.items) == (6, 6, 3)
     assert result.report.problems() == []
-    judgments = store.load_judgments(result.run_id)
+    judgments = store.judgments.load_judgments(result.run_id)
     first = judgments["x"]["sample-c02-ref"]
     assert (first.score, first.normalized, first.reasoning, first.latency_s, first.prompt_tokens,
             first.completion_tokens, first.raw_output) == (5.0, 1.0, "because 5", 0.5, 100, 3, "Score: 5")
@@ -106,7 +106,7 @@ def test_inspect_log(sample: Dataset, store: RunStore, tmp_path: Path, archive: 
     # The archive holds one file per sample, read in name order: the unknown id comes first there.
     assert report.unmatched == [f"sample {1 if archive else 4} (not-in-sample)"]
     assert [name.split(": ", 1)[1] for name in report.rows_without_score] == ["the scorer gave this sample no score"]
-    judgments = store.load_judgments(result.run_id)["openai/gpt-4o-mini"]
+    judgments = store.judgments.load_judgments(result.run_id)["openai/gpt-4o-mini"]
     assert {item: j.score for item, j in judgments.items()} == {
         "sample-c05-ref": 4.0, "sample-c05-llm": 2.5, "sample-c05-s2s": None, "sample-c05-adv1": 5.0}
     first = judgments["sample-c05-ref"]
@@ -118,7 +118,7 @@ def test_promptfoo_results_map_their_zero_to_one_scores(sample: Dataset, store: 
     result = import_run(store, FILES / "promptfoo_results.json", sample)
     assert (result.report.format, result.report.matched_rows, result.report.judges) == ("promptfoo", 3, ["gpt-judge"])
     assert result.report.scale_rule == "0-1 mapped linearly onto 1-5"
-    judgments = store.load_judgments(result.run_id)["gpt-judge"]
+    judgments = store.judgments.load_judgments(result.run_id)["gpt-judge"]
     assert {i: (j.score, j.normalized) for i, j in judgments.items()} == {
         "sample-c07-ref": (4.0, 0.75), "sample-c07-llm": (2.0, 0.25), "sample-c07-hum": (5.0, 1.0)}
     assert judgments["sample-c07-ref"].raw_output == "4"
@@ -129,7 +129,7 @@ def test_promptfoo_results_map_their_zero_to_one_scores(sample: Dataset, store: 
 def test_another_scale_is_refused_unless_stated(sample: Dataset, store: RunStore) -> None:
     with pytest.raises(ImportRefused, match=r"3 of 5 scores lie outside.*--scale") as refused:
         import_run(store, FILES / "ten_point.csv", sample)
-    assert len(refused.value.report.out_of_scale) == 3 and store.list_runs() == []
+    assert len(refused.value.report.out_of_scale) == 3 and store.runs.list_runs() == []
 
     result = import_run(store, FILES / "ten_point.csv", sample, ImportOptions(scale=ScaleRule.parse("1-10")))
     assert result.report.out_of_scale == ["line 6 (big-judge): 11 outside 1-10"]
@@ -160,9 +160,9 @@ def test_an_imported_run_feeds_the_statistics_and_the_review_queue(sample: Datas
     records = evaluate(sample, qualities=["overall"], extra_scores=scores, failures=failures, include_metrics=False,
                        n_boot=0).records
     assert {r["evaluator"] for r in records if r["n"]} >= {"x", "y"}
-    judgments = store.load_judgments(result.run_id)
+    judgments = store.judgments.load_judgments(result.run_id)
     queue = build_queue(sample, judgments, "overall")
-    rows = review_rows(sample, result.run_id, "overall", judgments, store.reviews(result.run_id), queue)
+    rows = review_rows(sample, result.run_id, "overall", judgments, store.reviews.reviews(result.run_id), queue)
     assert [r["item_id"] for r in rows] == ["sample-c02-ref", "sample-c02-hum", "sample-c02-ret"]
 
 
@@ -178,7 +178,7 @@ def test_an_imported_judge_is_not_called_local_and_its_tokens_count(sample: Data
     from dialjudge.core.judges.post_run.cost import run_usage
 
     result = import_run(store, FILES / "inspect_log.json", sample)
-    usage = run_usage(store, store.get_run(result.run_id), {})
+    usage = run_usage(store, store.runs.get_run(result.run_id), {})
     (judge,) = usage.judges
     assert not judge.local and judge.cost is None
     # Samples 1, 2, 3 and 5 matched: 200 + 201 + 202 + 204 prompt tokens, 5 completion tokens each.
@@ -195,7 +195,7 @@ def test_imported_answers_are_rescored_with_another_mapping(sample: Dataset, sto
     # The answers "Score: 5/3/1" (x) and "Score: 4/2", "I think it is a 2" (y), read again and mapped.
     assert after == {"x": {"sample-c02-ref": 1.0, "sample-c02-hum": 0.0, "sample-c02-ret": 0.0},
                      "y": {"sample-c02-ref": 1.0, "sample-c02-hum": 0.0, "sample-c02-ret": 0.0}}
-    assert store.get_run(rescored.run_id).kind == "rescored"
+    assert store.runs.get_run(rescored.run_id).kind == "rescored"
 
 
 def test_an_export_read_with_another_template_is_refused(sample: Dataset, store: RunStore, tmp_path: Path) -> None:
@@ -213,19 +213,4 @@ def test_an_export_read_with_another_template_is_refused(sample: Dataset, store:
     copy.parent.mkdir()
     copy.write_bytes(path.read_bytes())
     again = import_run(store, copy, sample)
-    assert store.get_run(again.run_id).fingerprint == store.get_run(result.run_id).fingerprint
-
-
-@pytest.mark.parametrize(("header", "row", "message"), [
-    ("item_id,score,latency", "x,3,fast", "line 2: latency is not a number: 'fast'"),
-    ("item_id,score,distribution", 'x,3,"{""3"": ""most""}"', "line 2: distribution must map answers to numbers"),
-])
-def test_a_wrong_type_in_an_optional_column_is_named_not_a_traceback(sample: Dataset, tmp_path: Path, header: str,
-                                                                     row: str, message: str) -> None:
-    from dialjudge.core.errors import DataError
-
-    path = tmp_path / "scores.csv"
-    path.write_text(f"{header}\n{row}\n", encoding="utf-8")
-    with pytest.raises(DataError) as info:
-        prepare_import(path, sample)
-    assert str(info.value) == f"{path}: {message}"
+    assert store.runs.get_run(again.run_id).fingerprint == store.runs.get_run(result.run_id).fingerprint

@@ -55,11 +55,11 @@ def test_the_hand_written_file_counts_every_problem_by_name(pairs: Dataset, stor
     # beta has 3 of the 12 asked orders (p1 A-first, p2 B-first, p3 taken as A-first).
     assert len(report.items_without_score) == 9 and "p2 (beta, A shown first)" in report.items_without_score
 
-    run = store.get_run(result.run_id)
+    run = store.runs.get_run(result.run_id)
     config = run.run_config
     assert config.imported is not None and config.imported["format"] == "verdicts"
     assert config.template == "pairwise-plain" and is_preference_run(config, pairs)
-    stored = store.load_judgments(result.run_id)
+    stored = store.judgments.load_judgments(result.run_id)
     # The value per asked order: 1 = the reply shown first wins, 0 = the second, 0.5 = tie.
     assert {k: j.normalized for k, j in stored["alpha"].items() if k.startswith("p3#")} == {
         "p3#A>p3#B": 1.0, "p3#B>p3#A": 1.0}
@@ -144,12 +144,13 @@ def test_a_native_run_written_as_verdicts_and_imported_gives_the_same_report(pai
                           [JudgeSpec.of(JudgeConfig(name="fake", backend="fake"))], mode=ScoringMode.GENERATE,
                           pairs=PairSetting())
     summary = asyncio.run(RunEngine(cfg, pairs, {"fake": FakeBackend(score_fn=_scripted)}, store).run())
-    native = preference_report(cfg, pairs, store.load_judgments(summary.run_id), n_boot=200, seed=3)
+    native = preference_report(cfg, pairs, store.judgments.load_judgments(summary.run_id), n_boot=200, seed=3)
     path = tmp_path / "fake_verdicts.csv"
-    _as_verdicts(store.load_judgments(summary.run_id), path)
+    _as_verdicts(store.judgments.load_judgments(summary.run_id), path)
     result = import_run(store, path, pairs, ImportOptions(strict=True))
-    imported_config = store.get_run(result.run_id).run_config
-    imported = preference_report(imported_config, pairs, store.load_judgments(result.run_id), n_boot=200, seed=3)
+    imported_config = store.runs.get_run(result.run_id).run_config
+    imported = preference_report(imported_config, pairs, store.judgments.load_judgments(result.run_id), n_boot=200,
+                                 seed=3)
     mine, theirs = native.judges["fake"], imported.judges["fake"]
     assert theirs.with_ties == mine.with_ties and theirs.without_ties == mine.without_ties
     assert theirs.order == mine.order and theirs.categories == mine.categories
@@ -173,4 +174,4 @@ def test_importing_the_same_file_again_shows_the_run_it_made(pairs: Dataset, sto
     first = import_run(store, FILE, pairs)
     again = import_run(store, FILE, pairs)
     assert (again.run_id, again.shown_again, first.shown_again) == (first.run_id, True, False)
-    assert [r.id for r in store.list_runs()] == [first.run_id]
+    assert [r.id for r in store.runs.list_runs()] == [first.run_id]

@@ -18,6 +18,7 @@ from dialjudge.core.config import JudgeConfig
 from dialjudge.core.judges.backends.fake import FakeBackend
 from dialjudge.core.judges.run.config import JudgeSpec, JudgeVariant, RunConfig
 from dialjudge.core.judges.run.engine import RunEngine
+from dialjudge.core.judges.run.options import EngineOptions
 from dialjudge.core.judges.store.run_store import RunStore
 from dialjudge.core.judges.types import JudgeRequest, Message, OutputKind, OutputSpec, RenderedPrompt, ScoringMode
 from dialjudge.core.model import BINARY_01, Dataset, Example, Rating, Turn
@@ -44,7 +45,7 @@ def run_config() -> RunConfig:
 
 
 def engine(store: RunStore, items: int, backend: FakeBackend, **kw: Any) -> RunEngine:
-    return RunEngine(run_config(), dataset(items), {"fake": backend}, store, renderer=render, **kw)
+    return RunEngine(run_config(), dataset(items), {"fake": backend}, store, EngineOptions(renderer=render, **kw))
 
 
 def main(argv: list[str]) -> int:

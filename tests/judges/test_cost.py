@@ -24,6 +24,7 @@ from dialjudge.core.judges.post_run.rescore import RescoreSettings, rescore_run
 from dialjudge.core.judges.prompts.templates import get_template
 from dialjudge.core.judges.run.config import RunConfig
 from dialjudge.core.judges.run.engine import RunEngine
+from dialjudge.core.judges.run.options import EngineOptions
 from dialjudge.core.judges.store.run_store import RunStore
 from dialjudge.core.judges.types import Judgment, ScoringMode
 
@@ -108,13 +109,14 @@ def test_a_runs_usage_adds_up_its_judgments_and_its_wall_time(store: RunStore) -
                              quality="overall", mode=ScoringMode.GENERATE, limit=4)
     ticks = iter(range(0, 10_000, 2))  # every clock reading is 2 s after the last
     backends = {"api": FakeBackend(name="api"), "local": FakeBackend(name="local")}
-    summary = asyncio.run(RunEngine(config, dataset, backends, store, clock=lambda: float(next(ticks))).run())
-    record = store.get_run(summary.run_id)
+    summary = asyncio.run(RunEngine(config, dataset, backends, store,
+                                    EngineOptions(clock=lambda: float(next(ticks)))).run())
+    record = store.runs.get_run(summary.run_id)
     assert 0 < record.wall_s <= summary.elapsed_s  # the clock read when the run stopped
 
     usage = run_usage(store, record, PRICES)
     by_judge = {j.judge: j for j in usage.judges}
-    stored = list(store.iter_judgments(record.id))
+    stored = list(store.judgments.iter_judgments(record.id))
     api_prompt = sum(j.prompt_tokens for j in stored if j.judge == "api")
     api_completion = sum(j.completion_tokens for j in stored if j.judge == "api")
     assert api_prompt > 0 and api_completion > 0

@@ -20,7 +20,7 @@ from dialjudge.core.errors import BackendError, ConfigError, RequestInterrupted
 from dialjudge.core.judges.backends.fake import GARBAGE_OUTPUT, FakeBackend
 from dialjudge.core.judges.prompts.fewshot import FewShotSetting
 from dialjudge.core.judges.run.config import JudgeSpec, JudgeVariant, PersonaSpec, RunConfig
-from dialjudge.core.judges.run.engine import RunEngine, order_for_prefix_reuse
+from dialjudge.core.judges.run.engine import RunEngine
 from dialjudge.core.judges.run.events import (
     JudgmentScored,
     RunFailed,
@@ -29,7 +29,9 @@ from dialjudge.core.judges.run.events import (
     RunProgress,
     RunStarted,
 )
+from dialjudge.core.judges.run.options import EngineOptions
 from dialjudge.core.judges.run.stopping import seeded_context_order
+from dialjudge.core.judges.run.work_plan import order_for_prefix_reuse
 from dialjudge.core.judges.store.run_store import RunStore
 from dialjudge.core.judges.types import (
     BackendResult,
@@ -84,11 +86,11 @@ def store(tmp_path: Path) -> RunStore:
 
 def engine(cfg: RunConfig, dataset: Dataset, backends: dict[str, Any], store: RunStore, **kw: Any) -> RunEngine:
     kw.setdefault("renderer", render)
-    return RunEngine(cfg, dataset, backends, store, **kw)
+    return RunEngine(cfg, dataset, backends, store, EngineOptions(**kw))
 
 
 def row_keys(store: RunStore, run_id: int) -> list[tuple[str, str, int]]:
-    return [(j.item_id, j.judge, j.repeat) for j in store.iter_judgments(run_id)]
+    return [(j.item_id, j.judge, j.repeat) for j in store.judgments.iter_judgments(run_id)]
 
 
 # -- the run config --------------------------------------------------------------------------
@@ -174,11 +176,11 @@ async def test_a_full_run_stores_every_judgment_once(store: RunStore) -> None:
     assert len(keys) == len(set(keys)) == total
     assert summary.per_judge == {"a": (12, 0), "a@critic": (12, 0), "b": (12, 0), "b@critic": (12, 0)}
     assert len(backends["a"].requests) == len(backends["b"].requests) == total // 2
-    record = store.get_run(summary.run_id)
+    record = store.runs.get_run(summary.run_id)
     assert record.status == "finished" and record.total == total
     assert RunConfig.from_dict(record.config) == cfg
 
-    table = store.load_judgments(summary.run_id)
+    table = store.judgments.load_judgments(summary.run_id)
     j = table["a@critic"]["g1c0"]
     assert j.score is not None and 1 <= j.score <= 5 and j.normalized == pytest.approx((j.score - 1) / 4)
     assert j.distribution and j.prompt_tokens > 0
@@ -187,7 +189,7 @@ async def test_a_full_run_stores_every_judgment_once(store: RunStore) -> None:
     assert len(critic_prompts) == 12
     seeds = sorted({(r.repeat, r.seed) for r in backends["a"].requests})
     assert seeds == [(0, 0), (1, 1)]
-    assert store.load_repeats(summary.run_id)["a"]["g0c0"][1].sampling["seed"] == 1
+    assert store.judgments.load_repeats(summary.run_id)["a"]["g0c0"][1].sampling["seed"] == 1
 
 
 async def test_requests_are_ordered_for_prefix_reuse(store: RunStore) -> None:
@@ -232,7 +234,7 @@ async def test_failures_are_stored_counted_and_the_run_carries_on(store: RunStor
     summary = await eng.run()
     assert summary.status == "finished" and summary.done == 10
     assert summary.failures == 4  # requests 4 and 8 raised, 5 and 10 answered garbage
-    table = store.load_judgments(summary.run_id)["a"]
+    table = store.judgments.load_judgments(summary.run_id)["a"]
     failed = {i: j for i, j in table.items() if j.failed}
     assert len(failed) == 4
     raised = [j for j in failed.values() if "injected failure" in (j.error or "")]
@@ -245,7 +247,7 @@ async def test_failures_are_stored_counted_and_the_run_carries_on(store: RunStor
     again = await engine(config(judge("a")), make_dataset(5, 2), {"a": retry}, store,
                          run_id=summary.run_id, use_cache=False).run()
     assert len(retry.requests) == 2 and again.resumed
-    assert again.failures == 2 and store.count_judgments(summary.run_id) == 10
+    assert again.failures == 2 and store.judgments.count_judgments(summary.run_id) == 10
 
 
 async def test_a_scoring_error_keeps_the_raw_output(store: RunStore) -> None:
@@ -254,7 +256,7 @@ async def test_a_scoring_error_keeps_the_raw_output(store: RunStore) -> None:
 
     summary = await engine(config(judge("a")), make_dataset(1, 1), {"a": FakeBackend("a")}, store,
                            scorer=broken_scorer).run()
-    j = store.load_judgments(summary.run_id)["a"]["g0c0"]
+    j = store.judgments.load_judgments(summary.run_id)["a"]["g0c0"]
     assert j.failed and j.error == "scoring failed: ZeroDivisionError: division by zero" and j.raw_output
 
 
@@ -267,7 +269,7 @@ async def test_a_hung_request_times_out_as_a_failed_judgment(store: RunStore) ->
 
     summary = await engine(config(judge("a")), make_dataset(1, 2), {"a": FakeBackend("a", delay=hang)}, store,
                            request_timeout_s=0.05).run()
-    table = store.load_judgments(summary.run_id)["a"]
+    table = store.judgments.load_judgments(summary.run_id)["a"]
     assert table["g0c1"].error == "no answer within 0.05 s" and not table["g0c0"].failed
 
 
@@ -279,7 +281,7 @@ async def test_check_mode_fails_fast_before_anything_is_sent(store: RunStore) ->
     with pytest.raises(BackendError, match="cannot serve mode logprob"):
         await eng.run()
     assert not ok.requests and not refusing.requests
-    assert store.list_runs() == []
+    assert store.runs.list_runs() == []
     # The phases say what it waited on (preparing, then loading each judge) before the refusal.
     assert [e.text for e in events[:-1]] == ["preparing 12 prompts", "loading judge a", "loading judge b"]
     assert isinstance(events[-1], RunFailed) and "logprob" in events[-1].error
@@ -308,8 +310,8 @@ async def test_cancel_midway_then_resume_does_only_the_rest(store: RunStore) -> 
     eng.subscribe(stop_after_five)
     summary = await eng.run()
     assert summary.status == "cancelled" and summary.done == 5
-    assert store.get_run(summary.run_id).status == "cancelled"
-    assert store.count_judgments(summary.run_id) == 5
+    assert store.runs.get_run(summary.run_id).status == "cancelled"
+    assert store.judgments.count_judgments(summary.run_id) == 5
     assert isinstance(events[-1], RunFinished) and events[-1].status == "cancelled"
 
     second = FakeBackend("a")
@@ -331,7 +333,7 @@ async def test_cancel_from_another_thread(store: RunStore) -> None:
     eng = engine(config(judge("a")), make_dataset(4, 3), {"a": backend}, store)
     summary = await eng.run()
     assert summary.status == "cancelled" and eng.cancelled
-    assert summary.done == store.count_judgments(summary.run_id) < 12
+    assert summary.done == store.judgments.count_judgments(summary.run_id) < 12
 
 
 async def test_cancelling_the_task_marks_the_run_cancelled(store: RunStore) -> None:
@@ -342,12 +344,12 @@ async def test_cancelling_the_task_marks_the_run_cancelled(store: RunStore) -> N
     eng.subscribe(lambda e: task.cancel() if isinstance(e, JudgmentScored) and e.done == 3 else None)
     with pytest.raises(asyncio.CancelledError):
         await task
-    (record,) = store.list_runs()
+    (record,) = store.runs.list_runs()
     assert record.status == "cancelled" and 3 <= record.judgments < 12
     done_before = record.judgments
     again = FakeBackend("a")
     await engine(cfg, ds, {"a": again}, store).run()
-    assert len(again.requests) == 12 - done_before and store.count_judgments(record.id) == 12
+    assert len(again.requests) == 12 - done_before and store.judgments.count_judgments(record.id) == 12
 
 
 class Crash(BaseException):
@@ -368,13 +370,13 @@ async def test_a_crash_inside_the_backend_leaves_a_resumable_run(store: RunStore
     eng.subscribe(events.append)
     with pytest.raises(Crash):
         await eng.run()
-    (record,) = store.list_runs()
+    (record,) = store.runs.list_runs()
     assert record.status == "failed" and record.judgments == 3
     assert isinstance(events[-1], RunFailed) and events[-1].run_id == record.id
     fresh = FakeBackend("a")
     summary = await engine(cfg, ds, {"a": fresh}, store).run()
     assert summary.run_id == record.id and len(fresh.requests) == 6
-    assert len(set(row_keys(store, record.id))) == store.count_judgments(record.id) == 9
+    assert len(set(row_keys(store, record.id))) == store.judgments.count_judgments(record.id) == 9
 
 
 KILL_SCRIPT = textwrap.dedent("""
@@ -410,7 +412,7 @@ async def test_a_killed_process_resumes_without_redoing_or_duplicating(tmp_path:
                           env={**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)})
     assert proc.returncode == 9, proc.stderr
     with RunStore(db) as store:
-        (record,) = store.list_runs()
+        (record,) = store.runs.list_runs()
         # The first judgment is committed at once (no commit yet to wait for); within a minute the next six wait.
         stored = 7 if interval == 0 else 1
         assert record.status == "running" and record.judgments == stored
@@ -431,7 +433,7 @@ async def test_an_identical_second_run_is_answered_from_the_cache(store: RunStor
     assert second.run_id != first.run_id and not second.resumed
     assert again.requests == [] and again.opened == 0
     assert second.cached == second.done == 12 and second.backend_calls == 0
-    one, two = store.load_repeats(first.run_id)["a"], store.load_repeats(second.run_id)["a"]
+    one, two = store.judgments.load_repeats(first.run_id)["a"], store.judgments.load_repeats(second.run_id)["a"]
     assert all(j.cached for by_repeat in two.values() for j in by_repeat.values())
     assert {(i, r, j.score) for i, b in one.items() for r, j in b.items()} == \
         {(i, r, j.score) for i, b in two.items() for r, j in b.items()}
@@ -567,9 +569,9 @@ async def test_end_to_end_inca_persona_sweep_and_max_vote(store: RunStore) -> No
     prompt = backends["oracle"].requests[-1].prompt
     assert prompt.messages[0].content.startswith(ambassador.text)
     assert f"KPI {kpi} Score" in prompt.text
-    assert RunConfig.from_dict(store.get_run(summary.run_id).config).template_text == cfg.template_text
+    assert RunConfig.from_dict(store.runs.get_run(summary.run_id).config).template_text == cfg.template_text
 
-    report = pool_report(store.load_judgments(summary.run_id), ds, kpi,
+    report = pool_report(store.judgments.load_judgments(summary.run_id), ds, kpi,
                          judges=["oracle", "yes", "no"])
     assert report.judges["oracle"].percent == 100.0 and report.judges["oracle"].kappa == pytest.approx(1.0)
     positives = sum(1 for v in human.values() if v == 1)
@@ -608,7 +610,7 @@ async def test_end_to_end_fewshot_logprob_repeats_and_stability(store: RunStore)
     # Each item's three repeats share one prompt (back to back, so a local model reuses its cache).
     assert len({r.prompt.hash for r in backend.requests[:3]}) == 1
 
-    result = stability(store.load_repeats(summary.run_id), binary=False, dataset=ds, quality="coherence")
+    result = stability(store.judgments.load_repeats(summary.run_id), binary=False, dataset=ds, quality="coherence")
     fake = result["fake"]
     assert fake.repeats == 3 and fake.items == 8
     assert fake.spearman is not None and -1 <= fake.spearman <= 1
@@ -628,7 +630,7 @@ async def test_requests_failing_after_a_cancel_are_dropped_not_stored(store: Run
     eng = engine(config(judge("a")), make_dataset(4, 3), {"a": backend}, store)
     summary = await eng.run()
     assert summary.status == "cancelled" and summary.failures == 0
-    record = store.get_run(summary.run_id)
+    record = store.runs.get_run(summary.run_id)
     assert (record.status, record.judgments, record.failures) == ("cancelled", 3, 0)
 
 
@@ -690,9 +692,9 @@ async def test_a_cancel_interrupts_the_computation_in_flight_which_is_dropped_no
     summary = await asyncio.wait_for(task, 10)  # closed the judge: the computation has stopped
     assert backend.interrupts >= 1 and backend.closed == 1 and backend._pool is None
     assert summary.status == "cancelled" and summary.failures == 0 and summary.done == 2
-    record = store.get_run(summary.run_id)
+    record = store.runs.get_run(summary.run_id)
     assert (record.status, record.judgments, record.failures) == ("cancelled", 2, 0)
-    assert store.failure_reasons(summary.run_id) == []
+    assert store.judgments.failure_reasons(summary.run_id) == []
     # The next run on the same judge serves requests again, and resumes with the dropped item.
     again = engine(config(judge("a")), make_dataset(4, 3), {"a": backend}, store)
     backend.long_on = 0
@@ -712,7 +714,7 @@ async def test_cancelling_the_task_interrupts_the_computation_in_flight(store: R
     with pytest.raises(asyncio.CancelledError):
         await asyncio.wait_for(task, 10)
     assert backend.interrupts >= 1 and backend.closed == 1
-    (record,) = store.list_runs()
+    (record,) = store.runs.list_runs()
     assert (record.status, record.judgments, record.failures) == ("cancelled", 2, 0)
 
 
@@ -725,7 +727,7 @@ async def test_an_interrupted_request_stops_the_run_and_is_not_stored_as_failed(
     backend.interrupt()
     summary = await asyncio.wait_for(task, 10)
     assert summary.status == "cancelled" and summary.failures == 0 and summary.done == 2
-    assert store.get_run(summary.run_id).status == "cancelled"  # resumable
+    assert store.runs.get_run(summary.run_id).status == "cancelled"  # resumable
     await backend.close()
 
 
@@ -738,8 +740,8 @@ async def test_an_interpreter_shutdown_error_stops_the_run_and_is_not_stored(sto
     backend = FakeBackend("a", max_concurrency=2, delay=exiting)
     summary = await engine(config(judge("a")), make_dataset(4, 3), {"a": backend}, store).run()
     assert summary.status == "cancelled" and summary.failures == 0 and summary.done == 2
-    assert store.failure_reasons(summary.run_id) == []
-    assert store.get_run(summary.run_id).status == "cancelled"
+    assert store.judgments.failure_reasons(summary.run_id) == []
+    assert store.runs.get_run(summary.run_id).status == "cancelled"
 
 
 async def test_a_cancel_while_the_judge_loads_ends_the_run_without_waiting_for_the_load(store: RunStore) -> None:
@@ -757,7 +759,7 @@ async def test_a_cancel_while_the_judge_loads_ends_the_run_without_waiting_for_t
     await asyncio.to_thread(eng.cancel)  # from the UI thread, as the app's quit does
     summary = await asyncio.wait_for(task, 10)
     assert summary.status == "cancelled" and summary.done == 0 and backend.requests == []
-    assert store.list_runs() == []  # nothing was asked, so nothing was recorded
+    assert store.runs.list_runs() == []  # nothing was asked, so nothing was recorded
     # The run's lock is released: the same configuration can run at once.
     again = await engine(config(judge("a")), make_dataset(2, 2), {"a": FakeBackend("a")}, store).run()
     assert again.status == "finished" and again.done == 4
@@ -770,4 +772,4 @@ async def test_a_cancelled_run_records_its_wall_time(store: RunStore) -> None:
     eng.subscribe(lambda e: eng.cancel() if isinstance(e, JudgmentScored) and e.done == 2 else None)
     summary = await eng.run()
     assert summary.status == "cancelled"
-    assert store.get_run(summary.run_id).wall_s > 0
+    assert store.runs.get_run(summary.run_id).wall_s > 0

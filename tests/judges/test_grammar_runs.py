@@ -21,6 +21,7 @@ from dialjudge.core.judges.prompts.constraint import AnswerConstraint
 from dialjudge.core.judges.prompts.grammar import build_grammar, json_schema
 from dialjudge.core.judges.run.config import JudgeSpec, JudgeVariant, RunConfig
 from dialjudge.core.judges.run.engine import RunEngine
+from dialjudge.core.judges.run.options import EngineOptions
 from dialjudge.core.judges.run.scoring import score_result
 from dialjudge.core.judges.store.run_store import RunStore
 from dialjudge.core.judges.types import (
@@ -207,12 +208,12 @@ async def test_a_constrained_run_sends_the_grammar_with_every_request(fault_serv
     config = RunConfig(dataset="toy", template="t", template_text='name = "t"\n', judges=(JudgeSpec.of(judge),),
                        mode=ScoringMode.GENERATE, constrain=AnswerConstraint.ANSWER)
     engine = RunEngine(config, toy_dataset(), {"api": OpenAIBackend(judge, rng=random.Random(0))}, store,
-                       renderer=render, close_backends=True)
+                       EngineOptions(renderer=render, close_backends=True))
     summary = await asyncio.wait_for(engine.run(), 60)
     assert (summary.done, summary.failures) == (6, 0)
     gbnf = build_grammar(LIKERT, AnswerConstraint.ANSWER, max_tokens=Sampling().max_tokens).gbnf
     assert len(server.stats.payloads) == 6 and all(p["grammar"] == gbnf for p in server.stats.payloads)
-    scores = {r["item_id"]: r["score"] for r in store.export_rows(summary.run_id)}
+    scores = {r["item_id"]: r["score"] for r in store.judgments.export_rows(summary.run_id)}
     prompts = {json.dumps(p["messages"], sort_keys=True) for p in server.stats.payloads}
     assert sorted(scores.values()) == sorted(float(rating_for(p)) for p in prompts)
 
@@ -220,7 +221,7 @@ async def test_a_constrained_run_sends_the_grammar_with_every_request(fault_serv
 async def test_a_backend_that_cannot_constrain_is_refused_before_the_run(store: RunStore):
     config = run_config(constrain=AnswerConstraint.ANSWER)
     backend = FakeBackend("fake")
-    engine = RunEngine(config, toy_dataset(), {"fake": backend}, store, renderer=render)
+    engine = RunEngine(config, toy_dataset(), {"fake": backend}, store, EngineOptions(renderer=render))
     with pytest.raises(ConfigError, match="judge 'fake': its backend cannot constrain answers"):
         await engine.run()
-    assert store.list_runs() == []
+    assert store.runs.list_runs() == []

@@ -27,7 +27,7 @@ def test_each_pairs_row_counts_its_votes(tmp_path: Path) -> None:
     cfg = config(ds)
     with RunStore(tmp_path / "runs.db") as store:
         summary = run(cfg, ds, store, FakeBackend(score_fn=scripted))
-        report = preference_report(cfg, ds, store.load_judgments(summary.run_id), n_boot=0)
+        report = preference_report(cfg, ds, store.judgments.load_judgments(summary.run_id), n_boot=0)
     assert (PAIR_COLUMNS[0], "votes", *PAIR_COLUMNS[1:]) == PAIR_VOTE_COLUMNS
     rows = pair_vote_rows(report, "fake", ds)
     assert {row[0]: row[1] for row in rows} == VOTES

@@ -214,7 +214,7 @@ def test_a_position_biased_judge_flips_every_pair(tmp_path: Path) -> None:
     config = _config(ds, PairSetting())
     with RunStore(tmp_path / "runs.db") as store:
         summary = _run(config, ds, store, FakeBackend(score_fn=first_always))
-        table = store.load_judgments(summary.run_id)
+        table = store.judgments.load_judgments(summary.run_id)
     assert set(table["fake"]) == {p.item_id for p in plan_pairs(ds.examples, PairSetting()).asked}
     report = pairwise_report(config, ds, table)
     judge = report.judges["fake"]
@@ -231,7 +231,7 @@ def test_a_judge_that_agrees_with_the_humans_scores_like_them(tmp_path: Path) ->
     config = _config(ds, PairSetting(), ScoringMode.LOGPROB)
     with RunStore(tmp_path / "runs.db") as store:
         summary = _run(config, ds, store, FakeBackend(score_fn=longer_wins))
-        report = pairwise_report(config, ds, store.load_judgments(summary.run_id))
+        report = pairwise_report(config, ds, store.judgments.load_judgments(summary.run_id))
     judge = report.judges["fake"]
     assert judge.accuracy is not None and judge.accuracy.accuracy == 1.0
     assert judge.position.flips == 0 and judge.length.share == 1.0
@@ -263,7 +263,7 @@ def test_a_pairwise_run_is_answered_from_the_store_and_asks_only_its_failures_ag
         resumed = _run(config, ds, store, FakeBackend(score_fn=longer_wins))
         # Only the three failed pair orders go to the model again; the rest come from the store.
         assert (resumed.backend_calls, resumed.cached, resumed.failures) == (3, 9, 0)
-        assert len(store.load_judgments(resumed.run_id)["fake"]) == 12
+        assert len(store.judgments.load_judgments(resumed.run_id)["fake"]) == 12
 
 
 def test_the_pair_setting_is_part_of_the_run_and_its_fingerprint() -> None:

@@ -79,7 +79,7 @@ def test_a_scripted_judge_gives_the_hand_computed_report(tmp_path: Path) -> None
     cfg = config(ds)
     with RunStore(tmp_path / "runs.db") as store:
         summary = run(cfg, ds, store, FakeBackend(score_fn=scripted))
-        report = preference_report(cfg, ds, store.load_judgments(summary.run_id), n_boot=0)
+        report = preference_report(cfg, ds, store.judgments.load_judgments(summary.run_id), n_boot=0)
     judge = report.judges["fake"]
     assert report.n_pairs == 6
     assert (judge.with_ties.n, judge.with_ties.agree) == (6, 3) and judge.with_ties.kappa == pytest.approx(4 / 13)
@@ -107,7 +107,7 @@ def test_probabilities_give_the_margin_the_tie_band_is_chosen_on(tmp_path: Path)
     # 0.75: half the mass on the first reply, half on tie -> p(first) - p(second) = 0.5.
     with RunStore(tmp_path / "runs.db") as store:
         summary = run(cfg, ds, store, FakeBackend(score_fn=lambda item, prompt: 0.75))
-        report = preference_report(cfg, ds, store.load_judgments(summary.run_id), n_boot=0)
+        report = preference_report(cfg, ds, store.judgments.load_judgments(summary.run_id), n_boot=0)
     pairs = {p.pair: p for p in report.judges["fake"].pairs}
     assert pairs["p1"].a_first is not None and pairs["p1"].a_first.margin == pytest.approx(0.5)
     assert pairs["p1"].b_first is not None and pairs["p1"].b_first.margin == pytest.approx(-0.5)
@@ -122,7 +122,7 @@ def test_one_order_halves_the_cost_and_the_report_says_so(tmp_path: Path) -> Non
     with RunStore(tmp_path / "runs.db") as store:
         backend = FakeBackend(score_fn=scripted)
         summary = run(cfg, ds, store, backend)
-        report = preference_report(cfg, ds, store.load_judgments(summary.run_id), n_boot=0)
+        report = preference_report(cfg, ds, store.judgments.load_judgments(summary.run_id), n_boot=0)
     assert len(backend.requests) == 6
     judge = report.judges["fake"]
     assert (judge.order.one_order, judge.order.both_orders, judge.order.flips) == (6, 0, 0)
@@ -135,16 +135,16 @@ def test_resume_retry_and_rescore_work_on_pre_paired_runs(tmp_path: Path) -> Non
     with RunStore(tmp_path / "runs.db") as store:
         flaky = run(cfg, ds, store, FakeBackend(score_fn=scripted, fail_every=5))
         assert flaky.failures == 2
-        report = preference_report(cfg, ds, store.load_judgments(flaky.run_id), n_boot=0)
+        report = preference_report(cfg, ds, store.judgments.load_judgments(flaky.run_id), n_boot=0)
         assert report.judges["fake"].failed == 2
         retried = asyncio.run(retry_run(store, flaky.run_id, ds, {"fake": FakeBackend(score_fn=scripted)}))
         assert retried.failures == 0 and retried.backend_calls == 2
-        table = store.load_judgments(flaky.run_id)
+        table = store.judgments.load_judgments(flaky.run_id)
         again = preference_report(cfg, ds, table, n_boot=0)
         assert again.judges["fake"].failed == 0 and again.judges["fake"].with_ties.agree == 3
         rescored = rescore_run(store, flaky.run_id, ds, RescoreSettings(top_k=1))
-        target = store.get_run(rescored.run_id).run_config
-        after = preference_report(target, ds, store.load_judgments(rescored.run_id), n_boot=0)
+        target = store.runs.get_run(rescored.run_id).run_config
+        after = preference_report(target, ds, store.judgments.load_judgments(rescored.run_id), n_boot=0)
     assert after.judges["fake"].with_ties.agree == 3
 
 
@@ -172,7 +172,7 @@ def test_a_pointwise_run_rates_each_reply_and_implies_the_preference(tmp_path: P
 
     with RunStore(tmp_path / "runs.db") as store:
         summary = run(cfg, ds, store, FakeBackend(score_fn=score))
-        report = implied_preference_report(cfg, ds, store.load_judgments(summary.run_id), n_boot=0)
+        report = implied_preference_report(cfg, ds, store.judgments.load_judgments(summary.run_id), n_boot=0)
     judge = report.judges["fake"]
     assert [p.verdict for p in judge.pairs] == ["A", "A", "A", "tie", "tie", "tie"]
     # Humans A B tie tie B B: right on p1 and p4 -> 2/6; ties excluded leaves p1 (right) and p2 (wrong).

@@ -20,6 +20,7 @@ from dialjudge.core.judges.post_run.mass import run_mass_lines
 from dialjudge.core.judges.run.config import JudgeSpec, JudgeVariant, RunConfig
 from dialjudge.core.judges.run.engine import RunEngine
 from dialjudge.core.judges.run.events import RunEvent, RunStarted
+from dialjudge.core.judges.run.options import EngineOptions
 from dialjudge.core.judges.run.scoring import is_low_mass_failure, score_result
 from dialjudge.core.judges.store.run_store import SCHEMA_VERSION, RunStore
 from dialjudge.core.judges.store.status import RunState, status_text
@@ -69,7 +70,8 @@ async def judge_all(store: RunStore, config: JudgeConfig, mode: ScoringMode = Sc
     run = RunConfig(dataset="stub", template="t", template_text='name = "t"\n', judges=(JudgeSpec.of(config),),
                     mode=mode, top_k=top_k)
     events: list[RunEvent] = []
-    engine = RunEngine(run, dataset(), {"api": backend(config)}, store, renderer=render, close_backends=True)
+    engine = RunEngine(run, dataset(), {"api": backend(config)}, store,
+                       EngineOptions(renderer=render, close_backends=True))
     engine.subscribe(events.append)
     return await asyncio.wait_for(engine.run(), 60), events
 
@@ -89,7 +91,7 @@ async def test_a_chat_server_that_cannot_continue_refuses_probability_modes_up_f
     message = str(caught.value)
     assert "cannot be made to continue after the template's answer prefix" in message
     assert "options.chat_template" in message and 'options.continuation = "unprefixed"' in message
-    assert store.list_runs() == []  # refused before the run was recorded
+    assert store.runs.list_runs() == []  # refused before the run was recorded
     asked = [p for p in server.stats.payloads if "messages" in p]
     assert len(asked) == 2 and asked[1]["continue_final_message"] is True  # the detection's two probes only
 
@@ -103,7 +105,7 @@ async def test_continue_final_message_is_used_where_the_server_honours_it(fault_
     asked = server.stats.payloads[-1]
     assert asked["messages"][-1] == {"role": "assistant", "content": "Score:"}
     assert asked["continue_final_message"] is True and asked["add_generation_prompt"] is False
-    environment = store.get_run(summary.run_id).run_config.environment
+    environment = store.runs.get_run(summary.run_id).run_config.environment
     assert "continue_final_message" in environment["judges"]["api"]["scoring"]
     state = RunState()
     for event in events:
@@ -118,7 +120,7 @@ async def test_a_template_from_props_sends_the_formatted_prompt_to_completions(f
     prompt = server.stats.payloads[-1]["prompt"]
     assert prompt.startswith("<|im_start|>system\nRate the response 1-5.<|im_end|>\n<|im_start|>user\n")
     assert prompt.endswith("<|im_end|>\n<|im_start|>assistant\nScore:")
-    for judgment in store.load_judgments(summary.run_id)["api"].values():
+    for judgment in store.judgments.load_judgments(summary.run_id)["api"].values():
         assert judgment.score == pytest.approx(_expected(rating_for(_prompt_of(server, judgment.item_id))), abs=1e-9)
         assert judgment.valid_mass == 1.0 and not judgment.mass_is_lower_bound
 
@@ -143,7 +145,7 @@ async def test_answers_with_little_valid_mass_fail_with_the_mass_and_are_counted
     server = fault_server(FaultPlan(valid_mass=0.0057))
     summary, events = await judge_all(store, judge_config(server.base_url, continuation="unprefixed"))
     assert summary.done == ITEMS and summary.failures == ITEMS
-    judgments = store.load_judgments(summary.run_id)["api"]
+    judgments = store.judgments.load_judgments(summary.run_id)["api"]
     for judgment in judgments.values():
         assert judgment.score is None and is_low_mass_failure(judgment)
         assert judgment.valid_mass == pytest.approx(0.0057, rel=1e-6)
@@ -157,7 +159,7 @@ async def test_answers_with_little_valid_mass_fail_with_the_mass_and_are_counted
         state.apply(event)
     line = status_text(state, show_timings=False)
     assert f"{ITEMS} not scored for too little valid mass" in line and "api: chat without the answer prefix" in line
-    (text,) = run_mass_lines(store.iter_judgments(summary.run_id), "").values()
+    (text,) = run_mass_lines(store.judgments.iter_judgments(summary.run_id), "").values()
     assert text.startswith(f"median 0.6%, least 0.6% over {ITEMS} judgments; {ITEMS} not scored")
     queue = build_queue(dataset(), {"api": judgments}, "good")
     assert {case.item_id for case in queue if any(f.kind is FlagKind.LOW_MASS for f in case.flags)} == set(judgments)
@@ -170,7 +172,7 @@ async def test_the_threshold_is_the_judges(fault_server, store, mass, threshold,
     if threshold is not None:
         options["min_valid_mass"] = threshold
     summary, _ = await judge_all(store, judge_config(server.base_url, **options))
-    judgments = list(store.iter_judgments(summary.run_id))
+    judgments = list(store.judgments.iter_judgments(summary.run_id))
     assert all((j.score is not None) is scored for j in judgments)
     assert all(j.valid_mass == pytest.approx(mass, rel=1e-6) for j in judgments)
     if scored:  # the reading renormalises over the valid answers, as before: the mass says how far to trust it
@@ -181,10 +183,10 @@ async def test_a_mass_read_from_a_truncated_list_is_a_lower_bound(fault_server, 
     # The listed tokens hold 60% of the probability: valid answers may hide in the other 40%.
     server = fault_server(FaultPlan(valid_mass=0.2, top_coverage=0.6))
     summary, _ = await judge_all(store, judge_config(server.base_url, continuation="unprefixed"))
-    for judgment in store.iter_judgments(summary.run_id):
+    for judgment in store.judgments.iter_judgments(summary.run_id):
         assert judgment.mass_is_lower_bound and judgment.score is None
         assert "at least 20.0% of the probability" in judgment.error and "truncated top list" in judgment.error
-    (text,) = run_mass_lines(store.iter_judgments(summary.run_id), "").values()
+    (text,) = run_mass_lines(store.judgments.iter_judgments(summary.run_id), "").values()
     assert text.startswith(">=20.0% median") is False and "median >=20.0%" in text and "lower bounds" in text
 
 
@@ -247,14 +249,14 @@ def test_a_version_3_store_reads_with_unknown_masses(tmp_path: Path) -> None:
     db.close()
     with RunStore(path) as store:
         assert store.schema_version == SCHEMA_VERSION == 4
-        (judgment,) = store.iter_judgments(1)
+        (judgment,) = store.judgments.iter_judgments(1)
         assert judgment.score == 4.0 and judgment.valid_mass is None and judgment.valid_in_top is None
         assert not judgment.mass_is_lower_bound
-        (row,) = store.export_rows(1)
+        (row,) = store.judgments.export_rows(1)
         assert row["valid_mass"] is None and row["mass_lower_bound"] is False
-        cached = store.cached_response("k")
+        cached = store.cache.cached_response("k")
         assert cached is not None and cached.valid_mass is None
-        assert run_mass_lines(store.iter_judgments(1)) == {"valid mass (j)": "not measured (1 judgments from "
+        assert run_mass_lines(store.judgments.iter_judgments(1)) == {"valid mass (j)": "not measured (1 judgments from "
                                                                               "before masses were recorded)"}
 
 

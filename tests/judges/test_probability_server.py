@@ -43,7 +43,7 @@ async def _judge(store: RunStore, dataset: Any, config: Config, judge: str, back
     run = _plan(dataset, config, judge)
     engine = RunEngine(run, dataset, {judge: backend}, store)
     summary = await asyncio.wait_for(engine.run(), 600)
-    return store.load_judgments(summary.run_id)[judge]
+    return store.judgments.load_judgments(summary.run_id)[judge]
 
 
 def _row(item_id: str, here: Judgment, there: Judgment) -> str:

@@ -24,6 +24,7 @@ from dialjudge.core.judges.run.config import JudgeSpec, JudgeVariant, RunConfig
 from dialjudge.core.judges.run.engine import RunEngine
 from dialjudge.core.judges.run.events import JudgmentScored, RunEvent, RunFinished, RunProgress
 from dialjudge.core.judges.run.failures import BreakerSettings
+from dialjudge.core.judges.run.options import EngineOptions
 from dialjudge.core.judges.store.run_store import RunStore
 from dialjudge.core.judges.types import Message, OutputKind, OutputSpec, RenderedPrompt, ScoringMode
 from dialjudge.core.model import BINARY_01, Dataset, Example, Rating, Turn
@@ -71,8 +72,8 @@ async def judge_all(store: RunStore, config: JudgeConfig, mode: ScoringMode, *, 
     run = RunConfig(dataset="faulty", template="t", template_text='name = "t"\n', judges=(JudgeSpec.of(config),),
                     mode=mode, top_k=0)
     events: list[RunEvent] = []
-    engine = RunEngine(run, dataset(items), {"api": fast_backend(config)}, store, renderer=render,
-                       close_backends=True, breaker=breaker)
+    engine = RunEngine(run, dataset(items), {"api": fast_backend(config)}, store,
+                       EngineOptions(renderer=render, close_backends=True, breaker=breaker))
     engine.subscribe(events.append)
     summary = await asyncio.wait_for(engine.run(), 60)
     return summary, events
@@ -98,7 +99,7 @@ async def test_every_item_ends_judged_or_failed_under_mixed_faults(fault_server:
     server: FaultServer = fault_server(FaultPlan(mixed(0.30), seed=seed, hang_s=1.0))
     summary, events = await judge_all(store, judge_config(server.base_url, endpoint), mode)
 
-    rows = store.export_rows(summary.run_id)
+    rows = store.judgments.export_rows(summary.run_id)
     keys = [(r["item_id"], r["judge"], r["repeat"]) for r in rows]
     assert len(keys) == len(set(keys)) == ITEMS  # every item once
     failed = [r for r in rows if r["score"] is None]
@@ -118,7 +119,7 @@ async def test_every_item_ends_judged_or_failed_under_mixed_faults(fault_server:
     assert (last_progress.done, last_progress.failures) == (ITEMS, len(failed))
     assert sum(isinstance(e, JudgmentScored) for e in events) == ITEMS
     assert isinstance(events[-1], RunFinished) and events[-1].status == "finished"
-    assert store.get_run(summary.run_id).status == "finished"
+    assert store.runs.get_run(summary.run_id).status == "finished"
     # The scores are the server's deterministic ratings (a retried answer is the right one).
     if mode is ScoringMode.GENERATE:
         scored = {r["item_id"]: r["score"] for r in rows if r["score"] is not None}
@@ -139,13 +140,13 @@ async def test_each_fault_alone_is_retried_then_reported_plainly(fault_server: A
     assert "\n" not in message and not PYTHON_ERRORS.search(message), message
     assert server.base_url in message or "no log-probabilities" in message
     assert server.stats.requests == (2 if fault == "no-logprobs" else 3)
-    assert store.list_runs() == []  # nothing recorded, nothing paid beyond the probe
+    assert store.runs.list_runs() == []  # nothing recorded, nothing paid beyond the probe
 
     # In generate mode (no probe) every item fails alone, with the reason, and the run goes on.
     server.stats.per_prompt.clear()
     summary, _ = await judge_all(store, config, ScoringMode.GENERATE, items=4,
                                  breaker=BreakerSettings(first_n=99, window=99))
-    rows = store.export_rows(summary.run_id)
+    rows = store.judgments.export_rows(summary.run_id)
     assert len(rows) == 4
     if fault in {"no-logprobs", "positive-logprob", "nan-logprob", "string-logprob"}:
         assert all(r["score"] is not None for r in rows)  # these spoil only probability answers
@@ -178,7 +179,7 @@ async def test_per_item_reasons_name_the_problem(fault_server: Any, store: RunSt
     config = judge_config(server.base_url, "chat", max_retries=2)
     summary, _ = await judge_all(store, config, ScoringMode.LOGPROB, items=3,
                                  breaker=BreakerSettings(first_n=99, window=99))
-    rows = store.export_rows(summary.run_id)
+    rows = store.judgments.export_rows(summary.run_id)
     assert [r["score"] for r in rows] == [None] * 3
     for row in rows:
         marker = f'Response: answer {int(row["item_id"][4:])}"'
@@ -195,7 +196,7 @@ async def test_a_dead_server_pauses_the_judge_after_its_first_requests(store: Ru
     assert "cannot connect to http://127.0.0.1:" in summary.paused["api"]
     # Until a judge has answered once its requests go one at a time: three requests, not one per item.
     assert summary.backend_calls == 3
-    record = store.get_run(summary.run_id)
+    record = store.runs.get_run(summary.run_id)
     assert record.status == "failed" and "paused" in (record.error or "")
     assert summary.failure_reasons and summary.failure_reasons[0][1] == summary.failures
 
@@ -226,4 +227,4 @@ async def test_a_high_failure_rate_pauses_the_judge_and_a_resume_finishes_it(fau
     plan.rates = {}
     resumed, _ = await judge_all(store, config, ScoringMode.GENERATE, items=40)
     assert resumed.run_id == summary.run_id and resumed.status == "finished" and resumed.failures == 0
-    assert len(store.export_rows(resumed.run_id)) == 40
+    assert len(store.judgments.export_rows(resumed.run_id)) == 40

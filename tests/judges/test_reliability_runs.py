@@ -77,8 +77,8 @@ def finish(process: subprocess.Popen[str]) -> tuple[int, str, str]:
 
 
 def results(store: RunStore) -> dict[tuple[str, str, int], tuple[Any, ...]]:
-    (record,) = store.list_runs()
-    rows = store.export_rows(record.id)
+    (record,) = store.runs.list_runs()
+    rows = store.judgments.export_rows(record.id)
     out = {(r["item_id"], r["judge"], r["repeat"]): (r["score"], r["normalized"], r["raw_output"],
                                                      r["distribution"], r["error"]) for r in rows}
     assert len(out) == len(rows)  # each judgment exactly once
@@ -114,15 +114,15 @@ def test_sigkill_at_a_random_point_then_resume(tmp_path: Path, reference: dict, 
     before = stored(store_path)
     assert 0 < before < TOTAL
     with RunStore(store_path) as store:
-        (record,) = store.list_runs()
+        (record,) = store.runs.list_runs()
         assert record.status == "running"  # a killed process marks nothing...
-        assert store.run_lock(record.fingerprint)["pid"] == child.pid  # ...and leaves its lock
+        assert store.locks.run_lock(record.fingerprint)["pid"] == child.pid  # ...and leaves its lock
     summary, backend = resume(store_path)  # the stale lock is taken over
     assert summary.status == "finished" and summary.resumed
     assert len(backend.requests) == TOTAL - before  # only what was missing
     with RunStore(store_path) as store:
         assert results(store) == reference
-        assert store.run_lock(store.list_runs()[0].fingerprint) is None
+        assert store.locks.run_lock(store.runs.list_runs()[0].fingerprint) is None
 
 
 @pytest.mark.parametrize("how", [signal.SIGTERM, signal.SIGINT])
@@ -135,10 +135,10 @@ def test_sigterm_and_ctrl_c_mark_the_run_interrupted_then_resume(tmp_path: Path,
     code, _, err = finish(child)
     assert code == 130 and "interrupted" in err and "Traceback" not in err, err
     with RunStore(store_path) as store:
-        (record,) = store.list_runs()
+        (record,) = store.runs.list_runs()
         assert record.status == "cancelled"  # like Ctrl-C: resumable, marked
-        assert store.run_lock(record.fingerprint) is None  # and the lock released
-        before = store.count_judgments(record.id)
+        assert store.locks.run_lock(record.fingerprint) is None  # and the lock released
+        before = store.judgments.count_judgments(record.id)
     summary, backend = resume(store_path)
     assert summary.status == "finished" and len(backend.requests) == TOTAL - before
     with RunStore(store_path) as store:
@@ -160,7 +160,7 @@ def test_cancel_from_the_app_then_resume(tmp_path: Path, reference: dict) -> Non
         engine.subscribe(on_event)
         summary = asyncio.run(engine.run())
         assert summary.status == "cancelled" and 11 <= summary.done < TOTAL
-        assert store.run_lock(run_child.run_config().fingerprint) is None
+        assert store.locks.run_lock(run_child.run_config().fingerprint) is None
     resumed, backend = resume(store_path)
     assert resumed.status == "finished" and len(backend.requests) == TOTAL - summary.done
     with RunStore(store_path) as store:
@@ -181,10 +181,10 @@ def test_a_second_process_on_the_same_run_is_refused_naming_the_first(tmp_path: 
         finish(first)
     # The same refusal in one process (the app starting the run twice).
     with RunStore(store_path) as store:
-        owner = store.lock_run(run_child.run_config().fingerprint)
+        owner = store.locks.lock_run(run_child.run_config().fingerprint)
         with pytest.raises(RunLocked, match=f"process {os.getpid()}"):
             asyncio.run(run_child.engine(store, ITEMS, FakeBackend("fake")).run())
-        store.unlock_run(owner)
+        store.locks.unlock_run(owner)
     summary, _ = resume(store_path)
     assert summary.status == "finished"
     with RunStore(store_path) as store:

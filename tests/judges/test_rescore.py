@@ -20,6 +20,7 @@ from dialjudge.core.judges.post_run.retry import retry_run
 from dialjudge.core.judges.prompts.templates import get_template
 from dialjudge.core.judges.run.config import RunConfig
 from dialjudge.core.judges.run.engine import RunEngine
+from dialjudge.core.judges.run.options import EngineOptions
 from dialjudge.core.judges.store.run_store import SCHEMA_VERSION, RunStore
 from dialjudge.core.judges.types import BackendResult, JudgeRequest, ScoringMode
 from dialjudge.core.model import Dataset
@@ -51,12 +52,12 @@ def spread_scores(item_id: str, prompt: str) -> float:
 
 
 def judged(store: RunStore, config: RunConfig, dataset: Dataset, backend: FakeBackend, **kw: Any) -> int:
-    summary = asyncio.run(RunEngine(config, dataset, {backend.name: backend}, store, **kw).run())
+    summary = asyncio.run(RunEngine(config, dataset, {backend.name: backend}, store, EngineOptions(**kw)).run())
     return summary.run_id
 
 
 def scores(store: RunStore, run_id: int) -> dict[str, float | None]:
-    return {item: j.score for item, j in store.load_judgments(run_id)["fake"].items()}
+    return {item: j.score for item, j in store.judgments.load_judgments(run_id)["fake"].items()}
 
 
 # -- rescoring --------------------------------------------------------------------------------
@@ -99,16 +100,16 @@ def test_the_new_run_names_its_source_and_keeps_the_source_unchanged(store: RunS
     source = judged(store, make_config(sample), sample, FakeBackend(score_fn=spread_scores))
     before = scores(store, source)
     result = rescore_run(store, source, sample, RescoreSettings(top_k=1, name="top-1"))
-    record = store.get_run(result.run_id)
+    record = store.runs.get_run(result.run_id)
     assert record.source_run == source and record.status.value == "finished"
     assert record.name == "top-1" and record.run_config.top_k == 1
     assert record.config["rescore"]["source_run"] == source
-    assert store.get_run(source).source_run is None
+    assert store.runs.get_run(source).source_run is None
     assert scores(store, source) == before
     # A rescored run is never found as a run to resume by the judged configuration's fingerprint.
     assert record.fingerprint != make_config(sample, top_k=1).fingerprint
     # The answers were paid for by the source: every rescored judgment counts as reused.
-    assert all(j.cached for j in store.iter_judgments(result.run_id))
+    assert all(j.cached for j in store.judgments.iter_judgments(result.run_id))
 
 
 def test_an_answer_mapping_weighs_the_mapped_values(store: RunStore, sample: Dataset) -> None:
@@ -116,7 +117,7 @@ def test_an_answer_mapping_weighs_the_mapped_values(store: RunStore, sample: Dat
     source = judged(store, make_config(sample, top_k=0), sample, backend)
     mapping = parse_mapping("1=0, 2=0, 3=0, 4=1, 5=1")
     result = rescore_run(store, source, sample, RescoreSettings(mapping=mapping))
-    for j in store.iter_judgments(result.run_id):
+    for j in store.judgments.iter_judgments(result.run_id):
         assert j.score == pytest.approx(0.25) and j.normalized == pytest.approx(0.25)
 
 
@@ -154,7 +155,7 @@ def test_what_cannot_be_rescored_exactly_is_refused_before_anything_is_written(
     source = judged(store, make_config(sample, top_k=3), sample, FakeBackend())
     with pytest.raises(ConfigError, match=message):
         rescore_run(store, source, sample, settings)
-    assert [r.id for r in store.list_runs()] == [source]
+    assert [r.id for r in store.runs.list_runs()] == [source]
 
 
 @pytest.mark.parametrize(("text", "message"), [("1=a", "not a number: 'a'"), ("1", "not ANSWER=VALUE"),
@@ -181,7 +182,7 @@ def test_a_new_parser_reads_answers_the_old_one_could_not(store: RunStore, sampl
     if wider is None:
         pytest.skip("the shipped template's scale is not written as max = 5")
     result = rescore_run(store, source, sample, RescoreSettings(template_text=wider, template_source="wider"))
-    for j in store.iter_judgments(result.run_id):
+    for j in store.judgments.iter_judgments(result.run_id):
         assert j.score == 4.0 and j.normalized == pytest.approx(3 / 9)
     assert len(backend.requests) == ITEMS
 
@@ -200,7 +201,7 @@ def test_a_changed_dataset_is_refused(store: RunStore, sample: Dataset) -> None:
 
 def test_judgments_keep_their_top_logprobs(store: RunStore, sample: Dataset) -> None:
     source = judged(store, make_config(sample, top_k=3), sample, FakeBackend(score_fn=spread_scores))
-    for j in store.iter_judgments(source):
+    for j in store.judgments.iter_judgments(source):
         assert j.top_logprobs is not None and len(j.top_logprobs) == 5
         assert all(isinstance(t, str) and isinstance(p, float) and p <= 0 for t, p in j.top_logprobs)
 
@@ -220,12 +221,12 @@ def test_a_version_2_store_gains_the_new_columns_and_keeps_its_rows(tmp_path: Pa
     db.close()
     with RunStore(path) as store:
         assert store.schema_version == SCHEMA_VERSION == 4
-        (record,) = store.list_runs()
+        (record,) = store.runs.list_runs()
         assert record.source_run is None and record.judgments == 1
-        (judgment,) = store.iter_judgments(1)
+        (judgment,) = store.judgments.iter_judgments(1)
         assert judgment.top_logprobs is None and judgment.score == 4.0
-        new = store.create_run({}, "fp-new", source_run=1)
-        assert store.get_run(new).source_run == 1
+        new = store.runs.create_run({}, "fp-new", source_run=1)
+        assert store.runs.get_run(new).source_run == 1
     with RunStore(path) as again:  # opening twice does not add the columns twice
         assert again.schema_version == 4
 
@@ -233,7 +234,7 @@ def test_a_version_2_store_gains_the_new_columns_and_keeps_its_rows(tmp_path: Pa
 def test_a_run_stored_without_top_logprobs_rescores_with_the_expected_value_only(
         store: RunStore, sample: Dataset) -> None:
     source = judged(store, make_config(sample, top_k=3), sample, FakeBackend(score_fn=spread_scores))
-    with store._transaction() as db:  # as a schema-2 store left it
+    with store._connection.transaction() as db:  # as a schema-2 store left it
         db.execute("UPDATE judgments SET top_logprobs = NULL")
     with pytest.raises(ConfigError, match="before judgments kept their top log-probabilities"):
         rescore_run(store, source, sample, RescoreSettings(top_k=2))
@@ -249,7 +250,7 @@ def test_retry_asks_again_only_for_the_failed_judgments(store: RunStore, sample:
     config = make_config(sample, mode=ScoringMode.GENERATE)
     flaky = FakeBackend(fail_every=4, garbage_every=3)  # requests 3 and 6 unparseable, 4 raises
     source = judged(store, config, sample, flaky)
-    first = store.load_judgments(source)["fake"]
+    first = store.judgments.load_judgments(source)["fake"]
     failed = {item for item, j in first.items() if j.failed}
     assert len(failed) == 3 and len(flaky.requests) == ITEMS
     kept = {item: (j.score, j.raw_output) for item, j in first.items() if not j.failed}
@@ -258,11 +259,11 @@ def test_retry_asks_again_only_for_the_failed_judgments(store: RunStore, sample:
     summary = asyncio.run(retry_run(store, source, sample, {"fake": healthy}))
     assert summary.run_id == source and summary.failures == 0
     assert sorted(r.item_id for r in healthy.requests) == sorted(failed)  # nothing that succeeded is asked again
-    after = store.load_judgments(source)["fake"]
+    after = store.judgments.load_judgments(source)["fake"]
     assert {item: (j.score, j.raw_output) for item, j in after.items() if item in kept} == kept
     assert all(not j.failed for j in after.values()) and len(after) == ITEMS
-    assert store.get_run(source).status.value == "finished"
-    assert len([r for r in store.list_runs()]) == 1
+    assert store.runs.get_run(source).status.value == "finished"
+    assert len([r for r in store.runs.list_runs()]) == 1
 
 
 def test_retry_of_a_run_without_failures_asks_nothing(store: RunStore, sample: Dataset) -> None:
@@ -278,7 +279,7 @@ def test_garbage_stays_failed_when_the_judge_answers_garbage_again(store: RunSto
     still = FakeBackend(garbage_every=1)
     summary = asyncio.run(retry_run(store, source, sample, {"fake": still}))
     assert len(still.requests) == ITEMS // 2 and summary.failures == ITEMS // 2
-    assert {j.raw_output for j in store.iter_judgments(source) if j.failed} == {GARBAGE_OUTPUT}
+    assert {j.raw_output for j in store.judgments.iter_judgments(source) if j.failed} == {GARBAGE_OUTPUT}
 
 
 # -- the bundled model ------------------------------------------------------------------------
@@ -297,14 +298,14 @@ def test_rescoring_the_bundled_models_run_equals_judging_with_that_top_k(
                                mode=ScoringMode.LOGPROB, top_k=top_k, limit=3)
 
     backends = {llama_backend.name: llama_backend}
-    source = asyncio.run(RunEngine(config(3), sample, backends, store, use_cache=False).run())
+    source = asyncio.run(RunEngine(config(3), sample, backends, store, EngineOptions(use_cache=False)).run())
     calls = source.backend_calls
     assert calls == 3
     rescored = rescore_run(store, source.run_id, sample, RescoreSettings(top_k=2))
-    scratch = asyncio.run(RunEngine(config(2), sample, backends, store, use_cache=False).run())
+    scratch = asyncio.run(RunEngine(config(2), sample, backends, store, EngineOptions(use_cache=False)).run())
     assert scratch.backend_calls == 3  # the rescoring itself had no backend to call
-    got = {i: j.score for i, j in store.load_judgments(rescored.run_id)[llama_backend.name].items()}
-    want = {i: j.score for i, j in store.load_judgments(scratch.run_id)[llama_backend.name].items()}
+    got = {i: j.score for i, j in store.judgments.load_judgments(rescored.run_id)[llama_backend.name].items()}
+    want = {i: j.score for i, j in store.judgments.load_judgments(scratch.run_id)[llama_backend.name].items()}
     assert len(got) == 3 and got.keys() == want.keys()
     for item in got:
         assert got[item] is not None and got[item] == pytest.approx(want[item], abs=1e-9)

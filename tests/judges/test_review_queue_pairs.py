@@ -44,6 +44,6 @@ def test_without_a_preference_report_no_pair_is_flagged(tmp_path: Path) -> None:
     cfg = config(ds)
     with RunStore(tmp_path / "runs.db") as store:
         summary = run(cfg, ds, store, FakeBackend(score_fn=scripted))
-        judgments = store.load_judgments(summary.run_id)
+        judgments = store.judgments.load_judgments(summary.run_id)
     queue = build_queue(ds, judgments, cfg.quality)
     assert not [case for case in queue if case.kind in (FlagKind.PAIR_WRONG, FlagKind.PAIR_FLIPS)]

@@ -12,6 +12,7 @@ from dialjudge.core.judges.backends.fake import FakeBackend
 from dialjudge.core.judges.run.config import JudgeSpec, RunConfig
 from dialjudge.core.judges.run.engine import RunEngine
 from dialjudge.core.judges.run.events import RunStatus, RunSummary
+from dialjudge.core.judges.run.options import EngineOptions
 from dialjudge.core.judges.store.run_store import RunStore
 from dialjudge.core.judges.types import JudgeRequest, Message, OutputKind, OutputSpec, RenderedPrompt, ScoringMode
 from dialjudge.core.model import BINARY_01, Dataset, Example, Rating, Turn
@@ -71,7 +72,8 @@ async def test_concurrent_requests_raise_throughput_above_one_over_latency(tmp_p
                        mode=ScoringMode.LOGPROB, top_k=0)
     store = RunStore(tmp_path / "runs.sqlite3")
     try:
-        engine = RunEngine(config, dataset(12), {"a": backend}, store, renderer=render, clock=lambda: now[0])
+        engine = RunEngine(config, dataset(12), {"a": backend}, store,
+                           EngineOptions(renderer=render, clock=lambda: now[0]))
         summary = await asyncio.wait_for(engine.run(), timeout=60)  # a batch that never fills fails here
     finally:
         store.close()

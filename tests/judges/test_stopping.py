@@ -13,6 +13,7 @@ from dialjudge.core.judges.backends.fake import FakeBackend
 from dialjudge.core.judges.run.config import JudgeSpec, JudgeVariant, RunConfig
 from dialjudge.core.judges.run.engine import RunEngine
 from dialjudge.core.judges.run.events import RunFinished, StopRuleChecked
+from dialjudge.core.judges.run.options import EngineOptions
 from dialjudge.core.judges.run.stopping import StopRule, seeded_context_order
 from dialjudge.core.judges.store.run_store import RunStore
 from dialjudge.core.judges.types import (
@@ -123,7 +124,7 @@ async def test_engine_stops_on_the_rule_and_a_resumed_run_continues_the_order(tm
     events: list[Any] = []
     rule = StopRule(human, groups, ci_width=0.5, check_every=5, n_boot=300)
     engine = RunEngine(config(), ds, {"fake": FakeBackend("fake", score_fn=score, max_concurrency=1)}, store,
-                       renderer=render, stop_rule=rule)
+                       EngineOptions(renderer=render, stop_rule=rule))
     engine.subscribe(events.append)
     summary = await engine.run()
     checks = [e.state for e in events if isinstance(e, StopRuleChecked)]
@@ -131,12 +132,12 @@ async def test_engine_stops_on_the_rule_and_a_resumed_run_continues_the_order(tm
     assert summary.status == "cancelled" and 0 < summary.done < 180
     assert summary.done == checks[-1].n_items and summary.done % 3 == 0
     assert isinstance(events[-1], RunFinished)
-    first_part = [j.item_id for j in store.iter_judgments(summary.run_id)]
+    first_part = [j.item_id for j in store.judgments.iter_judgments(summary.run_id)]
     order = [ex.id for ex in seeded_context_order(ds)]
     assert sorted(first_part) == sorted(order[:len(first_part)])  # the first contexts of the seeded order
 
     backend = FakeBackend("fake", score_fn=score, max_concurrency=1)
-    rest = await RunEngine(config(), ds, {"fake": backend}, store, renderer=render).run()
+    rest = await RunEngine(config(), ds, {"fake": backend}, store, EngineOptions(renderer=render)).run()
     assert rest.status == "finished" and rest.resumed and rest.done == 180
     assert [r.item_id for r in backend.requests] == order[len(first_part):]
     store.close()

@@ -17,6 +17,7 @@ from dialjudge.core.judges.backends.fake import FakeBackend
 from dialjudge.core.judges.run.config import JudgeSpec, JudgeVariant, PersonaSpec, RunConfig
 from dialjudge.core.judges.run.engine import RunEngine
 from dialjudge.core.judges.run.events import RunStatus
+from dialjudge.core.judges.run.options import EngineOptions
 from dialjudge.core.judges.store.run_store import (
     EXPORT_COLUMNS,
     SCHEMA_VERSION,
@@ -55,7 +56,7 @@ def store(tmp_path: Path) -> RunStore:
 
 
 def new_run(store: RunStore, fingerprint: str = "fp") -> int:
-    return store.create_run({"what": "test"}, fingerprint, name="test run", total=4)
+    return store.runs.create_run({"what": "test"}, fingerprint, name="test run", total=4)
 
 
 def test_default_path_is_in_the_user_data_dir_and_uses_wal() -> None:
@@ -81,27 +82,27 @@ def test_reopening_keeps_everything(tmp_path: Path) -> None:
     path = tmp_path / "runs.sqlite3"
     with RunStore(path) as store:
         run_id = new_run(store)
-        store.add_judgment(run_id, judgment("a"))
+        store.judgments.add_judgment(run_id, judgment("a"))
     with RunStore(path) as store:
-        assert store.load_judgments(run_id)["j"]["a"].score == 4.0
+        assert store.judgments.load_judgments(run_id)["j"]["a"].score == 4.0
 
 
 def test_runs_are_listed_newest_first_with_counts(store: RunStore) -> None:
     first = new_run(store)
     second = new_run(store, "other")
-    store.add_judgment(second, judgment("a"))
-    store.add_judgment(second, judgment("b", score=None, error="no score"))
-    runs = store.list_runs()
+    store.judgments.add_judgment(second, judgment("a"))
+    store.judgments.add_judgment(second, judgment("b", score=None, error="no score"))
+    runs = store.runs.list_runs()
     assert [r.id for r in runs] == [second, first]
     assert (runs[0].judgments, runs[0].failures) == (2, 1)
     assert (runs[1].judgments, runs[1].failures) == (0, 0)
     assert runs[0].config == {"what": "test"} and runs[0].status == "running"
-    store.set_status(first, RunStatus.FINISHED)
-    assert [r.id for r in store.list_runs(status=RunStatus.FINISHED)] == [first]
+    store.runs.set_status(first, RunStatus.FINISHED)
+    assert [r.id for r in store.runs.list_runs(status=RunStatus.FINISHED)] == [first]
     with pytest.raises(ValueError, match="not a valid RunStatus"):
-        store.set_status(first, "paused")
+        store.runs.set_status(first, "paused")
     with pytest.raises(StoreError, match="no run with id 999"):
-        store.get_run(999)
+        store.runs.get_run(999)
 
 
 def test_a_judgment_round_trips_with_every_field(store: RunStore) -> None:
@@ -110,110 +111,110 @@ def test_a_judgment_round_trips_with_every_field(store: RunStore) -> None:
         "a", judge="smollm2@critic", repeat=2, reasoning="because", relevancy="relevant",
         distribution={"1": 0.1, "4": 0.9}, latency_s=0.5, prompt_tokens=100, evaluated_tokens=20,
         completion_tokens=3, cached=True, sampling={"temperature": 0.7, "seed": 2}, error=None)
-    assert store.add_judgment(run_id, original, cache_key="k1")
-    loaded = store.load_repeats(run_id)["smollm2@critic"]["a"][2]
+    assert store.judgments.add_judgment(run_id, original, cache_key="k1")
+    loaded = store.judgments.load_repeats(run_id)["smollm2@critic"]["a"][2]
     assert loaded == original
 
 
 def test_the_same_judgment_is_never_stored_twice(store: RunStore) -> None:
     run_id = new_run(store)
-    assert store.add_judgment(run_id, judgment("a", score=4.0))
-    assert not store.add_judgment(run_id, judgment("a", score=2.0))
-    assert store.count_judgments(run_id) == 1
-    assert store.load_judgments(run_id)["j"]["a"].score == 4.0
+    assert store.judgments.add_judgment(run_id, judgment("a", score=4.0))
+    assert not store.judgments.add_judgment(run_id, judgment("a", score=2.0))
+    assert store.judgments.count_judgments(run_id) == 1
+    assert store.judgments.load_judgments(run_id)["j"]["a"].score == 4.0
     # Another repeat, judge or run is a different judgment.
-    store.add_judgment(run_id, judgment("a", repeat=1))
-    store.add_judgment(run_id, judgment("a", judge="k"))
-    store.add_judgment(new_run(store), judgment("a"))
-    assert store.count_judgments(run_id) == 3
+    store.judgments.add_judgment(run_id, judgment("a", repeat=1))
+    store.judgments.add_judgment(run_id, judgment("a", judge="k"))
+    store.judgments.add_judgment(new_run(store), judgment("a"))
+    assert store.judgments.count_judgments(run_id) == 3
 
 
 def test_a_failed_request_is_retried_and_replaced_but_a_scored_one_is_not(store: RunStore) -> None:
     run_id = new_run(store)
-    store.add_judgment(run_id, judgment("a", score=None, error="timeout"), request_failed=True)
-    store.add_judgment(run_id, judgment("b", score=None, error="no score in output"))
-    store.add_judgment(run_id, judgment("c"))
+    store.judgments.add_judgment(run_id, judgment("a", score=None, error="timeout"), request_failed=True)
+    store.judgments.add_judgment(run_id, judgment("b", score=None, error="no score in output"))
+    store.judgments.add_judgment(run_id, judgment("c"))
     wanted = [JudgmentKey(i, "j", 0) for i in "abcd"]
-    assert store.pending(run_id, wanted) == [JudgmentKey("a", "j", 0), JudgmentKey("d", "j", 0)]
-    assert store.pending(run_id, wanted, retry_failed=False) == [JudgmentKey("d", "j", 0)]
-    assert store.count_judgments(run_id, failed_only=True) == 2
-    assert store.count_judgments(run_id, failed_only=True, include_request_failures=False) == 1
+    assert store.judgments.pending(run_id, wanted) == [JudgmentKey("a", "j", 0), JudgmentKey("d", "j", 0)]
+    assert store.judgments.pending(run_id, wanted, retry_failed=False) == [JudgmentKey("d", "j", 0)]
+    assert store.judgments.count_judgments(run_id, failed_only=True) == 2
+    assert store.judgments.count_judgments(run_id, failed_only=True, include_request_failures=False) == 1
 
-    assert store.add_judgment(run_id, judgment("a", score=3.0))
-    assert store.load_judgments(run_id)["j"]["a"].score == 3.0
-    assert store.count_judgments(run_id) == 3
-    assert store.judge_counts(run_id) == {"j": (3, 1)}
+    assert store.judgments.add_judgment(run_id, judgment("a", score=3.0))
+    assert store.judgments.load_judgments(run_id)["j"]["a"].score == 3.0
+    assert store.judgments.count_judgments(run_id) == 3
+    assert store.judgments.judge_counts(run_id) == {"j": (3, 1)}
 
 
 def test_find_resumable_ignores_finished_runs(store: RunStore) -> None:
     done = new_run(store)
-    store.set_status(done, RunStatus.FINISHED)
-    assert store.find_resumable("fp") is None
+    store.runs.set_status(done, RunStatus.FINISHED)
+    assert store.runs.find_resumable("fp") is None
     killed = new_run(store)  # still "running": the process died
-    assert store.find_resumable("fp").id == killed
-    store.set_status(killed, RunStatus.CANCELLED)
-    assert store.find_resumable("fp").id == killed
-    assert store.find_resumable("other") is None
+    assert store.runs.find_resumable("fp").id == killed
+    store.runs.set_status(killed, RunStatus.CANCELLED)
+    assert store.runs.find_resumable("fp").id == killed
+    assert store.runs.find_resumable("other") is None
 
 
 def test_response_cache_round_trip(store: RunStore) -> None:
     response = BackendResult(raw_output="4", choice_probs={"3": 0.25, "4": 0.75},
                              top_logprobs=[("4", -0.29), ("3", -1.39)], prompt_tokens=50,
                              evaluated_tokens=10, completion_tokens=1, latency_s=0.2)
-    assert store.cached_response("k") is None
-    store.put_cached_response("k", "fake:x", response)
-    assert store.cached_response("k") == response
+    assert store.cache.cached_response("k") is None
+    store.cache.put_cached_response("k", "fake:x", response)
+    assert store.cache.cached_response("k") == response
     run_id = new_run(store)
-    store.add_judgment(run_id, judgment("a"), cache_key="k2", response=BackendResult(raw_output="2"),
+    store.judgments.add_judgment(run_id, judgment("a"), cache_key="k2", response=BackendResult(raw_output="2"),
                        model_identity="fake:x")
-    assert store.cached_response("k2").raw_output == "2"
-    assert store.cache_size() == 2
+    assert store.cache.cached_response("k2").raw_output == "2"
+    assert store.cache.cache_size() == 2
     # Deleting a run keeps the cache: identical requests stay answered across runs.
-    store.delete_run(run_id)
-    assert store.cache_size() == 2
-    assert store.clear_cache() == 2
+    store.runs.delete_run(run_id)
+    assert store.cache.cache_size() == 2
+    assert store.cache.clear_cache() == 2
 
 
 def test_reviews_are_upserted_listed_and_deleted_with_the_run(store: RunStore) -> None:
     run_id = new_run(store)
-    store.set_review(run_id, "a", "judge-wrong", note="too harsh")
-    store.set_review(run_id, "a", "human-doubtful", note="annotators split", own_rating=3.0)
-    store.set_review(run_id, "b", "fine")
-    reviews = store.reviews(run_id)
+    store.reviews.set_review(run_id, "a", "judge-wrong", note="too harsh")
+    store.reviews.set_review(run_id, "a", "human-doubtful", note="annotators split", own_rating=3.0)
+    store.reviews.set_review(run_id, "b", "fine")
+    reviews = store.reviews.reviews(run_id)
     assert set(reviews) == {"a", "b"}
     assert (reviews["a"].verdict, reviews["a"].note, reviews["a"].own_rating) == (
         "human-doubtful", "annotators split", 3.0)
     with pytest.raises(ValueError, match="unknown review verdict"):
-        store.set_review(run_id, "a", "maybe")
-    assert store.delete_review(run_id, "b")
-    assert set(store.reviews(run_id)) == {"a"}
-    store.add_judgment(run_id, judgment("a"))
-    assert store.delete_run(run_id)
-    assert store.reviews(run_id) == {}
-    assert store.count_judgments(run_id) == 0
-    assert not store.delete_run(run_id)
+        store.reviews.set_review(run_id, "a", "maybe")
+    assert store.reviews.delete_review(run_id, "b")
+    assert set(store.reviews.reviews(run_id)) == {"a"}
+    store.judgments.add_judgment(run_id, judgment("a"))
+    assert store.runs.delete_run(run_id)
+    assert store.reviews.reviews(run_id) == {}
+    assert store.judgments.count_judgments(run_id) == 0
+    assert not store.runs.delete_run(run_id)
 
 
 def test_export_rows_are_flat_and_ordered(store: RunStore) -> None:
     run_id = new_run(store)
-    store.add_judgment(run_id, judgment("b", distribution={"4": 1.0}))
-    store.add_judgment(run_id, judgment("a", score=None, error="no score"))
-    rows = store.export_rows(run_id)
+    store.judgments.add_judgment(run_id, judgment("b", distribution={"4": 1.0}))
+    store.judgments.add_judgment(run_id, judgment("a", score=None, error="no score"))
+    rows = store.judgments.export_rows(run_id)
     assert [r["item_id"] for r in rows] == ["a", "b"]
     assert list(rows[0]) == list(EXPORT_COLUMNS)
     assert rows[0]["score"] is None and rows[0]["error"] == "no score"
     assert json.loads(rows[1]["distribution"]) == {"4": 1.0}
     json.dumps(rows)  # every value is plain data
     with pytest.raises(StoreError):
-        store.export_rows(run_id + 100)
+        store.judgments.export_rows(run_id + 100)
 
 
 def test_a_second_connection_sees_committed_judgments(tmp_path: Path) -> None:
     path = tmp_path / "runs.sqlite3"
     with RunStore(path) as writer, RunStore(path) as reader:
         run_id = new_run(writer)
-        writer.add_judgment(run_id, judgment("a"))
-        assert reader.count_judgments(run_id) == 1
+        writer.judgments.add_judgment(run_id, judgment("a"))
+        assert reader.judgments.count_judgments(run_id) == 1
 
 
 # -- secrets ---------------------------------------------------------------------------------
@@ -242,10 +243,11 @@ async def test_api_keys_never_reach_the_database(tmp_path: Path, monkeypatch: py
     assert SECRET not in run.to_json()
     path = tmp_path / "runs.sqlite3"
     store = RunStore(path)
-    summary = await RunEngine(run, dataset, {"remote": FakeBackend("remote")}, store, renderer=_render).run()
+    summary = await RunEngine(run, dataset, {"remote": FakeBackend("remote")}, store,
+                              EngineOptions(renderer=_render)).run()
     assert summary.done == 3
-    store.set_review(summary.run_id, "i0", "fine", note="ok")
-    snapshot = store.get_run(summary.run_id).config
+    store.reviews.set_review(summary.run_id, "i0", "fine", note="ok")
+    snapshot = store.runs.get_run(summary.run_id).config
     assert snapshot["judges"][0]["config"]["api_key_env"] == "JUDGE_KEY"
     assert snapshot["judges"][0]["config"]["base_url"] == "https://api.example.org/v1"
     assert snapshot["judges"][0]["config"]["options"] == {"top_logprobs": 5}
@@ -273,11 +275,11 @@ def test_a_version_1_store_is_upgraded_in_place_with_its_runs(tmp_path: Path) ->
     db.close()
     with RunStore(path) as store:
         assert store.schema_version == SCHEMA_VERSION == 4
-        (record,) = store.list_runs()
+        (record,) = store.runs.list_runs()
         assert (record.name, record.status, record.judgments) == ("old", "cancelled", 1)
-        assert store.find_resumable("fp-old") == record
-        owner = store.lock_run("fp-old")  # the new table exists
-        store.unlock_run(owner)
+        assert store.runs.find_resumable("fp-old") == record
+        owner = store.locks.lock_run("fp-old")  # the new table exists
+        store.locks.unlock_run(owner)
 
 
 def test_a_newer_store_is_left_untouched(tmp_path: Path) -> None:
@@ -312,14 +314,14 @@ def test_files_that_are_not_a_run_store_are_refused_by_name(tmp_path: Path) -> N
 
 
 def test_a_live_lock_is_refused_naming_the_process_and_the_run(store: RunStore) -> None:
-    owner = store.lock_run("fp")
+    owner = store.locks.lock_run("fp")
     run_id = new_run(store)
-    store.set_lock_run(owner, run_id)
+    store.locks.set_lock_run(owner, run_id)
     with pytest.raises(RunLocked, match=rf"run {run_id} is already being executed by process {os.getpid()} "):
-        store.lock_run("fp")
-    assert store.lock_run("other-fp")  # another configuration is free
-    store.unlock_run(owner)
-    store.unlock_run(store.lock_run("fp"))  # free again once released
+        store.locks.lock_run("fp")
+    assert store.locks.lock_run("other-fp")  # another configuration is free
+    store.locks.unlock_run(owner)
+    store.locks.unlock_run(store.locks.lock_run("fp"))  # free again once released
 
 
 def test_a_lock_left_by_a_dead_process_is_taken_over(store: RunStore) -> None:
@@ -327,22 +329,22 @@ def test_a_lock_left_by_a_dead_process_is_taken_over(store: RunStore) -> None:
                           text=True, check=True, timeout=60)
     pid = int(dead.stdout)
     assert not process_is_alive(pid)
-    store._db.execute("INSERT INTO run_locks (fingerprint, run_id, pid, host, owner, started) "
+    store._connection.db.execute("INSERT INTO run_locks (fingerprint, run_id, pid, host, owner, started) "
                       "VALUES ('fp', 7, ?, ?, 'killed', '2026-01-01T00:00:00')", (pid, socket.gethostname()))
-    owner = store.lock_run("fp")
-    assert store.run_lock("fp")["pid"] == os.getpid() and store.run_lock("fp")["owner"] == owner
+    owner = store.locks.lock_run("fp")
+    assert store.locks.run_lock("fp")["pid"] == os.getpid() and store.locks.run_lock("fp")["owner"] == owner
 
 
 def test_a_lock_held_on_another_machine_is_never_taken_over(store: RunStore) -> None:
     """A process id means nothing on another host sharing the file: refuse and name both."""
-    store._db.execute("INSERT INTO run_locks (fingerprint, run_id, pid, host, owner, started) "
+    store._connection.db.execute("INSERT INTO run_locks (fingerprint, run_id, pid, host, owner, started) "
                       "VALUES ('fp', 3, 999999, 'elsewhere', 'x', '2026-01-01T00:00:00')")
     with pytest.raises(RunLocked, match="run 3 is already being executed by process 999999 on elsewhere"):
-        store.lock_run("fp")
+        store.locks.lock_run("fp")
 
 
 def test_failure_reasons_are_counted_commonest_first(store: RunStore) -> None:
     run_id = new_run(store)
     for item, error in [("a", "timeout"), ("b", "timeout"), ("c", "HTTP 500"), ("d", None)]:
-        store.add_judgment(run_id, judgment(item, score=None if error else 4.0, error=error))
-    assert store.failure_reasons(run_id) == [("timeout", 2), ("HTTP 500", 1)]
+        store.judgments.add_judgment(run_id, judgment(item, score=None if error else 4.0, error=error))
+    assert store.judgments.failure_reasons(run_id) == [("timeout", 2), ("HTTP 500", 1)]

@@ -95,7 +95,7 @@ async def test_a_run_reports_truncated_dialogues_and_fails_only_what_cannot_fit(
     with RunStore(tmp_path / "runs.sqlite3") as store:
         summary = await RunEngine(config, Dataset("long", items), {"small": backend},
                                   store).run()
-        rows = {r["item_id"]: r for r in store.export_rows(summary.run_id)}
+        rows = {r["item_id"]: r for r in store.judgments.export_rows(summary.run_id)}
     assert summary.status == "finished" and summary.done == 3 and summary.failures == 1
     dropped = summary.truncated["small"]["i0"]
     assert list(summary.truncated["small"]) == ["i0"] and dropped > 0

@@ -34,8 +34,8 @@ async def test_a_finished_run_on_a_label_quality_shows_its_comparison(services, 
         # The same numbers as core computes from the stored run, as `dialjudge judge` prints them.
         run_id = app.runs.state.run_id
         with services.session.store() as store:
-            config = store.get_run(run_id).run_config
-            judgments = store.load_judgments(run_id)
+            config = store.runs.get_run(run_id).run_config
+            judgments = store.judgments.load_judgments(run_id)
         expected = run_label_report(config, dataset, judgments, n_boot=services.n_boot)
         shown = panel.report.comparisons[0]
         assert shown.n == expected.comparisons[0].n

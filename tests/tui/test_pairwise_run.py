@@ -69,8 +69,8 @@ async def test_a_pairwise_run_from_the_run_screen_shows_its_report_and_candidate
 
         # The report on screen is core's, and its columns are the workspace's judge columns.
         with services.session.store() as store:
-            record = store.get_run(state.run_id)
-            report = pairwise_report(record.run_config, dataset, store.load_judgments(state.run_id))
+            record = store.runs.get_run(state.run_id)
+            report = pairwise_report(record.run_config, dataset, store.judgments.load_judgments(state.run_id))
         fake = report.judges["fake"]
         assert fake.position.verdicts + fake.failed == 12
         assert f"{fake.position.verdicts}" in shown

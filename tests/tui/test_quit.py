@@ -49,8 +49,8 @@ async def start_slow_run(pilot, passing: int = 5) -> None:
 
 def only_run(services):
     with services.session.store() as store:
-        (record,) = store.list_runs()
-        return record, store.failure_reasons(record.id)
+        (record,) = store.runs.list_runs()
+        return record, store.judgments.failure_reasons(record.id)
 
 
 async def test_q_asks_and_enter_cancels_the_run_and_exits(services_factory):
@@ -125,8 +125,8 @@ async def test_sigterm_and_sighup_cancel_the_run_and_exit(services_factory, tmp_
             app.shutdown.signal_received(signum)  # what the handler installed on the real app's loop calls
             await wait_until(pilot, lambda app=app: not app.is_running, f"the app has exited on signal {signum}")
         with services.session.store() as store:
-            newest = store.list_runs()[0]
-            assert newest.status == "cancelled" and store.failure_reasons(newest.id) == []
+            newest = store.runs.list_runs()[0]
+            assert newest.status == "cancelled" and store.judgments.failure_reasons(newest.id) == []
 
 
 async def test_the_next_launch_offers_to_resume_and_finishes_the_run(services_factory):
@@ -154,7 +154,7 @@ async def test_the_next_launch_offers_to_resume_and_finishes_the_run(services_fa
         assert state is not None and state.run_id == record.id and state.status == "finished"
         assert isinstance(again.screen, RunScreen)
     with services.session.store() as store:
-        finished = store.get_run(record.id)
+        finished = store.runs.get_run(record.id)
         assert (finished.status, finished.judgments, finished.failures) == ("finished", 60, 0)
 
     # Finished: the launch after that asks nothing.
@@ -186,4 +186,4 @@ async def test_quitting_while_the_judge_loads_exits_without_waiting_for_the_load
         await pilot.press("q", "enter")
         await wait_until(pilot, lambda: not app.is_running, "the app has exited")
     with services.session.store() as store:
-        assert store.list_runs() == []  # nothing was asked, so nothing is recorded as failed or running
+        assert store.runs.list_runs() == []  # nothing was asked, so nothing is recorded as failed or running

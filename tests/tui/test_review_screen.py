@@ -9,11 +9,11 @@ from textual.widgets import Input, Static
 from tui_helpers import SIZE, make_services, settle, static_text
 
 from dialjudge.core.config import JudgeConfig
-from dialjudge.core.dataset_catalogue import open_dataset
 from dialjudge.core.judges.backends.fake import FakeBackend
 from dialjudge.core.judges.prompts.templates import get_template
 from dialjudge.core.judges.run.config import RunConfig
 from dialjudge.core.judges.types import ScoringMode
+from dialjudge.core.registry import open_dataset
 from dialjudge.core.review_queue import FlagKind, build_queue
 from dialjudge.tui.app import make_app
 from dialjudge.tui.screens.dialogs import ExportDialog
@@ -73,7 +73,7 @@ async def test_the_queue_holds_every_kind_of_flag_and_shows_the_item(tmp_path):
         screen = await run_and_review(pilot)
         run_id = app.runs.state.run_id
         with services.session.store() as store:
-            judgments = store.load_judgments(run_id)
+            judgments = store.judgments.load_judgments(run_id)
         expected = build_queue(app.workspace.dataset, judgments, "overall")
         assert screen.queue_table.row_keys == [case.item_id for case in expected]
         kinds = {flag.kind for case in expected for flag in case.flags}
@@ -103,7 +103,7 @@ async def test_a_review_is_stored_with_the_run_and_exported_with_manual_labels(t
         await pilot.press("1")  # judge wrong, at once
         await settle(pilot)
         with services.session.store() as store:
-            assert store.reviews(run_id)[first].verdict == "judge-wrong"
+            assert store.reviews.reviews(run_id)[first].verdict == "judge-wrong"
         assert screen.queue_table.cell(first, "review").text == "judge wrong"
 
         await pilot.press("down")
@@ -114,12 +114,12 @@ async def test_a_review_is_stored_with_the_run_and_exported_with_manual_labels(t
         await pilot.press("2")  # the table has focus: marks "human label doubtful"
         await settle(pilot)
         with services.session.store() as store:
-            assert second not in store.reviews(run_id)
+            assert second not in store.reviews.reviews(run_id)
         screen.query_one("#review-rating", Input).value = "2.5"
         await pilot.press("ctrl+s")
         await settle(pilot)
         with services.session.store() as store:
-            review = store.reviews(run_id)[second]
+            review = store.reviews.reviews(run_id)[second]
         assert (review.verdict, review.note, review.own_rating) == (
             "human-doubtful", "two annotators were lenient", 2.5)
         assert "2 reviewed" in static_text(screen.query_one("#review-status", Static))
@@ -150,8 +150,9 @@ async def test_a_review_is_stored_with_the_run_and_exported_with_manual_labels(t
         await pilot.press(*"check", "enter")
         await settle(pilot)
         with services.session.store() as store:
-            assert set(store.reviews(run_id)) == {first, second}  # nothing stored for the third
+            assert set(store.reviews.reviews(run_id)) == {first, second}  # nothing stored for the third
         await pilot.press("3")  # the note stays in the form; the verdict stores both
         await settle(pilot)
         with services.session.store() as store:
-            assert (store.reviews(run_id)[third].verdict, store.reviews(run_id)[third].note) == ("fine", "check")
+            review = store.reviews.reviews(run_id)[third]
+            assert (review.verdict, review.note) == ("fine", "check")

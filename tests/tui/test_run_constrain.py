@@ -70,7 +70,7 @@ async def test_a_constrained_run_needs_generate_mode_and_reaches_the_judge(servi
         state = app.runs.state
         assert state is not None and state.status == "finished" and state.done == 60
         with services.session.store() as store:
-            assert store.get_run(state.run_id).run_config.constrain is AnswerConstraint.ANSWER
+            assert store.runs.get_run(state.run_id).run_config.constrain is AnswerConstraint.ANSWER
         (backend,) = backends
         assert len(backend.checked) == 1 and len(backend.asked) == 60
         assert {r.constrain for r in backend.asked} == {AnswerConstraint.ANSWER}
@@ -90,4 +90,4 @@ async def test_a_judge_that_cannot_constrain_is_named_before_anything_runs(servi
         assert any("judge 'fake': its backend cannot constrain answers" in text for text in toasts), toasts
         worker_failures.expect("cannot constrain answers")
         with services.session.store() as store:
-            assert store.list_runs() == []
+            assert store.runs.list_runs() == []

@@ -52,8 +52,8 @@ async def test_an_identical_finished_run_is_shown_again_not_stored_twice(service
         assert "tick “New run”" in toasts
         assert f"fake#{run_id}" in again.workspace.evaluators
         with services.session.store() as store:
-            assert [r.id for r in store.list_runs()] == [run_id]
-            assert store.get_run(run_id).status == "finished"
+            assert [r.id for r in store.runs.list_runs()] == [run_id]
+            assert store.runs.get_run(run_id).status == "finished"
 
         # Ticked, "New run" judges anew into a new run (answers come from the response cache).
         again.screen.query_one("#run-fresh", Checkbox).value = True
@@ -62,4 +62,4 @@ async def test_an_identical_finished_run_is_shown_again_not_stored_twice(service
         fresh = again.runs.state
         assert fresh.run_id != run_id and fresh.status is RunStatus.FINISHED and not fresh.summary.shown_again
         with services.session.store() as store:
-            assert sorted(r.id for r in store.list_runs()) == [run_id, fresh.run_id]
+            assert sorted(r.id for r in store.runs.list_runs()) == [run_id, fresh.run_id]

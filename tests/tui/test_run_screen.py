@@ -106,7 +106,7 @@ async def test_escape_cancels_and_the_run_is_offered_for_resume(services_factory
         assert state.status == "cancelled" and state.done == 5
         assert "start the same settings again to resume" in static_text(screen.query_one("#run-progress-text"))
         with services.session.store() as store:
-            record = store.get_run(state.run_id)
+            record = store.runs.get_run(state.run_id)
             assert (record.status, record.judgments) == ("cancelled", 5)
 
         gate["closed"] = False
@@ -120,7 +120,7 @@ async def test_escape_cancels_and_the_run_is_offered_for_resume(services_factory
         assert resumed.run_id == state.run_id and resumed.status == "finished"
         assert resumed.summary.resumed and resumed.done == resumed.total == 60
         with services.session.store() as store:
-            assert store.get_run(state.run_id).judgments == 60
+            assert store.runs.get_run(state.run_id).judgments == 60
 
 
 async def test_a_new_run_can_be_chosen_instead_of_resuming(services_factory):
@@ -212,7 +212,7 @@ async def test_the_bundled_model_judges_three_items_in_logprob_mode(tmp_path):
         assert state.status == "finished" and state.done == state.total == 3 and state.failures == 0
         assert len(state.masses) == 3 and 0 < state.masses.least <= state.masses.median < 1
         with services.session.store() as store:
-            judgments = store.load_judgments(state.run_id)[BUNDLED_JUDGE]
+            judgments = store.judgments.load_judgments(state.run_id)[BUNDLED_JUDGE]
         assert len(judgments) == 3
         assert all(j.valid_mass is not None and 0 < j.valid_mass < 1 for j in judgments.values())
         for judgment in judgments.values():
@@ -236,7 +236,7 @@ async def test_failure_reasons_show_under_a_finished_run(services_factory):
         state = app.runs.state
         assert state is not None and state.status == "finished" and state.failures == 20
         with services.session.store() as store:
-            reasons = store.failure_reasons(state.run_id)
+            reasons = store.judgments.failure_reasons(state.run_id)
         assert sum(count for _, count in reasons) == 20
         text = static_text(screen.query_one("#run-progress-text", Static))
         for reason, count in reasons:

@@ -60,5 +60,5 @@ async def test_a_strict_import_with_problems_is_refused_and_stores_nothing(servi
         await settle(pilot)
         worker_failures.expect("--strict: the import has problems (rows matching no item")
         with services.session.store() as store:
-            assert store.list_runs() == []
+            assert store.runs.list_runs() == []
         assert any("--strict" in text for text in toast_texts(app))

@@ -70,8 +70,8 @@ async def test_rescoring_from_the_runs_screen_makes_a_linked_run_without_the_mod
         record = screen.runs[new]
         assert record.source_run == source and record.name == "top-1" and record.run_config.top_k == 1
         with services.session.store() as store:
-            before = store.load_judgments(source)["fake"]
-            after = store.load_judgments(new)["fake"]
+            before = store.judgments.load_judgments(source)["fake"]
+            after = store.judgments.load_judgments(new)["fake"]
         for item, judgment in before.items():
             best_token = judgment.top_logprobs[0][0]  # top-1: the most likely first token's rating
             assert after[item].score == float(match_choice(best_token, ("1", "2", "3", "4", "5")))
@@ -115,8 +115,8 @@ async def test_retry_failed_asks_only_for_the_failed_judgments(tmp_path: Path) -
         await settle(pilot)
         run_id = app.runs.state.run_id
         with services.session.store() as store:
-            failed = sorted(j.item_id for j in store.iter_judgments(run_id) if j.failed)
-            kept = {j.item_id: j.score for j in store.iter_judgments(run_id) if not j.failed}
+            failed = sorted(j.item_id for j in store.judgments.iter_judgments(run_id) if j.failed)
+            kept = {j.item_id: j.score for j in store.judgments.iter_judgments(run_id) if not j.failed}
         assert len(failed) == LIMIT // 3
 
         screen = await open_runs(pilot)
@@ -125,7 +125,7 @@ async def test_retry_failed_asks_only_for_the_failed_judgments(tmp_path: Path) -
         assert sorted(r.item_id for r in backends[1].requests) == failed
         assert app.runs.state.run_id == run_id and app.runs.state.status.value == "finished"
         with services.session.store() as store:
-            after = {j.item_id: j.score for j in store.iter_judgments(run_id)}
+            after = {j.item_id: j.score for j in store.judgments.iter_judgments(run_id)}
         assert all(score is not None for score in after.values())
         assert {item: after[item] for item in kept} == kept
         await settle(pilot)

@@ -130,7 +130,7 @@ async def test_export_writes_the_tables_and_the_judgments(services, tmp_path):
 
         with services.session.store() as store:
             scores, failures = run_scores(store, first)
-            stored = store.export_rows(first)
+            stored = store.judgments.export_rows(first)
         report = evaluate(app.workspace.dataset, qualities=["overall"], extra_scores=scores, failures=failures,
                           include_metrics=False, n_boot=0)
         expected = next(r for r in report.records if r["evaluator"] == "fake")
@@ -159,6 +159,6 @@ async def test_a_stored_run_joins_the_scores_screen(services):
         await pilot.press("a")
         await settle(pilot)
         with services.session.store() as store:
-            stored = store.load_judgments(run_id)["fake"]
+            stored = store.judgments.load_judgments(run_id)["fake"]
         assert dict(app.workspace.scores_of(f"fake#{run_id}")) == {i: j.normalized for i, j in stored.items()}
         assert screen.table.row_count == 1

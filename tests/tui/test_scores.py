@@ -165,7 +165,7 @@ async def test_a_fake_judge_run_streams_into_the_panel(services):
         assert app.workspace.judge_names == [f"fake#{state.run_id}"]
         name = f"fake#{state.run_id}"
         with services.session.store() as store:
-            stored = store.load_judgments(state.run_id)["fake"]
+            stored = store.judgments.load_judgments(state.run_id)["fake"]
         assert dict(app.workspace.scores_of(name)) == {i: j.normalized for i, j in stored.items()}
         assert_row_matches_cell(screen.panel.rows[name], core_table(app, "all", "overall").cell(name, "overall"))
         assert f"Run {state.run_id} finished · 60/60 judged · 0 failed" in screen.status_text()
@@ -191,7 +191,7 @@ async def test_escape_cancels_a_run(services_factory):
         assert app.runs.state.status == "cancelled"
         assert app.check_action("cancel_run", ()) is False
         with services.session.store() as store:
-            assert store.get_run(app.runs.state.run_id).status == "cancelled"
+            assert store.runs.get_run(app.runs.state.run_id).status == "cancelled"
 
 
 async def test_a_worker_failure_becomes_a_notification(services, worker_failures):

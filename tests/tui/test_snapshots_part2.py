@@ -27,7 +27,7 @@ FIXED_TIME = "2025-01-31T09:30:00.000+00:00"
 @pytest.fixture(autouse=True)
 def pinned_store_clock(monkeypatch: pytest.MonkeyPatch) -> None:
     """Runs listed with their creation time: the same time in every screenshot."""
-    monkeypatch.setattr("dialjudge.core.judges.store.run_store._now", lambda: FIXED_TIME)
+    monkeypatch.setattr("dialjudge.core.judges.store.connection._now", lambda: FIXED_TIME)
 
 
 def fake_judges(config: JudgeConfig) -> FakeBackend:

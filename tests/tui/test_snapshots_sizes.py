@@ -31,7 +31,7 @@ Scenario = Callable[[Pilot[Any], Path], Awaitable[None]]
 
 @pytest.fixture(autouse=True)
 def pinned_store_clock(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("dialjudge.core.judges.store.run_store._now", lambda: FIXED_TIME)
+    monkeypatch.setattr("dialjudge.core.judges.store.connection._now", lambda: FIXED_TIME)
 
 
 async def quiet(pilot: Pilot[Any]) -> None:

@@ -11,6 +11,7 @@ import pytest
 from tui_helpers import FAST_METRICS
 
 from dialjudge.core.api import (
+    EngineOptions,
     RunRequest,
     open_dataset,
     plan_run,
@@ -59,7 +60,7 @@ def simulated_run(services: Services, quality: str, noise: float, seed: int = 0)
 
     backends = build_backends(plan.config, make=lambda jc: FakeBackend(name=jc.name, score_fn=score))
     with services.session.store() as store:
-        return execute_run(plan.config, dataset, store, backends, resume=False).run_id
+        return execute_run(plan.config, dataset, store, backends, options=EngineOptions(resume=False)).run_id
 
 
 @pytest.fixture

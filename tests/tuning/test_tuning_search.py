@@ -203,7 +203,7 @@ def test_heldout_numbers_match_scipy_and_the_winner_is_chosen_on_tuning(tmp_path
         heldout_ids = [ex.id for ex in search.split.heldout_items(dataset)]
         assert report.winner == report.leaderboard[0].variant
         for result in report.heldout:
-            judgments = next(iter(store.load_judgments(result.run_id).values()))
+            judgments = next(iter(store.judgments.load_judgments(result.run_id).values()))
             assert sorted(judgments) == sorted(heldout_ids)
             x = [judgments[i].normalized for i in heldout_ids]
             y = [human[i] for i in heldout_ids]

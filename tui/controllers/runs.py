@@ -26,6 +26,7 @@ from textual.signal import Signal
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from dialjudge.core.api import (
+    EngineOptions,
     JudgeChoices,
     JudgeConfig,
     RunHandle,
@@ -231,7 +232,7 @@ class RunController:
     def start(self, config: RunConfig, dataset: Dataset | None = None, **engine_options: Any) -> Worker[Any]:
         """Run ``config`` on ``dataset`` (default: the open one); judgments stream into the workspace.
 
-        ``engine_options`` go to the run's engine (a test passes its own renderer, say).
+        ``engine_options`` are :class:`EngineOptions` fields (a test passes its own renderer, say).
         """
         if self.active:
             raise ConfigError("a run is already in progress; cancel it first (Esc)")
@@ -246,9 +247,9 @@ class RunController:
         self._changed()
 
         def run() -> Any:
-            options = {"clock": self.services.clock, **engine_options}
+            options = EngineOptions(**{"clock": self.services.clock, **engine_options})
             # The display is called on this thread: the app applies each event on the UI thread.
-            handle = start_run(self.services.session, config, dataset, display=self, **options)
+            handle = start_run(self.services.session, config, dataset, display=self, options=options)
             self._handle = handle
             try:
                 if self._cancel_pending:  # the app quit while the judges were being made

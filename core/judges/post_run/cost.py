@@ -121,10 +121,10 @@ def judge_usage(label: str, model: str, backend: str, judgments: Iterable[Judgme
 
 def run_usage(store: RunStore, run: int | RunRecord, prices: Mapping[str, ModelPrice]) -> RunUsage:
     """Per judge column: tokens, request time, throughput and estimated cost of a stored run."""
-    record = run if isinstance(run, RunRecord) else store.get_run(run)
+    record = run if isinstance(run, RunRecord) else store.runs.get_run(run)
     config: RunConfig = record.run_config
     by_judge: dict[str, list[Judgment]] = {}
-    for j in store.iter_judgments(record.id):
+    for j in store.judgments.iter_judgments(record.id):
         by_judge.setdefault(j.judge, []).append(j)
     judges = []
     for variant in config.variants():

@@ -26,9 +26,9 @@ from ...stats.correlation import degenerate_reason
 from ...stats.human import HumanLabels, human_labels
 from ..types import Judgment, OutputKind, OutputSpec
 
-#: {judge: {item_id: Judgment}}, as RunStore.load_judgments returns it.
+#: {judge: {item_id: Judgment}}, as store.judgments.load_judgments returns it.
 JudgmentTable = Mapping[str, Mapping[str, Judgment]]
-#: {judge: {item_id: {repeat: Judgment}}}, as RunStore.load_repeats returns it.
+#: {judge: {item_id: {repeat: Judgment}}}, as store.judgments.load_repeats returns it.
 RepeatTable = Mapping[str, Mapping[str, Mapping[int, Judgment]]]
 
 

@@ -239,9 +239,9 @@ def check_rescorable(store: RunStore, run_id: int, target: RunConfig) -> None:
     """Refuse up front what cannot be rescored exactly (top-K beyond the stored tokens, old runs)."""
     if target.mode is not ScoringMode.LOGPROB or target.top_k <= 0:
         return
-    failed = store.request_failed_keys(run_id)
+    failed = store.judgments.request_failed_keys(run_id)
     kept: list[int] = []
-    for j in store.iter_judgments(run_id):
+    for j in store.judgments.iter_judgments(run_id):
         if JudgmentKey(j.item_id, j.judge, j.repeat) in failed or j.distribution is None:
             continue
         if j.top_logprobs is None:
@@ -256,15 +256,15 @@ def check_rescorable(store: RunStore, run_id: int, target: RunConfig) -> None:
 def rescore_run(store: RunStore, run_id: int, dataset: Dataset, settings: RescoreSettings, *,
                 on_progress: Callable[[int, int], None] | None = None) -> RescoreResult:
     """Score run ``run_id``'s stored answers again under ``settings`` into a new run; no model is called."""
-    record = store.get_run(run_id)
+    record = store.runs.get_run(run_id)
     source = record.run_config
     if source.dataset != dataset.name:
         raise ConfigError(f"run {run_id} judged {source.dataset}, not {dataset.name}")
     target = rescored_config(source, settings)
     check_rescorable(store, run_id, target)
     rescorer = _Rescorer(source, target, dataset, settings.mapping)
-    failed_requests = store.request_failed_keys(run_id)
-    stored = list(store.iter_judgments(run_id))
+    failed_requests = store.judgments.request_failed_keys(run_id)
+    stored = list(store.judgments.iter_judgments(run_id))
     # Score everything before writing, so a refusal leaves no half-made run behind.
     rescored: list[tuple[Judgment, Judgment, bool]] = []
     for index, judgment in enumerate(stored):
@@ -279,11 +279,11 @@ def rescore_run(store: RunStore, run_id: int, dataset: Dataset, settings: Rescor
     snapshot = {**target.to_dict(), "environment": dict(source.environment),
                 "rescore": {"source_run": run_id, **settings.to_dict()}}
     fingerprint = _rescore_fingerprint(target, run_id, settings)
-    new_id = store.create_run(snapshot, fingerprint, name=target.name, total=record.total, source_run=run_id)
+    new_id = store.runs.create_run(snapshot, fingerprint, name=target.name, total=record.total, source_run=run_id)
     # One transaction for the lot: a rescored 100,000-judgment run is one commit, not 100,000.
-    store.add_judgments(new_id, (JudgmentWrite(judgment, request_failed=request_failed)
+    store.judgments.add_judgments(new_id, (JudgmentWrite(judgment, request_failed=request_failed)
                                  for _, judgment, request_failed in rescored))
-    store.set_status(new_id, RunStatus.FINISHED)
+    store.runs.set_status(new_id, RunStatus.FINISHED)
     changed = sum(1 for old, new, _ in rescored if not _same(old.normalized, new.normalized))
     return RescoreResult(run_id=new_id, source_run=run_id, rescored=len(rescored),
                          failures=sum(1 for _, new, _ in rescored if new.failed), changed=changed, settings=settings)

@@ -10,20 +10,21 @@ is, and a new answer replaces the failure in place. The run keeps its id.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping
-from typing import Any
 
 from ...errors import ConfigError
 from ...model import Dataset
 from ..run.engine import RunEngine
 from ..run.events import RunEvent, RunSummary
+from ..run.options import EngineOptions
 from ..store.run_store import RunStore
 from ..types import JudgeBackend
 
 
 def check_retryable(store: RunStore, run_id: int) -> None:
     """Refuse a run that has no answers of its own to retry (a rescored run)."""
-    record = store.get_run(run_id)
+    record = store.runs.get_run(run_id)
     if record.source_run is not None:
         raise ConfigError(f"run {run_id} was rescored from run {record.source_run} without a model; retry run "
                           f"{record.source_run}, then rescore it again")
@@ -34,16 +35,18 @@ def check_retryable(store: RunStore, run_id: int) -> None:
 
 
 async def retry_run(store: RunStore, run_id: int, dataset: Dataset, backends: Mapping[str, JudgeBackend], *,
-                    on_event: Callable[[RunEvent], None] | None = None, **engine_options: Any) -> RunSummary:
-    """Judge again the judgments of run ``run_id`` that have no score; returns the run's summary."""
+                    on_event: Callable[[RunEvent], None] | None = None,
+                    options: EngineOptions | None = None) -> RunSummary:
+    """Judge again the judgments of run ``run_id`` that have no score, past the response cache (which
+    holds the very answers that failed to parse); returns the run's summary."""
 
     check_retryable(store, run_id)
-    config = store.get_run(run_id).run_config
+    config = store.runs.get_run(run_id).run_config
     if config.dataset != dataset.name:
         raise ConfigError(f"run {run_id} judged {config.dataset}, not {dataset.name}")
-    store.mark_failed_for_retry(run_id)
-    engine_options.setdefault("use_cache", False)  # the cache holds the very answers that failed to parse
-    engine = RunEngine(config, dataset, backends, store, run_id=run_id, retry_failed=True, **engine_options)
+    store.judgments.mark_failed_for_retry(run_id)
+    options = dataclasses.replace(options or EngineOptions(), run_id=run_id, retry_failed=True, use_cache=False)
+    engine = RunEngine(config, dataset, backends, store, options)
     if on_event is not None:
         engine.subscribe(on_event)
     return await engine.run()

@@ -10,6 +10,10 @@ lets a local backend reuse its KV cache; the contexts themselves come in a
 seeded random order, so a partial run is a random sample of contexts, and an
 optional stop rule ends the run once it has enough evidence (see .stopping). A request that finally fails becomes
 a failed judgment (error text, no score) and the run carries on.
+
+What to do and in which order is the work plan (.work_plan), the batched store writes the
+writer (.writer), the counts and rates the counters (.counters), the options
+:class:`~.options.EngineOptions`.
 """
 
 from __future__ import annotations
@@ -17,11 +21,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-import time
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 from ...errors import ConfigError, DataError, DialjudgeError, RequestInterrupted
 from ...foreground import give_way
@@ -32,9 +34,9 @@ from ..prompts.fewshot import FewShotSelector
 from ..prompts.personas import Persona
 from ..prompts.render import ItemMismatch, render_prompt
 from ..prompts.templates import parse_template
-from ..prompts.truncation import PromptTooLong, WindowBudget, fit_to_window
+from ..prompts.truncation import WindowBudget, fit_to_window
 from ..store.provenance import run_environment
-from ..store.run_store import JudgmentKey, JudgmentWrite, RunStore
+from ..store.run_store import JudgmentWrite, RunStore
 from ..types import (
     BackendResult,
     InterruptibleBackend,
@@ -45,13 +47,13 @@ from ..types import (
     ScoringMode,
 )
 from .config import JudgeVariant, RunConfig
+from .counters import RunCounters
 from .events import (
     JudgmentScored,
     RunEvent,
     RunFailed,
     RunFinished,
     RunPhase,
-    RunProgress,
     RunStarted,
     RunStatus,
     RunSummary,
@@ -59,19 +61,11 @@ from .events import (
     Subscriber,
 )
 from .failures import BreakerSettings, CircuitBreaker, failure_kind
-from .probability import min_valid_mass
+from .options import EngineOptions, Scorer
 from .scoring import score_result
-from .stopping import DEFAULT_ORDER_SEED, StopRule, StopState, seeded_context_order
-
-Scorer = Callable[[JudgeRequest, BackendResult, str], Judgment]
-
-#: Judgments are committed to the store at least this often (seconds) and at most this many at once.
-WRITE_INTERVAL_S = 0.25
-MAX_WRITE_BATCH = 1000
-
-
-class PromptRenderer(Protocol):
-    def __call__(self, variant: JudgeVariant, example: Example) -> RenderedPrompt: ...
+from .stopping import StopState
+from .work_plan import Work, make_work, split_by_cache, wanted_judgments
+from .writer import JudgmentWriter
 
 
 class TemplateRenderer:
@@ -141,76 +135,29 @@ def _window_budget(variant: JudgeVariant, mode: Any) -> Any:
     return WindowBudget(window, answer)
 
 
-def order_for_prefix_reuse(items: Iterable[Example]) -> list[Example]:
-    """All candidates of one context consecutively, contexts in first-seen order,
-    candidates in their original order."""
-    groups: dict[str, list[Example]] = {}
-    for ex in items:
-        groups.setdefault(ex.group_id, []).append(ex)
-    return [ex for group in groups.values() for ex in group]
-
-
-@dataclass
-class _Work:
-    variant: JudgeVariant
-    example: Example
-    request: JudgeRequest
-    cache_key: str
-    backend: JudgeBackend
-
-
 class RunEngine:
     """Runs one :class:`RunConfig` over a dataset; ``await engine.run()``.
 
     ``backends`` maps each judge name of the config to a backend built by the
     caller (``make_backend``). The engine opens the backends it needs (``open``
-    should be idempotent) and closes them only with ``close_backends=True``,
+    should be idempotent) and closes them only with ``options.close_backends``,
     so a caller may keep a loaded model for the next run.
     """
 
-    def __init__(
-        self,
-        config: RunConfig,
-        dataset: Dataset,
-        backends: Mapping[str, JudgeBackend],
-        store: RunStore,
-        *,
-        renderer: PromptRenderer | None = None,
-        scorer: Scorer | None = None,
-        fewshot_pool: Sequence[Example] | None = None,
-        run_id: int | None = None,
-        resume: bool = True,
-        use_cache: bool = True,
-        retry_failed: bool = True,
-        request_timeout_s: float | None = None,
-        close_backends: bool = False,
-        clock: Callable[[], float] = time.monotonic,
-        progress_interval_s: float = 0.2,
-        progress_every: int = 50,
-        breaker: BreakerSettings | None = None,
-        context_order_seed: int | None = DEFAULT_ORDER_SEED,
-        stop_rule: StopRule | None = None,
-        reuse_finished: bool = False,
-        write_interval_s: float = WRITE_INTERVAL_S,
-    ) -> None:
+    def __init__(self, config: RunConfig, dataset: Dataset, backends: Mapping[str, JudgeBackend], store: RunStore,
+                 options: EngineOptions | None = None) -> None:
         self.config = config
         self.dataset = dataset
         self.backends = dict(backends)
         self.store = store
-        self._renderer = renderer
-        self._scorer = scorer
-        self._fewshot_pool = list(fewshot_pool) if fewshot_pool is not None else list(dataset.examples)
-        self._requested_run_id = run_id
-        self.resume = resume
-        self.use_cache = use_cache
-        self.retry_failed = retry_failed
-        self.request_timeout_s = request_timeout_s
-        self.close_backends = close_backends
-        self._clock = clock
-        self.progress_interval_s = progress_interval_s
-        self.progress_every = max(1, progress_every)
+        self.options = options = options or EngineOptions()
+        self._scorer = options.scorer
+        self._fewshot_pool = (list(options.fewshot_pool) if options.fewshot_pool is not None
+                              else list(dataset.examples))
+        self._clock = options.clock
+        self.stop_rule = options.stop_rule
         self._subscribers: list[Subscriber] = []
-        self._breaker_settings = breaker or BreakerSettings()
+        self._breaker_settings = options.breaker or BreakerSettings()
         self._breakers: dict[str, CircuitBreaker] = {}
         #: Judges stopped by their circuit breaker, with the reason; their remaining items stay pending.
         self.paused: dict[str, str] = {}
@@ -218,35 +165,15 @@ class RunEngine:
         self._workers_stop = False
         #: Per judge variant: items whose oldest context turns were left out to fit its window.
         self.truncated: dict[str, dict[str, int]] = {}
-        #: Contexts are judged in this seed's random order (None: file order); see .stopping.
-        self.context_order_seed = context_order_seed
-        self.stop_rule = stop_rule
-        #: With ``resume``: an identical finished run (same config and name) is shown again, not repeated.
-        self.reuse_finished = reuse_finished
         #: The stop rule's decision that ended the run early (None when it did not).
         self.stopped_by_rule: StopState | None = None
-        #: Judgments scored and not yet in the store (see _record): committed together, within
-        #: ``write_interval_s`` of the first of them, and at once when the last commit is older.
-        self.write_interval_s = write_interval_s
-        self._unwritten: list[JudgmentWrite] = []
-        self._write_timer: asyncio.TimerHandle | None = None
-        self._last_write = 0.0
-        self._write_error: Exception | None = None
+        #: Judgments scored and not yet in the store (see _record).
+        self._writer = JudgmentWriter(store, interval_s=options.write_interval_s)
+        self.counters = RunCounters(self._clock, progress_interval_s=options.progress_interval_s,
+                                    progress_every=options.progress_every)
 
         self.run_id: int | None = None
-        self.total = 0
-        self.done = 0
-        self.failures = 0
-        self.cached = 0
-        self.backend_calls = 0
         self.resumed = False
-        self._session_done = 0
-        self._session_done_by_judge: dict[str, int] = {}
-        self._tokens = 0
-        self._started_at = 0.0
-        self._judging_since: float | None = None
-        self._last_progress_at = 0.0
-        self._last_progress_done = 0
         self._cancel_requested = False
         self._main: asyncio.Task[None] | None = None
         #: The task of :meth:`run` itself: a cancel while the judges load (before _main exists) ends it.
@@ -332,10 +259,10 @@ class RunEngine:
         finally:
             self._run_task = None
             if self._lock_owner is not None:
-                self.store.unlock_run(self._lock_owner)
+                self.store.locks.unlock_run(self._lock_owner)
 
     async def _run_once(self) -> RunSummary:
-        self._started_at = self._last_progress_at = self._clock()
+        self.counters.start()
         try:
             cached_work, queues, timeouts = await self._prepare()
         except Exception as exc:
@@ -357,76 +284,44 @@ class RunEngine:
         except BaseException as exc:
             assert self.run_id is not None
             with contextlib.suppress(Exception):  # what was scored before the failure is kept if it can be
-                self._write_all()
-            self.store.set_status(self.run_id, RunStatus.FAILED, error=_describe(exc))
+                self._writer.write_all()
+            self.store.runs.set_status(self.run_id, RunStatus.FAILED, error=_describe(exc))
             self._emit(RunFailed(_describe(exc), self.run_id))
             raise
         finally:
-            if self.close_backends:
+            if self.options.close_backends:
                 await self._close_backends(queues)
         if self.paused:
             return self._stop(RunStatus.FAILED, error="; ".join(self.paused.values()))
-        cut_short = self._cancel_requested and self.done < self.total
+        cut_short = self._cancel_requested and self.counters.done < self.counters.total
         return self._stop(RunStatus.CANCELLED if cut_short else RunStatus.FINISHED)
 
-    async def _prepare(self) -> tuple[list[tuple[_Work, BackendResult]], dict[str, deque[_Work]], dict[str, float]]:
+    async def _prepare(self) -> tuple[list[tuple[Work, BackendResult]], dict[str, deque[Work]], dict[str, float]]:
         config = self.config
         variants = config.variants()
         missing = sorted({v.judge.name for v in variants} - set(self.backends))
         if missing:
             raise ConfigError(f"no backend given for judge {missing[0]!r}")
-        items = seeded_context_order(config.select_items(self.dataset), self.context_order_seed)
-        if not items:
-            raise ConfigError(f"subset {config.subset!r} of dataset {self.dataset.name!r} selects no items")
-        wanted = [JudgmentKey(ex.id, v.label, r) for v in variants for ex in items for r in range(config.repeats)]
-        self.total = len(wanted)
-        self._emit(RunPhase(f"preparing {self.total} prompts"))
+        items, wanted = wanted_judgments(config, variants, self.dataset, self.options.context_order_seed)
+        counters = self.counters
+        counters.total = len(wanted)
+        self._emit(RunPhase(f"preparing {counters.total} prompts"))
 
         # Before looking for a run to resume: two processes on one run would both send every request.
-        self._lock_owner = self.store.lock_run(config.fingerprint, label=config.label)
+        self._lock_owner = self.store.locks.lock_run(config.fingerprint, label=config.label)
         record = self._find_run()
-        pending = (self.store.pending(record.id, wanted, retry_failed=self.retry_failed)
+        pending = (self.store.judgments.pending(record.id, wanted, retry_failed=self.options.retry_failed)
                    if record else wanted)
-        renderer = self._renderer or TemplateRenderer(config, self._fewshot_pool)
+        renderer = self.options.renderer or TemplateRenderer(config, self._fewshot_pool)
         if self._scorer is None:
             self._scorer = _default_scorer()
-        by_label = {v.label: v for v in variants}
-        by_id = {ex.id: ex for ex in items}
-        prompts: dict[tuple[str, str], RenderedPrompt] = {}
-        cached_work: list[tuple[_Work, BackendResult]] = []
-        queues: dict[str, deque[_Work]] = {}
-        too_long: list[Judgment] = []
-        works: list[_Work] = []
-        for n, key in enumerate(pending):
-            if not n % 256:
-                give_way(take_turn=False)
-            variant, example = by_label[key.judge], by_id[key.item_id]
-            prompt = prompts.get((variant.label, example.id))
-            if prompt is None:
-                try:
-                    prompt = prompts[(variant.label, example.id)] = renderer(variant, example)
-                except ItemMismatch as exc:  # a fact about the data: named by its file, not the template's
-                    raise DataError(exc.reason, path=self.dataset.source or None) from None
-                except PromptTooLong as exc:  # this item fails; the run goes on
-                    too_long.append(Judgment(
-                        item_id=example.id, judge=variant.label, mode=config.mode, prompt_hash="",
-                        raw_output="", score=None, normalized=None, error=str(exc), repeat=key.repeat))
-                    continue
-            backend = self.backends[variant.judge.name]
-            request = JudgeRequest(item_id=example.id, prompt=prompt, mode=config.mode,
-                                   sampling=variant.judge.sampling, top_k=config.top_k, repeat=key.repeat,
-                                   constrain=config.constrain, min_valid_mass=min_valid_mass(variant.judge.config))
-            works.append(_Work(variant, example, request, request.cache_key(backend.identity), backend))
+        try:
+            works, too_long = make_work(config, variants, items, pending, renderer, self.backends)
+        except ItemMismatch as exc:  # a fact about the data: named by its file, not the template's
+            raise DataError(exc.reason, path=self.dataset.source or None) from None
         # Looked up together: one query per thousand items, not one per item.
-        hits = self.store.cached_responses(w.cache_key for w in works) if self.use_cache else {}
-        for work in works:
-            hit = hits.get(work.cache_key)
-            if hit is not None and work.request.mode is not ScoringMode.GENERATE and hit.valid_mass is None:
-                hit = None  # cached before the valid mass was measured: ask again rather than guess it
-            if hit is not None:
-                cached_work.append((work, hit))
-            else:
-                queues.setdefault(work.variant.judge.name, deque()).append(work)
+        hits = self.store.cache.cached_responses(w.cache_key for w in works) if self.options.use_cache else {}
+        cached_work, queues = split_by_cache(works, hits)
 
         # Fail fast, before the run is recorded and before any request is sent.
         for name in queues:
@@ -443,55 +338,56 @@ class RunEngine:
 
             opened = {name: self.backends[name] for name in queues}
             snapshot = {**config.to_dict(), "environment": run_environment(opened)}
-            self.run_id = self.store.create_run(snapshot, config.fingerprint, name=config.name,
-                                                total=self.total)
+            self.run_id = self.store.runs.create_run(snapshot, config.fingerprint, name=config.name,
+                                                     total=counters.total)
         else:
             self.run_id = record.id
             self.resumed = True
-            self.store.set_status(record.id, RunStatus.RUNNING)
-            self.store.set_total(record.id, self.total)
-        self.store.set_lock_run(self._lock_owner, self.run_id)
+            self.store.runs.set_status(record.id, RunStatus.RUNNING)
+            self.store.runs.set_total(record.id, counters.total)
+        self.store.locks.set_lock_run(self._lock_owner, self.run_id)
+        self._writer.bind(self.run_id, self._loop)
         self.truncated = dict(getattr(renderer, "truncated", {}))
         for judgment in too_long:
-            self.store.add_judgment(self.run_id, judgment)
-        self.done = self.total - len(pending) + len(too_long)
+            self.store.judgments.add_judgment(self.run_id, judgment)
+        counters.done = counters.total - len(pending) + len(too_long)
         if record is not None and self.stop_rule is not None:
-            stored = self.store.load_judgments(record.id)
+            stored = self.store.judgments.load_judgments(record.id)
             judge = self.stop_rule.judge or variants[0].label
             self.stop_rule.judge = judge
             self.stop_rule.preload({item: j.normalized for item, j in stored.get(judge, {}).items()})
-        self.failures = (self.store.count_judgments(self.run_id, failed_only=True,
-                                                    include_request_failures=not self.retry_failed)
-                         if record else len(too_long))
+        counters.failures = (self.store.judgments.count_judgments(
+            self.run_id, failed_only=True, include_request_failures=not self.options.retry_failed)
+            if record else len(too_long))
         ways = {name: str(way) for name, backend in self.backends.items() if name in queues
                 and (way := getattr(backend, "scoring_way", None)) is not None}
-        self._emit(RunStarted(self.run_id, self.total, self.done, self.resumed, scoring=ways))
-        self._judging_since = self._clock()  # rates leave out the preparing and the model's loading
+        self._emit(RunStarted(self.run_id, counters.total, counters.done, self.resumed, scoring=ways))
+        counters.start_judging()  # rates leave out the preparing and the model's loading
         return cached_work, queues, timeouts
 
     def _find_run(self) -> Any:
-        if self._requested_run_id is not None:
-            record = self.store.get_run(self._requested_run_id)
+        if self.options.run_id is not None:
+            record = self.store.runs.get_run(self.options.run_id)
             if record.fingerprint != self.config.fingerprint:
                 raise ConfigError(
                     f"run {record.id} was made from a different configuration; it cannot be resumed with this one")
             return record
-        if not self.resume:
+        if not self.options.resume:
             return None
-        unfinished = self.store.find_resumable(self.config.fingerprint)
-        if unfinished is None and self.reuse_finished:
+        unfinished = self.store.runs.find_resumable(self.config.fingerprint)
+        if unfinished is None and self.options.reuse_finished:
             return identical_finished_run(self.store, self.config)
         return unfinished
 
     def _timeout_for(self, judge_name: str) -> float:
-        if self.request_timeout_s is not None:
-            return self.request_timeout_s
+        if self.options.request_timeout_s is not None:
+            return self.options.request_timeout_s
         # A guard against a hung backend; the backend's own timeout and retries act first.
         judge = next(j for j in self.config.judges if j.name == judge_name)
         return judge.config.timeout * (judge.config.max_retries + 1) + 60.0
 
-    async def _process(self, cached_work: list[tuple[_Work, BackendResult]],
-                       queues: dict[str, deque[_Work]], timeouts: dict[str, float]) -> None:
+    async def _process(self, cached_work: list[tuple[Work, BackendResult]],
+                       queues: dict[str, deque[Work]], timeouts: dict[str, float]) -> None:
         for work, response in cached_work:
             if self._cancel_requested:
                 return
@@ -522,7 +418,7 @@ class RunEngine:
             if task.exception() is not None:
                 raise task.exception()  # type: ignore[misc]
 
-    async def _worker(self, queue: deque[_Work], backend: JudgeBackend, timeout: float, *, first: bool) -> None:
+    async def _worker(self, queue: deque[Work], backend: JudgeBackend, timeout: float, *, first: bool) -> None:
         if not queue:
             return
         breaker = self._breaker(queue[0].variant.judge.name)
@@ -535,12 +431,12 @@ class RunEngine:
         finally:
             breaker.answered.set()  # this worker is done: the others must not wait for it
 
-    async def _work_through(self, queue: deque[_Work], backend: JudgeBackend, timeout: float,
+    async def _work_through(self, queue: deque[Work], backend: JudgeBackend, timeout: float,
                             breaker: CircuitBreaker) -> None:
         while queue and not self._cancel_requested and not self._workers_stop:
             work = queue.popleft()
             started = self._clock()
-            self.backend_calls += 1
+            self.counters.backend_calls += 1
             try:
                 response = await asyncio.wait_for(backend.complete(work.request), timeout)
             except asyncio.CancelledError:
@@ -575,7 +471,7 @@ class RunEngine:
             self._breakers[judge_name] = CircuitBreaker(judge_name, self._breaker_settings)
         return self._breakers[judge_name]
 
-    def _score(self, work: _Work, response: BackendResult, *, cached: bool) -> Judgment:
+    def _score(self, work: Work, response: BackendResult, *, cached: bool) -> Judgment:
         assert self._scorer is not None
         request = work.request
         try:
@@ -588,7 +484,7 @@ class RunEngine:
             judgment, judge=work.variant.label, repeat=request.repeat, cached=cached,
             sampling=_sampling_record(request))
 
-    def _failed(self, work: _Work, error: str, started: float | None, *, raw_output: str = "") -> Judgment:
+    def _failed(self, work: Work, error: str, started: float | None, *, raw_output: str = "") -> Judgment:
         request = work.request
         return Judgment(
             item_id=request.item_id, judge=work.variant.label, mode=request.mode,
@@ -596,21 +492,12 @@ class RunEngine:
             error=error, latency_s=(self._clock() - started) if started is not None else 0.0,
             repeat=request.repeat, sampling=_sampling_record(request))
 
-    def _record(self, work: _Work, judgment: Judgment, request_failed: bool, *,
+    def _record(self, work: Work, judgment: Judgment, request_failed: bool, *,
                 response: BackendResult | None) -> None:
         assert self.run_id is not None
-        self._unwritten.append(JudgmentWrite(judgment, work.cache_key, request_failed, response, work.backend.identity))
-        self._write_soon()
-        self.done += 1
-        self._session_done += 1
-        self._session_done_by_judge[judgment.judge] = self._session_done_by_judge.get(judgment.judge, 0) + 1
-        if judgment.failed:
-            self.failures += 1
-        if judgment.cached:
-            self.cached += 1
-        else:
-            self._tokens += (judgment.evaluated_tokens or judgment.prompt_tokens) + judgment.completion_tokens
-        self._emit(JudgmentScored(judgment, self.done, self.total))
+        self._writer.add(JudgmentWrite(judgment, work.cache_key, request_failed, response, work.backend.identity))
+        self.counters.count(judgment)
+        self._emit(JudgmentScored(judgment, self.counters.done, self.counters.total))
         self._maybe_progress()
         if self.stop_rule is not None and judgment.repeat == 0:
             state = self.stop_rule.observe(judgment.judge, judgment.item_id, judgment.normalized)
@@ -620,90 +507,37 @@ class RunEngine:
                     self.stopped_by_rule = state
                     self.cancel()  # stored judgments stay; the run is resumable and can be extended
 
-    # -- writing to the store -------------------------------------------------------------
-    # One commit per judgment would make a fast judge wait on the disk (each commit writes the WAL):
-    # judgments arriving faster than write_interval_s go in together. Wall time (time.monotonic),
-    # not the run's clock, which tests may freeze. A process killed at once loses at most the last
-    # interval's judgments, which a resume asks for again; nothing is ever stored twice.
-
-    def _write_soon(self) -> None:
-        waited = time.monotonic() - self._last_write
-        if (self._write_error is not None or waited >= self.write_interval_s
-                or len(self._unwritten) >= MAX_WRITE_BATCH):
-            # After a failed timed write, at once: a second failure fails the run, as an immediate
-            # one would, rather than a run going on for hours with its judgments only in memory.
-            self._write_error = None
-            self._write_now()
-        elif self._write_timer is None and self._loop is not None:
-            self._write_timer = self._loop.call_later(self.write_interval_s - waited, self._write_on_timer)
-
-    def _write_on_timer(self) -> None:
-        self._write_timer = None
-        try:
-            self._write_now()
-        except Exception as exc:  # tried again with the next judgment or at the run's end, which fail on it
-            self._write_error = exc
-
-    def _write_now(self) -> None:
-        """Commit every judgment not yet stored, in one transaction."""
-        if self._write_timer is not None:
-            self._write_timer.cancel()
-            self._write_timer = None
-        if not self._unwritten or self.run_id is None:
-            return
-        batch = self._unwritten
-        self._last_write = time.monotonic()
-        self.store.add_judgments(self.run_id, batch)
-        self._unwritten = []  # only once stored: a failed write keeps them for the next try
-
-    def _write_all(self) -> None:
-        """Before the run's status or counts are read or written: everything scored is stored."""
-        self._write_error = None
-        self._write_now()
-
     # -- progress and the end -------------------------------------------------------------
 
-    def progress(self) -> RunProgress:
-        since = self._judging_since if self._judging_since is not None else self._started_at
-        elapsed = max(self._clock() - since, 0.0)
-        items_per_s = self._session_done / elapsed if elapsed > 0 else 0.0
-        remaining = self.total - self.done
-        eta = 0.0 if remaining == 0 else (remaining / items_per_s if items_per_s > 0 else None)
-        return RunProgress(
-            done=self.done, total=self.total, failures=self.failures, cached=self.cached,
-            tokens_per_s=self._tokens / elapsed if elapsed > 0 else 0.0, items_per_s=items_per_s, eta_s=eta)
-
     def _maybe_progress(self, *, force: bool = False) -> None:
-        now = self._clock()
-        if (force or now - self._last_progress_at >= self.progress_interval_s
-                or self.done - self._last_progress_done >= self.progress_every):
-            self._last_progress_at = now
-            self._last_progress_done = self.done
-            self._emit(self.progress())
+        progress = self.counters.due_progress(force=force)
+        if progress is not None:
+            self._emit(progress)
 
     def _stop(self, status: RunStatus, *, error: str | None = None) -> RunSummary:
         if self.run_id is None:  # cancelled before anything was recorded
             summary = self._summary(status, 0)
             self._emit(RunFinished(0, status, summary))
             return summary
-        self._write_all()
-        self.store.set_status(self.run_id, status, error=error)
-        self.store.add_wall_time(self.run_id, self._clock() - self._started_at)  # for cost and latency
+        self._writer.write_all()
+        self.store.runs.set_status(self.run_id, status, error=error)
+        self.store.runs.add_wall_time(self.run_id, self._clock() - self.counters.started_at)  # for cost and latency
         self._maybe_progress(force=True)
         summary = self._summary(status, self.run_id)
         self._emit(RunFinished(self.run_id, status, summary))
         return summary
 
     def _summary(self, status: RunStatus, run_id: int) -> RunSummary:
+        counters = self.counters
         return RunSummary(
-            run_id=run_id, status=status, total=self.total, done=self.done, failures=self.failures,
-            cached=self.cached, backend_calls=self.backend_calls, resumed=self.resumed,
-            elapsed_s=max(self._clock() - self._started_at, 0.0),
-            per_judge=self.store.judge_counts(run_id) if run_id else {},
-            failure_reasons=self.store.failure_reasons(run_id) if run_id else [],
+            run_id=run_id, status=status, total=counters.total, done=counters.done, failures=counters.failures,
+            cached=counters.cached, backend_calls=counters.backend_calls, resumed=self.resumed,
+            elapsed_s=counters.elapsed_s(),
+            per_judge=self.store.judgments.judge_counts(run_id) if run_id else {},
+            failure_reasons=self.store.judgments.failure_reasons(run_id) if run_id else [],
             truncated=dict(self.truncated),
             paused=dict(self.paused),
-            session_done=dict(self._session_done_by_judge))
+            session_done=dict(counters.session_done_by_judge))
 
     async def _close_backends(self, queues: Mapping[str, Any]) -> None:
         for name in queues:
@@ -713,7 +547,7 @@ class RunEngine:
 def identical_finished_run(store: RunStore, config: RunConfig) -> Any:
     """The newest finished run made with exactly ``config`` (same fingerprint and name): asked for
     again, it is shown rather than stored twice (None: there is none, judge anew)."""
-    finished = store.find_finished(config.fingerprint, name=config.name)
+    finished = store.runs.find_finished(config.fingerprint, name=config.name)
     # The yes label is outside the fingerprint (it decides no judgment) but is recorded with the run:
     # a finished run recorded with another one is not this run, so the judgments are made (from the
     # response cache) into a new run that records the label given now.
