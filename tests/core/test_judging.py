@@ -7,22 +7,20 @@ from pathlib import Path
 
 import pytest
 
-from dialjudge.core.api import (
-    EngineOptions,
-    RunEvent,
-)
+from dialjudge.core.api import EngineOptions
+from dialjudge.core.api.events import RunEvent
 from dialjudge.core.api.runs import (
     build_backends,
     execute_run,
 )
 from dialjudge.core.config import Config, parse_config
+from dialjudge.core.dataset_catalogue import open_dataset
 from dialjudge.core.errors import ConfigError, TemplateError
 from dialjudge.core.judges.backends.fake import FakeBackend
 from dialjudge.core.judges.store.run_store import RunStore
 from dialjudge.core.judges.types import ScoringMode
 from dialjudge.core.model import BINARY_01, Dataset, Example, Rating, Scale, ScaleKind, Turn, is_label_quality
 from dialjudge.core.planning import infer_quality, plan_run
-from dialjudge.core.registry import open_dataset
 from dialjudge.core.run_columns import POOL, run_scores
 
 
@@ -151,8 +149,7 @@ def test_build_backends_makes_fake_judges_from_the_config(sample: Dataset, confi
 def test_run_scores_with_a_pool_of_two_judges(tmp_path: Path, sample: Dataset, config: Config) -> None:
     plan = plan_run(sample, config, template="adv-0to1", judges=["fa", "fb"], aspect="coherence", limit=12)
     store = RunStore(tmp_path / "runs.sqlite3")
-    summary = execute_run(plan.config, sample, store, build_backends(plan.config),
-                          options=EngineOptions(close_backends=True))
+    summary = execute_run(plan.config, sample, store, build_backends(plan.config), options=EngineOptions(close_backends=True))
     assert summary.status == "finished" and summary.done == 24
 
     scores, failures = run_scores(store, summary.run_id)

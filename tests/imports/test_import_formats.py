@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
+from dialjudge.core.dataset_catalogue import open_dataset
 from dialjudge.core.errors import ConfigError
 from dialjudge.core.evaluation import evaluate
 from dialjudge.core.imports import ImportOptions, ImportRefused, ScaleRule, import_run, prepare_import
 from dialjudge.core.judges.store.run_store import RunStore
 from dialjudge.core.model import Dataset
-from dialjudge.core.registry import open_dataset
 from dialjudge.core.review_queue import build_queue, review_rows
 from dialjudge.core.run_columns import run_scores
 
@@ -214,3 +214,18 @@ def test_an_export_read_with_another_template_is_refused(sample: Dataset, store:
     copy.write_bytes(path.read_bytes())
     again = import_run(store, copy, sample)
     assert store.runs.get_run(again.run_id).fingerprint == store.runs.get_run(result.run_id).fingerprint
+
+
+@pytest.mark.parametrize(("header", "row", "message"), [
+    ("item_id,score,latency", "x,3,fast", "line 2: latency is not a number: 'fast'"),
+    ("item_id,score,distribution", 'x,3,"{""3"": ""most""}"', "line 2: distribution must map answers to numbers"),
+])
+def test_a_wrong_type_in_an_optional_column_is_named_not_a_traceback(sample: Dataset, tmp_path: Path, header: str,
+                                                                     row: str, message: str) -> None:
+    from dialjudge.core.errors import DataError
+
+    path = tmp_path / "scores.csv"
+    path.write_text(f"{header}\n{row}\n", encoding="utf-8")
+    with pytest.raises(DataError) as info:
+        prepare_import(path, sample)
+    assert str(info.value) == f"{path}: {message}"

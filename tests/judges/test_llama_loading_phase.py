@@ -14,12 +14,12 @@ from dialjudge.core.api.runs import (
     execute_run,
 )
 from dialjudge.core.config import bundled_judge
+from dialjudge.core.dataset_catalogue import open_dataset
 from dialjudge.core.judges.prompts.templates import get_template
 from dialjudge.core.judges.run.config import RunConfig
 from dialjudge.core.judges.run.events import JudgmentScored, RunFinished, RunPhase, RunStarted
 from dialjudge.core.judges.store.run_store import RunStore
 from dialjudge.core.judges.types import ScoringMode
-from dialjudge.core.registry import open_dataset
 
 pytestmark = pytest.mark.model
 
@@ -36,8 +36,7 @@ def test_the_bundled_judge_reports_its_loading_then_its_first_answer(bundled_mod
             seen.append((time.monotonic(), event))
 
     with RunStore(tmp_path / "runs.sqlite3") as store:
-        summary = execute_run(config, dataset, store, build_backends(config), display=Follow(),
-                              options=EngineOptions(close_backends=True))
+        summary = execute_run(config, dataset, store, build_backends(config), display=Follow(), options=EngineOptions(close_backends=True))
     assert summary.status == "finished"
     events = [event for _, event in seen]
     kinds = [type(event) for event in events]

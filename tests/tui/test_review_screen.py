@@ -9,11 +9,11 @@ from textual.widgets import Input, Static
 from tui_helpers import SIZE, make_services, settle, static_text
 
 from dialjudge.core.config import JudgeConfig
+from dialjudge.core.dataset_catalogue import open_dataset
 from dialjudge.core.judges.backends.fake import FakeBackend
 from dialjudge.core.judges.prompts.templates import get_template
 from dialjudge.core.judges.run.config import RunConfig
 from dialjudge.core.judges.types import ScoringMode
-from dialjudge.core.registry import open_dataset
 from dialjudge.core.review_queue import FlagKind, build_queue
 from dialjudge.tui.app import make_app
 from dialjudge.tui.screens.dialogs import ExportDialog
@@ -154,5 +154,4 @@ async def test_a_review_is_stored_with_the_run_and_exported_with_manual_labels(t
         await pilot.press("3")  # the note stays in the form; the verdict stores both
         await settle(pilot)
         with services.session.store() as store:
-            review = store.reviews.reviews(run_id)[third]
-            assert (review.verdict, review.note) == ("fine", "check")
+            assert (store.reviews.reviews(run_id)[third].verdict, store.reviews.reviews(run_id)[third].note) == ("fine", "check")
