@@ -102,9 +102,11 @@ class PromptLabScreen(WorkspaceScreen):
             yield Select[str]([], prompt="judge", allow_blank=True, id="lab-judge", compact=True)
             yield Label("Mode", classes="field-label")
             yield Select[str]([], prompt="mode", allow_blank=True, id="lab-mode", compact=True)
-            yield Button("Try (ctrl+t)", id="lab-try", variant="primary", compact=True)
-            yield Button("Save (ctrl+s)", id="lab-save", compact=True)
-            yield Button("Persona… (f2)", id="lab-persona-edit", compact=True)
+            # Its own group, docked right at 80 columns: the pickers beside it scroll, the buttons stay.
+            with Horizontal(id="lab-buttons"):
+                yield Button("Try (ctrl+t)", id="lab-try", variant="primary", compact=True)
+                yield Button("Save (ctrl+s)", id="lab-save", compact=True)
+                yield Button("Persona… (f2)", id="lab-persona-edit", compact=True)
         with Horizontal(id="lab-body"):
             with Vertical(id="lab-editor-pane"):
                 yield Label("Template", classes="pane-title", id="lab-editor-title")

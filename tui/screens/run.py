@@ -12,9 +12,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
 from textual.widgets import Button, Checkbox, Footer, Header, Input, Label, Select, SelectionList, Static
 
@@ -125,7 +126,9 @@ class RunScreen(WorkspaceScreen):
                                compact=True, tooltip="Unticked, an identical finished run is shown again "
                                                      "instead of being stored twice (as `dialjudge judge` does)")
                 yield Button("Start run (ctrl+r)", id="run-start", variant="primary")
-            with Vertical(id="run-side"):
+            # Scrolls and takes focus (Tab reaches it, arrows and PageDown scroll it): at 80×24 what will
+            # run and the progress share a short pane.
+            with VerticalScroll(id="run-side", can_focus=True):
                 yield Label("What will run", classes="pane-title")
                 yield Static(id="run-plan")
                 yield Label("Progress", classes="pane-title")
@@ -154,6 +157,7 @@ class RunScreen(WorkspaceScreen):
             self._fill_subsets()
         if change.kind in (Change.RUN, Change.JUDGES, Change.DATASET):
             self._show_progress()
+            self._follow_run()
             self.query_one(PairwiseReportView).show(self.dj.pairwise.report, self.dj.pairwise.run_id)
             self.query_one(PreferenceReportView).show(self.dj.pairwise.preference, self.dj.pairwise.run_id)
         if change.kind in (Change.DATASET, Change.SELECTION):
@@ -163,6 +167,22 @@ class RunScreen(WorkspaceScreen):
         self.query_one(RunProgressBar).show(self.dj.runs.state, show_timings=self.dj.services.show_timings)
         self.query_one("#run-start", Button).disabled = self.dj.runs.active
         self._show_usage()
+
+    def _follow_run(self) -> None:
+        """From the moment a run starts the progress stays in view: in a narrow terminal the form folds
+        to a few rows (it still scrolls with the focused field) until a form field is focused again
+        after the run has ended, so a run's end and its failures stay on screen until then."""
+        if self.dj.runs.active and not self.has_class("-following"):
+            self.add_class("-following")
+            self.call_after_refresh(self._scroll_to_progress)
+
+    def _scroll_to_progress(self) -> None:
+        self.query_one("#run-side", VerticalScroll).scroll_to_widget(self.query_one(RunProgressBar), top=True,
+                                                                      animate=False)
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        if not self.dj.runs.active and self.query_one("#run-form") in event.widget.ancestors:
+            self.remove_class("-following")
 
     def _show_usage(self) -> None:
         """Hidden while a run is on; read from the store once it has ended."""
