@@ -164,7 +164,10 @@ class RunScreen(WorkspaceScreen):
             self._redraw_plan()
 
     def _show_progress(self) -> None:
-        self.query_one(RunProgressBar).show(self.dj.runs.state, show_timings=self.dj.services.show_timings)
+        # A run on another dataset shows while it runs (Esc cancels it), not once it has ended.
+        runs, dataset = self.dj.runs, self.dj.workspace.dataset
+        state = runs.state if runs.active else runs.state_on(dataset.name if dataset is not None else None)
+        self.query_one(RunProgressBar).show(state, show_timings=self.dj.services.show_timings)
         self.query_one("#run-start", Button).disabled = self.dj.runs.active
         self._show_usage()
 
@@ -186,7 +189,8 @@ class RunScreen(WorkspaceScreen):
 
     def _show_usage(self) -> None:
         """Hidden while a run is on; read from the store once it has ended."""
-        state = self.dj.runs.state
+        dataset = self.dj.workspace.dataset
+        state = self.dj.runs.state_on(dataset.name if dataset is not None else None)
         usage = self.query_one("#run-usage", Static)
         ended = state is not None and not state.active and state.run_id is not None
         if not ended:

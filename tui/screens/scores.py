@@ -296,7 +296,10 @@ class ScoresScreen(WorkspaceScreen):
 
     def _run_text(self) -> Text:
         dj = self.dj
-        state = dj.runs.state
+        dataset = dj.workspace.dataset
+        state = dj.runs.state_on(dataset.name if dataset is not None else None)
+        if state is None and dj.runs.active:  # the app's run judges another dataset
+            return Text(f"a run on {dj.runs.dataset} is in progress (Run screen, j)", style="yellow")
         if state is None:
             judges = ", ".join(f"{j.name} ({j.backend}: {j.model})" if j.model else f"{j.name} ({j.backend})"
                                for j in dj.services.judges())
