@@ -29,6 +29,7 @@ from .commands import DialjudgeCommands
 from .controllers.adversarial import AdversarialController, AdversarialSetBuilt
 from .controllers.background import YOUNG_COLLECTION_INTERVAL_S
 from .controllers.datasets import (
+    DATASET_GROUP,
     STATS_GROUP,
     DatasetController,
     DatasetDescribed,
@@ -310,6 +311,8 @@ class DialjudgeApp(App[int]):
             # Plain text: an error quotes paths, data and config keys ("[data] dirs"), never markup.
             self.notify(text, title=f"{worker.description or worker.name} failed", severity="error", timeout=10,
                         markup=False)
+            if worker.group == DATASET_GROUP:  # the toast goes; the screens keep saying why
+                self.datasets.open_failed(text)
         if worker.group == RUN_GROUP and worker.is_finished:
             self.runs.worker_changed(event.state)
         if worker.group == STATS_GROUP and worker.is_finished:

@@ -9,6 +9,7 @@ from textual.widgets import Static
 from tui_helpers import SIZE, settle, static_text
 
 from dialjudge.tui.app import make_app
+from dialjudge.tui.screens.datasets import DatasetsScreen
 from dialjudge.tui.screens.run import RunScreen
 from dialjudge.tui.screens.scores import ScoresScreen
 
@@ -47,3 +48,35 @@ async def test_a_dataset_switch_clears_the_other_datasets_run_from_the_scores_he
         await pilot.press("s")
         await settle(pilot)
         assert f"Run {run_id} finished" in scores_status(app)
+
+
+async def test_a_failed_open_at_launch_leaves_screens_that_say_why_and_lead_to_the_datasets_screen(
+        services, worker_failures):
+    app = make_app("nosuch", services=services)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await settle(pilot)
+        worker_failures.expect("nosuch")
+        app.clear_notifications()  # the toast goes; what the screens say stays
+        await pilot.pause()
+        assert app.workspace.dataset is None
+        assert "No dataset open: d opens the Datasets screen" in scores_status(app)
+        reason = "no dataset named 'nosuch'"
+        assert reason in static_text(app.screen.query_one("#correlation-body", Static))
+        for key, widget in (("j", "#run-plan"), ("d", "#dataset-summary")):
+            await pilot.press(key)
+            await settle(pilot)
+            text = " ".join(static_text(app.screen.query_one(widget, Static)).split())
+            assert "Opening the dataset" not in text
+            assert reason in text, f"the {key} screen does not say why: {text!r}"
+        screen = app.screen
+        assert isinstance(screen, DatasetsScreen)
+        assert "pick one in the list, or open a file (f)" in " ".join(
+            static_text(screen.query_one("#dataset-summary", Static)).split()).lower()
+
+        # The way out works: another dataset opens and every screen follows it.
+        app.datasets.open("sample")
+        await settle(pilot)
+        await pilot.press("s")
+        await settle(pilot)
+        assert app.workspace.dataset.name == "sample" and app.datasets.open_error is None
+        assert scores_status(app).startswith("sample ·")

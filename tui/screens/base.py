@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
@@ -21,6 +22,20 @@ VIEW_BINDINGS: list[BindingType] = [
             group=QUALITY_KEYS),
     Binding("right_curly_bracket", "app.cycle_quality(1)", "Next quality", key_display="}", group=QUALITY_KEYS),
 ]
+
+
+def no_dataset_text(dj: DialjudgeHost, *, short: bool = False, on_datasets_screen: bool = False) -> Text:
+    """What a screen shows while no dataset is open: that one is opening, or why the open failed and
+    where to go next (``short``: one line, without the reason)."""
+    error = dj.datasets.open_error
+    if error is None:
+        return Text("Opening the dataset…", style="dim")
+    where = ("pick one in the list, or open a file (f)" if on_datasets_screen
+             else "d opens the Datasets screen")
+    if short:
+        return Text(f"No dataset open: {where}", style="bold yellow")
+    return Text.assemble(("No dataset open. ", "bold yellow"), (f"The dataset could not be opened: {error}", "red"),
+                         f"\n{where[0].upper()}{where[1:]}.")
 
 
 class WorkspaceScreen(Screen[None]):

@@ -21,7 +21,7 @@ from ..widgets.item_view import ItemView, metric_note
 from ..widgets.path_suggester import PathSuggester
 from ..widgets.virtual_table import Column, TableCell, VirtualTable
 from .adversarial_dialog import AdversarialDialog
-from .base import WorkspaceScreen
+from .base import WorkspaceScreen, no_dataset_text
 
 if TYPE_CHECKING:
     from dialjudge.core.api import DatasetEntry
@@ -191,7 +191,7 @@ class DatasetsScreen(WorkspaceScreen):
         dj = self.dj
         summary_widget = self.query_one("#dataset-summary", Static)
         if dj.workspace.dataset is None:
-            summary_widget.update("Opening the dataset…")
+            summary_widget.update(no_dataset_text(dj, on_datasets_screen=True))
         elif dj.datasets.dataset_summary is None:
             summary_widget.update("Describing the dataset…")
         else:

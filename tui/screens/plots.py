@@ -20,7 +20,7 @@ from ..controllers.adversarial import DiscernmentComputed, has_adversarial
 from ..state import Change, WorkspaceChange
 from ..widgets.discernment_panel import DiscernmentPanel
 from ..widgets.selection_bar import SelectionBar
-from .base import VIEW_BINDINGS, WorkspaceScreen
+from .base import VIEW_BINDINGS, WorkspaceScreen, no_dataset_text
 
 HISTOGRAM_BINS = 20
 #: Rows of a plot that are not its canvas: title, top and bottom frame, x tick labels, x label.
@@ -154,7 +154,8 @@ class PlotsScreen(WorkspaceScreen):
         scale = ws.scale
         self.plotted = None
         if name is None or scale is None:
-            message = "No evaluator scores yet" if ws.dataset is not None else "Opening the dataset…"
+            message = ("No evaluator scores yet" if ws.dataset is not None
+                       else no_dataset_text(self.dj, short=True).plain)
             histogram.plt.title(message)
             scatter.plt.title("")
             histogram.refresh()

@@ -37,7 +37,7 @@ from ..state import Change, WorkspaceChange
 from ..widgets.judgment_view import JudgmentView
 from ..widgets.prompt_preview import PromptPreview, render_template_error
 from ..widgets.toml_editor import TomlEditor
-from .base import WorkspaceScreen
+from .base import WorkspaceScreen, no_dataset_text
 from .dialogs import PersonaEditor
 from .run import FEWSHOT_METHODS
 from .save_template_dialog import SaveChoice, SaveTemplateDialog
@@ -145,6 +145,7 @@ class PromptLabScreen(WorkspaceScreen):
             dataset = self.dj.workspace.dataset
             item_input = self.query_one("#lab-item", Input)
             if dataset is None:
+                self.query_one(JudgmentView).show_message(no_dataset_text(self.dj))
                 return
             item_input.suggester = SuggestFromList([ex.id for ex in dataset.examples], case_sensitive=True)
             if self.example is None or self.example.id not in {ex.id for ex in dataset.examples}:

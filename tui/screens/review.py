@@ -35,7 +35,7 @@ from ..widgets.judgment_view import JudgmentView
 from ..widgets.label_estimates_view import review_estimate_text
 from ..widgets.review_form import VERDICTS, ReviewForm
 from ..widgets.virtual_table import Column, TableCell, VirtualTable
-from .base import WorkspaceScreen
+from .base import WorkspaceScreen, no_dataset_text
 from .dialogs import ExportChoice, ExportDialog
 
 if TYPE_CHECKING:
@@ -114,6 +114,8 @@ class ReviewScreen(WorkspaceScreen):
     def workspace_changed(self, change: WorkspaceChange) -> None:
         if change.kind is Change.DATASET:
             self._list_runs()
+            if self.dj.workspace.dataset is None:
+                self.query_one(JudgmentView).show_message(no_dataset_text(self.dj))
         elif change.kind is Change.RUN and not self.dj.runs.active:
             self._list_runs()  # a run stopped: it may be new, or have more judgments
         elif change.kind is Change.ITEM and self.case is not None and self.case.item_id in change.item_ids:

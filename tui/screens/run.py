@@ -40,7 +40,7 @@ from ..widgets.path_suggester import PathSuggester
 from ..widgets.preference_report import PreferenceReportView
 from ..widgets.run_progress_bar import RunProgressBar
 from ..widgets.toggles import StateCheckbox, StateSelectionList
-from .base import WorkspaceScreen
+from .base import WorkspaceScreen, no_dataset_text
 from .dialogs import FRESH, RESUME, ResumeDialog
 from .runs import usage_text
 
@@ -361,7 +361,7 @@ class RunScreen(WorkspaceScreen):
     def _plan_text(self) -> Text:
         dataset = self.dj.workspace.dataset
         if dataset is None:
-            return Text("Opening the dataset…", style="dim")
+            return no_dataset_text(self.dj)
         try:
             request = self.build_request()
         except ValueError as exc:
@@ -400,7 +400,7 @@ class RunScreen(WorkspaceScreen):
         """Check the settings and start (or resume) the run."""
         dataset = self.dj.workspace.dataset
         if dataset is None:
-            self.notify("The dataset is still opening", severity="warning")
+            self.notify(no_dataset_text(self.dj, short=True).plain, severity="warning")
             return
         if self.dj.runs.active:
             self.notify("A run is in progress; Esc cancels it", severity="warning")

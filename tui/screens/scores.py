@@ -24,7 +24,7 @@ from ..widgets.preference_report import PreferencePanel
 from ..widgets.run_progress_bar import TICK_S, progress_text
 from ..widgets.selection_bar import SelectionBar
 from ..widgets.virtual_table import Column, RowKey, VirtualTable
-from .base import VIEW_BINDINGS, WorkspaceScreen
+from .base import VIEW_BINDINGS, WorkspaceScreen, no_dataset_text
 from .compare_dialog import CompareDialog
 from .item import ItemScreen
 from .label_estimates_dialog import LabelEstimatesDialog
@@ -197,6 +197,7 @@ class ScoresScreen(WorkspaceScreen):
         if ws.dataset is None:
             if table.columns != columns:
                 table.set_columns(columns)
+            table.empty_text = no_dataset_text(self.dj, short=True).plain
             table.set_rows([])
             return
         source = table.source
@@ -267,6 +268,8 @@ class ScoresScreen(WorkspaceScreen):
             note += "\n● live: running correlations; CIs follow when the run pauses or ends"
         if ws.quality is None and ws.dataset is not None:
             title, note = "No numeric quality to correlate with", ""
+        elif ws.dataset is None:
+            title, note = "No agreement without a dataset", no_dataset_text(self.dj).plain
         self.panel.show(rows, title=title, note=note)
         self.query_one(LabelAgreementPanel).show(self.dj.labels.report_for(ws.quality, ws.qualities()))
 
@@ -278,7 +281,7 @@ class ScoresScreen(WorkspaceScreen):
         dj = self.dj
         ws = dj.workspace
         if ws.dataset is None:
-            return Text("Opening the dataset…")
+            return no_dataset_text(self.dj, short=True)
         shown = self.table.row_count
         parts: list[Text | str] = [Text.assemble((ws.dataset.name, "bold"), f" · {shown} of {len(ws.dataset)} items shown")]
         if dj.datasets.metrics_progress is not None:

@@ -16,7 +16,7 @@ from textual.widgets import DataTable, Footer, Header, Input, Label, Static
 from dialjudge.core.format import number_text
 
 from ..state import Change, WorkspaceChange
-from .base import WorkspaceScreen
+from .base import WorkspaceScreen, no_dataset_text
 
 if TYPE_CHECKING:
     from ..controllers.tune import TuneState
@@ -126,6 +126,8 @@ class TuneScreen(WorkspaceScreen):
         parts = [state.status]
         if dataset is not None:
             parts.append(f"dataset {dataset.name}")
+        else:
+            parts.append(no_dataset_text(self.dj, short=True).plain)
         if state.round_text:
             parts.append(state.round_text)
         budget = f"{state.spent}/{state.budget}" if state.budget else str(state.spent)
