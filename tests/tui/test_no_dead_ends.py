@@ -6,10 +6,12 @@ from __future__ import annotations
 
 from test_run_screen import choose_judges, open_run_screen
 from textual.widgets import Static
-from tui_helpers import SIZE, settle, static_text
+from tui_helpers import SIZE, settle, static_text, wait_until
 
 from dialjudge.tui.app import make_app
 from dialjudge.tui.screens.datasets import DatasetsScreen
+from dialjudge.tui.screens.prompt_lab import PromptLabScreen
+from dialjudge.tui.screens.quit_dialog import QuitDialog
 from dialjudge.tui.screens.run import RunScreen
 from dialjudge.tui.screens.scores import ScoresScreen
 
@@ -80,3 +82,43 @@ async def test_a_failed_open_at_launch_leaves_screens_that_say_why_and_lead_to_t
         await settle(pilot)
         assert app.workspace.dataset.name == "sample" and app.datasets.open_error is None
         assert scores_status(app).startswith("sample ·")
+
+
+async def test_q_with_unsaved_prompt_lab_edits_asks_first(services):
+    app = make_app(services=services)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("l")
+        await settle(pilot)
+        lab = app.screen
+        assert isinstance(lab, PromptLabScreen)
+        await wait_until(pilot, lambda: lab.template is not None, "the lab shows a template")
+        name = lab.template.name
+        lab.editor.focus()
+        lab.editor.insert("# my change\n", (0, 0))
+        await pilot.press("escape")  # leave the editor: q is a key again, not a letter
+        await settle(pilot)
+
+        await pilot.press("q")
+        await wait_until(pilot, lambda: isinstance(app.screen, QuitDialog), "the quit question is put")
+        text = static_text(app.screen.query_one("#quit-text", Static))
+        assert f"edits to template {name} are not saved" in text and "quitting loses them" in text
+        assert "in progress" not in text  # nothing runs: only the edits are at stake
+        await pilot.press("n")
+        await wait_until(pilot, lambda: app.screen is lab, "the lab is back")
+        assert app.is_running and name in lab.editor.text and "# my change" in lab.editor.text
+
+        await pilot.press("q")
+        await wait_until(pilot, lambda: isinstance(app.screen, QuitDialog), "the question is put again")
+        await pilot.press("y")
+        await wait_until(pilot, lambda: not app.is_running, "the app has exited")
+
+
+async def test_q_without_edits_quits_at_once(services):
+    app = make_app(services=services)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("l")
+        await settle(pilot)
+        await pilot.press("q")
+        await wait_until(pilot, lambda: not app.is_running, "the app has exited without asking")

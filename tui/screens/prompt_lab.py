@@ -232,7 +232,18 @@ class PromptLabScreen(WorkspaceScreen):
             if not accepts:
                 self.query_one("#lab-fewshot", Select).value = "none"
 
+    def _note_unsaved(self) -> None:
+        """Tell the app which templates hold unsaved edits (``q`` asks before losing them)."""
+        template = self.template
+        names = set(self._drafts)
+        if template is not None and self.editor.text != template.text:
+            names.add(template.name)
+        elif template is not None:
+            names.discard(template.name)
+        self.dj.lab.unsaved = tuple(sorted(names))
+
     def _redraw_editor_title(self) -> None:
+        self._note_unsaved()
         template = self.template
         title = Text("Template ", style="bold")
         if template is not None:
