@@ -19,7 +19,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.suggester import SuggestFromList
 from textual.timer import Timer
-from textual.widgets import Button, Footer, Header, Input, Label, Select, Static, TextArea
+from textual.widgets import Button, Header, Input, Label, Select, Static, TextArea
 
 from dialjudge.core.api import NO_PERSONA, ScoringMode, human_unit, is_shipped_name, parse_template, preferred_mode
 
@@ -34,6 +34,7 @@ from ..controllers.lab import (
 )
 from ..controllers.runs import JudgeChoices
 from ..state import Change, WorkspaceChange
+from ..widgets.app_footer import AppFooter
 from ..widgets.judgment_view import JudgmentView
 from ..widgets.prompt_preview import PromptPreview, render_template_error
 from ..widgets.toml_editor import TomlEditor
@@ -117,7 +118,7 @@ class PromptLabScreen(WorkspaceScreen):
                 yield PromptPreview(id="lab-preview")
                 yield Label("Trial", classes="pane-title", id="lab-trial-title")
                 yield JudgmentView("Try the chosen judge on this item (ctrl+t).", id="lab-trial")
-        yield Footer()
+        yield AppFooter()
 
     @property
     def editor(self) -> TomlEditor:

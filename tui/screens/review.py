@@ -21,7 +21,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.widgets import Footer, Header, Select, Static
+from textual.widgets import Header, Select, Static
 
 from dialjudge.core.api import REVIEW_FORMAT_LABELS, FlagKind, LabelPlan, ReviewCase, ReviewData, human_unit
 
@@ -30,6 +30,7 @@ from ..controllers.label_estimates import LabelNextPlanned
 from ..controllers.review import REVIEW_RUNS_GROUP, ReviewQueueBuilt, ReviewSaved
 from ..format import number_text
 from ..state import Change, WorkspaceChange
+from ..widgets.app_footer import AppFooter
 from ..widgets.item_view import ItemView, metric_note
 from ..widgets.judgment_view import JudgmentView
 from ..widgets.label_estimates_view import review_estimate_text
@@ -99,7 +100,7 @@ class ReviewScreen(WorkspaceScreen):
                 yield ItemView(id="review-item")
                 yield JudgmentView("Pick an item of the queue.", id="review-judgments")
                 yield ReviewForm(id="review-form")
-        yield Footer()
+        yield AppFooter()
 
     @property
     def queue_table(self) -> VirtualTable:

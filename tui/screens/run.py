@@ -17,7 +17,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
-from textual.widgets import Button, Checkbox, Footer, Header, Input, Label, Select, SelectionList, Static
+from textual.widgets import Button, Checkbox, Header, Input, Label, Select, SelectionList, Static
 
 from dialjudge.core.api import (
     AnswerConstraint,
@@ -35,6 +35,7 @@ from dialjudge.core.errors import ConfigError, DialjudgeError
 from ..controllers.history import RunUsageRead
 from ..controllers.runs import JudgeChoices, RunPlanned, RunRequest, gguf_judge
 from ..state import Change, WorkspaceChange
+from ..widgets.app_footer import AppFooter
 from ..widgets.pairwise_report import PairwiseReportView
 from ..widgets.path_suggester import PathSuggester
 from ..widgets.preference_report import PreferenceReportView
@@ -140,7 +141,7 @@ class RunScreen(WorkspaceScreen):
                 yield PreferenceReportView(id="run-preference-report")
                 yield Label("Template", classes="pane-title")
                 yield Static(id="run-template-info")
-        yield Footer()
+        yield AppFooter()
 
     def on_mount(self) -> None:
         self.dj.runs.judge_choices_changed.subscribe(self, self._choices_changed)

@@ -11,12 +11,13 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
-from textual.widgets import Footer, Header, Label, Select, Static
+from textual.widgets import Header, Label, Select, Static
 
 from dialjudge.core.api import DEFAULT_PROFILE, profile_names, stored_run_of
 from dialjudge.core.errors import DialjudgeError
 
 from ..state import Change, WorkspaceChange, column_order
+from ..widgets.app_footer import AppFooter
 from ..widgets.correlation_panel import CorrelationPanel, panel_rows
 from ..widgets.decision_panel import DecisionPanel
 from ..widgets.label_agreement_panel import LabelAgreementPanel
@@ -80,7 +81,7 @@ class ScoresScreen(WorkspaceScreen):
         yield LabelAgreementPanel(id="label-agreement")  # shown with a label quality's LabelReport
         yield DecisionPanel(id="decisions")  # two picked columns compared; the judges as labels
         yield PreferencePanel(id="scores-preferences")  # a run on pre-paired items against the humans' votes
-        yield Footer()
+        yield AppFooter()
 
     @property
     def table(self) -> VirtualTable:

@@ -12,11 +12,12 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import DataTable, Footer, Header, Input, Label, Select, Static
+from textual.widgets import DataTable, Header, Input, Label, Select, Static
 
 from dialjudge.core.format import duration_text, number_text
 
 from ..state import Change, WorkspaceChange
+from ..widgets.app_footer import AppFooter
 from .base import WorkspaceScreen, no_dataset_text
 
 if TYPE_CHECKING:
@@ -70,7 +71,7 @@ class TuneScreen(WorkspaceScreen):
         yield DataTable(id="tune-leaderboard", cursor_type="row", zebra_stripes=True)
         with VerticalScroll(id="tune-heldout-box"):
             yield Static(id="tune-heldout")
-        yield Footer()
+        yield AppFooter()
 
     def on_mount(self) -> None:
         table = self.query_one("#tune-leaderboard", DataTable)
