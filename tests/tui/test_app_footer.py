@@ -28,6 +28,11 @@ def test_a_footer_that_fits_is_left_as_it_is():
     entries = [entry("o", "Sort"), *screen_keys(), entry("?", "Help", "help"), entry("q", "Quit", "quit")]
     shown, compact = fit(entries, 200, KEYS)
     assert shown == entries and not compact
+    # A little short of room: compact, every screen key still spelled out.
+    narrower = sum(e.width(KEYS, compact=True) for e in entries)
+    assert narrower < sum(e.width(KEYS, compact=False) for e in entries)
+    shown, compact = fit(entries, narrower, KEYS)
+    assert shown == entries and compact
 
 
 def test_a_short_footer_folds_the_screen_keys_then_shortens_then_drops_the_screens_own_keys_last_first():

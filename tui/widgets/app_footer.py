@@ -1,8 +1,8 @@
 """The app's footer: Textual's, made to fit its width instead of running off the edge ("p Pl").
 
 Where every key does not fit, it steps down, each step only when the one before is not enough:
-the screen keys (s, d, p, ...) become one group ("sdpjlvut Screens"), then the footer turns compact,
-then descriptions shorten to their first words ("^t Try", "^s Save"; as many words as tell two
+the footer turns compact, then the screen keys (s, d, p, ...) become one group ("sdpjlvut Screens"),
+first as the normal footer and then compact, then descriptions shorten to their first words ("^t Try", "^s Save"; as many words as tell two
 apart), then the screen's own keys drop from the end. "? Help" and "q Quit" always stay, and the help
 lists every key with its full description, so no key is lost by leaving the footer.
 """
@@ -67,21 +67,10 @@ def fit(entries: list[FooterEntry], width: int, key_display: dict[str, str]) -> 
     def total(chosen: list[FooterEntry], compact: bool) -> int:
         return sum(e.width(key_display, compact=compact) for e in chosen)
 
-    if total(entries, False) <= width:
-        return entries, False
-    folded: list[FooterEntry] = []
-    screens = tuple(item for e in entries if e.group is None and is_screen_key(e.bindings[0][0])
-                    for item in e.bindings)
-    for entry in entries:
-        if entry.group is None and is_screen_key(entry.bindings[0][0]):
-            if not any(e.group is SCREENS for e in folded):
-                folded.append(FooterEntry(screens, SCREENS))
-        else:
-            folded.append(entry)
-    if total(folded, False) <= width:
-        return folded, False
-    if total(folded, True) <= width:
-        return folded, True
+    folded = fold_screen_keys(entries)
+    for chosen, compact in ((entries, False), (entries, True), (folded, False), (folded, True)):
+        if total(chosen, compact) <= width:
+            return chosen, compact
     shown = shortened(folded)
     while total(shown, True) > width:
         droppable = [i for i, e in enumerate(shown) if not e.kept and e.group is not SCREENS]
@@ -89,6 +78,20 @@ def fit(entries: list[FooterEntry], width: int, key_display: dict[str, str]) -> 
             break
         del shown[droppable[-1]]
     return shown, True
+
+
+def fold_screen_keys(entries: list[FooterEntry]) -> list[FooterEntry]:
+    """The screen keys as one group, where the first of them was."""
+    screens = tuple(item for e in entries if e.group is None and is_screen_key(e.bindings[0][0])
+                    for item in e.bindings)
+    folded: list[FooterEntry] = []
+    for entry in entries:
+        if entry.group is None and is_screen_key(entry.bindings[0][0]):
+            if not any(e.group is SCREENS for e in folded):
+                folded.append(FooterEntry(screens, SCREENS))
+        else:
+            folded.append(entry)
+    return folded
 
 
 def shortened(entries: list[FooterEntry]) -> list[FooterEntry]:
