@@ -61,9 +61,9 @@ async def test_a_failed_open_at_launch_leaves_screens_that_say_why_and_lead_to_t
         app.clear_notifications()  # the toast goes; what the screens say stays
         await pilot.pause()
         assert app.workspace.dataset is None
-        assert "No dataset open: d opens the Datasets screen" in scores_status(app)
+        assert "No dataset open: press d for the Datasets screen" in scores_status(app)
         reason = "no dataset named 'nosuch'"
-        assert reason in static_text(app.screen.query_one("#correlation-body", Static))
+        assert reason in " ".join(static_text(app.screen.query_one("#correlation-body", Static)).split())
         for key, widget in (("j", "#run-plan"), ("d", "#dataset-summary")):
             await pilot.press(key)
             await settle(pilot)

@@ -24,18 +24,21 @@ VIEW_BINDINGS: list[BindingType] = [
 ]
 
 
-def no_dataset_text(dj: DialjudgeHost, *, short: bool = False, on_datasets_screen: bool = False) -> Text:
+def no_dataset_text(dj: DialjudgeHost, *, short: bool = False, tiny: bool = False,
+                    on_datasets_screen: bool = False) -> Text:
     """What a screen shows while no dataset is open: that one is opening, or why the open failed and
-    where to go next (``short``: one line, without the reason)."""
+    where to go next (``short``: one line, without the reason; ``tiny``: a plot's title)."""
     error = dj.datasets.open_error
     if error is None:
         return Text("Opening the dataset…", style="dim")
+    if tiny:
+        return Text("No dataset (press d)", style="bold yellow")
     where = ("pick one in the list, or open a file (f)" if on_datasets_screen
-             else "d opens the Datasets screen")
+             else "press d for the Datasets screen")
     if short:
         return Text(f"No dataset open: {where}", style="bold yellow")
     return Text.assemble(("No dataset open. ", "bold yellow"), (f"The dataset could not be opened: {error}", "red"),
-                         f"\n{where[0].upper()}{where[1:]}.")
+                         f"\nNext: {where}.")
 
 
 class WorkspaceScreen(Screen[None]):

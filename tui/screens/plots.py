@@ -156,7 +156,7 @@ class PlotsScreen(WorkspaceScreen):
         self.plotted = None
         if name is None or scale is None:
             message = ("No evaluator scores yet" if ws.dataset is not None
-                       else no_dataset_text(self.dj, short=True).plain)
+                       else no_dataset_text(self.dj, tiny=True).plain)
             histogram.plt.title(message)
             scatter.plt.title("")
             histogram.refresh()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, ClassVar
@@ -270,7 +271,11 @@ class ScoresScreen(WorkspaceScreen):
         if ws.quality is None and ws.dataset is not None:
             title, note = "No numeric quality to correlate with", ""
         elif ws.dataset is None:
-            title, note = "No agreement without a dataset", no_dataset_text(self.dj).plain
+            # Wrapped to the panel: its lines are as wide as its widest table row, wider than 80 columns.
+            width = max(30, self.panel.size.width - 4)
+            note = "\n".join(line for paragraph in no_dataset_text(self.dj).plain.split("\n")
+                             for line in textwrap.wrap(paragraph, width))
+            title = "No agreement without a dataset"
         self.panel.show(rows, title=title, note=note)
         self.query_one(LabelAgreementPanel).show(self.dj.labels.report_for(ws.quality, ws.qualities()))
 
