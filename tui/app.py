@@ -32,6 +32,7 @@ from .commands import DialjudgeCommands
 from .controllers.adversarial import AdversarialController, AdversarialSetBuilt
 from .controllers.background import YOUNG_COLLECTION_INTERVAL_S
 from .controllers.datasets import (
+    DATASET_GROUP,
     STATS_GROUP,
     DatasetController,
     DatasetDescribed,
@@ -118,7 +119,8 @@ class DialjudgeApp(App[int]):
         self.decisions = DecisionController(self, services, self.datasets, run_active=lambda: self.runs.active)
         self.pairwise = PairwiseReportController(self, services, self.datasets)
         self.tune = TuneController(self, services, self.datasets)
-        self.shutdown = ShutdownController(self, self.runs, self.tune, ask=self._ask_before_quitting)
+        self.shutdown = ShutdownController(self, self.runs, self.tune, ask=self._ask_before_quitting,
+                                           unsaved=self.lab.unsaved_text)
         self.foreground = ForegroundMarker()
         #: The launch's offer to resume an unfinished run is made once, for the first dataset opened.
         self._interrupted_checked = False
@@ -159,11 +161,12 @@ class DialjudgeApp(App[int]):
             self.push_screen(HelpScreen())
 
     async def action_quit(self) -> None:
-        """Quit; a run in progress is cancelled first (asks)."""
+        """Quit; a run in progress is cancelled first (asks, as it does before unsaved edits are lost)."""
         self.shutdown.request_quit(ask=True)
 
-    def _ask_before_quitting(self, running: str, answered: Callable[[bool | None], None]) -> None:
-        self.push_screen(QuitDialog(running), answered)
+    def _ask_before_quitting(self, running: str | None, unsaved: str | None,
+                             answered: Callable[[bool | None], None]) -> None:
+        self.push_screen(QuitDialog(running, unsaved=unsaved), answered)
 
     def action_quit_now(self) -> None:
         """Quit at once; a run in progress is cancelled first, without asking."""
@@ -314,6 +317,8 @@ class DialjudgeApp(App[int]):
             # Plain text: an error quotes paths, data and config keys ("[data] dirs"), never markup.
             self.notify(text, title=f"{worker.description or worker.name} failed", severity="error", timeout=10,
                         markup=False)
+            if worker.group == DATASET_GROUP:  # the toast goes; the screens keep saying why
+                self.datasets.open_failed(text)
         if worker.group == RUN_GROUP and worker.is_finished:
             self.runs.worker_changed(event.state)
         if worker.group == STATS_GROUP and worker.is_finished:

@@ -146,6 +146,19 @@ class SuccessiveHalving:
                       key=lambda s: (-s.round, s.score is None, -(s.score or 0.0), order[s.variant]))
 
 
+def planned_tuning_cost(variants: Sequence[str], context_sizes: Sequence[int], *, first_sample: int,
+                        eta: int = 2, budget: int = 0) -> int:
+    """The judgments the tuning rounds of :class:`SuccessiveHalving` with these settings will ask for.
+
+    What a round costs depends on how many variants it keeps and how many contexts it adds, never
+    on the scores, so a dry run that gives every variant the same score counts them exactly.
+    """
+    dry = SuccessiveHalving(variants, context_sizes, first_sample=first_sample, eta=eta, budget=budget)
+    while (round_ := dry.next_round()) is not None:
+        dry.record({v: 0.0 for v in round_.variants})
+    return dry.spent
+
+
 def _clean(value: float | None) -> float | None:
     if value is None:
         return None

@@ -31,7 +31,7 @@ from ..stats.ceiling import HumanCeiling, human_ceiling
 from ..stats.correlation import CorrelationResult, correlate
 from ..stats.human import human_labels
 from ..stats.paired import paired_comparison
-from .halving import Round, SuccessiveHalving
+from .halving import Round, SuccessiveHalving, planned_tuning_cost
 from .report import HeldoutResult, TuningReport
 from .space import SearchSpace, Variant
 from .split import ContextSplit, split_by_context
@@ -50,6 +50,9 @@ class SearchStarted:
     tuning_contexts: int
     heldout_contexts: int
     budget: int
+    #: The judgments the search plans: its tuning rounds and, at most, its held-out part (what an ETA
+    #: counts down; fewer where earlier runs are reused, or where the baseline is a finalist).
+    planned: int = 0
 
 
 @dataclass(frozen=True)
@@ -184,9 +187,13 @@ class TuningSearch:
             raise ConfigError(f"a budget of {s.budget} judgments leaves nothing for tuning: the held-out part "
                               f"needs up to {reserve} ({n_heldout_variants} variants × {len(heldout_items)} items)")
         sizes = [sum(1 for ex in self.tuning_pool if ex.group_id == c) for c in self.split.tuning]
-        halving = SuccessiveHalving([v.name for v in self.space.variants], sizes, first_sample=s.first_sample,
-                                    eta=s.eta, budget=(s.budget - reserve) if s.budget else 0)
-        self._emit(SearchStarted(len(self.space.variants), len(self.split.tuning), len(self.split.heldout), s.budget))
+        names = [v.name for v in self.space.variants]
+        tuning_budget = (s.budget - reserve) if s.budget else 0
+        halving = SuccessiveHalving(names, sizes, first_sample=s.first_sample, eta=s.eta, budget=tuning_budget)
+        planned = planned_tuning_cost(names, sizes, first_sample=s.first_sample, eta=s.eta,
+                                      budget=tuning_budget) + reserve
+        self._emit(SearchStarted(len(self.space.variants), len(self.split.tuning), len(self.split.heldout), s.budget,
+                                 planned))
         while (round_ := halving.next_round()) is not None:
             self._emit(RoundStarted(round_))
             items = [ex.id for ex in self.split.sample_items(self.dataset, round_.n_contexts)]

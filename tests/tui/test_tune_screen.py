@@ -6,9 +6,11 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from textual.widgets import DataTable, Input, Static
+from test_run_progress_live import HeldJudge, ManualClock
+from textual.widgets import DataTable, Input, Select, Static
 from tui_helpers import FAKE_JUDGE_SEARCH_SPACE, SIZE, make_services, settle, static_text, wait_until
 
+from dialjudge.core.format import duration_text
 from dialjudge.core.judges.backends.fake import FakeBackend
 from dialjudge.core.judges.prompts.templates import load_template_file, user_template_dir
 from dialjudge.core.tuning.search import SearchFinished, VariantScored
@@ -103,3 +105,57 @@ async def test_escape_cancels_a_running_search(tmp_path: Path):
         await settle(pilot)
         assert app.tune.state.report is None
         assert "Cancelled" in app.tune.state.status
+
+
+def space_with_quality(tmp_path: Path, quality: str) -> Path:
+    path = tmp_path / "space.toml"
+    path.write_text(FAKE_JUDGE_SEARCH_SPACE.replace('quality = "overall"', f'quality = "{quality}"'),
+                    encoding="utf-8")
+    return path
+
+
+async def test_the_quality_picker_follows_the_space_and_a_dataset_without_its_quality_can_be_tuned(tmp_path):
+    app = make_app(services=make_services(tmp_path))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_tune(pilot, space_with_quality(tmp_path, "Overall"))
+        picker = screen.query_one("#tune-quality", Select)
+        assert picker.value == "overall"  # the space's quality, as the dataset spells it
+        assert {v for _, v in picker._options if isinstance(v, str)} == set(app.workspace.qualities())
+
+        # A space whose quality the dataset lacks: the quality on view is offered, and another can be picked.
+        screen.query_one("#tune-space-path", Input).value = str(space_with_quality(tmp_path, "Nosuch"))
+        await pilot.press("o")
+        await settle(pilot)
+        assert picker.value == app.workspace.quality == "overall"
+        picker.value = "coherence"
+        await pilot.pause()
+        await pilot.press("r")
+        await wait_until(pilot, lambda: app.tune.state.report is not None, "the search reports")
+        await settle(pilot)
+        assert app.tune.state.report.quality == "coherence"
+
+
+async def test_the_search_shows_its_eta_from_the_pace_of_its_judgments(tmp_path):
+    clock, judge = ManualClock(), HeldJudge()
+    app = make_app(services=make_services(tmp_path, make_backend=judge.make, clock=clock, show_timings=True))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_tune(pilot, write_space(tmp_path))
+        status = lambda: static_text(screen.query_one("#tune-status", Static))  # noqa: E731
+        await pilot.press("r")
+        await wait_until(pilot, lambda: app.tune.state.planned > 0, "the search says what it plans")
+        planned = app.tune.state.planned
+        await wait_until(pilot, lambda: f"{planned} planned" in status() and "ETA after the first judgments" in status(),
+                         "no ETA before a judgment")
+        clock.advance(10)  # the judgments so far took 10 s: the rest at their pace
+        judge.loaded.set()
+        judge.release(10)  # the first variant's first round, which ends with its score (and the spent count)
+
+        def eta_shown() -> bool:
+            spent = app.tune.state.spent
+            return spent > 0 and f"ETA {duration_text(10.0 / spent * (planned - spent))}" in status()
+
+        await wait_until(pilot, eta_shown, "the ETA reads the time left at the pace so far")
+        judge.all_answers.set()
+        await wait_until(pilot, lambda: app.tune.state.report is not None, "the search reports")
+        await settle(pilot)
+        assert "ETA" not in status() and "planned" not in status()

@@ -325,3 +325,38 @@ def test_progress_counts_the_budget_spent_without_overshooting(tmp_path: Path) -
     first_round = [e.spent for e in scored if e.stage == "round 1"]
     per_variant = report.rounds[0].cost // len(report.rounds[0].variants)
     assert first_round == [per_variant * (i + 1) for i in range(len(first_round))]
+
+
+@pytest.mark.parametrize("n_variants,sizes,first_sample,eta,budget", [
+    (9, [6] * 20, 2, 2, 0), (9, [6] * 20, 2, 2, 150), (5, [3, 6, 1, 4, 5, 2, 6], 1, 3, 0), (2, [6] * 4, 4, 2, 0)])
+def test_the_planned_tuning_cost_is_what_halving_spends_whatever_the_scores(n_variants, sizes, first_sample, eta,
+                                                                            budget) -> None:
+    import random
+
+    from dialjudge.core.tuning.halving import planned_tuning_cost
+
+    names = [f"v{i}" for i in range(n_variants)]
+    planned = planned_tuning_cost(names, sizes, first_sample=first_sample, eta=eta, budget=budget)
+    for seed in range(5):  # scores change which variants go on, never what the rounds cost
+        rng = random.Random(seed)
+        halving = SuccessiveHalving(names, sizes, first_sample=first_sample, eta=eta, budget=budget)
+        while (round_ := halving.next_round()) is not None:
+            halving.record({v: rng.choice([None, rng.random()]) for v in round_.variants})
+        assert halving.spent == planned
+
+
+def test_the_search_announces_the_judgments_it_plans(tmp_path: Path) -> None:
+    from dialjudge.core.tuning.search import SearchStarted
+
+    events: list[object] = []
+    with RunStore(tmp_path / "runs.sqlite3") as store:
+        search = TuningSearch(parse_space(SPACE.format(first=2, finalists=1)), _dataset(tmp_path),
+                              _config(), store, make_backend=lambda _c: FakeBackend(name="fa"),  # type: ignore[arg-type]
+                              on_event=events.append)
+        report = asyncio.run(search.run())
+    (started,) = [e for e in events if isinstance(e, SearchStarted)]
+    # The tuning rounds exactly, and the held-out part for the finalist and the baseline (at most).
+    assert started.planned == sum(r.cost for r in report.rounds) + 2 * report.heldout_items
+    assert started.planned >= report.spent
+    if report.winner != report.baseline:
+        assert started.planned == report.spent

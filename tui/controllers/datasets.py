@@ -166,6 +166,8 @@ class DatasetController:
         self.item_metrics: dict[str, dict[str, float]] = {}
         #: Which code computes the reference-based metrics (core.api.profiles); the Scores screen picks it.
         self.metric_profile = DEFAULT_PROFILE
+        #: Why the last open failed while no dataset is open (None: none failed, or one opened since).
+        self.open_error: str | None = None
         self._dirty_items: set[str] = set()
         self._stats_timer: Timer | None = None
         #: The statistics computing now (one at a time, see :meth:`refresh_stats`).
@@ -213,6 +215,13 @@ class DatasetController:
         return start_thread_work(self.app, load, group=DATASET_GROUP, description="Opening dataset",
                                         long_lived_result=True)
 
+    def open_failed(self, error: str) -> None:
+        """The open failed (the app's failure handler passes its text on): with no dataset open the
+        screens say why instead of waiting for one."""
+        self.open_error = error
+        if self.workspace.dataset is None:
+            self.publish(Change.DATASET)
+
     def _ask_for_mapping(self, name_or_path: str, needed: ColumnMappingNeeded) -> None:
         try:
             choices = column_choices(name_or_path)
@@ -223,6 +232,7 @@ class DatasetController:
 
     def dataset_loaded(self, message: DatasetLoaded) -> None:
         self.workspace.set_dataset(message.prepared)
+        self.open_error = None
         self.text_widths = message.widths
         self.dataset_summary = None
         self.dataset_ceilings = []

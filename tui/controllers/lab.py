@@ -151,6 +151,15 @@ class LabController:
         self.services = services
         # Created here, on the UI thread, before any worker shares it.
         self._state = _LabState()
+        #: The templates whose edits the Prompt lab holds unsaved (the lab screen keeps this current).
+        self.unsaved: tuple[str, ...] = ()
+
+    def unsaved_text(self) -> str | None:
+        """The unsaved edits a quit would lose, in words (None: none)."""
+        if not self.unsaved:
+            return None
+        names = ", ".join(self.unsaved)
+        return f"your edits to template{'s' if len(self.unsaved) > 1 else ''} {names} are not saved"
 
     # -- the preview -----------------------------------------------------------------------
 

@@ -144,6 +144,8 @@ class RunController:
         self.datasets = datasets
         #: The run the app is driving, or the last one it drove (None: none yet).
         self.state: RunState | None = None
+        #: The name of the dataset that run judges (screens show a run only beside its own dataset).
+        self.dataset: str | None = None
         self.judge_choices: JudgeChoices | None = None
         #: Published with the new :class:`JudgeChoices` whenever they were (re)loaded.
         self.judge_choices_changed: Signal[JudgeChoices] = Signal(app, "judge-choices-changed")
@@ -160,6 +162,10 @@ class RunController:
     @property
     def active(self) -> bool:
         return self.state is not None and self.state.active
+
+    def state_on(self, dataset: str | None) -> RunState | None:
+        """The run's state when it judges ``dataset`` (None: no run, or a run on another dataset)."""
+        return self.state if self.state is not None and self.dataset == dataset else None
 
     @property
     def worker(self) -> Worker[Any] | None:
@@ -240,6 +246,7 @@ class RunController:
         if dataset is None:
             raise ConfigError("open a dataset before starting a run")
         self.state = RunState(judges=[j.name for j in config.judges], clock=self.services.clock)
+        self.dataset = dataset.name
         # A pairwise run's judgments are pair orders, not items: its candidate scores join the
         # workspace from its report when it finishes (controllers.pairwise).
         self._pairwise = config.pairs is not None

@@ -1,6 +1,6 @@
 """Quitting never loses work: a run or tuning search in progress is cancelled the way Esc does, then the app exits.
 
-``q`` asks first; Ctrl+C, SIGTERM, SIGINT and SIGHUP (the terminal closed) do not.
+``q`` asks first (also when the Prompt lab holds unsaved edits); Ctrl+C, SIGTERM, SIGINT and SIGHUP (the terminal closed) do not.
 Cancelling keeps every stored judgment and marks the run cancelled with its wall
 time, so the next launch offers to resume it; requests in flight finish or are
 dropped, never stored as failures. The app waits a few seconds at most for
@@ -37,12 +37,15 @@ class ShutdownController:
     """Ends the app without losing work: cancels what runs, waits a bounded while, exits."""
 
     def __init__(self, app: App[Any], runs: RunController, tune: TuneController, *,
-                 grace_s: float = 8.0, ask: Callable[[str, Callable[[bool | None], None]], None] | None = None
-                 ) -> None:
-        """``ask(what_runs, answered)`` puts the question "quit anyway?" (the App shows its QuitDialog)."""
+                 grace_s: float = 8.0,
+                 ask: Callable[[str | None, str | None, Callable[[bool | None], None]], None] | None = None,
+                 unsaved: Callable[[], str | None] = lambda: None) -> None:
+        """``ask(what_runs, what_is_unsaved, answered)`` puts the question "quit anyway?" (the App shows
+        its QuitDialog); ``unsaved()`` says what edits a quit would lose, in words (None: none)."""
         self.app = app
         self.runs = runs
         self.tune = tune
+        self._unsaved = unsaved
         #: Seconds to wait for a cancelled run to store its end before exiting anyway.
         self.grace_s = grace_s
         self._ask = ask
@@ -64,25 +67,33 @@ class ShutdownController:
         return " and ".join(parts) or None
 
     def request_quit(self, *, ask: bool) -> None:
-        """Quit; with a run in progress ask first (``ask``) or cancel it at once."""
+        """Quit; with a run in progress or unsaved edits ask first (``ask``), or cancel the run at once."""
         if self.quitting:
             return
         what = self.busy()
-        if what is None:
-            self.quitting = True
-            self.app.exit()
+        unsaved = self._unsaved() if ask else None
+        if what is None and unsaved is None:
+            self._exit_now()
             return
-        if not ask:
-            self.cancel_then_exit()
+        if not ask or self._ask is None:  # not to be asked, or nobody to ask: quit as asked
+            self._quit_confirmed()
             return
-        if self._ask is None:  # nobody to ask (no app screen to put the question on): quit as asked
-            self.cancel_then_exit()
-            return
-        self._ask(what, self._answered)
+        self._ask(what, unsaved, self._answered)
 
     def _answered(self, confirmed: bool | None) -> None:
         if confirmed:
+            self._quit_confirmed()
+
+    def _quit_confirmed(self) -> None:
+        # What ran when the question was put may have ended while it waited for the answer.
+        if self.busy() is None:
+            self._exit_now()
+        else:
             self.cancel_then_exit()
+
+    def _exit_now(self) -> None:
+        self.quitting = True
+        self.app.exit()
 
     def cancel_all(self) -> None:
         """Cancel the run and the tuning search, if any (stored work stays, both can be resumed)."""

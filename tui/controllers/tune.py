@@ -95,14 +95,25 @@ class TuneState:
     progress: JudgingProgressed | None = None
     spent: int = 0
     budget: int = 0
+    #: The judgments the search plans (its tuning rounds and held-out part), and when it started (by the
+    #: services' clock): what the ETA is computed from.
+    planned: int = 0
+    started_at: float | None = None
     model_calls: int = 0
     running: bool = False
     status: str = "Load a search space (o), then start the search (r)."
     report: TuningReport | None = None
 
+    def eta_s(self, now: float) -> float | None:
+        """Seconds the search still needs at the pace of its judgments so far (None: no pace yet)."""
+        if not self.running or self.started_at is None or self.spent <= 0 or self.planned <= 0:
+            return None
+        return (now - self.started_at) / self.spent * max(0, self.planned - self.spent)
+
     def apply(self, event: SearchEvent) -> None:
         if isinstance(event, SearchStarted):
             self.budget = event.budget
+            self.planned = event.planned
             self.status = (f"Searching {event.n_variants} variants: {event.tuning_contexts} tuning and "
                            f"{event.heldout_contexts} held-out contexts")
         elif isinstance(event, RoundStarted):
@@ -183,7 +194,8 @@ class TuneController:
         if dataset is None:
             raise ConfigError("open a dataset before starting a tuning search")
         space = self.space.with_settings(**settings)
-        self.state = TuneState(running=True, status="Starting the search…", budget=space.settings.budget)
+        self.state = TuneState(running=True, status="Starting the search…", budget=space.settings.budget,
+                               started_at=self.services.clock())
         self._publish()
 
         def run() -> Any:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
@@ -21,6 +22,23 @@ VIEW_BINDINGS: list[BindingType] = [
             group=QUALITY_KEYS),
     Binding("right_curly_bracket", "app.cycle_quality(1)", "Next quality", key_display="}", group=QUALITY_KEYS),
 ]
+
+
+def no_dataset_text(dj: DialjudgeHost, *, short: bool = False, tiny: bool = False,
+                    on_datasets_screen: bool = False) -> Text:
+    """What a screen shows while no dataset is open: that one is opening, or why the open failed and
+    where to go next (``short``: one line, without the reason; ``tiny``: a plot's title)."""
+    error = dj.datasets.open_error
+    if error is None:
+        return Text("Opening the dataset…", style="dim")
+    if tiny:
+        return Text("No dataset (press d)", style="bold yellow")
+    where = ("pick one in the list, or open a file (f)" if on_datasets_screen
+             else "press d for the Datasets screen")
+    if short:
+        return Text(f"No dataset open: {where}", style="bold yellow")
+    return Text.assemble(("No dataset open. ", "bold yellow"), (f"The dataset could not be opened: {error}", "red"),
+                         f"\nNext: {where}.")
 
 
 class WorkspaceScreen(Screen[None]):

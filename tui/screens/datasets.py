@@ -10,18 +10,19 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.validation import Function
-from textual.widgets import Footer, Header, Input, Label, OptionList, Select, Static, TabbedContent, TabPane
+from textual.widgets import Header, Input, Label, OptionList, Select, Static, TabbedContent, TabPane
 from textual.widgets.option_list import Option, OptionDoesNotExist
 
 from ..controllers.adversarial import AdversarialRequest, kdconv_sources
 from ..format import number_text
 from ..state import Change, WorkspaceChange
+from ..widgets.app_footer import AppFooter
 from ..widgets.dataset_summary import render_summary
 from ..widgets.item_view import ItemView, metric_note
 from ..widgets.path_suggester import PathSuggester
 from ..widgets.virtual_table import Column, TableCell, VirtualTable
 from .adversarial_dialog import AdversarialDialog
-from .base import WorkspaceScreen
+from .base import WorkspaceScreen, no_dataset_text
 
 if TYPE_CHECKING:
     from dialjudge.core.api import DatasetEntry
@@ -97,7 +98,7 @@ class DatasetsScreen(WorkspaceScreen):
                     with Vertical(id="items-body"):
                         yield VirtualTable(id="item-table", empty_text="No item matches the filters")
                         yield ItemView(id="dataset-item-view")
-        yield Footer()
+        yield AppFooter()
 
     # -- actions ---------------------------------------------------------------------------
 
@@ -191,7 +192,7 @@ class DatasetsScreen(WorkspaceScreen):
         dj = self.dj
         summary_widget = self.query_one("#dataset-summary", Static)
         if dj.workspace.dataset is None:
-            summary_widget.update("Opening the dataset…")
+            summary_widget.update(no_dataset_text(dj, on_datasets_screen=True))
         elif dj.datasets.dataset_summary is None:
             summary_widget.update("Describing the dataset…")
         else:

@@ -13,10 +13,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Footer, Label, Static
+from textual.widgets import Label, Static
 
 from ..controllers.label_estimates import DEFAULT_LABELLED, DEFAULT_SEED, LabelEstimatesComputed
 from ..host import dialjudge_app
+from ..widgets.app_footer import AppFooter
 from ..widgets.label_estimates_view import alt_test_renderable, estimate_renderable
 
 
@@ -44,7 +45,7 @@ class LabelEstimatesDialog(ModalScreen[None]):
                              id="label-estimates-status", markup=False)
                 yield Static(id="alt-test", markup=False)
                 yield Static(id="estimates", markup=False)
-        yield Footer()
+        yield AppFooter()
 
     def on_mount(self) -> None:
         dialjudge_app(self).label_estimates.compute(self.run_id, self)

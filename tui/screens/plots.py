@@ -12,15 +12,16 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
-from textual.widgets import Footer, Header, Label, OptionList
+from textual.widgets import Header, Label, OptionList
 from textual.widgets.option_list import Option
 from textual_plotext import PlotextPlot
 
 from ..controllers.adversarial import DiscernmentComputed, has_adversarial
 from ..state import Change, WorkspaceChange
+from ..widgets.app_footer import AppFooter
 from ..widgets.discernment_panel import DiscernmentPanel
 from ..widgets.selection_bar import SelectionBar
-from .base import VIEW_BINDINGS, WorkspaceScreen
+from .base import VIEW_BINDINGS, WorkspaceScreen, no_dataset_text
 
 HISTOGRAM_BINS = 20
 #: Rows of a plot that are not its canvas: title, top and bottom frame, x tick labels, x label.
@@ -76,7 +77,7 @@ class PlotsScreen(WorkspaceScreen):
             yield CountHistogram(id="histogram")
             yield PlotextPlot(id="scatter")
         yield DiscernmentPanel(id="discernment")
-        yield Footer()
+        yield AppFooter()
 
     #: What the plots show now (None: nothing plotted).
     plotted: PlottedData | None = None
@@ -154,7 +155,8 @@ class PlotsScreen(WorkspaceScreen):
         scale = ws.scale
         self.plotted = None
         if name is None or scale is None:
-            message = "No evaluator scores yet" if ws.dataset is not None else "Opening the dataset…"
+            message = ("No evaluator scores yet" if ws.dataset is not None
+                       else no_dataset_text(self.dj, tiny=True).plain)
             histogram.plt.title(message)
             scatter.plt.title("")
             histogram.refresh()

@@ -19,7 +19,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.suggester import SuggestFromList
 from textual.timer import Timer
-from textual.widgets import Button, Footer, Header, Input, Label, Select, Static, TextArea
+from textual.widgets import Button, Header, Input, Label, Select, Static, TextArea
 
 from dialjudge.core.api import preferred_mode
 from dialjudge.core.api.formatting import human_unit
@@ -43,10 +43,11 @@ from ..controllers.lab import (
 )
 from ..controllers.runs import JudgeChoices
 from ..state import Change, WorkspaceChange
+from ..widgets.app_footer import AppFooter
 from ..widgets.judgment_view import JudgmentView
 from ..widgets.prompt_preview import PromptPreview, render_template_error
 from ..widgets.toml_editor import TomlEditor
-from .base import WorkspaceScreen
+from .base import WorkspaceScreen, no_dataset_text
 from .dialogs import PersonaEditor
 from .run import FEWSHOT_METHODS
 from .save_template_dialog import SaveChoice, SaveTemplateDialog
@@ -114,9 +115,11 @@ class PromptLabScreen(WorkspaceScreen):
             yield Select[str]([], prompt="judge", allow_blank=True, id="lab-judge", compact=True)
             yield Label("Mode", classes="field-label")
             yield Select[str]([], prompt="mode", allow_blank=True, id="lab-mode", compact=True)
-            yield Button("Try (ctrl+t)", id="lab-try", variant="primary", compact=True)
-            yield Button("Save (ctrl+s)", id="lab-save", compact=True)
-            yield Button("Persona… (f2)", id="lab-persona-edit", compact=True)
+            # Its own group, docked right at 80 columns: the pickers beside it scroll, the buttons stay.
+            with Horizontal(id="lab-buttons"):
+                yield Button("Try (ctrl+t)", id="lab-try", variant="primary", compact=True)
+                yield Button("Save (ctrl+s)", id="lab-save", compact=True)
+                yield Button("Persona… (f2)", id="lab-persona-edit", compact=True)
         with Horizontal(id="lab-body"):
             with Vertical(id="lab-editor-pane"):
                 yield Label("Template", classes="pane-title", id="lab-editor-title")
@@ -127,7 +130,7 @@ class PromptLabScreen(WorkspaceScreen):
                 yield PromptPreview(id="lab-preview")
                 yield Label("Trial", classes="pane-title", id="lab-trial-title")
                 yield JudgmentView("Try the chosen judge on this item (ctrl+t).", id="lab-trial")
-        yield Footer()
+        yield AppFooter()
 
     @property
     def editor(self) -> TomlEditor:
@@ -155,6 +158,7 @@ class PromptLabScreen(WorkspaceScreen):
             dataset = self.dj.workspace.dataset
             item_input = self.query_one("#lab-item", Input)
             if dataset is None:
+                self.query_one(JudgmentView).show_message(no_dataset_text(self.dj))
                 return
             item_input.suggester = SuggestFromList([ex.id for ex in dataset.examples], case_sensitive=True)
             if self.example is None or self.example.id not in {ex.id for ex in dataset.examples}:
@@ -241,7 +245,18 @@ class PromptLabScreen(WorkspaceScreen):
             if not accepts:
                 self.query_one("#lab-fewshot", Select).value = "none"
 
+    def _note_unsaved(self) -> None:
+        """Tell the app which templates hold unsaved edits (``q`` asks before losing them)."""
+        template = self.template
+        names = set(self._drafts)
+        if template is not None and self.editor.text != template.text:
+            names.add(template.name)
+        elif template is not None:
+            names.discard(template.name)
+        self.dj.lab.unsaved = tuple(sorted(names))
+
     def _redraw_editor_title(self) -> None:
+        self._note_unsaved()
         template = self.template
         title = Text("Template ", style="bold")
         if template is not None:

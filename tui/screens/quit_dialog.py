@@ -1,4 +1,5 @@
-"""Asked before ``q`` quits with a run in progress, and on launch when the last run was left unfinished."""
+"""Asked before ``q`` quits with a run in progress or unsaved Prompt lab edits, and on launch when the last
+run was left unfinished."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ if TYPE_CHECKING:
 
 
 class QuitDialog(ModalScreen[bool]):
-    """Quit and cancel what runs (Enter or y), or stay (Esc or n)."""
+    """Quit, cancelling what runs and losing unsaved edits (Enter or y), or stay (Esc or n)."""
 
     CSS_PATH = "dialogs.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -23,17 +24,25 @@ class QuitDialog(ModalScreen[bool]):
         Binding("n,escape", "answer(False)", "Stay", key_display="Esc"),
     ]
 
-    def __init__(self, running: str) -> None:
+    def __init__(self, running: str | None, *, unsaved: str | None = None) -> None:
+        """``running``: what a quit cancels; ``unsaved``: the edits it loses (each in words, None: none)."""
         super().__init__()
         self.running = running
+        self.unsaved = unsaved
 
     def compose(self) -> ComposeResult:
-        with Vertical(classes="dialog"):
-            yield Label("Quit dialjudge?", classes="dialog-title")
-            yield Static(
+        paragraphs = []
+        if self.running is not None:
+            paragraphs.append(
                 f"{self.running[0].upper()}{self.running[1:]} is in progress. Quitting cancels it the way Esc "
                 "does: every judgment stored so far stays, requests in flight are dropped, and the next "
-                "launch offers to resume it.", classes="dialog-text", id="quit-text")
+                "launch offers to resume it.")
+        if self.unsaved is not None:
+            paragraphs.append(f"{self.unsaved[0].upper()}{self.unsaved[1:]}: quitting loses them. To keep them, "
+                              "stay and save (ctrl+s in the Prompt lab).")
+        with Vertical(classes="dialog"):
+            yield Label("Quit dialjudge?", classes="dialog-title")
+            yield Static("\n".join(paragraphs), classes="dialog-text", id="quit-text", markup=False)
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Quit (Enter, y)", id="quit", variant="error")
                 yield Button("Stay (Esc, n)", id="stay")

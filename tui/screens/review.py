@@ -21,7 +21,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.widgets import Footer, Header, Select, Static
+from textual.widgets import Header, Select, Static
 
 from dialjudge.core.api import (
     LabelPlan,
@@ -39,12 +39,13 @@ from ..controllers.label_estimates import LabelNextPlanned
 from ..controllers.review import REVIEW_RUNS_GROUP, ReviewQueueBuilt, ReviewSaved
 from ..format import number_text
 from ..state import Change, WorkspaceChange
+from ..widgets.app_footer import AppFooter
 from ..widgets.item_view import ItemView, metric_note
 from ..widgets.judgment_view import JudgmentView
 from ..widgets.label_estimates_view import review_estimate_text
 from ..widgets.review_form import VERDICTS, ReviewForm
 from ..widgets.virtual_table import Column, TableCell, VirtualTable
-from .base import WorkspaceScreen
+from .base import WorkspaceScreen, no_dataset_text
 from .dialogs import ExportChoice, ExportDialog
 
 if TYPE_CHECKING:
@@ -108,7 +109,7 @@ class ReviewScreen(WorkspaceScreen):
                 yield ItemView(id="review-item")
                 yield JudgmentView("Pick an item of the queue.", id="review-judgments")
                 yield ReviewForm(id="review-form")
-        yield Footer()
+        yield AppFooter()
 
     @property
     def queue_table(self) -> VirtualTable:
@@ -123,6 +124,8 @@ class ReviewScreen(WorkspaceScreen):
     def workspace_changed(self, change: WorkspaceChange) -> None:
         if change.kind is Change.DATASET:
             self._list_runs()
+            if self.dj.workspace.dataset is None:
+                self.query_one(JudgmentView).show_message(no_dataset_text(self.dj))
         elif change.kind is Change.RUN and not self.dj.runs.active:
             self._list_runs()  # a run stopped: it may be new, or have more judgments
         elif change.kind is Change.ITEM and self.case is not None and self.case.item_id in change.item_ids:

@@ -12,11 +12,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
-from textual.widgets import Button, Checkbox, Footer, Header, Input, Label, Select, SelectionList, Static
+from textual.widgets import Button, Checkbox, Header, Input, Label, Select, SelectionList, Static
 
 from dialjudge.core.api import (
     infer_quality,
@@ -36,12 +37,13 @@ from dialjudge.core.errors import ConfigError, DialjudgeError
 from ..controllers.history import RunUsageRead
 from ..controllers.runs import JudgeChoices, RunPlanned, RunRequest, gguf_judge
 from ..state import Change, WorkspaceChange
+from ..widgets.app_footer import AppFooter
 from ..widgets.pairwise_report import PairwiseReportView
 from ..widgets.path_suggester import PathSuggester
 from ..widgets.preference_report import PreferenceReportView
 from ..widgets.run_progress_bar import RunProgressBar
 from ..widgets.toggles import StateCheckbox, StateSelectionList
-from .base import WorkspaceScreen
+from .base import WorkspaceScreen, no_dataset_text
 from .dialogs import FRESH, RESUME, ResumeDialog
 from .runs import usage_text
 
@@ -128,7 +130,9 @@ class RunScreen(WorkspaceScreen):
                                compact=True, tooltip="Unticked, an identical finished run is shown again "
                                                      "instead of being stored twice (as `dialjudge judge` does)")
                 yield Button("Start run (ctrl+r)", id="run-start", variant="primary")
-            with Vertical(id="run-side"):
+            # Scrolls and takes focus (Tab reaches it, arrows and PageDown scroll it): at 80×24 what will
+            # run and the progress share a short pane.
+            with VerticalScroll(id="run-side", can_focus=True):
                 yield Label("What will run", classes="pane-title")
                 yield Static(id="run-plan")
                 yield Label("Progress", classes="pane-title")
@@ -140,7 +144,7 @@ class RunScreen(WorkspaceScreen):
                 yield PreferenceReportView(id="run-preference-report")
                 yield Label("Template", classes="pane-title")
                 yield Static(id="run-template-info")
-        yield Footer()
+        yield AppFooter()
 
     def on_mount(self) -> None:
         self.dj.runs.judge_choices_changed.subscribe(self, self._choices_changed)
@@ -157,19 +161,40 @@ class RunScreen(WorkspaceScreen):
             self._fill_subsets()
         if change.kind in (Change.RUN, Change.JUDGES, Change.DATASET):
             self._show_progress()
+            self._follow_run()
             self.query_one(PairwiseReportView).show(self.dj.pairwise.report, self.dj.pairwise.run_id)
             self.query_one(PreferenceReportView).show(self.dj.pairwise.preference, self.dj.pairwise.run_id)
         if change.kind in (Change.DATASET, Change.SELECTION):
             self._redraw_plan()
 
     def _show_progress(self) -> None:
-        self.query_one(RunProgressBar).show(self.dj.runs.state, show_timings=self.dj.services.show_timings)
+        # A run on another dataset shows while it runs (Esc cancels it), not once it has ended.
+        runs, dataset = self.dj.runs, self.dj.workspace.dataset
+        state = runs.state if runs.active else runs.state_on(dataset.name if dataset is not None else None)
+        self.query_one(RunProgressBar).show(state, show_timings=self.dj.services.show_timings)
         self.query_one("#run-start", Button).disabled = self.dj.runs.active
         self._show_usage()
 
+    def _follow_run(self) -> None:
+        """From the moment a run starts the progress stays in view: in a narrow terminal the form folds
+        to a few rows (it still scrolls with the focused field) until a form field is focused again
+        after the run has ended, so a run's end and its failures stay on screen until then."""
+        if self.dj.runs.active and not self.has_class("-following"):
+            self.add_class("-following")
+            self.call_after_refresh(self._scroll_to_progress)
+
+    def _scroll_to_progress(self) -> None:
+        self.query_one("#run-side", VerticalScroll).scroll_to_widget(self.query_one(RunProgressBar), top=True,
+                                                                      animate=False)
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        if not self.dj.runs.active and self.query_one("#run-form") in event.widget.ancestors:
+            self.remove_class("-following")
+
     def _show_usage(self) -> None:
         """Hidden while a run is on; read from the store once it has ended."""
-        state = self.dj.runs.state
+        dataset = self.dj.workspace.dataset
+        state = self.dj.runs.state_on(dataset.name if dataset is not None else None)
         usage = self.query_one("#run-usage", Static)
         ended = state is not None and not state.active and state.run_id is not None
         if not ended:
@@ -340,7 +365,7 @@ class RunScreen(WorkspaceScreen):
     def _plan_text(self) -> Text:
         dataset = self.dj.workspace.dataset
         if dataset is None:
-            return Text("Opening the dataset…", style="dim")
+            return no_dataset_text(self.dj)
         try:
             request = self.build_request()
         except ValueError as exc:
@@ -379,7 +404,7 @@ class RunScreen(WorkspaceScreen):
         """Check the settings and start (or resume) the run."""
         dataset = self.dj.workspace.dataset
         if dataset is None:
-            self.notify("The dataset is still opening", severity="warning")
+            self.notify(no_dataset_text(self.dj, short=True).plain, severity="warning")
             return
         if self.dj.runs.active:
             self.notify("A run is in progress; Esc cancels it", severity="warning")

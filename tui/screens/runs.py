@@ -12,7 +12,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
-from textual.widgets import Footer, Header, Static, TabbedContent, TabPane
+from textual.widgets import Header, Static, TabbedContent, TabPane
 
 from dialjudge.core.api.formatting import (
     FORMAT_LABELS,
@@ -35,6 +35,7 @@ from ..controllers.history import (
     ScoresImported,
 )
 from ..state import Change, WorkspaceChange
+from ..widgets.app_footer import AppFooter
 from ..widgets.comparison_view import render_comparison
 from ..widgets.virtual_table import Column, TableCell, VirtualTable
 from .base import WorkspaceScreen
@@ -138,7 +139,7 @@ class RunsScreen(WorkspaceScreen):
             with TabPane("Comparison", id="runs-comparison-tab"), VerticalScroll(classes="runs-pane"):
                 yield Static(Text("Mark two runs (space) and compare them (c).", style="dim"),
                              id="runs-comparison")
-        yield Footer()
+        yield AppFooter()
 
     @property
     def table(self) -> VirtualTable:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, ClassVar
@@ -11,7 +12,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
-from textual.widgets import Footer, Header, Label, Select, Static
+from textual.widgets import Header, Label, Select, Static
 
 from dialjudge.core.api.profiles import (
     DEFAULT_PROFILE,
@@ -21,6 +22,7 @@ from dialjudge.core.api.view import stored_run_of
 from dialjudge.core.errors import DialjudgeError
 
 from ..state import Change, WorkspaceChange, column_order
+from ..widgets.app_footer import AppFooter
 from ..widgets.correlation_panel import CorrelationPanel, panel_rows
 from ..widgets.decision_panel import DecisionPanel
 from ..widgets.label_agreement_panel import LabelAgreementPanel
@@ -28,7 +30,7 @@ from ..widgets.preference_report import PreferencePanel
 from ..widgets.run_progress_bar import TICK_S, progress_text
 from ..widgets.selection_bar import SelectionBar
 from ..widgets.virtual_table import Column, RowKey, VirtualTable
-from .base import VIEW_BINDINGS, WorkspaceScreen
+from .base import VIEW_BINDINGS, WorkspaceScreen, no_dataset_text
 from .compare_dialog import CompareDialog
 from .item import ItemScreen
 from .label_estimates_dialog import LabelEstimatesDialog
@@ -84,7 +86,7 @@ class ScoresScreen(WorkspaceScreen):
         yield LabelAgreementPanel(id="label-agreement")  # shown with a label quality's LabelReport
         yield DecisionPanel(id="decisions")  # two picked columns compared; the judges as labels
         yield PreferencePanel(id="scores-preferences")  # a run on pre-paired items against the humans' votes
-        yield Footer()
+        yield AppFooter()
 
     @property
     def table(self) -> VirtualTable:
@@ -202,6 +204,7 @@ class ScoresScreen(WorkspaceScreen):
         if ws.dataset is None:
             if table.columns != columns:
                 table.set_columns(columns)
+            table.empty_text = no_dataset_text(self.dj, short=True).plain
             table.set_rows([])
             return
         source = table.source
@@ -272,6 +275,12 @@ class ScoresScreen(WorkspaceScreen):
             note += "\n● live: running correlations; CIs follow when the run pauses or ends"
         if ws.quality is None and ws.dataset is not None:
             title, note = "No numeric quality to correlate with", ""
+        elif ws.dataset is None:
+            # Wrapped to the panel: its lines are as wide as its widest table row, wider than 80 columns.
+            width = max(30, self.panel.size.width - 4)
+            note = "\n".join(line for paragraph in no_dataset_text(self.dj).plain.split("\n")
+                             for line in textwrap.wrap(paragraph, width))
+            title = "No agreement without a dataset"
         self.panel.show(rows, title=title, note=note)
         self.query_one(LabelAgreementPanel).show(self.dj.labels.report_for(ws.quality, ws.qualities()))
 
@@ -283,7 +292,7 @@ class ScoresScreen(WorkspaceScreen):
         dj = self.dj
         ws = dj.workspace
         if ws.dataset is None:
-            return Text("Opening the dataset…")
+            return no_dataset_text(self.dj, short=True)
         shown = self.table.row_count
         parts: list[Text | str] = [Text.assemble((ws.dataset.name, "bold"), f" · {shown} of {len(ws.dataset)} items shown")]
         if dj.datasets.metrics_progress is not None:
@@ -301,7 +310,10 @@ class ScoresScreen(WorkspaceScreen):
 
     def _run_text(self) -> Text:
         dj = self.dj
-        state = dj.runs.state
+        dataset = dj.workspace.dataset
+        state = dj.runs.state_on(dataset.name if dataset is not None else None)
+        if state is None and dj.runs.active:  # the app's run judges another dataset
+            return Text(f"a run on {dj.runs.dataset} is in progress (Run screen, j)", style="yellow")
         if state is None:
             judges = ", ".join(f"{j.name} ({j.backend}: {j.model})" if j.model else f"{j.name} ({j.backend})"
                                for j in dj.services.judges())

@@ -1,5 +1,6 @@
-"""The Tune screen: load a search space, run the tuning search with a live leaderboard and the
-judgments spent, read the held-out result when it ends, and save the winner as a template."""
+"""The Tune screen: load a search space, pick the human quality it ranks by, run the tuning search with a
+live leaderboard, the judgments spent and an ETA, read the held-out result when it ends, and save the
+winner as a template."""
 
 from __future__ import annotations
 
@@ -11,12 +12,13 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import DataTable, Footer, Header, Input, Label, Static
+from textual.widgets import DataTable, Header, Input, Label, Select, Static
 
-from dialjudge.core.format import number_text
+from dialjudge.core.format import duration_text, number_text
 
 from ..state import Change, WorkspaceChange
-from .base import WorkspaceScreen
+from ..widgets.app_footer import AppFooter
+from .base import WorkspaceScreen, no_dataset_text
 
 if TYPE_CHECKING:
     from ..controllers.tune import TuneState
@@ -51,28 +53,58 @@ class TuneScreen(WorkspaceScreen):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        with Horizontal(id="tune-inputs"):
+        # Two rows of one-line fields: at 80 columns a quality picker fits beside the space file.
+        with Horizontal(classes="tune-inputs", id="tune-inputs"):
             yield Label("Space file", classes="tune-label")
-            yield Input(DEFAULT_SPACE, id="tune-space-path", placeholder="path to a search space .toml")
+            yield Input(DEFAULT_SPACE, id="tune-space-path", placeholder="path to a search space .toml",
+                        compact=True)
+            yield Label("Quality", classes="tune-label")
+            yield Select[str]([], prompt="quality", allow_blank=True, id="tune-quality", compact=True,
+                              tooltip="The human ratings the search ranks variants by (the space's quality "
+                                      "where the dataset has it)")
+        with Horizontal(classes="tune-inputs", id="tune-inputs-more"):
             yield Label("Budget", classes="tune-label")
-            yield Input("", id="tune-budget", placeholder="from space", type="integer")
+            yield Input("", id="tune-budget", placeholder="from space", type="integer", compact=True)
             yield Label("Winner name", classes="tune-label")
-            yield Input("tuned-judge", id="tune-winner-name")
+            yield Input("tuned-judge", id="tune-winner-name", compact=True)
         yield Static(id="tune-status")
         yield DataTable(id="tune-leaderboard", cursor_type="row", zebra_stripes=True)
         with VerticalScroll(id="tune-heldout-box"):
             yield Static(id="tune-heldout")
-        yield Footer()
+        yield AppFooter()
 
     def on_mount(self) -> None:
         table = self.query_one("#tune-leaderboard", DataTable)
         table.add_columns("#", "variant", "stage", "agreement", "items", "settings")
+        self._space_shown = self.dj.tune.space
         self.dj.tune.changed.subscribe(self, self.show)
         self.show(self.dj.tune.state)
 
     def workspace_changed(self, change: WorkspaceChange) -> None:
         if change.kind is Change.DATASET:
+            self._fill_qualities()
             self.show(self.dj.tune.state)
+
+    def _fill_qualities(self) -> None:
+        """The open dataset's rated qualities; the space's own is chosen where the dataset has it
+        (else the quality on view), so that a dataset without the space's quality can still be tuned."""
+        select = self.query_one("#tune-quality", Select)
+        qualities = self.dj.workspace.qualities() if self.dj.workspace.dataset is not None else []
+        current = None if select.is_blank() else str(select.value)
+        space = self.dj.tune.space
+        from_space = space.settings.quality if space is not None else None
+        by_name = {q.lower(): q for q in qualities}
+        wanted = (by_name.get(from_space.lower()) if from_space else None) or (
+            current if current in qualities else self.dj.workspace.quality)
+        with self.prevent(Select.Changed):
+            select.set_options([(q, q) for q in qualities])
+            if wanted in qualities:
+                select.value = wanted
+
+    def _space_changed(self) -> None:
+        if self.dj.tune.space is not self._space_shown:
+            self._space_shown = self.dj.tune.space
+            self._fill_qualities()
 
     # -- keys --------------------------------------------------------------------------------
 
@@ -91,8 +123,10 @@ class TuneScreen(WorkspaceScreen):
     def action_start(self) -> None:
         """Run the loaded search space on the open dataset."""
         budget_text = self.query_one("#tune-budget", Input).value.strip()
+        quality = self.query_one("#tune-quality", Select)
         try:
-            self.dj.tune.start(budget=int(budget_text) if budget_text else None)
+            self.dj.tune.start(budget=int(budget_text) if budget_text else None,
+                               quality=None if quality.is_blank() else str(quality.value))
         except Exception as exc:  # a refusal (nothing loaded, already running) is a notification
             self.notify(str(exc), severity="warning")
 
@@ -121,15 +155,23 @@ class TuneScreen(WorkspaceScreen):
     # -- drawing -----------------------------------------------------------------------------
 
     def show(self, state: TuneState) -> None:
+        self._space_changed()
         dataset = self.dj.datasets.workspace.dataset
         space = self.dj.tune.space
         parts = [state.status]
         if dataset is not None:
             parts.append(f"dataset {dataset.name}")
+        else:
+            parts.append(no_dataset_text(self.dj, short=True).plain)
         if state.round_text:
             parts.append(state.round_text)
         budget = f"{state.spent}/{state.budget}" if state.budget else str(state.spent)
         parts.append(f"judgments {budget}, model calls {state.model_calls}")
+        if state.running and state.planned:
+            parts.append(f"{state.planned} planned")
+            if self.dj.services.show_timings:
+                eta = state.eta_s(self.dj.services.clock())
+                parts.append(f"ETA {duration_text(eta)}" if eta is not None else "ETA after the first judgments")
         if state.progress is not None:
             p = state.progress
             parts.append(f"judging {p.variant} ({p.stage}) {p.done}/{p.total}")
