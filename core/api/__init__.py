@@ -101,6 +101,10 @@ from .labels_estimates import (
     EstimateReport,
     LabelPlan,
 )
+from .leaderboards import (
+    Leaderboard,
+    LeaderboardRequest,
+)
 from .preferences import (
     PreferenceReport,
     PreferenceRequest,
@@ -165,6 +169,7 @@ from .stored_use_cases import (
     judgment_rows,
     judgments_of_items,
     label_next,
+    leaderboard,
     list_runs,
     mass_lines,
     prepare_retry,
@@ -247,6 +252,9 @@ __all__ = [
     "judgment_rows",
     "judgments_of_items",
     "label_next",
+    "leaderboard",
+    "Leaderboard",
+    "LeaderboardRequest",
     "LabelPlan",
     "LabelReport",
     "list_datasets",

@@ -33,7 +33,7 @@ from functools import cached_property
 import numpy as np
 
 from . import bootstrap as bs
-from .randomization import _pearson_deltas, _pooled_standardised
+from .randomization import _pooled_standardised
 
 GLOBAL, CONTEXT, SYSTEM = "global", "context", "system"
 LEVELS = (GLOBAL, CONTEXT, SYSTEM)
@@ -133,8 +133,28 @@ class GlobalLevel(Level):
         return bs.weighted_pearson(x, items.human, unit_weights[:, items.contexts])
 
     def swap_deltas(self, xa: np.ndarray, xb: np.ndarray, items: Items, assignments: np.ndarray) -> np.ndarray:
+        # Every sum over items is a sum of per-context sums, A's or B's: a swap moves the context's share
+        # (A's minus B's) from one side to the other, so one (assignments x contexts) product gives all.
         a, b = _pooled_standardised(xa, xb)
-        return _pearson_deltas(a, b, items.human, items.contexts, assignments)
+        y = items.human - items.human.mean()
+        spread = y.std()
+        y = y / (spread if spread > 0 else 1.0)
+        k = assignments.shape[1]
+
+        def per_context(x: np.ndarray) -> np.ndarray:
+            return np.stack([np.bincount(items.contexts, weights=w, minlength=k) for w in (x, x * x, x * y)], axis=1)
+
+        sums_a, sums_b = per_context(a), per_context(b)
+        moved = bs.product(assignments.astype(np.float64), sums_a - sums_b)
+        n = float(a.size)
+        syy = float((y * y).sum())  # y is centred: its sum is 0
+
+        def pearson(sums: np.ndarray) -> np.ndarray:
+            sx, sxx, sxy = sums[:, 0], sums[:, 1], sums[:, 2]
+            with np.errstate(invalid="ignore", divide="ignore"):
+                return sxy / np.sqrt((sxx - sx * sx / n) * syy)
+
+        return pearson(sums_b.sum(axis=0) + moved) - pearson(sums_a.sum(axis=0) - moved)
 
 
 class ContextLevel(Level):
@@ -181,7 +201,7 @@ class ContextLevel(Level):
             return np.full(assignments.shape[0], np.nan)
         difference = np.where(both, tau_b - tau_a, 0.0)
         signs = 1.0 - 2.0 * assignments.astype(np.float64)
-        return (signs @ difference) / both.sum()
+        return bs.product(signs, difference[:, None])[:, 0] / both.sum()
 
 
 class SystemLevel(Level):
@@ -236,10 +256,9 @@ class SystemLevel(Level):
         present = counts > 0
         sums_a, sums_b = sums(xa)[:, present], sums(xb)[:, present]
         _, mean_y = self.means(xa, items)
-        swapped = assignments.astype(np.float64)
-        kept = 1.0 - swapped
-        means_a = (kept @ sums_a + swapped @ sums_b) / counts[present]
-        means_b = (kept @ sums_b + swapped @ sums_a) / counts[present]
+        moved = bs.product(assignments.astype(np.float64), sums_b - sums_a)
+        means_a = (sums_a.sum(axis=0) + moved) / counts[present]
+        means_b = (sums_b.sum(axis=0) - moved) / counts[present]
         y = np.broadcast_to(mean_y[present], means_a.shape)
         return bs.rowwise_pearson(means_b, y) - bs.rowwise_pearson(means_a, y)
 

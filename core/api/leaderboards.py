@@ -1,0 +1,362 @@
+"""Many evaluators at once: a leaderboard with significance clusters, one level at a time, and a bias card.
+
+``dialjudge leaderboard`` and the app's view call :func:`leaderboard` (through the session) with a
+:class:`LeaderboardRequest`; the rows, records and export texts are laid out here so every front end
+shows the same. The statistics are :mod:`core.stats.meta_levels` (the levels),
+:mod:`core.stats.level_estimates` (each row's value, CI and n, the ceiling) and
+:mod:`core.stats.significance_clusters` (the pair tests, Holm and the cluster rule).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..config import Config
+from ..errors import ConfigError, DataError
+from ..evaluation import compared_items, resolve_quality
+from ..format import interval_text, number_text, percent_text
+from ..judges.post_run.cost import money_text
+from ..judges.store.run_store import RunStore
+from ..model import Aggregation
+from ..registry import open_dataset
+from ..report import records_text
+from ..stats.baselines import LengthBias, length_bias, length_scores
+from ..stats.human import annotator_matrix, human_labels
+from ..stats.level_estimates import Estimate, annotator_ceiling, estimate
+from ..stats.meta_levels import (
+    CONTEXT,
+    GLOBAL,
+    LEVELS,
+    SYSTEM,
+    Items,
+    SystemAgreement,
+    TieCalibratedAccuracy,
+    level_named,
+    scored,
+    system_agreement,
+    tie_calibrated_pairwise_accuracy,
+)
+from ..stats.significance_clusters import Clustering, cluster_evaluators
+from .leaderboard_columns import (
+    CEILING,
+    JUDGE,
+    Evaluator,
+    RunInfo,
+    Usage,
+    baseline_evaluators,
+    metric_evaluators,
+    run_evaluators,
+    runs_of,
+)
+
+FORMATS = ("table", "csv", "json", "markdown", "latex")
+LEVEL_TITLES = {GLOBAL: "global (all items)", CONTEXT: "within-context (responses to one context ranked)",
+                SYSTEM: "system-level (system means)"}
+
+
+@dataclass(frozen=True)
+class LeaderboardRequest:
+    """Which dataset and quality, which runs (empty: every run on them), the level, and the resampling."""
+
+    dataset: str
+    quality: str
+    runs: tuple[int, ...] = ()
+    level: str = GLOBAL
+    metrics: bool = True
+    n_boot: int = 1000
+    seed: int = 0
+    alpha: float = 0.05
+
+    def __post_init__(self) -> None:
+        if self.level not in LEVELS:
+            raise ConfigError(f"--level must be one of {', '.join(LEVELS)}, not {self.level!r}")
+        if self.n_boot < 0:
+            raise ConfigError(f"--bootstrap must be at least 0, not {self.n_boot}")
+        if not 0 < self.alpha < 1:
+            raise ConfigError(f"--alpha must be between 0 and 1, not {self.alpha}")
+
+
+@dataclass(frozen=True)
+class LeaderboardRow:
+    name: str
+    kind: str
+    estimate: Estimate
+    rank: int | None = None
+    cluster: int | None = None
+    failures: int = 0
+    run: RunInfo | None = None
+    tie_calibrated: TieCalibratedAccuracy | None = None
+    system: SystemAgreement | None = None
+    length: LengthBias | None = None
+    flip_rate: float | None = None
+    first_position: float | None = None
+    usage: Usage | None = None
+
+
+@dataclass(frozen=True)
+class Leaderboard:
+    dataset: str
+    quality: str
+    level: str
+    statistic: str
+    #: Ranked rows from the best statistic down, then the rows without one.
+    rows: tuple[LeaderboardRow, ...]
+    ceiling: LeaderboardRow
+    clustering: Clustering
+    runs: tuple[RunInfo, ...]
+    n_boot: int
+    notes: tuple[str, ...] = field(default=())
+
+    def method_lines(self) -> list[str]:
+        ci = (f"95% CI: percentile bootstrap over contexts ({self.n_boot:,} resamples"
+              + ("; system means recomputed in each, systems not resampled)" if self.level == SYSTEM else ")")
+              if self.n_boot else "no CIs (no bootstrap resamples asked for)")
+        lines = [f"level: {LEVEL_TITLES[self.level]}; statistic: {self.statistic}", ci, *self.clustering.method_lines,
+                 "human ceiling: each annotator against the mean of the others (leave-one-out), averaged; "
+                 "on the items the judges were compared on"]
+        if self.level == CONTEXT:
+            lines.append("tie-calibrated pairwise accuracy (Deutsch, Foster & Freitag 2023, \"Ties Matter\"): pairs of "
+                         "responses to one context; tie band ε chosen on one half of the contexts, accuracy on the "
+                         "other, then swapped (ε of each half shown)")
+        if self.level == SYSTEM:
+            lines.append("system pairwise accuracy: system pairs ordered alike (a tie only matches a tie); soft "
+                         "pairwise accuracy (Thompson et al. 2024): mean of 1 − |p_eval − p_humans| over system "
+                         "pairs, one-sided paired permutation p-values")
+        lines.append("bias card: Pearson r of the score with reply length (tokens) beside the humans' own; the "
+                     "agreement r with length partialled out; for pairwise runs the flip rate under swapped order "
+                     "and the share of decisive verdicts won by the first-shown reply; pairwise runs rank by win "
+                     "rate over every asked order (net votes over both orders)")
+        return lines
+
+
+def leaderboard(store: RunStore, request: LeaderboardRequest, app_config: Config | None = None) -> Leaderboard:
+    """Every evaluator of the request ranked at its level, with CIs, clusters and the bias card."""
+    config = app_config or Config()
+    dataset = open_dataset(request.dataset, config, remember=False)
+    quality = resolve_quality(dataset, request.quality)
+    scale = dataset.qualities.get(quality)
+    if scale is None:
+        raise DataError(f"{dataset.name} has no quality {request.quality!r} (qualities: {', '.join(dataset.qualities)})")
+    if not scale.is_numeric:
+        raise DataError(f"{dataset.name}: {quality} is not a numeric rating; a leaderboard ranks agreement with one")
+    notes: list[str] = []
+    evaluators: list[Evaluator] = []
+    runs = runs_of(store, dataset, quality, request.runs)
+    for record in runs:
+        found, run_notes = run_evaluators(store, record, dataset, config.prices)
+        evaluators.extend(found)
+        notes.extend(run_notes)
+    if request.metrics:
+        found, metric_notes = metric_evaluators(dataset)
+        evaluators.extend(found)
+        notes.extend(metric_notes)
+    evaluators.extend(baseline_evaluators(dataset, request.seed))
+
+    labels = human_labels(dataset.examples, quality, Aggregation.MEAN).values
+    rated = [ex for ex in dataset.examples if _finite(labels.get(ex.id))]
+    if not rated:
+        raise DataError(f"{dataset.name}: no item has a {quality} rating")
+    ids = [ex.id for ex in rated]
+    items = Items.build([float(labels[i]) for i in ids], [ex.group_id for ex in rated],  # type: ignore[arg-type]
+                        [ex.system for ex in rated])
+    level = level_named(request.level)
+    why_not = level.applies(items)
+    if why_not:
+        raise DataError(f"{dataset.name}: no {request.level}-level leaderboard: {why_not}")
+    columns = [np.array([_float(e.scores.get(i)) for i in ids]) for e in evaluators]
+    estimates = [estimate(level, x, items, n_boot=request.n_boot, seed=request.seed) for x in columns]
+    clustering = cluster_evaluators(level, columns, [e.value for e in estimates], items, alpha=request.alpha,
+                                    seed=request.seed)
+    human = {i: float(labels[i]) for i in ids}  # type: ignore[arg-type]
+    lengths = length_scores(rated)
+    rows = []
+    for index, (evaluator, x, est) in enumerate(zip(evaluators, columns, estimates)):
+        keep = scored(x, items)
+        rank = clustering.order.index(index) + 1 if index in clustering.order else None
+        rows.append(LeaderboardRow(
+            evaluator.name, evaluator.kind, est, rank, clustering.clusters[index], evaluator.failures, evaluator.run,
+            tie_calibrated_pairwise_accuracy(x[keep], items.subset(keep), seed=request.seed)
+            if request.level == CONTEXT else None,
+            system_agreement(x[keep], items.subset(keep), seed=request.seed)
+            if request.level == SYSTEM and keep.any() else None,
+            length_bias(evaluator.scores, human, lengths, evaluator=evaluator.name, quality=quality),
+            evaluator.flip_rate, evaluator.first_position, evaluator.usage))
+    rows.sort(key=lambda r: (r.rank is None, r.rank or 0))
+    ceiling = _ceiling(level, items, ids, rated, quality, evaluators, request)
+    notes.extend(_cluster_notes(clustering))
+    return Leaderboard(dataset.name, quality, request.level, level.statistic, tuple(rows), ceiling, clustering,
+                       _distinct_runs(evaluators), request.n_boot, tuple(dict.fromkeys(notes)))
+
+
+def _distinct_runs(evaluators: Sequence[Evaluator]) -> tuple[RunInfo, ...]:
+    seen: dict[int, RunInfo] = {}
+    for e in evaluators:
+        if e.run is not None:
+            seen.setdefault(e.run.run_id, e.run)
+    return tuple(seen.values())
+
+
+def _ceiling(level: Any, items: Items, ids: list[str], rated: list[Any], quality: str,
+             evaluators: Sequence[Evaluator], request: LeaderboardRequest) -> LeaderboardRow:
+    """The humans' own agreement, on the items the judges were compared on (all items without judges)."""
+    judged = compared_items(rated, {e.name: e.scores for e in evaluators if e.kind == JUDGE})
+    matrix = annotator_matrix(rated, quality)
+    position = {item: i for i, item in enumerate(ids)}
+    ratings = np.full((len(matrix.annotators), len(ids)), np.nan)
+    numeric = matrix.numeric()
+    for column, item in enumerate(matrix.example_ids):
+        if item in position and (judged is None or item in judged):
+            ratings[:, position[item]] = numeric[:, column]
+    result = annotator_ceiling(level, ratings, items, n_boot=request.n_boot, seed=request.seed)
+    return LeaderboardRow("human ceiling", CEILING, result)
+
+
+def _cluster_notes(clustering: Clustering) -> list[str]:
+    untested = [t for t in clustering.tests if t.reason]
+    if not untested:
+        return []
+    return [f"{len(untested)} evaluator pair{'s' if len(untested) != 1 else ''} had no test "
+            f"({untested[0].reason}): counted as not different"]
+
+
+def _finite(value: object) -> bool:
+    try:
+        return math.isfinite(float(value))  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return False
+
+
+def _float(value: float | None) -> float:
+    return float(value) if value is not None and _finite(value) else math.nan
+
+
+# -- layouts: the same rows and texts for every front end -------------------------------------
+
+def columns_of(board: Leaderboard) -> tuple[str, ...]:
+    extra: tuple[str, ...] = ()
+    if board.level == CONTEXT:
+        extra = ("tie-cal. acc", "ε")
+    elif board.level == SYSTEM:
+        extra = ("pair acc", "SPA")
+    return ("#", "cluster", "evaluator", board.statistic.split(" over ")[0].split(" per-")[0] + " [95% CI]", "n",
+            "failed", *extra, "r len", "r len humans", "r | len", "flip", "1st", "cost/1k", "tokens/1k", "time/1k")
+
+
+def _usage_cells(usage: Usage | None) -> tuple[str, str, str]:
+    if usage is None:
+        return "–", "–", "–"
+    return (money_text(usage.cost), "–" if usage.tokens is None else f"{usage.tokens:,.0f}",
+            "–" if usage.seconds is None else f"{usage.seconds:,.1f} s")
+
+
+def _value_text(est: Estimate) -> str:
+    if not math.isfinite(est.value):
+        return "–"
+    return " ".join(p for p in (number_text(est.value), interval_text(*(est.ci or (None, None)))) if p)
+
+
+def _n_text(est: Estimate) -> str:
+    return f"{est.n_items}/{est.n_contexts}"
+
+
+def row_cells(board: Leaderboard, row: LeaderboardRow) -> tuple[str, ...]:
+    extra: tuple[str, ...] = ()
+    if board.level == CONTEXT:
+        tc = row.tie_calibrated
+        extra = ("–", "–") if tc is None or not tc.n_pairs else (
+            number_text(tc.accuracy), "/".join(f"{e:.3g}" for e in tc.epsilons))
+    elif board.level == SYSTEM:
+        sa = row.system
+        extra = ("–", "–") if sa is None else (number_text(sa.pairwise_accuracy), number_text(sa.soft_pairwise_accuracy))
+    bias = row.length
+    length = ("–", "–", "–") if bias is None or bias.reason else (
+        number_text(bias.judge_length_r), number_text(bias.human_length_r), number_text(bias.partial_r))
+    return ("–" if row.rank is None else str(row.rank), "–" if row.cluster is None else str(row.cluster), row.name,
+            _value_text(row.estimate), _n_text(row.estimate), str(row.failures) if row.kind == JUDGE else "–",
+            *extra, *length, _share(row.flip_rate), _share(row.first_position), *_usage_cells(row.usage))
+
+
+def table_rows(board: Leaderboard) -> list[tuple[str, ...]]:
+    """The table's rows, best first, the human ceiling last (the reference line: no rank, no cluster)."""
+    ceiling = board.ceiling
+    empty = len(columns_of(board)) - 5
+    return [*(row_cells(board, r) for r in board.rows),
+            ("–", "–", ceiling.name, _value_text(ceiling.estimate), _n_text(ceiling.estimate), *("–",) * empty)]
+
+
+def title_of(board: Leaderboard) -> str:
+    return f"Leaderboard: {board.dataset} · {board.quality} · {LEVEL_TITLES[board.level]}"
+
+
+def records_of(board: Leaderboard) -> list[dict[str, Any]]:
+    """One record per evaluator (the ceiling last): CI bounds, cluster, bias card, usage, run provenance."""
+    out = []
+    for row in (*board.rows, board.ceiling):
+        est, bias, usage = row.estimate, row.length, row.usage
+        record: dict[str, Any] = {
+            "rank": row.rank, "cluster": row.cluster, "evaluator": row.name, "kind": row.kind, "level": board.level,
+            "statistic": board.statistic, "value": _clean(est.value),
+            "ci_low": est.ci[0] if est.ci else None, "ci_high": est.ci[1] if est.ci else None,
+            "n_items": est.n_items, "n_contexts": est.n_contexts, "failures": row.failures, "reason": est.reason}
+        if board.level == CONTEXT:
+            tc = row.tie_calibrated
+            record["tie_calibrated_accuracy"] = _clean(tc.accuracy) if tc else None
+            record["tie_epsilons"] = "/".join(f"{e:g}" for e in tc.epsilons) if tc else None
+        if board.level == SYSTEM:
+            sa = row.system
+            record["system_pairwise_accuracy"] = _clean(sa.pairwise_accuracy) if sa else None
+            record["soft_pairwise_accuracy"] = _clean(sa.soft_pairwise_accuracy) if sa else None
+        ok = bias is not None and not bias.reason
+        record.update({
+            "length_r": _clean(bias.judge_length_r) if ok and bias else None,
+            "human_length_r": _clean(bias.human_length_r) if ok and bias else None,
+            "partial_r_length": _clean(bias.partial_r) if ok and bias else None,
+            "flip_rate": row.flip_rate, "first_position_share": row.first_position,
+            "cost_per_1k": usage.cost if usage else None, "tokens_per_1k": usage.tokens if usage else None,
+            "seconds_per_1k": usage.seconds if usage else None,
+            "run": row.run.run_id if row.run else None, "run_kind": row.run.kind if row.run else None,
+            "template": row.run.template if row.run else None,
+            "template_hash": row.run.template_hash if row.run else None,
+            "settings": row.run.settings if row.run else None})
+        out.append(record)
+    return out
+
+
+def leaderboard_text(board: Leaderboard, fmt: str) -> str:
+    """The leaderboard as csv, json, markdown or latex, with the method text (cells escaped, formulas
+    neutralised by core.report)."""
+    if fmt not in FORMATS or fmt == "table":
+        raise ConfigError(f"unknown format {fmt!r} (csv, json, markdown, latex)")
+    records = records_of(board)
+    method = board.method_lines() + [f"note: {n}" for n in board.notes]
+    if fmt == "csv":
+        # CSV has no place for prose: every row carries the method text in its own column.
+        joined = " | ".join(method)
+        return records_text([{**r, "method": joined} for r in records], "csv", columns=(), title="")
+    if fmt == "json":
+        meta = {"dataset": board.dataset, "quality": board.quality, "level": board.level, "statistic": board.statistic,
+                "method": method, "runs": [vars(r) for r in board.runs]}
+        return records_text(records, "json", columns=(), title="", meta=meta)
+    columns = [c for c in records[0] if c not in ("level", "statistic", "settings")] if records else []
+    table = records_text(records, fmt, columns=columns, title=title_of(board))
+    method_records = [{"method": line} for line in method] + [
+        {"method": f"run {r.run_id} ({r.kind}): template {r.template} #{r.template_hash}; {r.settings}"}
+        for r in board.runs]
+    return table + "\n" + records_text(method_records, fmt, columns=["method"], title="Method and runs")
+
+
+def _share(value: float | None) -> str:
+    return percent_text(None if value is None else 100 * value, 0) + ("%" if value is not None else "")
+
+
+def _clean(value: float | None) -> float | None:
+    return None if value is None or not math.isfinite(value) else value
+
+
+__all__ = ["FORMATS", "Leaderboard", "LeaderboardRequest", "LeaderboardRow", "columns_of", "leaderboard",
+           "leaderboard_text", "records_of", "row_cells", "table_rows", "title_of"]
