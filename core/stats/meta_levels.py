@@ -33,7 +33,6 @@ from functools import cached_property
 import numpy as np
 
 from . import bootstrap as bs
-from .randomization import _pooled_standardised
 
 GLOBAL, CONTEXT, SYSTEM = "global", "context", "system"
 LEVELS = (GLOBAL, CONTEXT, SYSTEM)
@@ -133,9 +132,12 @@ class GlobalLevel(Level):
         return bs.weighted_pearson(x, items.human, unit_weights[:, items.contexts])
 
     def swap_deltas(self, xa: np.ndarray, xb: np.ndarray, items: Items, assignments: np.ndarray) -> np.ndarray:
+        # Each side is z-scored on its own first (Pearson's r is unchanged), so evaluators on different scales
+        # (1-5, 0-1, a token count) are swapped on one footing, as Deutsch et al. standardise metrics before
+        # swapping; raw, a swapped context would carry its scale along and the test lose power.
         # Every sum over items is a sum of per-context sums, A's or B's: a swap moves the context's share
         # (A's minus B's) from one side to the other, so one (assignments x contexts) product gives all.
-        a, b = _pooled_standardised(xa, xb)
+        a, b = standardised(xa), standardised(xb)
         y = items.human - items.human.mean()
         spread = y.std()
         y = y / (spread if spread > 0 else 1.0)
@@ -254,7 +256,8 @@ class SystemLevel(Level):
 
         counts = sums(np.ones_like(xa)).sum(axis=0)
         present = counts > 0
-        sums_a, sums_b = sums(xa)[:, present], sums(xb)[:, present]
+        # z-scored on each side, as at the global level (r over system means is unchanged by it).
+        sums_a, sums_b = sums(standardised(xa))[:, present], sums(standardised(xb))[:, present]
         _, mean_y = self.means(xa, items)
         moved = bs.product(assignments.astype(np.float64), sums_b - sums_a)
         means_a = (sums_a.sum(axis=0) + moved) / counts[present]
@@ -271,6 +274,12 @@ def level_named(name: str) -> Level:
         return LEVEL_OBJECTS[name]
     except KeyError:
         raise ValueError(f"unknown level {name!r}: use one of {', '.join(LEVELS)}") from None
+
+
+def standardised(x: np.ndarray) -> np.ndarray:
+    """``x`` centred and scaled to unit standard deviation (a constant stays centred at 0)."""
+    spread = x.std()
+    return (x - x.mean()) / (spread if spread > 0 else 1.0)
 
 
 def _pearson(x: np.ndarray, y: np.ndarray) -> float:

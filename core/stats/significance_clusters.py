@@ -3,7 +3,9 @@
 * **The test of a pair**: a paired permutation test over contexts (Deutsch, Dror & Roth, "A
   Statistical Analysis of Summarization Evaluation Metrics using Resampling Methods", TACL 2021):
   on the items both evaluators scored, each context's scores of the two are swapped (all of the
-  context's responses at once, so the responses to a context stay together), and the two-sided
+  context's responses at once, so the responses to a context stay together; for a Pearson statistic
+  each side z-scored on those items first, as Deutsch et al. standardise metrics, so that evaluators on
+  different scales are swapped on one footing), and the two-sided
   p-value is the share of assignments whose |Δ| reaches the observed one. With k contexts there are
   2^k assignments; up to ``exact_limit`` they are all enumerated (the smallest p is then 2 / 2^k),
   beyond it N random ones are drawn (seeded) and p = (1 + extreme) / (1 + N), which is valid at any N.
@@ -40,7 +42,7 @@ PERMUTATIONS_PER_THRESHOLD = 10
 EXACT_LIMIT = 12
 
 TEST_TEXT = ("paired permutation test over contexts (Deutsch, Dror & Roth, TACL 2021): each context's scores of "
-             "the two evaluators swapped together, on the items both scored")
+             "the two evaluators (z-scored, for Pearson) swapped together, on the items both scored")
 CONTROL_TEXT = "Holm's step-down adjustment over all pairs (family-wise error at {alpha:g})"
 RULE_TEXT = ("greedy rule of mt-metrics-eval: walking down the ranking, an evaluator opens a new cluster when it is "
              "significantly worse than some member of the current cluster")

@@ -73,9 +73,16 @@ def test_swap_deltas_match_the_statistic_recomputed_on_every_swapped_column(leve
     xb = items.human + rng.normal(0, 1.0, size=items.n)
     assignments = ((np.arange(16)[:, None] >> np.arange(4)[None, :]) & 1).astype(bool)
     deltas = level.swap_deltas(xa, xb, items, assignments)
+    if level.name != "context":
+        # Pearson levels swap each side z-scored on its own (the observed r is the same either way).
+        xa, xb = (xa - xa.mean()) / xa.std(), (xb - xb.mean()) / xb.std()
+        xb = xb * 3.0 + 1.0  # a different scale on one side must not change the deltas: they are re-standardised
     for row, assignment in enumerate(assignments):
         swapped = assignment[items.contexts]
-        a_mixed, b_mixed = np.where(swapped, xb, xa), np.where(swapped, xa, xb)
+        a_mixed = np.where(swapped, (xb - xb.mean()) / xb.std(), xa)
+        b_mixed = np.where(swapped, xa, (xb - xb.mean()) / xb.std())
+        if level.name == "context":
+            a_mixed, b_mixed = np.where(swapped, xb, xa), np.where(swapped, xa, xb)
         expected = level.value(b_mixed, items) - level.value(a_mixed, items)
         if level.name == "context":
             # The test flips contexts where both τ are defined; here every context is.

@@ -54,10 +54,12 @@ def test_pair_test_p_is_the_enumerated_share_of_extreme_swaps():
 
     observed = r(xb[keep], human[keep]) - r(xa[keep], human[keep])
     extreme = 0
+    # Each side z-scored on the shared items before swapping (module doc).
+    za, zb = ((x[keep] - x[keep].mean()) / x[keep].std() for x in (xa, xb))
     for signs in itertools.product((False, True), repeat=5):
         swapped = np.array(signs)[contexts][keep]
-        a = np.where(swapped, xb[keep], xa[keep])
-        b = np.where(swapped, xa[keep], xb[keep])
+        a = np.where(swapped, zb, za)
+        b = np.where(swapped, za, zb)
         extreme += abs(r(b, human[keep]) - r(a, human[keep])) >= abs(observed) - 1e-12
     assert result.exact and result.n_items == 14 and result.n_contexts == 5
     assert result.delta == pytest.approx(observed)
