@@ -40,6 +40,8 @@ MIN_PERMUTATIONS = 1000
 PERMUTATIONS_PER_THRESHOLD = 10
 #: Contexts up to which all 2^k swaps are enumerated (or more, while 2^k ≤ N).
 EXACT_LIMIT = 12
+#: Swap assignments x contexts evaluated at once (memory bound).
+CHUNK_CELLS = 2_000_000
 
 TEST_TEXT = ("paired permutation test over contexts (Deutsch, Dror & Roth, TACL 2021): each context's scores of "
              "the two evaluators (z-scored, for Pearson) swapped together, on the items both scored")
@@ -159,20 +161,35 @@ def pair_test(level: Level, xa: np.ndarray, xb: np.ndarray, items: Items, *, per
     if k < 2:
         return PairTest(a, b, math.nan, math.nan, math.nan, n, k, 0, True,
                         f"{k} shared context{'s' if k != 1 else ''}: nothing to swap")
-    assignments, exact = swap_assignments(k, permutations, seed=seed)
-    deltas = level.swap_deltas(xa[both], xb[both], shared, assignments)
+    xa, xb = xa[both], xb[both]
+    exact = k <= EXACT_LIMIT or 2 ** k <= permutations
+    if exact:
+        assignments, _ = swap_assignments(k, permutations, seed=seed)
+        deltas = level.swap_deltas(xa, xb, shared, assignments)
+    else:
+        deltas = level.swap_deltas(xa, xb, shared, np.zeros((1, k), dtype=bool))
     observed = float(deltas[0])
     if not math.isfinite(observed):
         return PairTest(a, b, observed, math.nan, math.nan, n, k, 0, exact, "the statistic is undefined on the shared items")
-    # An undefined Δ counts as extreme (the conservative side); the tolerance keeps the full swap (−Δ) from
-    # missing by rounding.
-    extreme = ~(np.abs(deltas) < abs(observed) - 1e-12 * max(1.0, abs(observed)))
+
+    def extreme(values: np.ndarray) -> np.ndarray:
+        # An undefined Δ counts as extreme (the conservative side); the tolerance keeps the full swap (−Δ)
+        # from missing by rounding.
+        return ~(np.abs(values) < abs(observed) - 1e-12 * max(1.0, abs(observed)))
+
     if exact:
-        p = float(extreme.sum() / extreme.size)
-        used = int(extreme.size)
+        p = float(extreme(deltas).sum() / deltas.size)
+        used = int(deltas.size)
     else:
-        used = int(assignments.shape[0] - 1)
-        p = float((extreme[1:].sum() + 1) / (used + 1))
+        # Drawn a block at a time (the same stream as one draw of N rows): N x contexts can be large.
+        rng = np.random.default_rng(seed)
+        rows = max(1, CHUNK_CELLS // k)
+        hits = 0
+        for start in range(0, permutations, rows):
+            draws = rng.random((min(rows, permutations - start), k)) < 0.5
+            hits += int(extreme(level.swap_deltas(xa, xb, shared, draws)).sum())
+        used = permutations
+        p = float((hits + 1) / (used + 1))
     return PairTest(a, b, observed, p, math.nan, n, k, used, exact)
 
 

@@ -94,3 +94,23 @@ def test_a_strong_evaluator_and_a_weak_one_fall_in_different_clusters_twins_in_o
     assert result.clusters[1] == result.clusters[2] == 1
     assert result.clusters[0] == 2
     assert result.permutations == permutations_for(3)
+
+
+def test_random_swaps_drawn_in_blocks_give_the_p_of_one_draw(monkeypatch: pytest.MonkeyPatch) -> None:
+    from dialjudge.core.stats import significance_clusters
+
+    rng = np.random.default_rng(3)
+    contexts = np.repeat(np.arange(20), 3)
+    human = rng.normal(size=60)
+    items = Items.build(human, [str(c) for c in contexts])
+    xa, xb = human + rng.normal(0, 1, 60), human + rng.normal(0, 1.3, 60)
+    whole = pair_test(GlobalLevel(), xa, xb, items, permutations=3000, seed=5)
+    monkeypatch.setattr(significance_clusters, "CHUNK_CELLS", 20 * 7)  # blocks of 7 rows
+    blocks = pair_test(GlobalLevel(), xa, xb, items, permutations=3000, seed=5)
+    assert not whole.exact and whole.n_assignments == 3000
+    assert blocks.p_value == whole.p_value
+    # And the p of one explicit draw of all 3,000 rows, computed here.
+    draws = np.random.default_rng(5).random((3000, 20)) < 0.5
+    deltas = GlobalLevel().swap_deltas(xa, xb, items, draws)
+    extreme = int((np.abs(deltas) >= abs(whole.delta) - 1e-12).sum())
+    assert whole.p_value == pytest.approx((extreme + 1) / 3001)
