@@ -78,7 +78,7 @@ def run_info(record: RunRecord) -> RunInfo:
     settings = f"{config.mode.value}{pairs}; judges {judges}; subset {config.subset}"
     if config.limit:
         settings += f"; limit {config.limit}"
-    return RunInfo(record.id, record.kind, config.template_label, config.template_hash, settings)
+    return RunInfo(record.id, record.kind, config.template, config.template_hash, settings)
 
 
 def _usage(usage: RunUsage, judge: str | None) -> Usage | None:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -25,17 +24,13 @@ from ..judges.store.run_store import RunStore
 from ..model import Aggregation
 from ..registry import open_dataset
 from ..report import records_text
-from ..stats.baselines import LengthBias, length_bias, length_scores
+from ..stats.baselines import length_bias, length_scores
 from ..stats.human import annotator_matrix, human_labels
 from ..stats.level_estimates import Estimate, annotator_ceiling, estimate
 from ..stats.meta_levels import (
     CONTEXT,
-    GLOBAL,
-    LEVELS,
     SYSTEM,
     Items,
-    SystemAgreement,
-    TieCalibratedAccuracy,
     level_named,
     scored,
     system_agreement,
@@ -53,91 +48,16 @@ from .leaderboard_columns import (
     run_evaluators,
     runs_of,
 )
+from .leaderboard_types import LEVEL_TITLES, PREFERENCE, Leaderboard, LeaderboardRequest, LeaderboardRow
+from .preference_leaderboard import is_prepaired, preference_leaderboard
 
 FORMATS = ("table", "csv", "json", "markdown", "latex")
-LEVEL_TITLES = {GLOBAL: "global (all items)", CONTEXT: "within-context (responses to one context ranked)",
-                SYSTEM: "system-level (system means)"}
-
-
-@dataclass(frozen=True)
-class LeaderboardRequest:
-    """Which dataset and quality, which runs (empty: every run on them), the level, and the resampling."""
-
-    dataset: str
-    quality: str
-    runs: tuple[int, ...] = ()
-    level: str = GLOBAL
-    metrics: bool = True
-    n_boot: int = 1000
-    seed: int = 0
-    alpha: float = 0.05
-
-    def __post_init__(self) -> None:
-        if self.level not in LEVELS:
-            raise ConfigError(f"--level must be one of {', '.join(LEVELS)}, not {self.level!r}")
-        if self.n_boot < 0:
-            raise ConfigError(f"--bootstrap must be at least 0, not {self.n_boot}")
-        if not 0 < self.alpha < 1:
-            raise ConfigError(f"--alpha must be between 0 and 1, not {self.alpha}")
-
-
-@dataclass(frozen=True)
-class LeaderboardRow:
-    name: str
-    kind: str
-    estimate: Estimate
-    rank: int | None = None
-    cluster: int | None = None
-    failures: int = 0
-    run: RunInfo | None = None
-    tie_calibrated: TieCalibratedAccuracy | None = None
-    system: SystemAgreement | None = None
-    length: LengthBias | None = None
-    flip_rate: float | None = None
-    first_position: float | None = None
-    usage: Usage | None = None
-
-
-@dataclass(frozen=True)
-class Leaderboard:
-    dataset: str
-    quality: str
-    level: str
-    statistic: str
-    #: Ranked rows from the best statistic down, then the rows without one.
-    rows: tuple[LeaderboardRow, ...]
-    ceiling: LeaderboardRow
-    clustering: Clustering
-    runs: tuple[RunInfo, ...]
-    n_boot: int
-    notes: tuple[str, ...] = field(default=())
-
-    def method_lines(self) -> list[str]:
-        ci = (f"95% CI: percentile bootstrap over contexts ({self.n_boot:,} resamples"
-              + ("; system means recomputed in each, systems not resampled)" if self.level == SYSTEM else ")")
-              if self.n_boot else "no CIs (no bootstrap resamples asked for)")
-        lines = [f"level: {LEVEL_TITLES[self.level]}; statistic: {self.statistic}", ci, *self.clustering.method_lines,
-                 "human ceiling: each annotator against the mean of the others (leave-one-out), averaged; "
-                 "on the items the judges were compared on"]
-        if self.level == CONTEXT:
-            lines.append("tie-calibrated pairwise accuracy (Deutsch, Foster & Freitag 2023, \"Ties Matter\"): pairs of "
-                         "responses to one context; tie band ε chosen on one half of the contexts, accuracy on the "
-                         "other, then swapped (ε of each half shown)")
-        if self.level == SYSTEM:
-            lines.append("system pairwise accuracy: system pairs ordered alike (a tie only matches a tie); soft "
-                         "pairwise accuracy (Thompson et al. 2024): mean of 1 − |p_eval − p_humans| over system "
-                         "pairs, one-sided paired permutation p-values")
-        lines.append("bias card: Pearson r of the score with reply length (tokens) beside the humans' own; the "
-                     "agreement r with length partialled out; for pairwise runs the flip rate under swapped order "
-                     "and the share of decisive verdicts won by the first-shown reply; pairwise runs rank by win "
-                     "rate over every asked order (net votes over both orders)")
-        return lines
-
-
 def leaderboard(store: RunStore, request: LeaderboardRequest, app_config: Config | None = None) -> Leaderboard:
     """Every evaluator of the request ranked at its level, with CIs, clusters and the bias card."""
     config = app_config or Config()
     dataset = open_dataset(request.dataset, config, remember=False)
+    if is_prepaired(dataset):
+        return preference_leaderboard(store, dataset, request, config, request.runs)
     quality = resolve_quality(dataset, request.quality)
     scale = dataset.qualities.get(quality)
     if scale is None:
@@ -238,6 +158,9 @@ def _float(value: float | None) -> float:
 # -- layouts: the same rows and texts for every front end -------------------------------------
 
 def columns_of(board: Leaderboard) -> tuple[str, ...]:
+    if board.level == PREFERENCE:
+        return ("#", "cluster", "evaluator", "agreement [95% CI]", "n", "failed", "longer wins", "flip", "1st",
+                "cost/1k", "tokens/1k", "time/1k")
     extra: tuple[str, ...] = ()
     if board.level == CONTEXT:
         extra = ("tie-cal. acc", "ε")
@@ -265,6 +188,12 @@ def _n_text(est: Estimate) -> str:
 
 
 def row_cells(board: Leaderboard, row: LeaderboardRow) -> tuple[str, ...]:
+    rank = "–" if row.rank is None else str(row.rank)
+    cluster = "–" if row.cluster is None else str(row.cluster)
+    if board.level == PREFERENCE:
+        return (rank, cluster, row.name, _value_text(row.estimate), _n_text(row.estimate),
+                str(row.failures) if row.kind == JUDGE else "–", _share(row.longer_wins), _share(row.flip_rate),
+                _share(row.first_position), *_usage_cells(row.usage))
     extra: tuple[str, ...] = ()
     if board.level == CONTEXT:
         tc = row.tie_calibrated
@@ -284,9 +213,12 @@ def row_cells(board: Leaderboard, row: LeaderboardRow) -> tuple[str, ...]:
 def table_rows(board: Leaderboard) -> list[tuple[str, ...]]:
     """The table's rows, best first, the human ceiling last (the reference line: no rank, no cluster)."""
     ceiling = board.ceiling
-    empty = len(columns_of(board)) - 5
-    return [*(row_cells(board, r) for r in board.rows),
-            ("–", "–", ceiling.name, _value_text(ceiling.estimate), _n_text(ceiling.estimate), *("–",) * empty)]
+    if board.level == PREFERENCE:
+        ceiling_cells = row_cells(board, ceiling)
+    else:
+        ceiling_cells = ("–", "–", ceiling.name, _value_text(ceiling.estimate), _n_text(ceiling.estimate),
+                         *("–",) * (len(columns_of(board)) - 5))
+    return [*(row_cells(board, r) for r in board.rows), ceiling_cells]
 
 
 def title_of(board: Leaderboard) -> str:
@@ -311,6 +243,8 @@ def records_of(board: Leaderboard) -> list[dict[str, Any]]:
             sa = row.system
             record["system_pairwise_accuracy"] = _clean(sa.pairwise_accuracy) if sa else None
             record["soft_pairwise_accuracy"] = _clean(sa.soft_pairwise_accuracy) if sa else None
+        if board.level == PREFERENCE:
+            record["longer_wins"] = row.longer_wins
         ok = bias is not None and not bias.reason
         record.update({
             "length_r": _clean(bias.judge_length_r) if ok and bias else None,

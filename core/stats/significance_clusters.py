@@ -86,6 +86,10 @@ class Clustering:
     permutations: int
     #: Why there are no clusters (the floor), or None.
     reason: str | None = None
+    #: The pair test, named under the table.
+    test_text: str = TEST_TEXT
+    #: What the test swaps (contexts, or prompts).
+    units: str = "contexts"
 
     def test_of(self, a: int, b: int) -> PairTest | None:
         for t in self.tests:
@@ -95,8 +99,8 @@ class Clustering:
 
     @property
     def method_lines(self) -> list[str]:
-        lines = [f"significance: {TEST_TEXT}; {self.permutations:,} random swaps per pair unless all 2^k are "
-                 f"enumerated (k ≤ {EXACT_LIMIT} contexts or 2^k ≤ that number)",
+        lines = [f"significance: {self.test_text}; {self.permutations:,} random swaps per pair unless all 2^k are "
+                 f"enumerated (k ≤ {EXACT_LIMIT} {self.units} or 2^k ≤ that number)",
                  "multiplicity: " + CONTROL_TEXT.format(alpha=self.alpha) + f", {len(self.tests)} pairs",
                  "clusters: " + RULE_TEXT]
         if self.reason:
@@ -203,27 +207,38 @@ def cluster_evaluators(level: Level, columns: Sequence[np.ndarray], statistics: 
     permutations = permutations_for(len(pairs), alpha)
     raw = [pair_test(level, columns[i], columns[j], items, permutations=permutations, seed=seed + n, a=i, b=j)
            for n, (i, j) in enumerate(pairs)]
+    return clusters_of_tests(order, raw, len(columns), alpha=alpha, permutations=permutations)
+
+
+def clusters_of_tests(order: Sequence[int], raw: Sequence[PairTest], n_columns: int, *, alpha: float,
+                      permutations: int, test_text: str = TEST_TEXT, units: str = "contexts") -> Clustering:
+    """Holm's adjustment of the pair tests ``raw`` (one per pair of ``order``, the better first) and the
+    greedy rule's clusters, or none below the floor."""
     adjusted = holm([t.p_value for t in raw])
     tests = tuple(PairTest(t.a, t.b, t.delta, t.p_value, q, t.n_items, t.n_contexts, t.n_assignments, t.exact,
                            t.reason) for t, q in zip(raw, adjusted))
-    none: tuple[int | None, ...] = (None,) * len(columns)
+    none: tuple[int | None, ...] = (None,) * n_columns
+    order = tuple(order)
+
+    def made(clusters: tuple[int | None, ...], reason: str | None = None) -> Clustering:
+        return Clustering(clusters, order, tests, alpha, permutations, reason, test_text, units)
+
     if len(order) < 2:
-        return Clustering(none if not order else tuple(1 if i == order[0] else None for i in range(len(columns))),
-                          order, tests, alpha, permutations,
-                          None if order else "no evaluator has a statistic")
-    threshold = alpha / len(pairs)
+        return made(none if not order else tuple(1 if i == order[0] else None for i in range(n_columns)),
+                    None if order else "no evaluator has a statistic")
+    threshold = alpha / len(tests)
     testable = [t for t in tests if t.n_assignments]
     if not testable or min(t.smallest_p for t in testable) > threshold:
-        contexts = max((t.n_contexts for t in tests), default=0)
-        return Clustering(none, order, tests, alpha, permutations,
-                          f"with {contexts} shared contexts the smallest p-value a permutation test can give is "
+        shared = max((t.n_contexts for t in tests), default=0)
+        return made(none, f"with {shared} shared {units} the smallest p-value a permutation test can give is "
                           f"{min((t.smallest_p for t in testable), default=1.0):.3g}, above Holm's first threshold "
-                          f"{alpha:g}/{len(pairs)} = {threshold:.3g}: no pair can be told apart")
+                          f"{alpha:g}/{len(tests)} = {threshold:.3g}: no pair can be told apart")
     # (i, j): j (lower in the ranking) is significantly worse than i.
     worse = {(t.a, t.b) for t in tests if t.adjusted_p < alpha and t.delta < 0}
     numbers = greedy_clusters(order, worse)
-    return Clustering(tuple(numbers.get(i) for i in range(len(columns))), order, tests, alpha, permutations)
+    return made(tuple(numbers.get(i) for i in range(n_columns)))
 
 
 __all__ = ["ALPHA", "CONTROL_TEXT", "Clustering", "PairTest", "RULE_TEXT", "TEST_TEXT", "cluster_evaluators",
+           "clusters_of_tests",
            "greedy_clusters", "holm", "pair_test", "permutations_for", "swap_assignments"]

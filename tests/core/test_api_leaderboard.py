@@ -181,3 +181,42 @@ def test_exports_escape_names_and_carry_the_method(store: RunStore, sample: Data
     latex = leaderboard_text(board, "latex")
     assert r"=HYPERLINK(1)|x\&y\_z" in latex
 
+
+
+def test_a_prepaired_dataset_ranks_judges_by_agreement_with_the_humans_preference(store: RunStore) -> None:
+    from dialjudge.core.imports import import_run
+    from dialjudge.core.judges.post_run.preference_report import votes_of
+    from dialjudge.core.loaders import load_dataset
+
+    data = Path(__file__).resolve().parents[1] / "data"
+    path = data / "judge_bench_pairs.json"
+    pairs = load_dataset(path)
+    run_id = import_run(store, data / "imports" / "pair_verdicts.csv", pairs).run_id
+    board = leaderboard(store, LeaderboardRequest(str(path), "preference", n_boot=0), Config())
+    by_name = {r.name: r for r in board.rows}
+    assert board.level == "preference" and board.runs[0].run_id == run_id
+    # alpha is right on all 6 pairs (hand-counted in tests/imports/test_import_verdicts.py); beta has one
+    # asked order without a verdict ("maybe"), a failure.
+    alpha, beta = by_name[f"run {run_id} alpha"], by_name[f"run {run_id} beta"]
+    assert (alpha.estimate.value, alpha.estimate.n_items, alpha.rank) == (1.0, 6, 1)
+    assert beta.failures == 1
+    # The longer-reply baseline and the humans' own agreement, computed here from the votes.
+    right = agree_pairs = 0
+    shares = []
+    for ex in pairs.examples:
+        votes = votes_of(ex, "preference")
+        top = max(set(votes), key=votes.count)
+        label = "tie" if sum(votes.count(v) == votes.count(top) for v in set(votes)) > 1 else top
+        la, lb = len(ex.pair.response_a.split()), len(ex.pair.response_b.split())
+        right += label == ("tie" if la == lb else "A" if la > lb else "B")
+        if len(votes) >= 2:
+            same = sum(1 for i in range(len(votes)) for j in range(i + 1, len(votes)) if votes[i] == votes[j])
+            shares.append(same / (len(votes) * (len(votes) - 1) / 2))
+            agree_pairs += 1
+    assert by_name["longer reply"].estimate.value == pytest.approx(right / len(pairs.examples))
+    assert board.ceiling.estimate.value == pytest.approx(sum(shares) / len(shares))
+    assert board.ceiling.estimate.n_items == agree_pairs
+    # 4 evaluators, 6 pairs of them, 6 prompts: 2/64 > 0.05/6, so no clusters, and the reason.
+    assert all(r.cluster is None for r in board.rows) and "0.0312" in (board.clustering.reason or "")
+    assert any("conservative rule" in note for note in board.notes)
+    assert table_rows(board)[-1][2] == "human ceiling"
