@@ -26,9 +26,11 @@ from ..config import ModelPrice
 from ..errors import ConfigError
 from ..evaluation import missing_metric_reasons, reference_metric_scores
 from ..judges.post_run.cost import RunUsage, run_usage
+from ..judges.post_run.mass import summarize_masses
 from ..judges.post_run.pairwise_report import WIN_RATE_SUFFIX, pairwise_report
 from ..judges.post_run.preference_report import is_pointwise_preference_run, is_preference_run
 from ..judges.store.run_store import RunRecord, RunStore
+from ..judges.types import Judgment
 from ..model import Dataset
 from ..run_columns import POOL, run_scores
 from ..stats.baselines import LENGTH_EVALUATOR, length_scores
@@ -68,6 +70,8 @@ class Evaluator:
     flip_rate: float | None = None
     first_position: float | None = None
     usage: Usage | None = None
+    #: Median probability mass on valid answers (probability modes only; None otherwise).
+    valid_mass: float | None = None
 
 
 def run_info(record: RunRecord) -> RunInfo:
@@ -105,6 +109,7 @@ def run_evaluators(store: RunStore, record: RunRecord, dataset: Dataset, prices:
         return [], [f"run {record.id} judged pre-paired replies: no per-response scores to rank against a rating "
                     f"(dialjudge runs compare reads it)"]
     usage = run_usage(store, record, prices)
+    masses = valid_masses(store, record.id)
     prefix = f"run {record.id} "
     if config.pairs is not None:
         report = pairwise_report(config, dataset, store.load_judgments(record.id))
@@ -114,12 +119,26 @@ def run_evaluators(store: RunStore, record: RunRecord, dataset: Dataset, prices:
         for name, judge in report.judges.items():
             column = name + WIN_RATE_SUFFIX
             out.append(Evaluator(prefix + column, JUDGE, columns[column], failures[column], info,
-                                 judge.position.flip_share, judge.position.first_win_share, _usage(usage, name)))
+                                 judge.position.flip_share, judge.position.first_win_share, _usage(usage, name),
+                                 masses.get(name)))
         return out, []
     scores, failed = run_scores(store, record.id)
     return [Evaluator(prefix + name, POOLED if name == POOL else JUDGE, column, failed.get(name, 0), info,
-                      usage=_usage(usage, None if name == POOL else name))
+                      usage=_usage(usage, None if name == POOL else name), valid_mass=masses.get(name))
             for name, column in scores.items()], []
+
+
+def valid_masses(store: RunStore, run_id: int) -> dict[str, float]:
+    """Per judge that scored from probabilities, the median mass its answers put on valid answers."""
+    by_judge: dict[str, list[Judgment]] = {}
+    for j in store.iter_judgments(run_id):
+        by_judge.setdefault(j.judge, []).append(j)
+    out = {}
+    for judge, own in by_judge.items():
+        summary = summarize_masses(own)
+        if summary is not None and summary.measured:
+            out[judge] = summary.median
+    return out
 
 
 def metric_evaluators(dataset: Dataset) -> tuple[list[Evaluator], list[str]]:

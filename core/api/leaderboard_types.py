@@ -57,6 +57,8 @@ class LeaderboardRow:
     usage: Usage | None = None
     #: Pre-paired replies: of the decisive verdicts on replies of different length, the share the longer won.
     longer_wins: float | None = None
+    #: Median probability mass on valid answers (probability modes).
+    valid_mass: float | None = None
 
 
 @dataclass(frozen=True)
@@ -97,6 +99,7 @@ class Leaderboard:
             lines.append("system pairwise accuracy: system pairs ordered alike (a tie only matches a tie); soft "
                          "pairwise accuracy (Thompson et al. 2024): mean of 1 − |p_eval − p_humans| over system "
                          "pairs, one-sided paired permutation p-values")
+        lines.append("mass: the median probability the judge's answers put on valid answers (probability modes)")
         lines.append("bias card: Pearson r of the score with reply length (tokens) beside the humans' own; the "
                      "agreement r with length partialled out; for pairwise runs the flip rate under swapped order "
                      "and the share of decisive verdicts won by the first-shown reply; pairwise runs rank by win "

@@ -105,7 +105,7 @@ def leaderboard(store: RunStore, request: LeaderboardRequest, app_config: Config
             system_agreement(x[keep], items.subset(keep), seed=request.seed)
             if request.level == SYSTEM and keep.any() else None,
             length_bias(evaluator.scores, human, lengths, evaluator=evaluator.name, quality=quality),
-            evaluator.flip_rate, evaluator.first_position, evaluator.usage))
+            evaluator.flip_rate, evaluator.first_position, evaluator.usage, valid_mass=evaluator.valid_mass))
     rows.sort(key=lambda r: (r.rank is None, r.rank or 0))
     ceiling = _ceiling(level, items, ids, rated, quality, evaluators, request)
     notes.extend(_cluster_notes(clustering))
@@ -167,7 +167,8 @@ def columns_of(board: Leaderboard) -> tuple[str, ...]:
     elif board.level == SYSTEM:
         extra = ("pair acc", "SPA")
     return ("#", "cluster", "evaluator", board.statistic.split(" over ")[0].split(" per-")[0] + " [95% CI]", "n",
-            "failed", *extra, "r len", "r len humans", "r | len", "flip", "1st", "cost/1k", "tokens/1k", "time/1k")
+            "failed", "mass", *extra, "r len", "r len humans", "r | len", "flip", "1st", "cost/1k", "tokens/1k",
+            "time/1k")
 
 
 def _usage_cells(usage: Usage | None) -> tuple[str, str, str]:
@@ -207,7 +208,7 @@ def row_cells(board: Leaderboard, row: LeaderboardRow) -> tuple[str, ...]:
         number_text(bias.judge_length_r), number_text(bias.human_length_r), number_text(bias.partial_r))
     return ("–" if row.rank is None else str(row.rank), "–" if row.cluster is None else str(row.cluster), row.name,
             _value_text(row.estimate), _n_text(row.estimate), str(row.failures) if row.kind == JUDGE else "–",
-            *extra, *length, _share(row.flip_rate), _share(row.first_position), *_usage_cells(row.usage))
+            number_text(row.valid_mass, 2), *extra, *length, _share(row.flip_rate), _share(row.first_position), *_usage_cells(row.usage))
 
 
 def table_rows(board: Leaderboard) -> list[tuple[str, ...]]:
@@ -250,6 +251,7 @@ def records_of(board: Leaderboard) -> list[dict[str, Any]]:
             "length_r": _clean(bias.judge_length_r) if ok and bias else None,
             "human_length_r": _clean(bias.human_length_r) if ok and bias else None,
             "partial_r_length": _clean(bias.partial_r) if ok and bias else None,
+            "valid_mass_median": row.valid_mass,
             "flip_rate": row.flip_rate, "first_position_share": row.first_position,
             "cost_per_1k": usage.cost if usage else None, "tokens_per_1k": usage.tokens if usage else None,
             "seconds_per_1k": usage.seconds if usage else None,

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from dialjudge.core.api.leaderboards import LeaderboardRequest, leaderboard, table_rows
+from dialjudge.core.api.leaderboards import LeaderboardRequest, columns_of, leaderboard, table_rows
 from dialjudge.core.api.runs import build_backends, execute_run
 from dialjudge.core.config import parse_config
 from dialjudge.core.judges.store.run_store import RunStore
@@ -53,5 +53,7 @@ def test_usr_overall_clusters_the_simulated_judges_apart_and_the_fakes_with_chan
     assert {by_name[f"run {runs[name]} {name}"].cluster for name in FAKE_ASPECTS} == {chance}
 
     # Ranks, CIs, the tie-calibrated accuracy and the bias card are printed for every row.
+    column = {name: i for i, name in enumerate(columns_of(board))}
     for cells in table_rows(board)[:-1]:
-        assert cells[0] != "–" and cells[1] != "–" and "[" in cells[3] and cells[6] != "–" and cells[8] != "–"
+        assert cells[0] != "–" and cells[1] != "–" and "[" in cells[3]
+        assert cells[column["tie-cal. acc"]] != "–" and cells[column["r len"]] != "–" and cells[column["r | len"]] != "–"
