@@ -146,7 +146,9 @@ def metric_evaluators(dataset: Dataset) -> tuple[list[Evaluator], list[str]]:
     scores, notes = reference_metric_scores(dataset)
     missing = missing_metric_reasons(None)
     notes = [*notes, *(f"{label}: {reason}" for label, reason in missing.items())]
-    return [Evaluator(label, METRIC, column) for label, column in scores.items() if label not in missing], notes
+    # A metric that scored nothing (no references: FED) is a note above, not a row of dashes.
+    return [Evaluator(label, METRIC, column) for label, column in scores.items()
+            if label not in missing and any(v is not None for v in column.values())], notes
 
 
 def baseline_evaluators(dataset: Dataset, seed: int) -> list[Evaluator]:

@@ -101,7 +101,8 @@ class Clustering:
     def method_lines(self) -> list[str]:
         lines = [f"significance: {self.test_text}; {self.permutations:,} random swaps per pair unless all 2^k are "
                  f"enumerated (k ≤ {EXACT_LIMIT} {self.units} or 2^k ≤ that number)",
-                 "multiplicity: " + CONTROL_TEXT.format(alpha=self.alpha) + f", {len(self.tests)} pairs",
+                 "multiplicity: " + CONTROL_TEXT.format(alpha=self.alpha)
+                 + f", {len(self.tests)} pair{'s' if len(self.tests) != 1 else ''}",
                  "clusters: " + RULE_TEXT]
         if self.reason:
             lines.append("no clusters: " + self.reason)
