@@ -13,7 +13,8 @@ from ..evaluation import split_subsets
 from ..judges.run.config import RunConfig
 from ..judges.store.run_store import RunStore
 from ..model import Dataset
-from .pair_runs import compare_pair_runs, judged_pairs, judges_pairs
+from ..run_columns import run_scores
+from .pair_runs import compare_pair_runs, implied_pairs, judged_pairs, judges_pairs
 from .requests import CompareRequest
 from .stored import dataset_of_run, same_dataset
 
@@ -37,8 +38,14 @@ def _compare_pair_runs(store: RunStore, request: CompareRequest, config_a: RunCo
     """Runs that judged pairs have no per-item scores to correlate: their verdicts are compared on the
     pairs both judged (``pair_verdicts``), beside the prompt diff and the settings that changed."""
     quality = request.qualities[0] if request.qualities else None
-    pairs_a = judged_pairs(config_a, dataset, store.load_judgments(request.run_a), quality)
-    pairs_b = judged_pairs(config_b, dataset, store.load_judgments(request.run_b), quality)
+    on_pairs_a, on_pairs_b = judges_pairs(config_a, dataset), judges_pairs(config_b, dataset)
+    pairs_a = judged_pairs(config_a, dataset, store.load_judgments(request.run_a), quality) if on_pairs_a else {}
+    pairs_b = judged_pairs(config_b, dataset, store.load_judgments(request.run_b), quality) if on_pairs_b else {}
+    # A run that scored responses one by one meets a pairwise run on its pairs: the verdicts its scores imply.
+    if not on_pairs_a:
+        pairs_a = implied_pairs(run_scores(store, request.run_a, with_pool=False)[0], next(iter(pairs_b.values()), []))
+    if not on_pairs_b:
+        pairs_b = implied_pairs(run_scores(store, request.run_b, with_pool=False)[0], next(iter(pairs_a.values()), []))
     comparison = RunComparison(request.run_a, request.run_b, dataset.name, [],
                                prompt_diff(config_a, config_b, request.run_a, request.run_b),
                                config_changes(config_a.to_dict(), config_b.to_dict()), on_pairs=True)

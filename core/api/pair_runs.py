@@ -15,6 +15,7 @@ from ..errors import ConfigError, DataError
 from ..judges.post_run.pairwise_report import asked_verdicts, candidate_items
 from ..judges.post_run.preference_report import (
     implied_preference_report,
+    implied_verdict,
     is_pointwise_preference_run,
     is_preference_run,
     preference_report,
@@ -28,6 +29,9 @@ from ..stats.human import human_labels
 from ..stats.pair_verdict_test import RULE_TEXT, TEST_TEXT, PairVerdictTest, pair_verdict_test
 from ..stats.pairwise import HUMAN_TIE, human_pair_verdicts
 from ..stats.preference import TIE, A, B, JudgedPair, OrderVerdict
+
+#: Joins a within-context pair's two response ids into its pair id (a character no id holds).
+PAIR_JOIN = "\x1f"
 
 
 def judges_pairs(config: RunConfig, dataset: Dataset) -> bool:
@@ -79,8 +83,24 @@ def _context_pairs(config: RunConfig, dataset: Dataset, table: Mapping[str, Mapp
             h = human.get(frozenset((a, b)))
             label = None if h is None else TIE if h == HUMAN_TIE else (A if h == a else B)
             in_order = orders.get((a, b), {})
-            pairs.append(JudgedPair(f"{a}|{b}", context, label, 0, 0, a_first=in_order.get(A),
+            pairs.append(JudgedPair(f"{a}{PAIR_JOIN}{b}", context, label, 0, 0, a_first=in_order.get(A),
                                     b_first=in_order.get(B)))
+        out[judge] = pairs
+    return out
+
+
+def implied_pairs(scores: Mapping[str, Mapping[str, float | None]], asked: Sequence[JudgedPair]
+                  ) -> dict[str, list[JudgedPair]]:
+    """A run that scored responses one by one, on the pairs another run asked (ids ``a PAIR_JOIN b``): per judge,
+    the verdict its two scores imply (the higher wins; equal scores tie), as for pointwise runs on
+    pre-paired replies."""
+    out: dict[str, list[JudgedPair]] = {}
+    for judge, column in scores.items():
+        pairs = []
+        for p in asked:
+            first, _, second = p.pair.partition(PAIR_JOIN)
+            verdict = implied_verdict(column.get(first), column.get(second), 0.0)
+            pairs.append(JudgedPair(p.pair, p.prompt, p.human, p.length_a, p.length_b, direct=verdict))
         out[judge] = pairs
     return out
 

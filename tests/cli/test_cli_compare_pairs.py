@@ -12,6 +12,7 @@ from cli_helpers import run, use_fake_judges
 from scipy.stats import binomtest
 
 from dialjudge.core.api import CompareRequest, Session, compare
+from dialjudge.core.api.pair_runs import PAIR_JOIN
 
 DATA = Path(__file__).parent.parent / "data"
 PAIRS = str(DATA / "judge_bench_pairs.json")
@@ -94,3 +95,31 @@ def _pairs(run_id: int) -> list:
         record = store.get_run(run_id)
         return judged_pairs(record.run_config, open_dataset("sample"), store.load_judgments(run_id),
                             "coherence")["fa"]
+
+
+def test_a_pointwise_run_against_a_within_context_pairwise_run(capsys: pytest.CaptureFixture[str]) -> None:
+    common = ("--judge", "fa", "--aspect", "coherence", "--no-metrics", "--bootstrap", "0")
+    assert run(capsys, "judge", "--template", "adv-0to1", *common)[0] == 0
+    assert run(capsys, "judge", "--template", "pairwise-plain", "--mode", "pairwise", "--pairs", "2", *common)[0] == 0
+    code, out, err = run(capsys, "runs", "compare", "1", "2")
+    assert code == 0, err
+    (test,) = compare(Session(), CompareRequest(1, 2)).pair_verdicts
+    assert test.agreement.n == 24
+    # The pointwise side's agreement, computed here: the higher score against the higher mean rating.
+    from dialjudge.core.judges.store.run_store import RunStore
+    from dialjudge.core.model import Aggregation
+    from dialjudge.core.registry import open_dataset
+    from dialjudge.core.run_columns import run_scores
+    from dialjudge.core.stats.human import human_labels
+
+    with RunStore() as store:
+        scores = run_scores(store, 1, with_pool=False)[0]["fa"]
+    labels = human_labels(open_dataset("sample").examples, "coherence", Aggregation.MEAN).values
+    right = 0
+    for p in _pairs(2):
+        a, b = p.pair.split(PAIR_JOIN)
+        judge = (scores[a] > scores[b]) - (scores[a] < scores[b])
+        human = (labels[a] > labels[b]) - (labels[a] < labels[b])
+        right += judge == human
+    assert test.agreement.agree_y == right  # run 1 is the A side (y)
+    assert "run 1 → run 2" in out
