@@ -24,7 +24,7 @@ from ..judges.store.run_store import RunStore
 from ..model import Aggregation
 from ..registry import open_dataset
 from ..report import records_text
-from ..stats.baselines import length_bias, length_scores
+from ..stats.baselines import LengthBias, length_bias, length_scores
 from ..stats.human import annotator_matrix, human_labels
 from ..stats.level_estimates import Estimate, annotator_ceiling, estimate
 from ..stats.meta_levels import (
@@ -205,7 +205,7 @@ def row_cells(board: Leaderboard, row: LeaderboardRow) -> tuple[str, ...]:
         extra = ("–", "–") if sa is None else (number_text(sa.pairwise_accuracy), number_text(sa.soft_pairwise_accuracy))
     bias = row.length
     length = ("–", "–", "–") if bias is None or bias.reason else (
-        number_text(bias.judge_length_r), number_text(bias.human_length_r), number_text(bias.partial_r))
+        number_text(bias.judge_length_r), number_text(bias.human_length_r), number_text(_partial(bias)))
     return ("–" if row.rank is None else str(row.rank), "–" if row.cluster is None else str(row.cluster), row.name,
             _value_text(row.estimate), _n_text(row.estimate), str(row.failures) if row.kind == JUDGE else "–",
             number_text(row.valid_mass, 2), *extra, *length, _share(row.flip_rate), _share(row.first_position), *_usage_cells(row.usage))
@@ -250,7 +250,7 @@ def records_of(board: Leaderboard) -> list[dict[str, Any]]:
         record.update({
             "length_r": _clean(bias.judge_length_r) if ok and bias else None,
             "human_length_r": _clean(bias.human_length_r) if ok and bias else None,
-            "partial_r_length": _clean(bias.partial_r) if ok and bias else None,
+            "partial_r_length": _clean(_partial(bias)) if ok and bias else None,
             "valid_mass_median": row.valid_mass,
             "flip_rate": row.flip_rate, "first_position_share": row.first_position,
             "cost_per_1k": usage.cost if usage else None, "tokens_per_1k": usage.tokens if usage else None,
@@ -284,6 +284,12 @@ def leaderboard_text(board: Leaderboard, fmt: str) -> str:
         {"method": f"run {r.run_id} ({r.kind}): template {r.template} #{r.template_hash}; {r.settings}"}
         for r in board.runs]
     return table + "\n" + records_text(method_records, fmt, columns=["method"], title="Method and runs")
+
+
+def _partial(bias: LengthBias) -> float:
+    """Agreement with length partialled out; undefined for a score that is length itself (r = 1, where
+    the formula divides rounding noise by rounding noise)."""
+    return math.nan if abs(bias.judge_length_r) > 1 - 1e-9 else bias.partial_r
 
 
 def _share(value: float | None) -> str:
