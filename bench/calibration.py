@@ -21,6 +21,10 @@ For every k (contexts) x m (candidates per context) cell, ``--datasets`` dataset
   pairwise Spearman's CI (design "loo ceiling", part ``loo-ceiling``; with USR's sparse rater layout
   and a stray rater, design "loo ceiling, sparse raters", part ``loo-ceiling-sparse``); the stop
   rule's false "better" over its looks.
+* the leaderboard's significance clusters (parts ``clusters-global`` and ``clusters-context``): with
+  ``CLUSTER_EVALUATORS`` evaluators of equal true agreement on mixed scales, how often they are split
+  into more than one cluster (at most 5% is the claim), how often clusters are given at all (below the
+  floor none are, with the reason), and the power to put two evaluators of ρ 0.6 above two of ρ 0.3.
 
 Each rate is printed with its Monte-Carlo standard error. The last lines derive the
 smallest number of contexts at which every shown CI covers >= 90% (and the exact
@@ -45,6 +49,7 @@ import numpy as np
 
 from dialjudge.core.simulation import SimulationDesign, coverage_rate, false_verdict_rate, simulate
 from dialjudge.core.simulation.calibration import Rate
+from dialjudge.core.simulation.evaluators import cluster_outcomes, equal_design, simulate_evaluators
 from dialjudge.core.stats import bootstrap as bs
 from dialjudge.core.stats.ceiling_ci import CEILING_CI_MAX_ITEMS as DEFAULT_CEILING_MAX_ITEMS
 from dialjudge.core.stats.ceiling_ci import MIN_CONTEXTS_CEILING
@@ -388,6 +393,38 @@ def loo_ceiling_design_name() -> str:
     return f"loo ceiling, m-out-of-n above {ceiling_ci.CEILING_CI_MAX_ITEMS} items"
 
 
+#: Evaluators of one simulated leaderboard (6 pairs: Holm's first threshold 0.05/6).
+CLUSTER_EVALUATORS = 4
+#: The power design: two evaluators of this population ρ ...
+CLUSTER_WEAK, CLUSTER_STRONG = 0.3, 0.6
+CLUSTER_PARTS = {"clusters-global": "global", "clusters-context": "context"}
+
+
+def run_cluster_cell(level: str, k: int, m: int, n_datasets: int, seed: int,
+                     n_evaluators: int = CLUSTER_EVALUATORS) -> CellResult:
+    """False splits of equally good evaluators, clusters shown, and the power for a set difference."""
+    started = time.perf_counter()
+    design = equal_design(k, m)
+    null = cluster_outcomes(simulate_evaluators(design, [design.agreement] * n_evaluators, n_datasets, seed,
+                                                level=level), level)
+    shown = np.array([o.shown for o in null])
+    split = np.array([o.shown and o.n_clusters > 1 for o in null])
+    half = n_evaluators // 2
+    agreements = [CLUSTER_WEAK] * half + [CLUSTER_STRONG] * (n_evaluators - half)
+    effect = cluster_outcomes(simulate_evaluators(design, agreements, n_datasets, seed + 1, level=level), level)
+    separated = np.array([o.shown and all(o.clusters[i] is not None and o.clusters[j] is not None
+                                          and o.clusters[j] < o.clusters[i]  # type: ignore[operator]
+                                          for i in range(half) for j in range(half, n_evaluators))
+                          for o in effect])
+    pair_p = np.array([o.first_pair_p for o in null])
+    rates = {"clusters shown": Rate(int(shown.sum()), n_datasets),
+             "false split": false_verdict_rate(split, shown),
+             "one pair p < 0.05": false_verdict_rate(pair_p < NOMINAL_FALSE, shown & np.isfinite(pair_p)),
+             f"power ρ {CLUSTER_STRONG} over {CLUSTER_WEAK}": false_verdict_rate(
+                 separated, np.array([o.shown for o in effect]))}
+    return CellResult(f"clusters {level}", k, m, n_datasets, rates, time.perf_counter() - started)
+
+
 #: (design name, design, datasets, seed, correlation resamples, paired resamples)
 Cell = tuple[str, SimulationDesign, int, int, int, int]
 
@@ -405,11 +442,17 @@ def cells(n_datasets: int, contexts: Sequence[int], candidates: Sequence[int], s
             for k in contexts:
                 design = replace(base, n_contexts=k, n_candidates=m)
                 out.append((name, design, n_datasets, seed + 1000 * k + 10 * m + offset, n_boot, paired_boot))
+    for name in CLUSTER_PARTS:
+        if name in parts:
+            out.extend((name, equal_design(k, m), n_datasets, seed + 1000 * k + 10 * m + 3, 0, 0)
+                       for m in candidates for k in contexts)
     return out
 
 
 def _run(args: Cell) -> CellResult:
     name, design, n_datasets, seed, n_boot, paired_boot = args
+    if name in CLUSTER_PARTS:
+        return run_cluster_cell(CLUSTER_PARTS[name], design.n_contexts, design.n_candidates, n_datasets, seed)
     if name == "labels":
         return run_label_cell(design, n_datasets, seed, n_boot)
     if name == "ceiling":
@@ -443,7 +486,7 @@ def markdown(results: Sequence[CellResult], n_datasets: int | None, command: str
     lines = [f"Regenerate: `{command}` ({per_cell}; rates ± Monte-Carlo standard error; \"—\": not shown at "
              "that k, so nothing to calibrate).", ""]
     loo_designs = sorted({r.design for r in results if r.design.startswith("loo ceiling")})
-    for design in ("null", "effect", "labels", "ceiling", *loo_designs):
+    for design in ("null", "effect", "labels", "ceiling", *loo_designs, "clusters global", "clusters context"):
         rows = [r for r in results if r.design == design]
         if not rows:
             continue
@@ -494,7 +537,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="which designs: null, effect (correlations and paired comparisons), labels (κ, α, "
                              "AUC), ceiling (the human ceiling's α), loo-ceiling (the human ceiling's leave-one-out "
                              "r, ρ, τ and pairwise ρ), loo-ceiling-sparse (the same with USR's sparse raters and a "
-                             "stray one), stop (the stop rule)")
+                             "stray one), stop (the stop rule), clusters-global and clusters-context (the "
+                             "leaderboard's significance clusters)")
     parser.add_argument("--stop-datasets", type=int, default=300, help="simulated runs for the stop rule (0: skip)")
     parser.add_argument("--json", help="write the rates as JSON here")
     parser.add_argument("--markdown", help="write the tables as Markdown here (else to stdout)")

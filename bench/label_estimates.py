@@ -69,7 +69,7 @@ def stored_run(run_id: int, draws: int, labelled: int) -> int:
     import numpy as np
 
     from dialjudge.core.api import labels_estimates as le
-    from dialjudge.core.api import load_config
+    from dialjudge.core.config import load_config
     from dialjudge.core.judges.store.run_store import RunStore
 
     config = load_config()

@@ -11,6 +11,7 @@ from dialjudge.core.api import (
     EngineOptions,
     ExportRequest,
     RescoreRequest,
+    RunComparison,
     RunDetails,
     RunRecord,
     SearchEntry,
@@ -38,6 +39,7 @@ from dialjudge.core.api.formatting import (
     usage_rows,
     usage_summary,
 )
+from dialjudge.core.api.pair_runs import PAIR_COMPARISON_COLUMNS, pair_comparison_notes, pair_comparison_rows
 from dialjudge.core.api.probability_lines import scoring_lines
 from dialjudge.core.api.stored import environment_lines
 from dialjudge.core.api.types import (
@@ -243,6 +245,9 @@ def run_compare(args: argparse.Namespace) -> int:
     request = CompareRequest(args.run_a, args.run_b, qualities=tuple(args.qualities or ()),
                              subsets=tuple(args.subsets or ()), paired_boot=args.bootstrap, seed=args.seed)
     comparison = compare(args.session, request, args.session.config)
+    if comparison.on_pairs:
+        _print_pair_verdicts(comparison, args.run_a, args.run_b)
+        return 0
     rows = [(d.evaluator, d.quality, d.subset, d.coefficient, _num(d.before), _num(d.after), _signed(d.change),
              f"{d.n_before}/{d.n_after}") for d in comparison.deltas]
     con = render.console()
@@ -263,6 +268,23 @@ def run_compare(args: argparse.Namespace) -> int:
     else:
         con.print("[dim]The two runs used the same template and personas.[/dim]")
     return 0
+
+
+def _print_pair_verdicts(comparison: RunComparison, run_a: int, run_b: int) -> None:
+    """Runs that judged pairs: the verdict of the paired test on the pairs both judged, the rule named."""
+    con = render.console()
+    con.print(render.plain_table(f"Run {run_a} → run {run_b} ({comparison.dataset}): agreement with the humans' "
+                                 "preference on the pairs both judged", PAIR_COMPARISON_COLUMNS,
+                                 pair_comparison_rows(comparison.pair_verdicts),
+                                 right=PAIR_COMPARISON_COLUMNS[1:]))
+    for test in comparison.pair_verdicts:
+        con.print(test.verdict(), markup=False, highlight=False)
+    if not comparison.pair_verdicts:
+        con.print("Neither run has a judge: no comparison.", markup=False, highlight=False)
+    render.print_notes(con, pair_comparison_notes())
+    if comparison.config_changes:
+        con.print(render.plain_table("Configuration changes", ["key", f"run {run_a}", f"run {run_b}"],
+                                     [(k, json.dumps(a), json.dumps(b)) for k, a, b in comparison.config_changes]))
 
 
 #: What `runs export` writes: every file format of `judge --format` (not its terminal table), and jsonl.

@@ -20,6 +20,7 @@ from .judges.store.run_store import RunStore
 from .model import Aggregation, Dataset
 from .run_columns import run_scores
 from .stats.human import human_labels
+from .stats.pair_verdict_test import PairVerdictTest
 from .stats.paired import PairedComparison, paired_comparison
 from .subsets import Subset
 
@@ -54,6 +55,10 @@ class RunComparison:
     config_changes: list[tuple[str, Any, Any]] = field(default_factory=list)
     #: Paired bootstrap comparisons (B minus A on the items both scored), per judge x quality x subset.
     paired: list[PairedComparison] = field(default_factory=list)
+    #: Runs that judged pairs: each judge's verdicts compared on the pairs both judged (B against A).
+    pair_verdicts: list[PairVerdictTest] = field(default_factory=list)
+    #: Either run judged pairs (pairwise, or pre-paired replies): no correlation deltas, ``pair_verdicts`` instead.
+    on_pairs: bool = False
 
     def to_records(self) -> list[dict[str, Any]]:
         return [{"evaluator": d.evaluator, "quality": d.quality, "subset": d.subset, "coefficient": d.coefficient,

@@ -29,9 +29,10 @@ SCANNED_PACKAGES = ("core", "tui", "cli")
 CORE_FLOORS: Floors = (
     ("plain values and tools, importing no other module of dialjudge",
      ("errors", "model", "format", "table_fit", "judge_config", "backend_rules", "self_registry", "foreground", "gc_pause",
-      "simulation")),
+      )),
     ("reading and measuring: the config file, datasets, metrics, statistics, tables",
      ("config", "loaders", "metrics", "stats", "subsets", "describe", "adversarial", "report")),
+    ("simulated data and evaluators with a known truth (on the statistics)", ("simulation",)),
     ("datasets by name, and evaluators against the humans",
      ("dataset_catalogue", "evaluation")),
     ("judging: prompts, backends, runs and the run store",

@@ -15,16 +15,15 @@ from pathlib import Path
 from typing import Any
 
 from dialjudge.core.api import (
-    BackendFactory,
     ColumnMap,
     Config,
     DatasetEntry,
     JudgeConfig,
     Session,
     list_datasets,
-    load_config,
     open_dataset,
 )
+from dialjudge.core.api.types import BackendFactory
 from dialjudge.core.model import Dataset
 
 
@@ -57,7 +56,8 @@ class Services:
                 **overrides: Any) -> Services:
         """Services on the user's config file, data folders and run store (``make_backend``: the
         judges' backends, tests give a fake)."""
-        session = Session(config if config is not None else load_config(), backend_factory=make_backend)
+        session = Session(config, backend_factory=make_backend)
+        session.config  # noqa: B018 (read now: a bad config file is reported when the app starts, not later)
         services = cls(
             session=session,
             open_dataset=lambda name, column_map=None: _open_dataset(name, session.config, column_map),

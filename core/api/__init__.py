@@ -32,7 +32,6 @@ from ..compare import (
 from ..config import (
     Config,
     JudgeConfig,
-    load_config,
 )
 from ..judges.post_run.labels import (
     LabelReport,
@@ -55,8 +54,6 @@ from ..judges.store.run_store import (
 )
 from ..planning import (
     RunPlan,
-    infer_quality,
-    preferred_mode,
 )
 from ..run_export import (
     ExportResult,
@@ -102,6 +99,10 @@ from .labels_estimates import (
     EstimateReport,
     LabelPlan,
 )
+from .leaderboards import (
+    Leaderboard,
+    LeaderboardRequest,
+)
 from .preferences import (
     PreferenceReport,
     PreferenceRequest,
@@ -144,7 +145,6 @@ from .runs import (
     plan_runs,
 )
 from .session import (
-    BackendFactory,
     Session,
 )
 from .stored import (
@@ -167,6 +167,7 @@ from .stored_use_cases import (
     judgment_rows,
     judgments_of_items,
     label_next,
+    leaderboard,
     list_runs,
     mass_lines,
     prepare_retry,
@@ -205,7 +206,6 @@ __all__ = [
     "alt_test_for_run",
     "AltTestReport",
     "ask_judge",
-    "BackendFactory",
     "check_persona_name",
     "column_choices",
     "ColumnChoices",
@@ -235,7 +235,6 @@ __all__ = [
     "ImportReport",
     "ImportRequest",
     "ImportResult",
-    "infer_quality",
     "item_metric_scores",
     "judge",
     "judge_bench_requests",
@@ -251,11 +250,13 @@ __all__ = [
     "judgment_rows",
     "judgments_of_items",
     "label_next",
+    "leaderboard",
+    "Leaderboard",
+    "LeaderboardRequest",
     "LabelPlan",
     "LabelReport",
     "list_datasets",
     "list_runs",
-    "load_config",
     "make_adversarial",
     "mass_lines",
     "metric_scores",
@@ -269,7 +270,6 @@ __all__ = [
     "preference_report_of",
     "PreferenceReport",
     "PreferenceRequest",
-    "preferred_mode",
     "prepare_prompt",
     "prepare_retry",
     "PreparedPrompt",

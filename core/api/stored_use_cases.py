@@ -17,6 +17,7 @@ from . import comparison as _comparison
 from . import imports as _imports
 from . import interrupted as _interrupted
 from . import labels_estimates as _labels_estimates
+from . import leaderboards as _leaderboard
 from . import preferences as _preferences
 from . import probability_lines as _probability_lines
 from . import protocol_judge_bench as _protocol_judge_bench
@@ -48,6 +49,7 @@ compare = uses_store(_comparison.compare)
 mass_lines = uses_store(_probability_lines.mass_lines)
 import_scores = uses_store(_imports.import_scores)
 find_interrupted_run = uses_store(_interrupted.find_interrupted_run)
+leaderboard = uses_store(_leaderboard.leaderboard)
 
 # -- runs -------------------------------------------------------------------------------------
 find_resumable = uses_store(_runs.find_resumable)
@@ -105,7 +107,7 @@ def stop_rule_for(session: Session, request: StopRequest, plan: RunPlan, dataset
 __all__ = [
     "alt_test_for_run", "compare", "delete", "estimate_for_run", "export", "find_finished", "find_interrupted_run",
     "find_resumable", "import_scores", "judge_bench_table", "judge_columns", "judgment_page", "judgment_rows",
-    "judgments_of_items", "label_next", "list_runs", "mass_lines", "prepare_retry", "rescore", "review_data",
+    "judgments_of_items", "label_next", "leaderboard", "list_runs", "mass_lines", "prepare_retry", "rescore", "review_data",
     "run_config_of", "run_details", "run_list", "run_judgments", "run_record", "run_reports", "save_review", "score_columns",
     "stop_rule_for", "stored_preference_report", "usage_of_run", "versus", "write_judgments_file",
 ]

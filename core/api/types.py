@@ -94,6 +94,8 @@ from ..metrics import (
 )
 from ..planning import (
     NO_PERSONA,
+    infer_quality,
+    preferred_mode,
 )
 from ..review_queue import (
     FlagKind,
@@ -131,8 +133,12 @@ from ..stats.paired import (
 from ..subsets import (
     parse_subset,
 )
+from .session import BackendFactory
 
 __all__ = [
+    "BackendFactory",
+    "infer_quality",
+    "preferred_mode",
     "AgreementCell",
     "AgreementTable",
     "AnswerConstraint",

@@ -15,7 +15,6 @@ from cli_helpers import run
 from dialjudge.core.api import (
     EngineOptions,
     RunRequest,
-    load_config,
     open_dataset,
     plan_run,
 )
@@ -24,7 +23,7 @@ from dialjudge.core.api.runs import (
     build_backends,
     execute_run,
 )
-from dialjudge.core.config import JudgeConfig
+from dialjudge.core.config import JudgeConfig, load_config
 from dialjudge.core.judges.backends.fake import FakeBackend
 from dialjudge.core.judges.store.run_store import RunStore
 from dialjudge.core.model import Aggregation

@@ -21,7 +21,6 @@ from textual.suggester import SuggestFromList
 from textual.timer import Timer
 from textual.widgets import Button, Header, Input, Label, Select, Static, TextArea
 
-from dialjudge.core.api import preferred_mode
 from dialjudge.core.api.formatting import human_unit
 from dialjudge.core.api.template_identity import (
     is_shipped_name,
@@ -30,6 +29,7 @@ from dialjudge.core.api.template_identity import (
 from dialjudge.core.api.types import (
     NO_PERSONA,
     ScoringMode,
+    preferred_mode,
 )
 
 from ..controllers.lab import (

@@ -19,18 +19,16 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
 from textual.widgets import Button, Checkbox, Header, Input, Label, Select, SelectionList, Static
 
-from dialjudge.core.api import (
-    infer_quality,
-    preferred_mode,
-)
 from dialjudge.core.api.template_identity import template_text_hash
 from dialjudge.core.api.types import (
     AnswerConstraint,
     OutputKind,
     PairSetting,
+    infer_quality,
     local_threads,
     parse_subset,
     plan_pairs,
+    preferred_mode,
 )
 from dialjudge.core.errors import ConfigError, DialjudgeError
 

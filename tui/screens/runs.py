@@ -14,6 +14,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.widgets import Header, Static, TabbedContent, TabPane
 
+from dialjudge.core.api import LeaderboardRequest
 from dialjudge.core.api.formatting import (
     FORMAT_LABELS,
     money_text,
@@ -41,6 +42,7 @@ from ..widgets.virtual_table import Column, TableCell, VirtualTable
 from .base import WorkspaceScreen
 from .dialogs import ExportChoice, ExportDialog
 from .import_dialog import ImportDialog
+from .leaderboard_view import LeaderboardScreen
 from .rescore_dialog import RescoreDialog
 
 if TYPE_CHECKING:
@@ -120,6 +122,10 @@ class RunsScreen(WorkspaceScreen):
         Binding("i", "import_scores", "Import…",
                 tooltip="Store judge scores made elsewhere (CSV/JSONL, Inspect AI, promptfoo) as a run"),
         Binding("g", "reload", "Reload runs"),
+        # Not in the footer (it is full at 80 columns); in the help and the command palette.
+        Binding("b", "leaderboard", "Leaderboard", show=False,
+                tooltip="Rank the marked runs' judges (none marked: every run on the highlighted run's dataset and "
+                        "quality) beside the metrics and baselines, with significance clusters"),
     ]
 
     def __init__(self) -> None:
@@ -275,6 +281,20 @@ class RunsScreen(WorkspaceScreen):
         self.query_one("#runs-comparison", Static).update(Text(f"Comparing run {a} with run {b}…", style="dim"))
         self.query_one(TabbedContent).active = "runs-comparison-tab"
         self.dj.stored_runs.compare(a, b, self)
+
+    def action_leaderboard(self) -> None:
+        """The leaderboard of the marked runs, or of every run on the highlighted run's dataset and quality."""
+        run_id = self.marked[0] if self.marked else self.highlighted
+        if run_id is None:
+            return
+        config = self.runs[run_id].run_config
+        quality = config.quality or config.aspect
+        if not quality:
+            self.notify(f"Run {run_id} names no human-rated quality to rank against", severity="warning")
+            return
+        request = LeaderboardRequest(config.dataset_path or config.dataset, quality, tuple(sorted(self.marked)),
+                                     n_boot=self.dj.services.n_boot, seed=self.dj.services.seed)
+        self.app.push_screen(LeaderboardScreen(request))
 
     def on_runs_compared(self, message: RunsCompared) -> None:
         self.query_one("#runs-comparison", Static).update(render_comparison(message.comparison))

@@ -9,6 +9,8 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from dialjudge.core.api.pair_runs import PAIR_COMPARISON_COLUMNS, pair_comparison_notes, pair_comparison_rows
+
 from ..format import number_text
 from .fit import FirstThatFits
 from .paired_verdict import render_paired
@@ -43,14 +45,16 @@ def diff_line(line: str) -> Text:
 
 def render_comparison(comparison: RunComparison) -> RenderableType:
     a, b = comparison.run_a, comparison.run_b
-    parts: list[RenderableType] = [
-        Text(f"A = run {a}, B = run {b} on {comparison.dataset}", style="bold"),
-        Text(f"Correlation with the human labels per judge, quality and subset; Δ = run {b} − run {a}; "
-             "n: items scored in each run.", style="dim"),
-    ]
-    # Side by side where the width allows; narrower (80 columns), one row per coefficient: no number is cut.
-    parts.append(FirstThatFits(lambda: _delta_table(comparison), lambda: _long_delta_table(comparison))
-                 if comparison.deltas else _delta_table(comparison))
+    parts: list[RenderableType] = [Text(f"A = run {a}, B = run {b} on {comparison.dataset}", style="bold")]
+    if comparison.on_pairs:
+        # Runs that judged pairs: the verdicts on the pairs both judged, as `runs compare` prints them.
+        parts.append(_pair_verdicts(comparison))
+    else:
+        parts.append(Text(f"Correlation with the human labels per judge, quality and subset; Δ = run {b} − run {a}; "
+                          "n: items scored in each run.", style="dim"))
+        # Side by side where the width allows; narrower (80 columns), one row per coefficient: no number is cut.
+        parts.append(FirstThatFits(lambda: _delta_table(comparison), lambda: _long_delta_table(comparison))
+                     if comparison.deltas else _delta_table(comparison))
     if comparison.paired:
         parts += [Text(""), render_paired(comparison.paired)]
     parts.append(Text("\nConfiguration changes", style="bold"))
@@ -71,6 +75,18 @@ def render_comparison(comparison: RunComparison) -> RenderableType:
     else:
         parts.append(Text("The two runs used the same template and personas.", style="dim"))
     return Group(*parts)
+
+
+def _pair_verdicts(comparison: RunComparison) -> RenderableType:
+    table = Table(box=None, padding=(0, 1), show_edge=False, header_style="bold")
+    for name in PAIR_COMPARISON_COLUMNS:
+        table.add_column(name, justify="left" if name == "judge" else "right", overflow="fold")
+    for row in pair_comparison_rows(comparison.pair_verdicts):
+        table.add_row(*row)
+    lines = [Text(test.verdict()) for test in comparison.pair_verdicts] or [Text("Neither run has a judge.")]
+    notes = [Text(f"• {note}", style="dim") for note in pair_comparison_notes()]
+    return Group(Text("Agreement with the humans' preference on the pairs both judged", style="dim"), table,
+                 *lines, *notes)
 
 
 def _long_delta_table(comparison: RunComparison) -> RenderableType:
