@@ -89,7 +89,8 @@ def _answer_line(path: Path, n: int, record: Any) -> AnswerLine | AnswerProblem:
     cid = record.get("custom_id")
     if not isinstance(cid, str) or not cid:
         return AnswerProblem("malformed", _where(path, n, "custom_id"), "no custom_id: it cannot be matched")
-    line_id = record.get("id") if isinstance(record.get("id"), str) else ""
+    raw_id = record.get("id")
+    line_id = raw_id if isinstance(raw_id, str) else ""
     error = record.get("error")
     response = record.get("response")
     if error is not None:

@@ -13,7 +13,6 @@ into a new batch file); a line that cannot be matched or read is counted and nam
 from __future__ import annotations
 
 import asyncio
-
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -230,7 +229,7 @@ def _score(store: RunStore, record: RunRecord, plan: BatchPlan, dataset: Dataset
 
     options = EngineOptions(renderer=rendered, fewshot_pool=fewshot_pool, run_id=record.id, use_cache=True,
                             retry_failed=True, context_order_seed=seed)
-    engine = RunEngine(plan.config, dataset, stand_ins, store, options)  # type: ignore[arg-type]
+    engine = RunEngine(plan.config, dataset, stand_ins, store, options)
     if on_event is not None:
         engine.subscribe(on_event)
     return asyncio.run(engine.run())
