@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from batch_replay import replay
 
+from batch_replay import replay
 from dialjudge.core.api import RunRequest, plan_runs
 from dialjudge.core.api.batch import import_answers, write_batch
 from dialjudge.core.api.judging import judge
@@ -24,8 +24,9 @@ ITEMS = 3
 TOLERANCE = 0.02
 
 CASES = {
+    # Held to the answer format by a grammar (the small model's free text rarely holds a rating).
     "generate": RunRequest(template="likert-1to5", judges=("local",), mode="generate", aspect="overall",
-                           quality="overall", limit=ITEMS),
+                           quality="overall", limit=ITEMS, constrain="answer"),
     "logprob": RunRequest(template="likert-1to5", judges=("local",), mode="logprob", aspect="overall",
                           quality="overall", limit=ITEMS),
     "pairwise": RunRequest(template="pairwise-plain", judges=("local",), mode="logprob", aspect="overall",
@@ -45,7 +46,10 @@ def test_a_replayed_batch_scores_as_a_live_run(llama_server: str, bundled_model:
     dataset = open_dataset("sample", remember=False)
     judge_config = JudgeConfig(name="local", backend="openai", model="smollm2", base_url=llama_server,
                                endpoint="chat", concurrency=1, timeout=120.0, max_retries=0,
-                               sampling=Sampling(max_tokens=16), extra={"chat_template": str(bundled_model)})
+                               sampling=Sampling(max_tokens=16), extra={"chat_template": str(bundled_model),
+                                                                  "constrain_with": "grammar",
+                                                                  # the small model's ratings hold 30-40%
+                                                                  "min_valid_mass": 0.2})
     session = Session(Config(path=None, judges={"local": judge_config}), store_path=tmp_path / "runs.sqlite3")
     request = CASES[case]
     exported = write_batch(session, plan_runs(request, dataset, session.config)[0], dataset, tmp_path / "in.jsonl")
