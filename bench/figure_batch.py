@@ -28,10 +28,11 @@ from .datasets import big_dataset
 SECONDS = 30.0
 
 
-def answers_for(requests: Path, out: Path) -> None:
-    """An answer line per request: the rating 1-5 from the custom id, with a top list at its position."""
-    with requests.open(encoding="utf-8") as lines, out.open("w", encoding="utf-8") as handle:
-        for n, line in enumerate(lines):
+def answers_for(requests: list[Path], out: Path) -> None:
+    """An answer line per request (of every file the export was split into): a rating 1-5, with a top
+    list at its position."""
+    with out.open("w", encoding="utf-8") as handle:
+        for n, line in enumerate(line for path in requests for line in path.open(encoding="utf-8")):
             request = json.loads(line)
             rating = str(n % 5 + 1)
             top = [{"token": str(d), "logprob": -0.1 if str(d) == rating else -3.0} for d in range(1, 6)]
@@ -60,16 +61,16 @@ def run(ctx: Context) -> list[Row]:
                                     quality="overall"), dataset, session.config)[0]
         requests, answers = Path(folder) / "requests.jsonl", Path(folder) / "answers.jsonl"
         export_s, export_cpu, exported = _timed(lambda: write_batch(session, plan, dataset, requests))
-        ctx.log(f"[batch] export: {exported.requests} requests in {export_s:.1f} s ({export_cpu:.1f} s CPU)")
-        answers_for(requests, answers)
+        ctx.log(f"[batch] export: {exported.requests} requests in {len(exported.files)} files, {export_s:.1f} s ({export_cpu:.1f} s CPU)")
+        answers_for([Path(f.path) for f in exported.files], answers)
         import_s, import_cpu, imported = _timed(lambda: import_answers(session, exported.run_id, [answers], dataset))
         ctx.log(f"[batch] import: {imported.scored_now} answers scored in {import_s:.1f} s ({import_cpu:.1f} s CPU)")
     label = f"{n:,}"
     return [
         at_most(f"batch: export {label} judgments (s)", export_s, SECONDS, "s"),
-        at_most(f"batch: export, CPU (s)", export_cpu, None, "s"),
+        at_most("batch: export, CPU (s)", export_cpu, None, "s"),
         at_most(f"batch: import {label} answers (s)", import_s, SECONDS, "s"),
-        at_most(f"batch: import, CPU (s)", import_cpu, None, "s"),
+        at_most("batch: import, CPU (s)", import_cpu, None, "s"),
         equals("batch: answers scored", imported.scored_now, n),
     ]
 

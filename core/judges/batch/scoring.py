@@ -126,6 +126,7 @@ def _read_file(path: Path, run_id: int, plan: BatchPlan, work_of: Mapping[int, W
                report: AnswersImport) -> dict[str, Any]:
     """One answer file into ``answers`` and ``errors`` (by custom id); returns its provenance."""
     lines = 0
+    endpoints: dict[str, str] = {}
     providers: Counter[str] = Counter()
     models: Counter[str] = Counter()
     for entry in read_answers(path):
@@ -158,7 +159,9 @@ def _read_file(path: Path, run_id: int, plan: BatchPlan, work_of: Mapping[int, W
             if not _same_model(model, planned):
                 report.other_models[model] = report.other_models.get(model, 0) + 1
         backend = plan.backends[work.variant.judge.name]
-        endpoint = backend.request_body(work.request)[0]
+        endpoint = endpoints.get(work.variant.label)
+        if endpoint is None:  # one endpoint per judge variant in a run (its mode and continuation decide it)
+            endpoint = endpoints[work.variant.label] = backend.request_body(work.request)[0]
         try:
             result = backend.result_from_body(work.request, entry.body, path=endpoint)
         except RequestFailed as exc:
