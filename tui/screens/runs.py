@@ -14,6 +14,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.widgets import Footer, Header, Static, TabbedContent, TabPane
 
+from dialjudge.core.api.batch import batch_state
 from dialjudge.core.api.formatting import (
     FORMAT_LABELS,
     money_text,
@@ -50,7 +51,7 @@ if TYPE_CHECKING:
     from dialjudge.core.api.types import RunUsage
 
 STATUS_STYLES = {RunStatus.FINISHED: "green", RunStatus.RUNNING: "cyan", RunStatus.CANCELLED: "yellow",
-                 RunStatus.FAILED: "red"}
+                 RunStatus.FAILED: "red", RunStatus.AWAITING_ANSWERS: "magenta"}
 MARKS = ("A", "B")
 
 
@@ -63,7 +64,7 @@ def run_details(record: RunRecord, usage: RunUsage | None = None, *, show_timing
     table.add_column()
     mode = config.mode.value + (f" (top-{config.top_k})" if config.mode is ScoringMode.LOGPROB and config.top_k else "")
     rows: list[tuple[str, str | Text]] = [
-        ("status", Text(record.status.value, style=STATUS_STYLES[record.status])),
+        ("status", Text(batch_state(record) or record.status.value, style=STATUS_STYLES[record.status])),
         ("created", record.created[:19].replace("T", " ")),
         ("dataset", f"{config.dataset} (subset {config.subset}"
                     + (f", first {config.limit}" if config.limit else "") + ")"),
@@ -187,7 +188,7 @@ class RunsScreen(WorkspaceScreen):
             TableCell(mark, "bold reverse" if mark else "", mark or None),
             TableCell(str(r.id), "bold", r.id),
             TableCell(r.created[:16].replace("T", " "), "dim", r.created),
-            TableCell(r.status.value, STATUS_STYLES[r.status], r.status.value),
+            TableCell(batch_state(r) or r.status.value, STATUS_STYLES[r.status], r.status.value),
             TableCell.of(config.dataset),
             TableCell.of(config.template_label),
             TableCell.of(target),
