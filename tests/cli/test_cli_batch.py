@@ -55,3 +55,22 @@ def test_a_batch_run_round_trip_on_the_command_line(capsys: pytest.CaptureFixtur
         code, out, _ = run(capsys, "runs", "retry", "1", "--batch-out", str(tmp_path / "retry.jsonl"))
         assert code == 0 and "wrote 0 of 5 requests" in " ".join(out.split())
         assert server.stats.requests == 5  # the replay's: dialjudge itself sent none
+
+
+def test_continue_live_judges_a_batch_runs_unanswered_judgments(capsys: pytest.CaptureFixture[str],
+                                                                 isolated_user_dirs: Path, tmp_path: Path) -> None:
+    with FaultServer() as server:
+        write_config(server.base_url)
+        requests = tmp_path / "requests.jsonl"
+        assert run(capsys, *JUDGE, "--batch-out", str(requests))[0] == 0
+        replay(requests, server.base_url, tmp_path / "answers.jsonl")
+        first_two = tmp_path / "answers.jsonl"
+        first_two.write_text("\n".join(first_two.read_text(encoding="utf-8").splitlines()[:2]) + "\n",
+                             encoding="utf-8")
+        assert run(capsys, "runs", "answers", "1", str(first_two))[0] == 0
+        asked = server.stats.requests
+        code, out, err = run(capsys, *JUDGE, "--continue-live")
+        assert code == 0
+        assert server.stats.requests - asked == 3  # only the three judgments without an answer
+        code, out, _ = run(capsys, "runs", "list")
+        assert "finished" in out and "5/5" in out and "awaiting" not in out
