@@ -30,7 +30,7 @@ from dialjudge.core.api import (
     start_run,
     write_judgments_file,
 )
-from dialjudge.core.api.batch import batch_state
+from dialjudge.core.api.batch import batch_lines, batch_state
 from dialjudge.core.api.formatting import (
     FORMAT_LABELS,
     FORMATS,
@@ -173,7 +173,7 @@ def run_show(args: argparse.Namespace) -> int:
     record, usage = details.record, details.usage
     config = record.run_config
     con = render.console()
-    con.print(render.key_values(f"Run {record.id} — {record.status.value}", {
+    con.print(render.key_values(f"Run {record.id} — {batch_state(record) or record.status.value}", {
         "created": record.created, "dataset": f"{config.dataset} ({config.subset})",
         "template": config.template_label,
         "mode": config.mode.value + (f" (top-{config.top_k})"
@@ -183,6 +183,7 @@ def run_show(args: argparse.Namespace) -> int:
         "few-shot": config.fewshot.spec, "repeats": config.repeats,
         "judgments": f"{record.judgments} of {record.total} ({record.failures} failed)",
         **_source_lines(details),
+        **batch_lines(record),
         "cost and latency": usage_summary(usage),
         **environment_lines(config.environment),
         **scoring_lines(config.environment),

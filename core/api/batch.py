@@ -31,7 +31,7 @@ from ..model import Dataset
 from ..planning import RunPlan
 from .session import Session
 
-__all__ = ["AnswersImport", "BatchExport", "awaiting_run", "batch_state", "import_answers", "retry_batch",
+__all__ = ["AnswersImport", "BatchExport", "awaiting_run", "batch_lines", "batch_state", "import_answers", "retry_batch",
            "write_batch"]
 
 
@@ -113,3 +113,19 @@ def import_answers(session: Session, run_id: int, paths: Sequence[Path], dataset
         record = store.runs.get_run(run_id)
         backends = session.backends_for(record.run_config)
         return _import_answers(store, record, dataset, paths, backends, on_event=on_event)
+
+
+def batch_lines(record: RunRecord) -> dict[str, str]:
+    """A batch run's files and answer imports as labelled lines (``runs show``); empty for other runs."""
+    info = batch_info(record)
+    if info is None:
+        return {}
+    files = info.get("files") or []
+    lines = {"batch files": "; ".join(f"{f.get('path')} ({f.get('requests')} requests, sha256 "
+                                      f"{str(f.get('sha256'))[:12]}…)" for f in files) or "–"}
+    for n, entry in enumerate(info.get("imports") or [], start=1):
+        models = ", ".join(f"{model} ({count})" for model, count in (entry.get("models") or {}).items()) or "–"
+        lines[f"answers {n}"] = (f"{entry.get('file')} ({entry.get('lines')} lines, sha256 "
+                                 f"{str(entry.get('sha256'))[:12]}…, provider {entry.get('provider')}, "
+                                 f"models {models})")
+    return lines
