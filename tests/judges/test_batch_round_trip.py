@@ -3,6 +3,7 @@ its answers imported and scored as a live run's, every unusable answer line coun
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -163,3 +164,22 @@ def _item_of(request: dict[str, Any], dataset: Dataset, items: dict[str, Any]) -
     prompt = request["body"]["messages"][-1]["content"]
     (item,) = [ex.id for ex in dataset.examples if ex.id in items and ex.candidate and ex.candidate in prompt]
     return item
+
+
+def test_files_are_split_at_the_request_and_size_limits(tmp_path, sample):
+    from dialjudge.core.judges.batch.requests import plan_batch, write_requests
+
+    session = session_for(tmp_path, "http://127.0.0.1:9/v1")
+    plan = plan_for(session, sample, "generate")
+    batch = plan_batch(plan.config, sample, session.backends_for(plan.config), context_order_seed=0)
+    whole = write_requests(batch, 7, tmp_path / "all.jsonl")
+    assert [Path(f.path).name for f in whole] == ["all.jsonl"] and whole[0].requests == ITEMS
+    lines = (tmp_path / "all.jsonl").read_bytes().splitlines(keepends=True)
+    by_count = write_requests(batch, 7, tmp_path / "n.jsonl", max_requests=4)
+    assert [(Path(f.path).name, f.requests) for f in by_count] == [("n-1.jsonl", 4), ("n-2.jsonl", 2)]
+    assert not (tmp_path / "n.jsonl").exists()
+    by_size = write_requests(batch, 7, tmp_path / "s.jsonl", max_bytes=max(map(len, lines)) + 1)
+    assert [f.requests for f in by_size] == [1] * ITEMS
+    for files in (by_count, by_size):  # the same lines, in the same order, whatever the split
+        assert b"".join(Path(f.path).read_bytes() for f in files) == b"".join(lines)
+        assert all(f.sha256 == hashlib.sha256(Path(f.path).read_bytes()).hexdigest() for f in files)
