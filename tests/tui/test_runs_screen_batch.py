@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
+
 from textual.widgets import Static
-from tui_helpers import SIZE, settle, static_text
+from tui_helpers import SIZE, settle, static_text, toast_texts
 
 from dialjudge.core.config import JudgeConfig
 from dialjudge.core.judges.prompts.templates import get_template
@@ -35,3 +37,40 @@ async def test_a_run_awaiting_batch_answers_says_how_many(services):
         assert screen.table.cell(run_id, "status").text == "awaiting 3 of 4 answers"
         details = static_text(screen.query_one("#runs-details", Static))
         assert "awaiting 3 of 4 answers" in details
+
+
+async def test_the_runs_screen_imports_a_batch_runs_answer_file(services, tmp_path):
+    from textual.widgets import Input
+
+    from dialjudge.core.api import RunRequest, plan_runs
+    from dialjudge.core.api.batch import write_batch
+    from dialjudge.core.api.session import Session
+    from dialjudge.core.config import Config
+
+    app = make_app(services=services)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await settle(pilot)
+        dataset = app.workspace.dataset
+        batch_session = Session(Config(path=None, judges={"api": API}), store_path=services.session.store_path)
+        plan = plan_runs(RunRequest(template="likert-1to5", judges=("api",), mode="generate", aspect="overall",
+                                    quality="overall", limit=3), dataset, batch_session.config)[0]
+        exported = write_batch(batch_session, plan, dataset, tmp_path / "requests.jsonl")
+        ids = [json.loads(line)["custom_id"] for line in (tmp_path / "requests.jsonl").read_text().splitlines()]
+        answers = [{"id": f"batch_req_{n}", "custom_id": cid, "error": None, "response": {"status_code": 200, "body": {
+            "model": "m", "choices": [{"index": 0, "message": {"role": "assistant", "content": str(n + 2)}}]}}}
+            for n, cid in enumerate(ids)]
+        (tmp_path / "answers.jsonl").write_text("\n".join(json.dumps(a) for a in answers[:2]) + "\n")
+
+        await pilot.press("u")
+        await settle(pilot)
+        screen = pilot.app.screen
+        assert isinstance(screen, RunsScreen)
+        screen.table.move_cursor_to(exported.run_id)
+        await pilot.press("i")
+        await settle(pilot)
+        pilot.app.screen.query_one("#answers-file", Input).value = str(tmp_path / "answers.jsonl")
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert any("Run 1: 2 answers scored; every line used; awaiting 1 of 3 answers." in " ".join(t.split())
+                   for t in toast_texts(pilot.app))
+        assert screen.table.cell(exported.run_id, "status").text == "awaiting 1 of 3 answers"

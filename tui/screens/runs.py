@@ -25,6 +25,7 @@ from dialjudge.core.api.types import (
     ScoringMode,
 )
 
+from ..controllers.batch_answers import BatchAnswersImported, import_batch_answers, import_summary
 from ..controllers.history import (
     FilesExported,
     RescoreRequest,
@@ -38,6 +39,7 @@ from ..controllers.history import (
 from ..state import Change, WorkspaceChange
 from ..widgets.comparison_view import render_comparison
 from ..widgets.virtual_table import Column, TableCell, VirtualTable
+from .answers_dialog import AnswersDialog
 from .base import WorkspaceScreen
 from .dialogs import ExportChoice, ExportDialog
 from .import_dialog import ImportDialog
@@ -321,7 +323,14 @@ class RunsScreen(WorkspaceScreen):
         self.action_reload()
 
     def action_import_scores(self) -> None:
-        """Ask for a file of judge scores made elsewhere and store them as a run of the open dataset."""
+        """Ask for a file of judge scores made elsewhere and store them as a run of the open dataset; on a
+        run awaiting batch answers, for an answer file of it."""
+        run_id = self.highlighted
+        record = self.runs.get(run_id) if run_id is not None else None
+        if record is not None and record.status is RunStatus.AWAITING_ANSWERS:
+            self.app.push_screen(AnswersDialog(record.id, batch_state(record) or ""),
+                                 lambda path: self._answers_chosen(record.id, path))
+            return
         dataset = self.dj.workspace.dataset
         if dataset is None:
             self.notify("Open the dataset the scores are for first (Datasets screen)", severity="warning")
@@ -331,6 +340,16 @@ class RunsScreen(WorkspaceScreen):
     def _import_chosen(self, request: ImportRequest | None) -> None:
         if request is not None:
             self.dj.stored_runs.import_scores(request, self)
+
+    def _answers_chosen(self, run_id: int, path: Path | None) -> None:
+        if path is not None:
+            import_batch_answers(self.dj.stored_runs, run_id, [path], self)
+
+    def on_batch_answers_imported(self, message: BatchAnswersImported) -> None:
+        report = message.report
+        self.notify(import_summary(report), title="Batch answers", timeout=10,
+                    severity="information" if not report.problems else "warning")
+        self.action_reload()
 
     def on_scores_imported(self, message: ScoresImported) -> None:
         report = message.result.report
