@@ -183,3 +183,14 @@ def test_files_are_split_at_the_request_and_size_limits(tmp_path, sample):
     for files in (by_count, by_size):  # the same lines, in the same order, whatever the split
         assert b"".join(Path(f.path).read_bytes() for f in files) == b"".join(lines)
         assert all(f.sha256 == hashlib.sha256(Path(f.path).read_bytes()).hexdigest() for f in files)
+
+
+def test_a_run_awaiting_answers_is_not_offered_to_resume_as_an_interrupted_one(tmp_path, sample):
+    from dialjudge.core.api.interrupted import find_interrupted_run
+
+    session = session_for(tmp_path, "http://127.0.0.1:9/v1")
+    exported = write_batch(session, plan_for(session, sample, "generate"), sample, tmp_path / "r.jsonl")
+    with session.store() as store:
+        assert store.runs.list_runs()[0].id == exported.run_id  # the newest run of the dataset
+        assert find_interrupted_run(store, sample.name) is None
+        assert store.runs.find_resumable(store.runs.get_run(exported.run_id).fingerprint) is None
