@@ -104,25 +104,25 @@ def import_answers(store: RunStore, record: RunRecord, dataset: Dataset, paths: 
     work_of = {plan.place(w): w for w in plan.works}
     report = AnswersImport(record.id, record.status, len(plan.wanted), 0, 0,
                            planned_models={name: b.model for name, b in plan.backends.items()})
-    answers: dict[str, tuple[Work, BackendResult, str]] = {}
+    answers: dict[str, tuple[Work, BackendResult]] = {}
     errors: dict[str, tuple[Work, str]] = {}
     for path in paths:
         report.files.append(_read_file(Path(path), record.id, plan, work_of, answers, errors, report))
     errors = {cid: e for cid, e in errors.items() if cid not in answers}  # answered in another file
     store.cache.put_cached_responses((work.cache_key, work.backend.identity, result)
-                                     for work, result, _ in answers.values())
+                                     for work, result in answers.values())
     store.judgments.add_judgments(record.id, (
         JudgmentWrite(_failed(work, reason), work.cache_key, True, None, work.backend.identity)
         for work, reason in errors.values()))
     report.summary = _score(store, record, plan, dataset, seed, fewshot_pool, on_event)
-    report.scored_now = sum(1 for _, result, _ in answers.values() if result is not None)
+    report.scored_now = len(answers)
     _finish(store, record, plan, report)
     store.runs.set_config_entry(record.id, "batch", {**info, "imports": [*info.get("imports", []), *report.files]})
     return report
 
 
 def _read_file(path: Path, run_id: int, plan: BatchPlan, work_of: Mapping[int, Work],
-               answers: dict[str, tuple[Work, BackendResult, str]], errors: dict[str, tuple[Work, str]],
+               answers: dict[str, tuple[Work, BackendResult]], errors: dict[str, tuple[Work, str]],
                report: AnswersImport) -> dict[str, Any]:
     """One answer file into ``answers`` and ``errors`` (by custom id); returns its provenance."""
     lines = 0
@@ -145,8 +145,8 @@ def _read_file(path: Path, run_id: int, plan: BatchPlan, work_of: Mapping[int, W
             report.problems.append(AnswerProblem("duplicate", where(path, entry.line, custom_id=cid),
                                                  "a second line for this custom id: left out (the first is kept)"))
             continue
-        place = where(path, entry.line, custom_id=cid)
         if entry.body is None:
+            place = where(path, entry.line, custom_id=cid)
             kind = "expired" if entry.expired else "error"
             report.problems.append(AnswerProblem(kind, place, f"{entry.error}; stored as a failed request "
                                                               "(runs retry writes it into a new batch file)"))
@@ -167,9 +167,9 @@ def _read_file(path: Path, run_id: int, plan: BatchPlan, work_of: Mapping[int, W
         except RequestFailed as exc:
             report.problems.append(AnswerProblem("unreadable", where(path, entry.line, "response.body", cid),
                                                  f"{exc}; stored as a failed request"))
-            errors[cid] = (work, f"batch answer unreadable: {exc} ({place})")
+            errors[cid] = (work, f"batch answer unreadable: {exc} ({where(path, entry.line, custom_id=cid)})")
             continue
-        answers[cid] = (work, result, place)
+        answers[cid] = (work, result)
         errors.pop(cid, None)
     return {"file": str(path), "sha256": file_sha256(path), "lines": lines,
             "provider": providers.most_common(1)[0][0] if providers else "unknown",
