@@ -118,15 +118,18 @@ def test_every_unusable_answer_line_is_counted_and_named(tmp_path, sample):
                          "response": {"status_code": 400, "body": {"error": {"message": "bad max_tokens"}}},
                          "error": None}),
              json.dumps(answer("dj999-0-abcdef012345", "3", 9)),  # another run's line
+             json.dumps(answer(ids[0].rsplit('-', 1)[0] + '-zzzzzzzzzzzz', "3", 10)),  # this run's judgment, another request
              # ids[4] is missing; ids[5]'s line is cut short as the file ends
              json.dumps(good[5])[:40]]
     (tmp_path / "answers.jsonl").write_text("\n".join(lines), encoding="utf-8")
     first = import_answers(session, exported.run_id, [tmp_path / "answers.jsonl"], sample)
-    assert first.counts == {"duplicate": 1, "expired": 1, "error": 1, "other run": 1, "truncated": 1}
+    assert first.counts == {"duplicate": 1, "expired": 1, "error": 1, "other run": 1, "unmatched": 1,
+                            "truncated": 1}
     where = {p.kind: p.where for p in first.problems}
     path = str(tmp_path / "answers.jsonl")
     assert where["duplicate"] == f"{path}, line 3 (id {ids[1]!r})"
-    assert where["truncated"] == f"{path}, line 7"
+    assert where["truncated"] == f"{path}, line 8"
+    assert where["unmatched"] == f"{path}, line 7 (id {ids[0].rsplit('-', 1)[0] + '-zzzzzzzzzzzz'!r}), field 'custom_id'"
     assert where["other run"] == f"{path}, line 6 (id 'dj999-0-abcdef012345'), field 'custom_id'"
     assert "HTTP 400: bad max_tokens" in next(str(p) for p in first.problems if p.kind == "error")
     # Scored: the two good lines only (the duplicate's other answer is not); the error and the expired
@@ -143,7 +146,7 @@ def test_every_unusable_answer_line_is_counted_and_named(tmp_path, sample):
     second = import_answers(session, exported.run_id, [tmp_path / "rest.jsonl", tmp_path / "answers.jsonl"], sample)
     assert second.status is RunStatus.FINISHED and second.stored == ITEMS
     assert second.other_models == {"other-model": 1}
-    assert second.counts["already answered"] == 3  # lines 1-3: stored by the first import
+    assert second.counts["already answered"] == 4  # lines 1-3 and 7: stored by the first import
 
     # runs retry: the two failed requests go into a new batch file; their answers finish the run scored.
     retried = retry_batch(session, exported.run_id, sample, tmp_path / "retry.jsonl")

@@ -179,24 +179,27 @@ def _read_file(path: Path, run_id: int, plan: BatchPlan, work_of: Mapping[int, W
 def _match(path: Path, entry: AnswerLine, run_id: int, plan: BatchPlan, work_of: Mapping[int, Work]
            ) -> tuple[Work | None, AnswerProblem | None]:
     cid = entry.custom_id
-    place = where(path, entry.line, "custom_id", cid)
+
+    def at_custom_id() -> str:  # written out only for a line that is named
+        return where(path, entry.line, "custom_id", cid)
+
     parsed = parse_custom_id(cid)
     if parsed is None:
-        return None, AnswerProblem("unmatched", place, "not a custom id dialjudge wrote")
+        return None, AnswerProblem("unmatched", at_custom_id(), "not a custom id dialjudge wrote")
     run, index, key = parsed
     if run != run_id:
-        return None, AnswerProblem("other run", place, f"answers run {run}, not run {run_id}: left out")
+        return None, AnswerProblem("other run", at_custom_id(), f"answers run {run}, not run {run_id}: left out")
     if index >= len(plan.wanted):
-        return None, AnswerProblem("unmatched", place, f"run {run_id} plans {len(plan.wanted)} judgments; "
-                                                       f"there is no judgment {index}")
+        return None, AnswerProblem("unmatched", at_custom_id(), f"run {run_id} plans {len(plan.wanted)} "
+                                                                f"judgments; there is no judgment {index}")
     work = work_of.get(index)
     if work is None:
         return None, AnswerProblem("already answered", where(path, entry.line, custom_id=cid),
                                    "this judgment is stored already (an answer file imported again?): left out")
     if work.cache_key[:len(key)] != key or not key:
-        return None, AnswerProblem("unmatched", place, "answers another request than the one planned now (the "
-                                                       "dataset, template or judge changed since the export): "
-                                                       "left out")
+        return None, AnswerProblem("unmatched", at_custom_id(), "answers another request than the one planned now "
+                                                                "(the dataset, template or judge changed since "
+                                                                "the export): left out")
     return work, None
 
 
@@ -251,10 +254,5 @@ def _finish(store: RunStore, record: RunRecord, plan: BatchPlan, report: Answers
                       for key, work in keys.items() if key not in done][:5]
 
 
-def requests_left(store: RunStore, record: RunRecord) -> int:
-    """How many of a batch run's judgments have no stored answer yet."""
-    return max(record.total - record.judgments, 0)
-
-
-__all__ = ["AnswersImport", "AwaitingAnswers", "import_answers", "requests_left"]
+__all__ = ["AnswersImport", "AwaitingAnswers", "import_answers"]
 
