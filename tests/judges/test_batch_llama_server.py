@@ -18,6 +18,7 @@ from dialjudge.core.api.session import Session
 from dialjudge.core.config import Config, JudgeConfig, Sampling
 from dialjudge.core.dataset_catalogue import open_dataset
 from dialjudge.core.judges.run.events import RunStatus
+from dialjudge.core.judges.run.options import EngineOptions
 
 ITEMS = 3
 #: Probabilities read from two answers of one server to one prompt: equal up to its arithmetic.
@@ -58,7 +59,10 @@ def test_a_replayed_batch_scores_as_a_live_run(llama_server: str, bundled_model:
     assert imported.status is RunStatus.FINISHED and imported.problems == []
 
     named = dataclasses.replace(request, name="live")
-    live = judge(session, plan_runs(named, dataset, session.config), dataset, fresh=True)
+    # Live, past the response cache (which now holds the batch's answers): every request sent again.
+    live = judge(session, plan_runs(named, dataset, session.config), dataset, fresh=True,
+                 options=EngineOptions(use_cache=False))
+    assert live.summaries[0].cached == 0 and live.summaries[0].backend_calls == exported.total
     batch, direct = judgments(session, exported.run_id), judgments(session, live.run_ids[0])
     assert batch.keys() == direct.keys() and len(batch) == exported.total
     assert any(j.score is not None for j in direct.values())  # the comparison is of scores, not of failures

@@ -18,7 +18,9 @@ from dialjudge.core.api.session import Session
 from dialjudge.core.config import Config, JudgeConfig
 from dialjudge.core.dataset_catalogue import open_dataset
 from dialjudge.core.errors import BackendError, ConfigError
+from dialjudge.core.judges.post_run.cost import run_usage
 from dialjudge.core.judges.run.events import RunStatus
+from dialjudge.core.judges.run.options import EngineOptions
 from dialjudge.core.model import Dataset
 
 ITEMS = 6
@@ -78,9 +80,20 @@ def test_imported_answers_score_as_the_live_run_does(tmp_path, sample, fault_ser
     assert (imported.status, imported.stored, imported.scored_now, imported.problems) == (
         RunStatus.FINISHED, ITEMS, ITEMS, [])
     assert imported.files[0]["provider"] == "openai" and imported.files[0]["models"] == {"m-1": ITEMS}
+    # The answers were asked for this run (through the batch), not reused: its usage counts their tokens.
+    with session.store() as store:
+        usage = run_usage(store, exported.run_id, {})
+        stored = list(store.judgments.iter_judgments(exported.run_id))
+    (judge_usage,) = usage.judges
+    assert (judge_usage.asked, judge_usage.reused) == (ITEMS, 0)
+    assert judge_usage.prompt_tokens == sum(j.prompt_tokens for j in stored) > 0
 
-    live = judge(session, [plan_for(session, sample, mode, name="live")], sample, fresh=True)
+    # Live, past the response cache (which now holds the batch's answers): every request sent again.
+    sent = server.stats.requests
+    live = judge(session, [plan_for(session, sample, mode, name="live")], sample, fresh=True,
+                 options=EngineOptions(use_cache=False))
     assert live.summaries[0].status is RunStatus.FINISHED
+    assert server.stats.requests - sent >= ITEMS and live.summaries[0].cached == 0
     assert scores_of(session, live.run_ids[0]) == scores_of(session, exported.run_id)
 
 
