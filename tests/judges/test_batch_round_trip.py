@@ -15,7 +15,7 @@ from dialjudge.core.api import RunRequest, plan_runs
 from dialjudge.core.api.batch import awaiting_run, batch_state, import_answers, retry_batch, write_batch
 from dialjudge.core.api.judging import judge
 from dialjudge.core.api.session import Session
-from dialjudge.core.config import Config, JudgeConfig
+from dialjudge.core.config import Config, JudgeConfig, ModelPrice, parse_config
 from dialjudge.core.dataset_catalogue import open_dataset
 from dialjudge.core.errors import BackendError, ConfigError
 from dialjudge.core.judges.post_run.cost import run_usage
@@ -87,6 +87,11 @@ def test_imported_answers_score_as_the_live_run_does(tmp_path, sample, fault_ser
     (judge_usage,) = usage.judges
     assert (judge_usage.asked, judge_usage.reused) == (ITEMS, 0)
     assert judge_usage.prompt_tokens == sum(j.prompt_tokens for j in stored) > 0
+    # At the batch engine's prices where the config gives them (here input only: output at the live price).
+    with session.store() as store:
+        priced = run_usage(store, exported.run_id, {"m-1": ModelPrice(4.0, 8.0, batch_input_per_million=2.0)})
+    tokens = (judge_usage.prompt_tokens, judge_usage.completion_tokens)
+    assert priced.judges[0].cost == pytest.approx((tokens[0] * 2.0 + tokens[1] * 8.0) / 1e6)
 
     # Live, past the response cache (which now holds the batch's answers): every request sent again.
     sent = server.stats.requests
@@ -210,3 +215,13 @@ def test_a_run_awaiting_answers_is_not_offered_to_resume_as_an_interrupted_one(t
         assert store.runs.list_runs()[0].id == exported.run_id  # the newest run of the dataset
         assert find_interrupted_run(store, sample.name) is None
         assert store.runs.find_resumable(store.runs.get_run(exported.run_id).fingerprint) is None
+
+
+def test_batch_prices_are_read_beside_the_live_ones():
+    config = parse_config({"prices": {"m": {"input_per_million": 1, "output_per_million": 2,
+                                            "batch_input_per_million": 0.5}}})
+    assert config.prices["m"] == ModelPrice(1.0, 2.0, batch_input_per_million=0.5)
+    assert config.prices["m"].for_batch() == ModelPrice(0.5, 2.0)
+    with pytest.raises(ConfigError, match="batch_input_per_million must be 0 or more"):
+        parse_config({"prices": {"m": {"input_per_million": 1, "output_per_million": 2,
+                                       "batch_input_per_million": -1}}})
