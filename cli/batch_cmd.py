@@ -60,21 +60,21 @@ def write(args: argparse.Namespace, plans: list[RunPlan], dataset: Dataset) -> i
     return 0
 
 
-def check_awaiting(args: argparse.Namespace, plans: list[RunPlan]) -> int | None:
-    """A live ``judge`` of settings written to a batch file: the run to continue (``--continue-live``);
-    else it says so and the command stops (exit 2). None: no such run."""
+def awaiting_decision(args: argparse.Namespace, plans: list[RunPlan]) -> tuple[int | None, bool]:
+    """A live ``judge`` of settings written to a batch file: (the run to continue with ``--continue-live``,
+    whether to stop instead: without it, the command says so and exits 2). (None, False): no such run."""
     if args.fresh or len(plans) != 1:
-        return None
+        return None, False
     record = awaiting_run(args.session, plans[0])
     if record is None:
-        return None
+        return None, False
     if args.continue_live:
-        return record.id
+        return record.id, False
     render.console(stderr=True).print(
         f"run {record.id} has these settings and was written to a batch file ({batch_state(record)}): import "
         f"its answers with `dialjudge runs answers {record.id} RESULTS.jsonl`, or give --continue-live to judge "
         "its unanswered judgments here (or --fresh for a new run)", markup=False, highlight=False)
-    raise SystemExit(2)
+    return None, True
 
 
 def retry(args: argparse.Namespace) -> int:

@@ -140,7 +140,9 @@ def run(args: argparse.Namespace) -> int:
     plans = plan_runs(run_request(args), dataset, session.config)
     if args.batch_out is not None:
         return batch_cmd.write(args, plans, dataset)
-    args.continue_run = batch_cmd.check_awaiting(args, plans)
+    args.continue_run, stop = batch_cmd.awaiting_decision(args, plans)
+    if stop:
+        return 2
     agreement = agreement_request(args)
     stop_rule = stop_rule_for(session, stop_request(args), plans[0], dataset, aggregation=agreement.aggregation)
     outcome = _judge(args, dataset, plans, stop_rule)
