@@ -225,3 +225,26 @@ def test_batch_prices_are_read_beside_the_live_ones():
     with pytest.raises(ConfigError, match="batch_input_per_million must be 0 or more"):
         parse_config({"prices": {"m": {"input_per_million": 1, "output_per_million": 2,
                                        "batch_input_per_million": -1}}})
+
+
+def test_lines_that_are_not_answers_are_named_and_nothing_is_scored_from_them(tmp_path, sample):
+    session = session_for(tmp_path, "http://127.0.0.1:9/v1")
+    exported = write_batch(session, plan_for(session, sample, "generate"), sample, tmp_path / "requests.jsonl")
+    cid = lines_of(tmp_path / "requests.jsonl")[0]["custom_id"]
+    (tmp_path / "answers.jsonl").write_text("\n".join([
+        "<html>502 Bad Gateway</html>",
+        json.dumps({"custom_id": 5, "response": {"status_code": 200, "body": {}}}),
+        json.dumps({"custom_id": cid, "response": {"status_code": 200, "body": "4"}, "error": None}),
+        json.dumps({"custom_id": cid, "response": {"status_code": 200, "body": {"choices": []}}, "error": None}),
+        ""]), encoding="utf-8")
+    report = import_answers(session, exported.run_id, [tmp_path / "answers.jsonl"], sample)
+    path = str(tmp_path / "answers.jsonl")
+    assert [(p.kind, p.where) for p in report.problems] == [
+        ("not JSON", f"{path}, line 1"),
+        ("malformed", f"{path}, line 2, field 'custom_id'"),
+        ("malformed", f"{path}, line 3 (id {cid!r}), field 'response.body'"),
+        ("unreadable", f"{path}, line 4 (id {cid!r}), field 'response.body'")]
+    assert "empty list of choices" in str(report.problems[-1])
+    # The unreadable answer is a failed request (asked again by runs retry), never a score.
+    assert report.scored_now == 0
+    assert [s for s, _ in scores_of(session, exported.run_id).values()] == [None]

@@ -60,27 +60,26 @@ def _where(path: Path, line: int, field: str | None = None, custom_id: str | Non
 
 
 def read_answers(path: Path) -> Iterator[AnswerLine | AnswerProblem]:
-    """Every line of ``path``, read or named as a problem, in file order (blank lines skipped)."""
+    """Every line of ``path``, read or named as a problem, in file order (blank lines skipped); the
+    file is streamed, a line at a time."""
     try:
-        data = Path(path).read_bytes()
+        handle = open(path, "rb")  # noqa: SIM115 - closed below, after the last line
     except OSError as exc:
         raise DataError(f"cannot read the answer file ({exc.strerror or exc})", path=str(path)) from None
-    lines = data.split(b"\n")
-    ends_with_newline = data.endswith(b"\n")
-    last = len(lines) - (2 if ends_with_newline else 1)
-    for n, raw in enumerate(lines[:last + 1], start=1):
-        if not raw.strip():
-            continue
-        try:
-            record = orjson.loads(raw)
-        except orjson.JSONDecodeError:
-            if n - 1 == last and not ends_with_newline:
-                yield AnswerProblem("truncated", _where(path, n),
-                                    "the file ends inside this line (cut short: download it again)")
-            else:
-                yield AnswerProblem("not JSON", _where(path, n), "not a JSON object")
-            continue
-        yield _answer_line(path, n, record)
+    with handle:
+        for n, raw in enumerate(handle, start=1):
+            if not raw.strip():
+                continue
+            try:
+                record = orjson.loads(raw)
+            except orjson.JSONDecodeError:
+                if not raw.endswith(b"\n"):  # only the last line can lack its newline: the file was cut
+                    yield AnswerProblem("truncated", _where(path, n),
+                                        "the file ends inside this line (cut short: download it again)")
+                else:
+                    yield AnswerProblem("not JSON", _where(path, n), "not a JSON object")
+                continue
+            yield _answer_line(path, n, record)
 
 
 def _answer_line(path: Path, n: int, record: Any) -> AnswerLine | AnswerProblem:
