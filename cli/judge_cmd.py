@@ -60,7 +60,7 @@ from dialjudge.core.errors import ConfigError
 from dialjudge.core.format import number_text, percent_text
 from dialjudge.core.model import Aggregation, Dataset
 
-from . import labels_view, protocol_cmd, render
+from . import batch_cmd, labels_view, protocol_cmd, render
 from .dataset_args import open_dataset_of
 from .metrics_cmd import add_table_options, emit
 from .pairwise_view import add_pair_options, pair_options, report_pairwise
@@ -127,6 +127,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--label-template", default="label-choice", metavar="TEMPLATE",
                    help="with --protocol: the template of categorical metrics (graded ones use --template)")
     add_pair_options(p)
+    batch_cmd.add_judge_options(p)
     p.set_defaults(handler=run)
 
 
@@ -137,6 +138,11 @@ def run(args: argparse.Namespace) -> int:
     if args.protocol == "judge-bench":
         return _judge_every_metric(args, dataset)
     plans = plan_runs(run_request(args), dataset, session.config)
+    if args.batch_out is not None:
+        return batch_cmd.write(args, plans, dataset)
+    args.continue_run, stop = batch_cmd.awaiting_decision(args, plans)
+    if stop:
+        return 2
     agreement = agreement_request(args)
     stop_rule = stop_rule_for(session, stop_request(args), plans[0], dataset, aggregation=agreement.aggregation)
     outcome = _judge(args, dataset, plans, stop_rule)
@@ -223,7 +229,8 @@ def _judge(args: argparse.Namespace, dataset: Dataset, plans: list[RunPlan],
 
     return judge(args.session, plans, dataset, display=progress, stop_rule=stop_rule, fresh=args.fresh,
                  reuse_finished=not args.fresh and not args.name,
-                 options=EngineOptions(context_order_seed=args.order_seed))
+                 options=EngineOptions(context_order_seed=args.order_seed,
+                                       run_id=getattr(args, "continue_run", None)))
 
 
 def _show_preferences(args: argparse.Namespace, dataset: Dataset, plan: RunPlan, summary: RunSummary) -> None:

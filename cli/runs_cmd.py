@@ -31,6 +31,7 @@ from dialjudge.core.api import (
     start_run,
     write_judgments_file,
 )
+from dialjudge.core.api.batch import batch_lines, batch_state
 from dialjudge.core.api.formatting import (
     FORMAT_LABELS,
     FORMATS,
@@ -49,7 +50,7 @@ from dialjudge.core.api.types import (
 from dialjudge.core.errors import DialjudgeError
 from dialjudge.core.format import number_text
 
-from . import labels_cmd, protocol_cmd, render, runs_import
+from . import batch_cmd, labels_cmd, protocol_cmd, render, runs_import
 from .progress import ProgressDisplay
 from .signals import sigterm_as_interrupt
 
@@ -115,12 +116,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Ask the run's judges again for every judgment of run N without a score, bypassing the response "
                     "cache; every scored judgment is kept. The run keeps its id.")
     retry.add_argument("run", type=int)
+    batch_cmd.add_retry_option(retry)
     retry.set_defaults(handler=run_retry)
     delete = rsub.add_parser("delete", help="remove a run and its judgments")
     delete.add_argument("run", type=int)
     delete.set_defaults(handler=run_delete)
     labels_cmd.register(rsub)
     runs_import.register(rsub)
+    batch_cmd.register_runs(rsub)
     protocol_cmd.register(rsub)
 
 
@@ -148,7 +151,7 @@ def _run_row(r: RunRecord) -> tuple[object, ...]:
     cfg = r.run_config
     name = (r.name or "–") + (f" (from run {r.source_run})" if r.source_run is not None else
                               " (imported)" if r.kind == "imported" else "")
-    return (r.id, r.created[:19], name, r.status.value, cfg.dataset, cfg.kpi or cfg.aspect or "–",
+    return (r.id, r.created[:19], name, batch_state(r) or r.status.value, cfg.dataset, cfg.kpi or cfg.aspect or "–",
             cfg.template_label, cfg.mode.value, ", ".join(j.name for j in cfg.judges), f"{r.judgments}/{r.total}",
             r.failures)
 
@@ -172,7 +175,7 @@ def run_show(args: argparse.Namespace) -> int:
     record, usage = details.record, details.usage
     config = record.run_config
     con = render.console()
-    con.print(render.key_values(f"Run {record.id} — {record.status.value}", {
+    con.print(render.key_values(f"Run {record.id} — {batch_state(record) or record.status.value}", {
         "created": record.created, "dataset": f"{config.dataset} ({config.subset})",
         "template": config.template_label,
         "mode": config.mode.value + (f" (top-{config.top_k})"
@@ -182,6 +185,7 @@ def run_show(args: argparse.Namespace) -> int:
         "few-shot": config.fewshot.spec, "repeats": config.repeats,
         "judgments": f"{record.judgments} of {record.total} ({record.failures} failed)",
         **_source_lines(details),
+        **batch_lines(record),
         "cost and latency": usage_summary(usage),
         **environment_lines(config.environment),
         **scoring_lines(config.environment),
@@ -225,6 +229,8 @@ def run_rescore(args: argparse.Namespace) -> int:
 
 
 def run_retry(args: argparse.Namespace) -> int:
+    if args.batch_out is not None:
+        return batch_cmd.retry(args)
     config = args.session.config
     dataset = dataset_of_run(run_config_of(args.session, args.run), config)
     retry = prepare_retry(args.session, args.run, dataset)

@@ -66,6 +66,16 @@ class ModelPrice:
 
     input_per_million: float
     output_per_million: float
+    #: What a batch engine charges (``batch_input_per_million``, ``batch_output_per_million``: the OpenAI
+    #: Batch API's are half the live ones); None: the live price. A batch run's cost uses them.
+    batch_input_per_million: float | None = None
+    batch_output_per_million: float | None = None
+
+    def for_batch(self) -> ModelPrice:
+        """The prices a batch run pays (the live ones where no batch price is set)."""
+        return ModelPrice(
+            self.input_per_million if self.batch_input_per_million is None else self.batch_input_per_million,
+            self.output_per_million if self.batch_output_per_million is None else self.batch_output_per_million)
 
 
 @dataclass(frozen=True)
@@ -144,6 +154,7 @@ def parse_config(raw: Mapping[str, Any], path: Path | None = None) -> Config:
 
 
 _PRICE_KEYS = {"input_per_million", "output_per_million"}
+_BATCH_PRICE_KEYS = {"batch_input_per_million", "batch_output_per_million"}
 
 
 def _parse_prices(table: Mapping[str, Any], where: str) -> dict[str, ModelPrice]:
@@ -152,9 +163,9 @@ def _parse_prices(table: Mapping[str, Any], where: str) -> dict[str, ModelPrice]
         key = f'prices."{model}"'
         if not isinstance(t, Mapping):
             raise ConfigError(f"{where}: {key} must be a table with input_per_million and output_per_million")
-        _only_keys(t, _PRICE_KEYS, where, key + ".")
+        _only_keys(t, _PRICE_KEYS | _BATCH_PRICE_KEYS, where, key + ".")
         values = {}
-        for name in sorted(_PRICE_KEYS):
+        for name in sorted(_PRICE_KEYS | (_BATCH_PRICE_KEYS & set(t))):
             value = _get(t, name, (int, float), where, key)
             if value < 0:
                 raise ConfigError(f"{where}: {key}.{name} must be 0 or more, not {value}")

@@ -274,12 +274,21 @@ def test_a_version_1_store_is_upgraded_in_place_with_its_runs(tmp_path: Path) ->
     db.commit()
     db.close()
     with RunStore(path) as store:
-        assert store.schema_version == SCHEMA_VERSION == 4
+        assert store.schema_version == SCHEMA_VERSION == 5
         (record,) = store.runs.list_runs()
         assert (record.name, record.status, record.judgments) == ("old", "cancelled", 1)
         assert store.runs.find_resumable("fp-old") == record
         owner = store.locks.lock_run("fp-old")  # the new table exists
         store.locks.unlock_run(owner)
+        # Version 5: the status check was widened in place, and still refuses what it never allowed.
+        store.runs.set_status(record.id, RunStatus.AWAITING_ANSWERS)
+        assert store.runs.get_run(record.id).status is RunStatus.AWAITING_ANSWERS
+        assert store.judgments.count_judgments(record.id) == 1
+    db = sqlite3.connect(path)
+    with pytest.raises(sqlite3.IntegrityError):
+        db.execute("UPDATE runs SET status = 'paused'")
+    assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    db.close()
 
 
 def test_a_newer_store_is_left_untouched(tmp_path: Path) -> None:

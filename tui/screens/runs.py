@@ -15,6 +15,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Header, Static, TabbedContent, TabPane
 
 from dialjudge.core.api import LeaderboardRequest
+from dialjudge.core.api.batch import batch_state
 from dialjudge.core.api.formatting import (
     FORMAT_LABELS,
     money_text,
@@ -25,6 +26,7 @@ from dialjudge.core.api.types import (
     ScoringMode,
 )
 
+from ..controllers.batch_answers import BatchAnswersImported, import_batch_answers, import_summary
 from ..controllers.history import (
     FilesExported,
     RescoreRequest,
@@ -39,6 +41,7 @@ from ..state import Change, WorkspaceChange
 from ..widgets.app_footer import AppFooter
 from ..widgets.comparison_view import render_comparison
 from ..widgets.virtual_table import Column, TableCell, VirtualTable
+from .answers_dialog import AnswersDialog
 from .base import WorkspaceScreen
 from .dialogs import ExportChoice, ExportDialog
 from .import_dialog import ImportDialog
@@ -53,7 +56,7 @@ if TYPE_CHECKING:
     from dialjudge.core.api.types import RunUsage
 
 STATUS_STYLES = {RunStatus.FINISHED: "green", RunStatus.RUNNING: "cyan", RunStatus.CANCELLED: "yellow",
-                 RunStatus.FAILED: "red"}
+                 RunStatus.FAILED: "red", RunStatus.AWAITING_ANSWERS: "magenta"}
 MARKS = ("A", "B")
 
 
@@ -66,7 +69,7 @@ def run_details(record: RunRecord, usage: RunUsage | None = None, *, show_timing
     table.add_column()
     mode = config.mode.value + (f" (top-{config.top_k})" if config.mode is ScoringMode.LOGPROB and config.top_k else "")
     rows: list[tuple[str, str | Text]] = [
-        ("status", Text(record.status.value, style=STATUS_STYLES[record.status])),
+        ("status", Text(batch_state(record) or record.status.value, style=STATUS_STYLES[record.status])),
         ("created", record.created[:19].replace("T", " ")),
         ("dataset", f"{config.dataset} (subset {config.subset}"
                     + (f", first {config.limit}" if config.limit else "") + ")"),
@@ -194,7 +197,7 @@ class RunsScreen(WorkspaceScreen):
             TableCell(mark, "bold reverse" if mark else "", mark or None),
             TableCell(str(r.id), "bold", r.id),
             TableCell(r.created[:16].replace("T", " "), "dim", r.created),
-            TableCell(r.status.value, STATUS_STYLES[r.status], r.status.value),
+            TableCell(batch_state(r) or r.status.value, STATUS_STYLES[r.status], r.status.value),
             TableCell.of(config.dataset),
             TableCell.of(config.template_label),
             TableCell.of(target),
@@ -341,7 +344,14 @@ class RunsScreen(WorkspaceScreen):
         self.action_reload()
 
     def action_import_scores(self) -> None:
-        """Ask for a file of judge scores made elsewhere and store them as a run of the open dataset."""
+        """Ask for a file of judge scores made elsewhere and store them as a run of the open dataset; on a
+        run awaiting batch answers, for an answer file of it."""
+        run_id = self.highlighted
+        record = self.runs.get(run_id) if run_id is not None else None
+        if record is not None and record.status is RunStatus.AWAITING_ANSWERS:
+            self.app.push_screen(AnswersDialog(record.id, batch_state(record) or ""),
+                                 lambda path: self._answers_chosen(record.id, path))
+            return
         dataset = self.dj.workspace.dataset
         if dataset is None:
             self.notify("Open the dataset the scores are for first (Datasets screen)", severity="warning")
@@ -351,6 +361,16 @@ class RunsScreen(WorkspaceScreen):
     def _import_chosen(self, request: ImportRequest | None) -> None:
         if request is not None:
             self.dj.stored_runs.import_scores(request, self)
+
+    def _answers_chosen(self, run_id: int, path: Path | None) -> None:
+        if path is not None:
+            import_batch_answers(self.dj.stored_runs, run_id, [path], self)
+
+    def on_batch_answers_imported(self, message: BatchAnswersImported) -> None:
+        report = message.report
+        self.notify(import_summary(report), title="Batch answers", timeout=10,
+                    severity="information" if not report.problems else "warning")
+        self.action_reload()
 
     def on_scores_imported(self, message: ScoresImported) -> None:
         report = message.result.report

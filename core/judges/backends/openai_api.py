@@ -325,30 +325,41 @@ class OpenAIBackend:
     # -- requests -----------------------------------------------------------
 
     async def complete(self, request: JudgeRequest) -> BackendResult:
+        path, payload = self.request_body(request)
+        started = time.perf_counter()
+        result = await self._post(payload, lambda body: self.result_from_body(request, body, path=path), path=path)
+        result.latency_s = time.perf_counter() - started
+        return result
+
+    def request_body(self, request: JudgeRequest) -> tuple[str, dict[str, Any]]:
+        """The endpoint path (after the base URL) and JSON body :meth:`complete` sends for ``request``;
+        a batch file (core.judges.batch) writes the very same."""
         spec = request.prompt.output
-        probability = request.mode is not ScoringMode.GENERATE
-        choices = answer_choices(spec, request.mode) if probability else ()
         s = request.sampling
-        if probability:
+        if request.mode is not ScoringMode.GENERATE:
+            choices = answer_choices(spec, request.mode)
             n_top = min(MAX_TOP_LOGPROBS, max(top_logprobs_count(request.top_k), len(choices) + 5))
             payload = self._probability_payload(request.prompt.messages, spec.answer_prefix, n_top=n_top,
                                                 max_tokens=PROBABILITY_MAX_TOKENS, seed=request.seed)
-        else:
-            payload = self._payload(request.prompt.messages, "", probability=False, n_top=0,
-                                    max_tokens=s.max_tokens, temperature=s.temperature, seed=request.seed)
-            payload.update(top_p=s.top_p, presence_penalty=s.presence_penalty,
-                           frequency_penalty=s.frequency_penalty)
-            payload.update(self._constraint_fields(request))
-        started = time.perf_counter()
-        path = self._probability_path() if probability else self._path()
-        answer = await self._post(payload, lambda body: self._read(body, probability=probability,
-                                                                   completions=path == "/completions"), path=path)
-        latency = time.perf_counter() - started
+            return self._probability_path(), payload
+        payload = self._payload(request.prompt.messages, "", probability=False, n_top=0,
+                                max_tokens=s.max_tokens, temperature=s.temperature, seed=request.seed)
+        payload.update(top_p=s.top_p, presence_penalty=s.presence_penalty,
+                       frequency_penalty=s.frequency_penalty)
+        payload.update(self._constraint_fields(request))
+        return self._path(), payload
 
+    def result_from_body(self, request: JudgeRequest, body: Any, *, path: str) -> BackendResult:
+        """The server's answer ``body`` to :meth:`request_body`'s request, read as :meth:`complete` reads
+        it; a malformed answer raises RequestFailed with the reason."""
+        spec = request.prompt.output
+        probability = request.mode is not ScoringMode.GENERATE
+        answer = self._read(body, probability=probability, completions=path == "/completions")
         result = BackendResult(raw_output=answer.text, prompt_tokens=answer.prompt_tokens,
                                evaluated_tokens=max(answer.prompt_tokens - answer.cached_tokens, 0),
-                               completion_tokens=answer.completion_tokens, latency_s=latency)
+                               completion_tokens=answer.completion_tokens)
         if probability:
+            choices = answer_choices(spec, request.mode)
             # Where the server continued after the prefix the answer starts at once; else an echo is skipped.
             echo = spec.answer_prefix if self._probability_way() in ("unprefixed", "prefill") else ""
             logprobs, top, start = _read_answer(answer.positions, choices, echo, top_logprobs_count(request.top_k))
@@ -359,6 +370,28 @@ class OpenAIBackend:
             listed = answer.positions[start].top if start < len(answer.positions) else ()
             result.mass_is_lower_bound = sum(math.exp(lp) for _, lp in listed) < COMPLETE_COVERAGE
         return result
+
+    def settle_without_server(self, mode: ScoringMode) -> None:
+        """How probability answers are asked, settled from the judge's options alone: a batch file is
+        answered later, elsewhere, so no probe can ask the server (:meth:`check_mode` does that live).
+        A BackendError says why a probability mode cannot be written for this judge."""
+        if mode is ScoringMode.GENERATE or self.scoring_way is not None:
+            return
+        how = self.continuation
+        if how in ("prefill", "unprefixed", "continue"):
+            self.scoring_way = how  # the user's word, as live; "continue" is vLLM's continue_final_message
+            return
+        path = self.config.extra.get("chat_template")
+        if isinstance(path, str) and path:
+            self._template = load_chat_template(path)
+            self.scoring_way = "template"
+            return
+        raise BackendError(
+            f"judge {self.name!r}: a batch file is answered without dialjudge asking the server first, so it "
+            f"cannot find out how the server at {self.public_url} (model {self.model}) continues after the "
+            f"template's answer prefix; mode {mode.value} needs options.chat_template (the model's GGUF or "
+            "tokenizer_config.json: the completions endpoint with the chat template applied here) or "
+            "options.continuation = \"continue\" (vLLM), \"prefill\" or \"unprefixed\"; or use mode generate")
 
     def _probability_way(self) -> str:
         """The way settled by check_mode; before it (a direct call), the configured endpoint as it is."""

@@ -123,6 +123,8 @@ def run_usage(store: RunStore, run: int | RunRecord, prices: Mapping[str, ModelP
     """Per judge column: tokens, request time, throughput and estimated cost of a stored run."""
     record = run if isinstance(run, RunRecord) else store.runs.get_run(run)
     config: RunConfig = record.run_config
+    if isinstance(record.config.get("batch"), dict):  # answered through a batch engine, at its prices
+        prices = {model: price.for_batch() for model, price in prices.items()}
     by_judge: dict[str, list[Judgment]] = {}
     for j in store.judgments.iter_judgments(record.id):
         by_judge.setdefault(j.judge, []).append(j)

@@ -24,13 +24,16 @@ class RunStatus(str, enum.Enum):
     * ``finished``: every planned judgment is stored (some may have failed; see ``RunSummary.failures``);
     * ``cancelled``: stopped on request, or by the run's stop rule before every judgment was made; resumable;
     * ``failed``: the run itself broke (the error is stored with it), or every judge was paused by its
-      circuit breaker (repeated timeouts, refused requests); resumable once the cause is fixed.
+      circuit breaker (repeated timeouts, refused requests); resumable once the cause is fixed;
+    * ``awaiting``: written to a batch file (core.judges.batch) and waiting for its answers to be
+      imported (``runs answers``); a live ``judge`` of the same settings continues it only when asked.
     """
 
     RUNNING = "running"
     FINISHED = "finished"
     CANCELLED = "cancelled"
     FAILED = "failed"
+    AWAITING_ANSWERS = "awaiting"
 
     def __str__(self) -> str:  # "finished", not "RunStatus.FINISHED", in text and f-strings
         return self.value

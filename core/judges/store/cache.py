@@ -48,6 +48,13 @@ class ResponseCache:
         with self._connection.transaction() as db:
             db.execute(UPSERT_CACHE, cache_row(cache_key, model_identity, response, self._connection.now()))
 
+    def put_cached_responses(self, answers: Iterable[tuple[str, str, BackendResult]]) -> None:
+        """Many answers (cache key, model identity, answer) in one transaction."""
+        now = self._connection.now()
+        rows = [cache_row(key, identity, response, now) for key, identity, response in answers]
+        with self._connection.transaction() as db:
+            db.executemany(UPSERT_CACHE, rows)
+
     def cache_size(self) -> int:
         return int(self._connection.query("SELECT COUNT(*) FROM response_cache")[0][0])
 

@@ -88,6 +88,19 @@ class Judgments:
             "SELECT item_id, judge, repeat FROM judgments WHERE run_id = ? AND request_failed = 1", (run_id,))
         return {JudgmentKey(r["item_id"], r["judge"], r["repeat"]) for r in rows}
 
+    def mark_answered_anew(self, run_id: int, cache_keys: Iterable[str]) -> int:
+        """Mark the run's judgments of these cache keys as answered for this run, not reused from the
+        cache (a batch run's answers, scored through the cache: they were asked, and cost, for it)."""
+        keys = list(dict.fromkeys(cache_keys))
+        changed = 0
+        with self._connection.transaction() as db:
+            for start in range(0, len(keys), IN_CHUNK):
+                chunk = keys[start:start + IN_CHUNK]
+                changed += db.execute(
+                    f"UPDATE judgments SET cached = 0 WHERE run_id = ? AND cached = 1 AND cache_key IN "
+                    f"({', '.join('?' for _ in chunk)})", (run_id, *chunk)).rowcount
+        return changed
+
     def mark_failed_for_retry(self, run_id: int) -> int:
         """Mark every judgment of a run without a score as a failed request, so the next run of its
         configuration asks again (a retry); returns how many. Scored judgments stay as they are."""

@@ -80,6 +80,25 @@ class Runs:
         )
         return _run_record(rows[0]) if rows else None
 
+    def find_awaiting(self, fingerprint: str) -> RunRecord | None:
+        """The newest run of the same config written to a batch file and still awaiting its answers."""
+        rows = self._connection.query(
+            _RUN_SELECT + " WHERE r.fingerprint = ? AND r.status = ? ORDER BY r.id DESC LIMIT 1",
+            (fingerprint, RunStatus.AWAITING_ANSWERS.value))
+        return _run_record(rows[0]) if rows else None
+
+    def set_config_entry(self, run_id: int, key: str, value: Any) -> None:
+        """Record ``value`` under ``key`` of the run's stored configuration (provenance the run gathers
+        after it was made: a batch run's files and imports); the fingerprint is not touched."""
+        with self._connection.transaction() as db:
+            row = db.execute("SELECT config FROM runs WHERE id = ?", (run_id,)).fetchone()
+            if row is None:
+                raise StoreError(f"{self._connection.path}: no run with id {run_id}")
+            config = {**json.loads(row[0]), key: value}
+            db.execute("UPDATE runs SET config = ?, updated = ? WHERE id = ?",
+                       (json.dumps(config, ensure_ascii=False, sort_keys=True, default=str),
+                        self._connection.now(), run_id))
+
     def delete_run(self, run_id: int) -> bool:
         """Delete a run with its judgments and reviews. The response cache is kept."""
         with self._connection.transaction() as db:

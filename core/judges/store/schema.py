@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from .connection import StoreConnection
 from .records import StoreError
 
@@ -9,8 +11,9 @@ from .records import StoreError
 #: log-probabilities (so a run can be rescored with another top-K) and runs their source run.
 #: 4: judgments and cached answers keep the probability on valid answers at the answer position
 #: (NULL in rows from before: unknown, shown as such), judgments how many valid answers their
-#: top list showed and whether the mass is a lower bound.
-SCHEMA_VERSION = 4
+#: top list showed and whether the mass is a lower bound. 5: a run may await a batch file's answers
+#: (status 'awaiting').
+SCHEMA_VERSION = 5
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -18,7 +21,7 @@ CREATE TABLE IF NOT EXISTS runs (
     created TEXT NOT NULL,
     updated TEXT NOT NULL,
     name TEXT NOT NULL DEFAULT '',
-    status TEXT NOT NULL CHECK (status IN ('running', 'finished', 'cancelled', 'failed')),
+    status TEXT NOT NULL CHECK (status IN ('running', 'finished', 'cancelled', 'failed', 'awaiting')),
     config TEXT NOT NULL,
     fingerprint TEXT NOT NULL,
     total INTEGER NOT NULL DEFAULT 0,
@@ -158,8 +161,26 @@ def _migrate(connection: StoreConnection, version: int) -> None:
             for table, column, kind in _ADDED_COLUMNS:
                 if column not in {row[1] for row in db.execute(f"PRAGMA table_info({table})")}:
                     db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
+            if version and version < 5:
+                _widen_status_check(db)
             db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
     _ensure_indexes(connection)
+
+
+def _widen_status_check(db: Any) -> None:
+    """Version 5 lets a run await a batch file's answers. SQLite cannot change a CHECK in place; its
+    schema text is rewritten instead (the documented way for a constraint that only widens: no row
+    stored under the old one can break the new one), inside the migration's transaction."""
+    old = "CHECK (status IN ('running', 'finished', 'cancelled', 'failed'))"
+    new = "CHECK (status IN ('running', 'finished', 'cancelled', 'failed', 'awaiting'))"
+    (sql,) = db.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'runs'").fetchone()
+    if old not in sql:
+        return
+    (schema_version,) = db.execute("PRAGMA schema_version").fetchone()
+    db.execute("PRAGMA writable_schema = ON")
+    db.execute("UPDATE sqlite_master SET sql = ? WHERE type = 'table' AND name = 'runs'", (sql.replace(old, new),))
+    db.execute(f"PRAGMA schema_version = {int(schema_version) + 1}")
+    db.execute("PRAGMA writable_schema = OFF")
 
 
 def _ensure_indexes(connection: StoreConnection) -> None:
