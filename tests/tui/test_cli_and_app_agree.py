@@ -21,7 +21,7 @@ from dialjudge.cli.main import main
 from dialjudge.core.api import CompareRequest
 from dialjudge.core.api.comparison import compare
 from dialjudge.core.api.formatting import verdict_line
-from dialjudge.core.format import number_text
+from dialjudge.core.format import interval_text, number_text
 from dialjudge.core.judges.store.run_store import RunStore, default_store_path
 from dialjudge.tui.app import make_app
 from dialjudge.tui.screens.runs import RunsScreen
@@ -128,8 +128,7 @@ async def test_the_command_line_and_the_app_show_the_same_numbers(
         assert shown[4] == str(row.n), name
     # The ceiling's CIs (the context bootstrap of its leave-one-out coefficients): in both, the same.
     assert set(ceiling.intervals) == set(METHODS)
-    assert ci_lines(two_cli_runs)["human ceiling"] == [
-        f"{ceiling.intervals[m][0]:.2f}…{ceiling.intervals[m][1]:.2f}" for m in METHODS]
+    assert ci_lines(two_cli_runs)["human ceiling"] == [interval_text(*ceiling.intervals[m]) for m in METHODS]
     # One human ceiling: on the LIMIT items the judge is compared on, in the app as in the command line;
     # the metrics on every item of the view (their n says so).
     assert ceiling.n == judge.n == LIMIT

@@ -29,7 +29,7 @@ ANSWERED = 5
 
 @pytest.fixture(autouse=True)
 def pinned_store_clock(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("dialjudge.core.judges.store.run_store._now", lambda: FIXED_TIME)
+    monkeypatch.setattr("dialjudge.core.judges.store.connection._now", lambda: FIXED_TIME)
 
 
 def fully_visible(screen: Any, widget: Any) -> bool:
