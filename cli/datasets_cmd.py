@@ -14,7 +14,7 @@ from dialjudge.core.api import (
     load_config,
     quality_annotators,
 )
-from dialjudge.core.format import collapse_rater_notes
+from dialjudge.core.format import RATER_COUNTS_HEADER, collapse_rater_notes, rater_counts_cell
 
 from . import render
 from .dataset_args import add_column_map_option, open_dataset_of
@@ -71,11 +71,11 @@ def run_show(args: argparse.Namespace) -> int:
         "languages": ", ".join(f"{k}: {v}" for k, v in summary.languages.items()),
     }))
     con.print(render.plain_table(
-        "Qualities", ["quality", "level", "scale", "rated items", "annotators", "missing values"],
+        "Qualities", ["quality", "level", "scale", "rated items", RATER_COUNTS_HEADER, "missing values"],
         [(q.name, q.level.value, q.scale_text, q.rated_items,
-          quality_annotators(dataset, q.name, q.level, q.annotators), q.missing_values)
+          quality_annotators(dataset, q.name, q.level, q.annotators, q.raters), q.missing_values)
          for q in summary.qualities],
-        right=("rated items", "annotators", "missing values")))
+        right=("rated items", RATER_COUNTS_HEADER, "missing values")))
     con.print(render.plain_table("Systems", ["system", "items"], summary.systems.items(), right=("items",)))
     pairwise = sum(1 for ex in dataset if ex.is_pairwise)
     if pairwise:
@@ -95,15 +95,15 @@ def run_stats(args: argparse.Namespace) -> int:
         for r in stats.numeric:
             contexts = r.ceiling.n_contexts
             table_rows.append((r.quality, r.level, r.scale, r.n_items, "–" if contexts is None else contexts,
-                               r.n_annotators, r.ceiling.text("pearson"), r.ceiling.text("spearman"), _f(r.alpha),
+                               rater_counts_cell(r.n_annotators, r.ceiling.per_item), r.ceiling.text("pearson"), r.ceiling.text("spearman"), _f(r.alpha),
                                r.alpha_level))
             why_not = (*r.ceiling.reasons, *((r.ceiling.ci_reason,) if r.ceiling.ci_reason else ()))
             reasons.extend(f"{r.quality} ({r.level}): {why}" for why in why_not)
         con.print(render.plain_table(
             f"Annotator agreement — {dataset.name} (numeric qualities)",
-            ["quality", "level", "scale", "items", "contexts", "annotators", "LOO Pearson", "LOO Spearman",
+            ["quality", "level", "scale", "items", "contexts", RATER_COUNTS_HEADER, "LOO Pearson", "LOO Spearman",
              "Krippendorff α", "level of α"], table_rows,
-            right=("items", "contexts", "annotators", "LOO Pearson", "LOO Spearman", "Krippendorff α")))
+            right=("items", "contexts", RATER_COUNTS_HEADER, "LOO Pearson", "LOO Spearman", "Krippendorff α")))
         con.print("[dim]LOO: each annotator against the mean of the others, averaged over annotators; in brackets: "
                   "95% CI, a bootstrap of whole contexts (none on too few contexts).[/dim]")
         render.print_notes(con, [f"why '–': {why}" for why in collapse_rater_notes(reasons)])

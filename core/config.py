@@ -144,9 +144,20 @@ class Config:
 BUNDLED_MIN_VALID_MASS = 0.3
 
 
+#: How a judge scores a template when the user names neither a mode nor a constraint
+#: (``options.scoring``, template name -> one of these): a scoring mode, or generate mode held to
+#: the template's answer format ("constrained") or after a free reasoning line ("reasoning").
+SCORING_CHOICES = ("logprob", "yesno", "generate", "constrained", "reasoning")
+
+#: The bundled judge's way of scoring each shipped template, chosen by measurement (README, "The
+#: bundled judge on every shipped template": the share of items scored and Spearman's rho with the
+#: humans, with the commands). Templates not named here keep their preferred mode.
+BUNDLED_SCORING: Mapping[str, str] = {}
+
+
 def bundled_judge() -> JudgeConfig:
     return JudgeConfig(name=BUNDLED_JUDGE, backend=model_file_backend(), model="SmolLM2-135M-Instruct Q4_1",
-                       extra={"min_valid_mass": BUNDLED_MIN_VALID_MASS})
+                       extra={"min_valid_mass": BUNDLED_MIN_VALID_MASS, "scoring": dict(BUNDLED_SCORING)})
 
 
 def load_config(path: Path | None = None) -> Config:
@@ -291,6 +302,13 @@ def _probability_options(options: dict[str, Any], where: str, key: str) -> dict[
     if how is not None and how not in PROBABILITY_CONTINUATIONS:
         raise ConfigError(f"{where}: {key}.continuation must be one of {', '.join(PROBABILITY_CONTINUATIONS)}, "
                           f"not {how!r}")
+    scoring = options.get("scoring")
+    if scoring is not None:
+        if not isinstance(scoring, Mapping) or any(how not in SCORING_CHOICES for how in scoring.values()):
+            raise ConfigError(f"{where}: {key}.scoring must be a table of template name = one of "
+                              f"{', '.join(SCORING_CHOICES)} (how the judge scores that template when a run "
+                              f"names neither a mode nor a constraint), not {scoring!r}")
+        options["scoring"] = {str(name): str(how) for name, how in scoring.items()}
     template = options.get("chat_template")
     if template is not None:
         if not isinstance(template, str) or not template:

@@ -73,7 +73,7 @@ from ..label_rows import HEADER as LABEL_HEADER
 from ..label_rows import confusion_rows, tie_lines
 from ..label_rows import summary_rows as label_summary_rows
 from ..metrics import MetricScores, score_examples
-from ..planning import NO_PERSONA, RunPlan, infer_quality, preferred_mode
+from ..planning import NO_PERSONA, RunPlan, Scoring, default_scoring, infer_quality, preferred_mode
 from ..registry import bundled_path
 from ..report import (
     FORMATS,
@@ -251,7 +251,7 @@ __all__ = [
     # runs
     "RunPlan", "plan_run", "plan_runs", "find_resumable", "find_finished", "build_backends", "open_run", "execute_run",
     "stop_rule_for", "RetryPlan", "prepare_retry", "pair_plan_text", "RunDisplay", "infer_quality",
-    "preferred_mode", "NO_PERSONA", "JudgeChoices", "judge_choices",
+    "preferred_mode", "default_scoring", "Scoring", "NO_PERSONA", "JudgeChoices", "judge_choices",
     # reports
     "Report", "FILE_REPORTS", "reports_after_run", "run_reports", "RunReports", "DrawSpread", "LengthAndCertainty",
     "agreement_levels", "only_dialogs", "label_run_note", "metric_length_bias", "run_finished", "compared_items",

@@ -72,7 +72,8 @@ def judge_bench_requests(request: RunRequest, dataset: Dataset, qualities: Seque
         raise ConfigError(f"{', '.join(map(repr, unknown))}: not a metric of {dataset.name} "
                           f"(metrics: {', '.join(dataset.qualities)})")
     chosen = list(qualities) or list(dataset.qualities)
-    return [dataclasses.replace(request, quality=quality, template=label_template
+    # JUDGE-BENCH names its scoring: the template's own mode, not a judge's default for the template.
+    return [dataclasses.replace(request, quality=quality, judge_defaults=False, template=label_template
                                 if dataset.qualities[quality].kind is ScaleKind.CATEGORICAL else request.template)
             for quality in chosen]
 

@@ -22,11 +22,11 @@ from dialjudge.core.api import (
     AnswerConstraint,
     OutputKind,
     PairSetting,
+    default_scoring,
     infer_quality,
     local_threads,
     parse_subset,
     plan_pairs,
-    preferred_mode,
     template_text_hash,
 )
 from dialjudge.core.errors import ConfigError, DialjudgeError
@@ -283,7 +283,11 @@ class RunScreen(WorkspaceScreen):
                     target.value = resolved if resolved in names else names[0]
                 modes = [m.value for m in template.output.modes]
                 mode.set_options([(m, m) for m in modes])
-                mode.value = preferred_mode(template.output.modes).value
+                # The way the ticked judges score this template (the bundled judge's was measured): the
+                # form starts where a run that names no mode would be.
+                scoring = default_scoring(template, self._ticked_judges())
+                mode.value = scoring.mode.value
+                self.query_one("#run-constrain", Select).value = scoring.constrain.value
             self.query_one("#run-pairs-row").display = template is not None and _is_pairwise(template)
             accepts = template is not None and template.accepts_examples
             fewshot = self.query_one("#run-fewshot", Select)
@@ -296,6 +300,10 @@ class RunScreen(WorkspaceScreen):
         self.query_one("#run-template-info", Static).update(template_text(template, shipped=shipped,
                                                                           overrides=overrides))
         self._redraw_plan()
+
+    def _ticked_judges(self) -> list[JudgeConfig]:
+        ticked = set(self.query_one("#run-judges", SelectionList).selected)
+        return [j for j in [*self.dj.services.judges(), *self._extra_judges.values()] if j.name in ticked]
 
     def _value(self, select_id: str) -> str | None:
         select = self.query_one(select_id, Select)

@@ -59,7 +59,7 @@ from .events import (
     Subscriber,
 )
 from .failures import BreakerSettings, CircuitBreaker, failure_kind
-from .probability import min_valid_mass
+from .probability import judge_request
 from .scoring import score_result
 from .stopping import DEFAULT_ORDER_SEED, StopRule, StopState, seeded_context_order
 
@@ -411,9 +411,8 @@ class RunEngine:
                         raw_output="", score=None, normalized=None, error=str(exc), repeat=key.repeat))
                     continue
             backend = self.backends[variant.judge.name]
-            request = JudgeRequest(item_id=example.id, prompt=prompt, mode=config.mode,
-                                   sampling=variant.judge.sampling, top_k=config.top_k, repeat=key.repeat,
-                                   constrain=config.constrain, min_valid_mass=min_valid_mass(variant.judge.config))
+            request = judge_request(example.id, prompt, variant.judge.config, mode=config.mode, top_k=config.top_k,
+                                    constrain=config.constrain, repeat=key.repeat)
             works.append(_Work(variant, example, request, request.cache_key(backend.identity), backend))
         # Looked up together: one query per thousand items, not one per item.
         hits = self.store.cached_responses(w.cache_key for w in works) if self.use_cache else {}
