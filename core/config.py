@@ -152,7 +152,12 @@ SCORING_CHOICES = ("logprob", "yesno", "generate", "constrained", "reasoning")
 #: The bundled judge's way of scoring each shipped template, chosen by measurement (README, "The
 #: bundled judge on every shipped template": the share of items scored and Spearman's rho with the
 #: humans, with the commands). Templates not named here keep their preferred mode.
-BUNDLED_SCORING: Mapping[str, str] = {}
+BUNDLED_SCORING: Mapping[str, str] = {
+    # Probability scoring fails every item: after "The score is" SmolLM2 puts about 3% on "0.0".."1.0".
+    "adv-0to1": "constrained",
+    # Probability scoring leaves about 1 item in 6 below 30% on "1".."5" (it copies "Score: N"'s "N").
+    "likert-1to5": "constrained",
+}
 
 
 def bundled_judge() -> JudgeConfig:
