@@ -8,7 +8,7 @@ arguments; the tuning search plans its variants here too.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from .config import Config, JudgeConfig
@@ -56,14 +56,26 @@ class Scoring:
 
     mode: ScoringMode
     constrain: AnswerConstraint = AnswerConstraint.OFF
+    #: Few-shot examples the judge needs for the template (a FewShotSetting spec; "none": none).
+    fewshot: str = "none"
 
 
-#: A judge's ``options.scoring`` value (core.config.SCORING_CHOICES) as a mode and a constraint.
+#: A judge's ``options.scoring`` way (core.config.SCORING_CHOICES) as a mode and a constraint.
 _SCORING_OF = {
     "constrained": Scoring(ScoringMode.GENERATE, AnswerConstraint.ANSWER),
     "reasoning": Scoring(ScoringMode.GENERATE, AnswerConstraint.REASONING),
     **{m.value: Scoring(m) for m in ScoringMode},
 }
+
+
+def _judge_scoring(judge: JudgeConfig, template: str) -> Scoring | None:
+    """What ``options.scoring`` names for ``template``: a way, or a table with ``way`` and ``fewshot``."""
+    named = (judge.extra.get("scoring") or {}).get(template)
+    if isinstance(named, str):
+        return _SCORING_OF.get(named)
+    if isinstance(named, Mapping) and named.get("way") in _SCORING_OF:
+        return dataclasses.replace(_SCORING_OF[named["way"]], fewshot=str(named.get("fewshot", "none")))
+    return None
 
 
 def default_scoring(template: Template, judges: Sequence[JudgeConfig]) -> Scoring:
@@ -72,10 +84,9 @@ def default_scoring(template: Template, judges: Sequence[JudgeConfig]) -> Scorin
     core.config.BUNDLED_SCORING), where every judge of the run names the same one the template
     offers; else the template's preferred mode. The Run screen's form, the Prompt lab's trial and a
     run all ask here, so they agree."""
-    named = {(judge.extra.get("scoring") or {}).get(template.name) for judge in judges}
+    named = {_judge_scoring(judge, template.name) for judge in judges}
     if len(named) == 1:
-        (how,) = named
-        chosen = _SCORING_OF.get(how) if isinstance(how, str) else None
+        (chosen,) = named
         if chosen is not None and chosen.mode in template.output.modes:
             return chosen
     return Scoring(preferred_mode(template.output.modes))
@@ -111,6 +122,8 @@ def plan_run(dataset: Dataset, config: Config, *, template: str, judges: Sequenc
     judge_configs = [config.judge(j) for j in judges]
     scoring = resolve_scoring(tpl, judge_configs, mode=mode, constrain=constrain, judge_defaults=judge_defaults)
     mode, constrain = scoring.mode, scoring.constrain
+    if fewshot == "none" and scoring.fewshot != "none" and tpl.accepts_examples and pairs is None:
+        fewshot = scoring.fewshot  # the examples the judge's way of scoring this template needs
     if mode not in tpl.output.modes:
         supported = ", ".join(m.value for m in tpl.output.modes)
         raise ConfigError(f"template {tpl.name!r} does not support mode {mode.value!r} (it supports: {supported})")
