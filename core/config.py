@@ -160,6 +160,9 @@ BUNDLED_SCORING: Mapping[str, str | Mapping[str, str]] = {
     # Without examples it puts about 17% on "0".."2" after "Rating:", and held to the format it answers
     # 2 to every item; with three random examples (Huynh et al.'s few-shot setting) about half.
     "fed-fewshot": {"way": "logprob", "fewshot": "random:3"},
+    # The same on whole dialogues (it copies the "r" of "Rating: r/2"; constrained, it answers 2 to
+    # every dialogue); two examples, as whole dialogues are long.
+    "fed-fewshot-dialog": {"way": "logprob", "fewshot": "random:2"},
 }
 
 
