@@ -67,6 +67,8 @@ class RunScreen(WorkspaceScreen):
     def __init__(self) -> None:
         super().__init__()
         self._extra_judges: dict[str, JudgeConfig] = {}
+        #: The user picked a mode or a constraint since the template was chosen (else the judges' default shows).
+        self._scoring_touched = False
         self._template: Template | None = None
         #: The run whose cost and latency were last asked for.
         self._usage_of: int | None = None
@@ -228,9 +230,13 @@ class RunScreen(WorkspaceScreen):
         if event.select.id == "run-template":
             self._template_chosen()
         else:
+            if event.select.id in ("run-mode", "run-constrain"):
+                self._scoring_touched = True  # the user's choice now, whichever judges are ticked
             self._redraw_plan()
 
     def on_selection_list_selected_changed(self, event: SelectionList.SelectedChanged) -> None:
+        if event.selection_list.id == "run-judges" and not self._scoring_touched:
+            self._apply_default_scoring()
         self._redraw_plan()
 
     def on_input_changed(self, event: Input.Changed) -> None:
@@ -283,11 +289,8 @@ class RunScreen(WorkspaceScreen):
                     target.value = resolved if resolved in names else names[0]
                 modes = [m.value for m in template.output.modes]
                 mode.set_options([(m, m) for m in modes])
-                # The way the ticked judges score this template (the bundled judge's was measured): the
-                # form starts where a run that names no mode would be.
-                scoring = default_scoring(template, self._ticked_judges())
-                mode.value = scoring.mode.value
-                self.query_one("#run-constrain", Select).value = scoring.constrain.value
+                self._scoring_touched = False
+                self._apply_default_scoring()
             self.query_one("#run-pairs-row").display = template is not None and _is_pairwise(template)
             accepts = template is not None and template.accepts_examples
             fewshot = self.query_one("#run-fewshot", Select)
@@ -300,6 +303,16 @@ class RunScreen(WorkspaceScreen):
         self.query_one("#run-template-info", Static).update(template_text(template, shipped=shipped,
                                                                           overrides=overrides))
         self._redraw_plan()
+
+    def _apply_default_scoring(self) -> None:
+        """The way the ticked judges score the template (the bundled judge's was measured): the form
+        shows what a run that names no mode would do, until the user picks a mode or a constraint."""
+        if self._template is None:
+            return
+        scoring = default_scoring(self._template, self._ticked_judges())
+        with self.prevent(Select.Changed):
+            self.query_one("#run-mode", Select).value = scoring.mode.value
+            self.query_one("#run-constrain", Select).value = scoring.constrain.value
 
     def _ticked_judges(self) -> list[JudgeConfig]:
         ticked = set(self.query_one("#run-judges", SelectionList).selected)
