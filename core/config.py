@@ -163,7 +163,8 @@ BUNDLED_SCORING: Mapping[str, str | Mapping[str, str]] = {
     # The same on whole dialogues (it copies the "r" of "Rating: r/2"; constrained, it answers 2 to
     # every dialogue); two examples, as whole dialogues are long.
     "fed-fewshot-dialog": {"way": "logprob", "fewshot": "random:2"},
-    # On USR's 0/1 labels it answers "no"/"yes" (about 10% on the labels); with three examples, 55-60%.
+    # On USR's 0/1 labels it answers "no"/"yes" (about 10% on the labels); with three examples, 55-60%,
+    # so every item is scored, but its likeliest label is 1 on every item (README: not solved yet).
     "label-choice": {"way": "logprob", "fewshot": "random:3"},
 }
 

@@ -42,6 +42,21 @@ def table_commands() -> list[str]:
 
 
 COMMANDS = table_commands()
+#: Rows the README reports as failing the check, with why: each fails here until it is fixed (strict).
+KNOWN_CONSTANT = {
+    "label-choice": "SmolLM2 scores every USR item but answers the label 1 to each (p(1) about 0.85 "
+                    "throughout); the README's table says so",
+}
+
+
+def row_params() -> list[object]:
+    params = []
+    for command in COMMANDS:
+        argv = shlex.split(command)
+        why = KNOWN_CONSTANT.get(argv[argv.index("--template") + 1])
+        marks = [pytest.mark.xfail(strict=True, reason=why)] if why else []
+        params.append(pytest.param(command, marks=marks, id=" ".join(argv[2:])))
+    return params
 
 
 def test_every_shipped_template_has_a_row() -> None:
@@ -50,7 +65,7 @@ def test_every_shipped_template_has_a_row() -> None:
     assert in_table == templates
 
 
-@pytest.mark.parametrize("command", COMMANDS, ids=[" ".join(shlex.split(c)[2:]) for c in COMMANDS])
+@pytest.mark.parametrize("command", row_params())
 def test_the_bundled_judge_scores_the_rows_items(command: str, request: pytest.FixtureRequest) -> None:
     argv = shlex.split(command)[1:]
     dataset_name = argv[argv.index("--dataset") + 1]

@@ -4,7 +4,6 @@ threshold, the failure summary and the reasons it groups, the annotator counts."
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 
 import pytest
