@@ -69,6 +69,7 @@ class RunScreen(WorkspaceScreen):
         self._extra_judges: dict[str, JudgeConfig] = {}
         #: The user picked a mode or a constraint since the template was chosen (else the judges' default shows).
         self._scoring_touched = False
+        self._constrain_touched = False
         self._template: Template | None = None
         #: The run whose cost and latency were last asked for.
         self._usage_of: int | None = None
@@ -232,6 +233,11 @@ class RunScreen(WorkspaceScreen):
         else:
             if event.select.id in ("run-mode", "run-constrain"):
                 self._scoring_touched = True  # the user's choice now, whichever judges are ticked
+            if event.select.id == "run-constrain":
+                self._constrain_touched = True
+            if event.select.id == "run-mode" and event.value != "generate" and not self._constrain_touched:
+                with self.prevent(Select.Changed):  # a default constraint goes with the default mode only
+                    self.query_one("#run-constrain", Select).value = AnswerConstraint.OFF.value
             self._redraw_plan()
 
     def on_selection_list_selected_changed(self, event: SelectionList.SelectedChanged) -> None:
@@ -289,7 +295,7 @@ class RunScreen(WorkspaceScreen):
                     target.value = resolved if resolved in names else names[0]
                 modes = [m.value for m in template.output.modes]
                 mode.set_options([(m, m) for m in modes])
-                self._scoring_touched = False
+                self._scoring_touched = self._constrain_touched = False
                 self._apply_default_scoring()
             self.query_one("#run-pairs-row").display = template is not None and _is_pairwise(template)
             accepts = template is not None and template.accepts_examples
