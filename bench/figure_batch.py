@@ -46,7 +46,10 @@ def answers_for(requests: list[Path], out: Path) -> None:
 
 
 def run(ctx: Context) -> list[Row]:
-    from dialjudge.core.api import RunRequest, plan_runs
+    from dialjudge.core.api import (
+        RunRequest,
+        plan_runs,
+    )
     from dialjudge.core.api.batch import import_answers, write_batch
     from dialjudge.core.api.session import Session
     from dialjudge.core.config import Config, JudgeConfig

@@ -7,7 +7,11 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from dialjudge.core.api import RunPlan, dataset_of_run, run_config_of
+from dialjudge.core.api import (
+    RunPlan,
+    dataset_of_run,
+    run_config_of,
+)
 from dialjudge.core.api.batch import (
     AnswersImport,
     BatchExport,

@@ -13,7 +13,7 @@ from dialjudge.core.api import (
 )
 from dialjudge.core.api.datasets import MIN_SHARED_ITEMS, quality_annotators
 from dialjudge.core.api.types import TieRule
-from dialjudge.core.format import collapse_rater_notes
+from dialjudge.core.format import RATER_COUNTS_HEADER, collapse_rater_notes, rater_counts_cell
 
 from . import render
 from .dataset_args import add_column_map_option, open_dataset_of
@@ -71,11 +71,11 @@ def run_show(args: argparse.Namespace) -> int:
         **({"left out at load": summary.left_out_text} if summary.left_out_text else {}),
     }))
     con.print(render.plain_table(
-        "Qualities", ["quality", "level", "scale", "rated items", "annotators", "missing values"],
+        "Qualities", ["quality", "level", "scale", "rated items", RATER_COUNTS_HEADER, "missing values"],
         [(q.name, q.level.value, q.scale_text, q.rated_items,
-          quality_annotators(dataset, q.name, q.level, q.annotators), q.missing_values)
+          quality_annotators(dataset, q.name, q.level, q.annotators, q.raters), q.missing_values)
          for q in summary.qualities],
-        right=("rated items", "annotators", "missing values")))
+        right=("rated items", RATER_COUNTS_HEADER, "missing values")))
     con.print(render.plain_table("Systems", ["system", "items"], summary.systems.items(), right=("items",)))
     pairwise = sum(1 for ex in dataset if ex.is_pairwise)
     if pairwise:
@@ -99,7 +99,7 @@ def run_stats(args: argparse.Namespace) -> int:
             contexts = r.ceiling.n_contexts
             pairwise = r.ceiling.pairwise_spearman
             table_rows.append((r.quality, r.level, r.scale, r.n_items, "–" if contexts is None else contexts,
-                               r.n_annotators, r.ceiling.text("pearson"), r.ceiling.text("spearman"),
+                               rater_counts_cell(r.n_annotators, r.ceiling.per_item), r.ceiling.text("pearson"), r.ceiling.text("spearman"),
                                r.ceiling.loo_basis.counts("raters"), r.ceiling.pairwise_text(),
                                pairwise.pooled.counts() if pairwise is not None else "–", _f(r.alpha),
                                r.alpha_level))
@@ -109,10 +109,10 @@ def run_stats(args: argparse.Namespace) -> int:
             reasons.extend(f"{r.quality} ({r.level}): {why}" for why in why_not)
         con.print(render.plain_table(
             f"Annotator agreement — {dataset.name} (numeric qualities)",
-            ["quality", "level", "scale", "items", "contexts", "annotators", "LOO Pearson", "LOO Spearman",
+            ["quality", "level", "scale", "items", "contexts", RATER_COUNTS_HEADER, "LOO Pearson", "LOO Spearman",
              "LOO raters / items", "pairwise Spearman", "pairs / raters / items", "Krippendorff α", "level of α"],
             table_rows,
-            right=("items", "contexts", "annotators", "LOO Pearson", "LOO Spearman", "pairwise Spearman",
+            right=("items", "contexts", RATER_COUNTS_HEADER, "LOO Pearson", "LOO Spearman", "pairwise Spearman",
                    "Krippendorff α")))
         con.print(f"[dim]LOO: each annotator against the mean of the others, averaged over annotators weighted by "
                   f"their items; pairwise Spearman: between two annotators on the items both rated, averaged over "

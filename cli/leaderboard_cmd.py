@@ -6,7 +6,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from dialjudge.core.api import LeaderboardRequest, leaderboard
+from dialjudge.core.api import (
+    LeaderboardRequest,
+    leaderboard,
+)
 from dialjudge.core.api.leaderboards import FORMATS, columns_of, leaderboard_text, table_rows, title_of
 
 from . import render

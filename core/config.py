@@ -103,9 +103,34 @@ class Config:
 BUNDLED_MIN_VALID_MASS = 0.3
 
 
+#: How a judge scores a template when the user names neither a mode nor a constraint
+#: (``options.scoring``, template name -> one of these): a scoring mode, or generate mode held to
+#: the template's answer format ("constrained") or after a free reasoning line ("reasoning").
+SCORING_CHOICES = ("logprob", "yesno", "generate", "constrained", "reasoning")
+
+#: The bundled judge's way of scoring each shipped template, chosen by measurement (README, "The
+#: bundled judge on every shipped template": the share of items scored and Spearman's rho with the
+#: humans, with the commands). Templates not named here keep their preferred mode.
+BUNDLED_SCORING: Mapping[str, str | Mapping[str, str]] = {
+    # Probability scoring fails every item: after "The score is" SmolLM2 puts about 3% on "0.0".."1.0".
+    "adv-0to1": "constrained",
+    # Probability scoring leaves about 1 item in 6 below 30% on "1".."5" (it copies "Score: N"'s "N").
+    "likert-1to5": "constrained",
+    # Without examples it puts about 17% on "0".."2" after "Rating:", and held to the format it answers
+    # 2 to every item; with three random examples (Huynh et al.'s few-shot setting) about half.
+    "fed-fewshot": {"way": "logprob", "fewshot": "random:3"},
+    # The same on whole dialogues (it copies the "r" of "Rating: r/2"; constrained, it answers 2 to
+    # every dialogue); two examples, as whole dialogues are long.
+    "fed-fewshot-dialog": {"way": "logprob", "fewshot": "random:2"},
+    # On USR's 0/1 labels it answers "no"/"yes" (about 10% on the labels); with three examples, 55-60%,
+    # so every item is scored, but its likeliest label is 1 on every item (README: not solved yet).
+    "label-choice": {"way": "logprob", "fewshot": "random:3"},
+}
+
+
 def bundled_judge() -> JudgeConfig:
     return JudgeConfig(name=BUNDLED_JUDGE, backend=backend_rules().model_file_backend, model="SmolLM2-135M-Instruct Q4_1",
-                       extra={"min_valid_mass": BUNDLED_MIN_VALID_MASS})
+                       extra={"min_valid_mass": BUNDLED_MIN_VALID_MASS, "scoring": dict(BUNDLED_SCORING)})
 
 
 def load_config(path: Path | None = None) -> Config:
@@ -252,6 +277,14 @@ def _probability_options(options: dict[str, Any], where: str, key: str) -> dict[
     if how is not None and how not in PROBABILITY_CONTINUATIONS:
         raise ConfigError(f"{where}: {key}.continuation must be one of {', '.join(PROBABILITY_CONTINUATIONS)}, "
                           f"not {how!r}")
+    scoring = options.get("scoring")
+    if scoring is not None:
+        if not isinstance(scoring, Mapping) or not all(_scoring_way(how) for how in scoring.values()):
+            raise ConfigError(f"{where}: {key}.scoring must be a table of template name = one of "
+                              f"{', '.join(SCORING_CHOICES)}, or {{ way = one of those, fewshot = \"random:3\" }} "
+                              f"(how the judge scores that template when a run names neither a mode nor a "
+                              f"constraint), not {scoring!r}")
+        options["scoring"] = {str(name): how if isinstance(how, str) else dict(how) for name, how in scoring.items()}
     template = options.get("chat_template")
     if template is not None:
         if not isinstance(template, str) or not template:
@@ -259,6 +292,14 @@ def _probability_options(options: dict[str, Any], where: str, key: str) -> dict[
                               "tokenizer_config.json or a Jinja template")
         options["chat_template"] = str(Path(template).expanduser())
     return options
+
+
+def _scoring_way(how: Any) -> bool:
+    """A judge's way of scoring a template: a name, or a table with ``way`` and ``fewshot``."""
+    if isinstance(how, Mapping):
+        return set(how) <= {"way", "fewshot"} and how.get("way") in SCORING_CHOICES and isinstance(
+            how.get("fewshot", "none"), str)
+    return how in SCORING_CHOICES
 
 
 def _table(raw: Mapping[str, Any], name: str, where: str) -> Mapping[str, Any]:

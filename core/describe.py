@@ -17,6 +17,8 @@ class QualitySummary:
     rated_items: int  # items with at least one present value
     annotators: int  # most annotators seen on one item
     missing_values: int  # individual annotator values that are missing (N/A)
+    #: Distinct raters over the set (by name where every rating names them, else as many as the most on one item).
+    raters: int = 0
 
     @property
     def scale_text(self) -> str:
@@ -79,11 +81,19 @@ def describe(dataset: Dataset) -> DatasetSummary:
     ended = Counter(ex.ended for ex in examples)
     quality_rows: dict[tuple[str, Level], list[int]] = {}
     scales: dict[tuple[str, Level], Scale] = {}
+    #: The annotator names of each quality; None once a rating names none.
+    names: dict[tuple[str, Level], set[str] | None] = {}
     for ex in giving_way(examples):  # 100,000 items in an app's background (core.foreground)
         for q, rating in ex.ratings.items():
             key = (q, ex.level)
             stats = quality_rows.setdefault(key, [0, 0, 0])
             scales.setdefault(key, rating.scale)
+            named = names.setdefault(key, set())
+            if named is not None:
+                if rating.annotators:
+                    named.update(rating.annotators)
+                else:
+                    names[key] = None
             present = len(rating.present)
             stats[0] += 1 if present else 0
             stats[1] = max(stats[1], len(rating.scores))
@@ -106,7 +116,9 @@ def describe(dataset: Dataset) -> DatasetSummary:
         adversarial_kinds=dict(Counter(ex.adversarial.kind for ex in examples if ex.adversarial)),
         systems=dict(Counter(ex.system or "(none)" for ex in examples).most_common()),
         languages=dict(Counter(ex.language or "(unspecified)" for ex in examples)),
-        qualities=[QualitySummary(q, scales[(q, lvl)], lvl, *vals) for (q, lvl), vals in quality_rows.items()],
+        qualities=[QualitySummary(q, scales[(q, lvl)], lvl, vals[0], vals[1], vals[2],
+                                  raters=_raters(names[(q, lvl)], vals[1]))
+                   for (q, lvl), vals in quality_rows.items()],
         illustrative=bool(dataset.meta.get("illustrative")),
         column_map=tuple(str(item) for item in dataset.meta.get("column_map", ())),
         value_exclusions=_counts(dataset.meta.get("value_exclusions")),
@@ -119,6 +131,11 @@ def _counts(value: object) -> dict[str, int]:
     if not isinstance(value, dict):
         return {}
     return {str(k): int(v) for k, v in value.items() if isinstance(v, int) and not isinstance(v, bool)}
+
+
+def _raters(named: set[str] | None, most_on_one_item: int) -> int:
+    """Distinct raters over the set: the names, where every rating names its annotators."""
+    return len(named) if named else most_on_one_item
 
 
 def _num(x: float | None) -> str:

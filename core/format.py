@@ -84,3 +84,19 @@ def collapse_rater_notes(notes: list[str], *, shown_names: int = 3) -> list[str]
         more = f", … and {len(raters) - shown_names} more" if len(raters) > shown_names else ""
         out.append(f"{where}: {len(raters)} raters ({names}{more}): {why}")
     return out
+
+
+#: The header of a table column that holds :func:`rater_counts_cell`.
+RATER_COUNTS_HEADER = "raters: set / item"
+
+
+def rater_counts_text(in_set: int, per_item: int) -> str:
+    """The two annotator counts, each with its definition: the distinct raters over the whole set
+    (by name where the file names them) and the most that rated one item. USR Topical-Chat: "5 raters
+    in the set, 3 per item"."""
+    return f"{in_set} raters in the set, {per_item} per item"
+
+
+def rater_counts_cell(in_set: int, per_item: int) -> str:
+    """:func:`rater_counts_text` for a table cell under :data:`RATER_COUNTS_HEADER`: ``5 / 3``."""
+    return f"{in_set} / {per_item}"

@@ -3,9 +3,9 @@
 A run's items are flagged for five reasons, in this order of urgency:
 
 1. a judge's answer could not be scored (parse failure or failed request);
-1b. a probability-mode answer put little probability on valid answers at the
-   answer position (below ``LOW_MASS``: not scored below the judge's threshold,
-   scored but shaky above it);
+1b. a probability-mode answer put too little probability on valid answers at the
+   answer position: below the judge's own threshold (``options.min_valid_mass``, the one its runs
+   score from, so a judgment the run scored is never flagged for its mass);
 2. an adversarial candidate was scored at or above its own original
    (:func:`dialjudge.core.adversarial.discernment.caught_list`);
 2b. on pre-paired preference data (a pairwise run asking each pair, issue 21): the judge contradicts
@@ -32,15 +32,13 @@ from typing import Any
 from dialjudge.core.adversarial.discernment import caught_list
 from dialjudge.core.judges.post_run.preference_report import FLIPS, WRONG_BOTH_ORDERS, PreferenceReport, pairs_to_review
 from dialjudge.core.judges.store.run_store import Review
-from dialjudge.core.judges.types import Judgment
+from dialjudge.core.judges.types import DEFAULT_MIN_VALID_MASS, Judgment
 from dialjudge.core.model import Aggregation, Dataset, Example
 
 #: |judge - human| or |judge - judge| on 0-1 from which an item is flagged.
 MIN_GAP = 0.3
 #: At most this many items per disagreement kind (the largest gaps).
 PER_KIND = 25
-#: Valid-answer mass below which a probability-mode judgment is flagged (scored or not).
-LOW_MASS = 0.75
 
 
 class FlagKind(str, enum.Enum):
@@ -112,12 +110,15 @@ def human_unit(example: Example, dataset: Dataset, quality: str | None,
 
 def build_queue(dataset: Dataset, judgments: Mapping[str, Mapping[str, Judgment]], quality: str | None, *,
                 aggregation: Aggregation = Aggregation.MEAN, min_gap: float = MIN_GAP,
-                per_kind: int = PER_KIND, preferences: PreferenceReport | None = None) -> list[ReviewCase]:
+                per_kind: int = PER_KIND, preferences: PreferenceReport | None = None,
+                mass_thresholds: Mapping[str, float] | None = None) -> list[ReviewCase]:
     """The items of a run worth reviewing, most urgent first.
 
     ``judgments`` is one repeat of a run as ``{judge: {item_id: Judgment}}``
     (``store.judgments.load_judgments``); ``preferences``: the run's report on pre-paired items, whose
-    pairs the judge gets wrong in both orders or flips on are flagged.
+    pairs the judge gets wrong in both orders or flips on are flagged; ``mass_thresholds``: each
+    judge's least valid mass (core.judges.run.probability.mass_thresholds; a judge not in it: the
+    default threshold).
     """
     flags: dict[str, list[Flag]] = {}
 
@@ -125,10 +126,11 @@ def build_queue(dataset: Dataset, judgments: Mapping[str, Mapping[str, Judgment]
         flags.setdefault(item_id, []).append(flag)
 
     for judge, by_item in judgments.items():
+        threshold = (mass_thresholds or {}).get(judge, DEFAULT_MIN_VALID_MASS)
         for item_id, j in by_item.items():
             if j.failed:
                 add(item_id, Flag(FlagKind.PARSE_FAILURE, 1.0, f"{judge}: {j.error or 'no score'}", judge))
-            if j.valid_mass is not None and j.valid_mass < LOW_MASS:
+            if j.valid_mass is not None and j.valid_mass < threshold:
                 bound = "at least " if j.mass_is_lower_bound else ""
                 what = "not scored" if j.failed else f"scored {j.normalized:.2f} (0-1) all the same"
                 add(item_id, Flag(FlagKind.LOW_MASS, 1.0 - j.valid_mass,

@@ -17,6 +17,7 @@ from ..adversarial.heldout import with_held_out_reference
 from ..dataset_catalogue import DEFAULT_DATASET, DatasetEntry, list_datasets, open_dataset
 from ..describe import DatasetSummary, describe
 from ..evaluation import EvaluationReport, evaluate, reference_metric_scores, split_subsets
+from ..format import rater_counts_cell
 from ..loaders import save_dataset
 from ..model import Dataset, Level, ScaleKind
 from ..stats.ceiling import CeilingRow, ceiling_table
@@ -38,10 +39,14 @@ __all__ = ["DEFAULT_DATASET", "ADVERSARIAL_KINDS", "DatasetEntry", "DatasetSumma
            "metrics_report", "metric_scores", "AdversarialSet", "make_adversarial", "MIN_SHARED_ITEMS"]
 
 
-def quality_annotators(dataset: Dataset, quality: str, level: Level, annotators: int) -> str:
-    """The annotator count a summary shows: a number, or that the file holds one aggregate label."""
+def quality_annotators(dataset: Dataset, quality: str, level: Level, annotators: int, raters: int | None = None) -> str:
+    """The annotator counts a summary shows: the raters over the set and on one item (``5 / 3`` under
+    ``RATER_COUNTS_HEADER``; ``annotators`` alone where ``raters`` is not given), or that the file
+    holds one aggregate label."""
     members = [ex for ex in dataset if ex.level is level]
-    return AGGREGATE_ONLY_TEXT if is_aggregate_only(members, quality) else str(annotators)
+    if is_aggregate_only(members, quality):
+        return AGGREGATE_ONLY_TEXT
+    return str(annotators) if raters is None else rater_counts_cell(raters, annotators)
 
 
 @dataclass(frozen=True)

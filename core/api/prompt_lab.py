@@ -13,6 +13,7 @@ from pathlib import Path
 
 from ..config import JudgeConfig
 from ..errors import ConfigError
+from ..judges.prompts.constraint import AnswerConstraint
 from ..judges.prompts.fewshot import FewShotSelector, FewShotSetting
 from ..judges.prompts.personas import Persona, save_template
 from ..judges.prompts.personas import _check_name as check_name
@@ -20,10 +21,11 @@ from ..judges.prompts.render import render_prompt
 from ..judges.prompts.templates import Template, parse_template, renamed_template_text, shipped_template_dir
 from ..judges.run.config import judge_config_to_dict
 from ..judges.run.pairwise import preview_pair
+from ..judges.run.probability import judge_request
 from ..judges.run.scoring import score_result
 from ..judges.types import BackendResult, JudgeBackend, JudgeRequest, Judgment, OutputKind, RenderedPrompt, ScoringMode
 from ..model import Dataset, Example
-from ..planning import infer_quality, preferred_mode
+from ..planning import infer_quality, resolve_scoring
 
 #: Where an edited template's errors point (the text is not a file yet).
 LAB_SOURCE = "prompt lab"
@@ -92,18 +94,20 @@ RUN_DEFAULT_TOP_K = 0
 
 
 def trial_request(prepared: PreparedPrompt, item_id: str, judge: JudgeConfig, mode: ScoringMode | None = None, *,
-                  top_k: int | None = None) -> JudgeRequest:
-    """The one request a trial sends, as a run with this template and judge sends it: ``mode`` defaults
-    to a run's (``preferred_mode``: probability scoring where the template offers it) and ``top_k`` to
-    a run's (0: the expected value over every rating; a trial with top-3 or generate mode could report
-    "not scored" for an item the run scored). ConfigError when the template does not offer ``mode``."""
-    mode = preferred_mode(prepared.template.output.modes) if mode is None else mode
+                  top_k: int | None = None, constrain: AnswerConstraint = AnswerConstraint.OFF) -> JudgeRequest:
+    """The one request a trial sends, as a run with this template and judge sends it (the same
+    ``judge_request``: the judge's sampling and valid-mass threshold): ``mode`` and ``constrain``
+    default to a run's (``resolve_scoring``: the judge's way of scoring this template) and ``top_k``
+    to a run's (0: the expected value over every rating; a trial with top-3 or generate mode could
+    report "not scored" for an item the run scored). ConfigError when the template does not offer
+    ``mode``."""
+    scoring = resolve_scoring(prepared.template, [judge], mode=mode, constrain=constrain)
     top_k = RUN_DEFAULT_TOP_K if top_k is None else top_k
-    if mode not in prepared.template.output.modes:
+    if scoring.mode not in prepared.template.output.modes:
         offered = ", ".join(m.value for m in prepared.template.output.modes)
-        raise ConfigError(f"template {prepared.template.name!r} does not support {mode.value} scoring "
+        raise ConfigError(f"template {prepared.template.name!r} does not support {scoring.mode.value} scoring "
                           f"(it offers: {offered})")
-    return JudgeRequest(item_id=item_id, prompt=prepared.prompt, mode=mode, sampling=judge.sampling, top_k=top_k)
+    return judge_request(item_id, prepared.prompt, judge, mode=scoring.mode, top_k=top_k, constrain=scoring.constrain)
 
 
 async def ask_judge(backend: JudgeBackend, request: JudgeRequest) -> BackendResult:

@@ -77,7 +77,8 @@ def judge_bench_requests(request: RunRequest, dataset: Dataset, qualities: Seque
     chosen = list(qualities) or list(dataset.qualities)
     if request.mode is None:  # the protocol's own scoring, as its paper did: generated answers, parsed
         request = dataclasses.replace(request, mode=PROTOCOL_MODE.value)
-    return [dataclasses.replace(request, quality=quality, template=label_template
+    # JUDGE-BENCH names its scoring: the protocol's mode, not a judge's default for the template.
+    return [dataclasses.replace(request, quality=quality, judge_defaults=False, template=label_template
                                 if dataset.qualities[quality].kind is ScaleKind.CATEGORICAL else request.template)
             for quality in chosen]
 

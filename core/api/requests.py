@@ -30,6 +30,10 @@ class RunRequest:
     mode: str | None = None
     #: core.judges.constraint.AnswerConstraint's value: generate mode held to the template's answer format.
     constrain: str = "off"
+    #: Naming neither a mode nor a constraint, score the way the judges do for the template (their
+    #: ``options.scoring``; core.planning.default_scoring); False, as a protocol that names its own
+    #: scoring asks: the template's preferred mode.
+    judge_defaults: bool = True
     #: Logprob mode: 0 = expected value over every valid score; K > 0 = the K most likely answers.
     top_k: int = 0
     aspect: str | None = None

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from ..judges.post_run.preference_report import PreferenceReport, is_preference_run, preference_report
 from ..judges.run.config import RunConfig
+from ..judges.run.probability import mass_thresholds
 from ..judges.store.run_store import Review, RunRecord, RunStore
 from ..judges.types import Judgment
 from ..model import Dataset
@@ -42,7 +43,8 @@ def review_data(store: RunStore, run_id: int, dataset_of: Callable[[RunConfig], 
     reviews = store.reviews.reviews(run_id)
     dataset = dataset_of(config)
     preferences = _preferences(config, dataset, judgments)
-    queue = build_queue(dataset, judgments, config.quality, preferences=preferences)
+    queue = build_queue(dataset, judgments, config.quality, preferences=preferences,
+                        mass_thresholds=mass_thresholds(config))
     return ReviewData(record, config, dataset, judgments, queue, reviews)
 
 

@@ -63,7 +63,7 @@ def plan_run(request: RunRequest, dataset: Dataset, config: Config, *, fewshot: 
         aspect=request.aspect, kpi=request.kpi, quality=request.quality, personas=request.personas,
         fewshot=request.fewshot if fewshot is None else fewshot, subset=request.subset, limit=request.limit,
         repeats=request.repeats, top_k=request.top_k, item_ids=request.item_ids, name=request.name,
-        yes_label=request.yes_label, pairs=pairs, constrain=constrain)
+        yes_label=request.yes_label, pairs=pairs, constrain=constrain, judge_defaults=request.judge_defaults)
     if not plan.config.select_items(dataset):  # fail before anything is judged
         raise ConfigError(f"subset {plan.subset!r} of {dataset.name} holds no items to judge")
     if request.yes_label:

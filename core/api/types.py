@@ -94,6 +94,8 @@ from ..metrics import (
 )
 from ..planning import (
     NO_PERSONA,
+    Scoring,
+    default_scoring,
     infer_quality,
     preferred_mode,
 )
@@ -136,6 +138,8 @@ from ..subsets import (
 from .session import BackendFactory
 
 __all__ = [
+    "Scoring",
+    "default_scoring",
     "BackendFactory",
     "infer_quality",
     "preferred_mode",

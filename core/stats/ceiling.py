@@ -22,7 +22,7 @@ from typing import Any, Iterable
 import numpy as np
 
 from ..foreground import give_way
-from ..format import interval_text, number_text
+from ..format import interval_text, number_text, rater_counts_text
 from ..model import Example, Scale, ScaleKind
 from .categorical import alpha_undefined_reason, cohen_kappa, krippendorff_alpha, percent_agreement
 from .ceiling_ci import CeilingInterval, ceiling_interval
@@ -84,6 +84,8 @@ class HumanCeiling:
     reasons: tuple[str, ...] = field(default=())
     #: The leave-one-out coefficients' CIs (context bootstrap, :mod:`.ceiling_ci`); None: not asked for.
     interval: CeilingInterval | None = None
+    #: The most annotators on one item (``n_annotators`` counts them over the set); 0: not counted.
+    n_per_item: int = 0
 
     def coefficient(self, method: str) -> float:
         if method not in METHODS:
@@ -109,13 +111,13 @@ class HumanCeiling:
         return self.interval.reason if self.interval is not None else None
 
     def n_text(self) -> str:
-        """``n = 60 items in 10 contexts, 3 annotators``: what the ceiling was computed on."""
+        """``n = 60 items in 10 contexts, 5 raters in the set, 3 per item``: what the ceiling was computed on."""
         contexts = f" in {self.n_contexts} contexts" if self.n_contexts is not None else ""
         basis = self.loo_basis
         # Where raters or items were left out (too few shared), the text says what the ceiling rests on.
         fewer = (basis.n_raters, basis.n_items) != (self.n_annotators, self.n_items) and not math.isnan(basis.value)
         rests = f" (leave-one-out on {self.rests_on()})" if fewer else ""
-        return f"n = {self.n_items} items{contexts}, {self.n_annotators} annotators{rests}"
+        return f"n = {self.n_items} items{contexts}, {rater_counts_text(self.n_annotators, self.per_item)}{rests}"
 
     def rests_on(self) -> str:
         """``4 raters, 360 items``: the leave-one-out slots the ceiling averages."""
@@ -127,6 +129,10 @@ class HumanCeiling:
             return "–"
         value = self.pairwise_spearman.value
         return " ".join(part for part in (number_text(value), interval_text(*self.pairwise_spearman.ci())) if part)
+
+    @property
+    def per_item(self) -> int:
+        return self.n_per_item or self.n_annotators
 
     def text(self, method: str) -> str:
         """The coefficient and its CI as every front end shows it: ``0.612 [.55,.67]``."""
@@ -142,6 +148,7 @@ class HumanCeiling:
             "level": self.level,
             "n_items": self.n_items,
             "n_annotators": self.n_annotators,
+            "n_per_item": self.per_item,
             "pearson": clean(self.pearson),
             "spearman": clean(self.spearman),
             "kendall": clean(self.kendall),
@@ -189,6 +196,7 @@ def human_ceiling(examples: Iterable[Example], quality: str, *, level: str = TUR
     means = {m: weighted_mean(*_defined(per_annotator, m)) for m in METHODS}
     result: dict[str, Any] = dict(
         quality=quality, level=level, n_items=matrix.n_items, n_annotators=len(matrix.annotators),
+        n_per_item=max((len(ex.ratings[quality].scores) for ex in examples if quality in ex.ratings), default=0),
         per_annotator=tuple(per_annotator), annotators_by_name=matrix.by_name, **means,
         loo_basis=_loo_basis(matrix, values, slots, per_annotator),
     )

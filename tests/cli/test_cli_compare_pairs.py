@@ -11,7 +11,11 @@ import pytest
 from cli_helpers import run, use_fake_judges
 from scipy.stats import binomtest
 
-from dialjudge.core.api import CompareRequest, Session, compare
+from dialjudge.core.api import (
+    CompareRequest,
+    Session,
+)
+from dialjudge.core.api.comparison import compare
 from dialjudge.core.api.pair_runs import PAIR_JOIN
 
 DATA = Path(__file__).parent.parent / "data"

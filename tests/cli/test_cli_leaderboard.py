@@ -11,7 +11,11 @@ from pathlib import Path
 import pytest
 from cli_helpers import run, use_fake_judges
 
-from dialjudge.core.api import LeaderboardRequest, Session, leaderboard
+from dialjudge.core.api import (
+    LeaderboardRequest,
+    Session,
+    leaderboard,
+)
 from dialjudge.core.api.leaderboards import table_rows
 
 

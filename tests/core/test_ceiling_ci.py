@@ -87,7 +87,8 @@ def test_no_ci_below_the_floor_and_the_reason_says_so() -> None:
         low, high = enough.ci(m)
         assert low < high and low <= enough.coefficient(m) <= high  # never zero-width
     assert enough.text("pearson").startswith(f"{enough.pearson:.3f} [")
-    assert enough.n_text() == f"n = 18 items in {ceiling_ci.MIN_CONTEXTS_CEILING} contexts, 3 annotators"
+    assert enough.n_text() == (f"n = 18 items in {ceiling_ci.MIN_CONTEXTS_CEILING} contexts, "
+                               "3 raters in the set, 3 per item")
 
 
 def test_no_ci_asked_for_no_ci_and_no_reason() -> None:

@@ -11,7 +11,10 @@ from typing import Any
 import pytest
 
 from batch_replay import replay
-from dialjudge.core.api import RunRequest, plan_runs
+from dialjudge.core.api import (
+    RunRequest,
+    plan_runs,
+)
 from dialjudge.core.api.batch import awaiting_run, batch_state, import_answers, retry_batch, write_batch
 from dialjudge.core.api.judging import judge
 from dialjudge.core.api.session import Session

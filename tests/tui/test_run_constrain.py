@@ -7,9 +7,11 @@ from dataclasses import dataclass, field
 from textual.widgets import Select, SelectionList, Static
 from tui_helpers import SIZE, settle, static_text, toast_texts
 
+from dialjudge.core.config import BUNDLED_JUDGE
 from dialjudge.core.judges.backends.fake import FakeBackend
 from dialjudge.core.judges.prompts.constraint import AnswerConstraint
 from dialjudge.core.judges.types import JudgeRequest
+from dialjudge.core.planning import default_scoring, preferred_mode
 from dialjudge.tui.app import make_app
 from dialjudge.tui.screens.run import RunScreen
 
@@ -91,3 +93,29 @@ async def test_a_judge_that_cannot_constrain_is_named_before_anything_runs(servi
         worker_failures.expect("cannot constrain answers")
         with services.session.store() as store:
             assert store.runs.list_runs() == []
+
+
+async def test_the_form_shows_the_ticked_judges_way_of_scoring_the_template(services_factory):
+    services = services_factory()
+    app = make_app(services=services)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_run_screen(pilot)  # the fake judge ticked: the template's preferred mode
+        mode, constrain = screen.query_one("#run-mode", Select), screen.query_one("#run-constrain", Select)
+        template = screen._template
+        assert template is not None and template.name == "likert-1to5"
+        assert (mode.value, constrain.value) == (preferred_mode(template.output.modes).value, "off")
+        judges = screen.query_one("#run-judges", SelectionList)
+        judges.deselect_all()
+        judges.select(BUNDLED_JUDGE)
+        await pilot.pause()
+        bundled = default_scoring(template, [services.config.judge(BUNDLED_JUDGE)])
+        assert bundled.constrain is AnswerConstraint.ANSWER  # as a run with no mode named would score
+        assert (mode.value, constrain.value) == (bundled.mode.value, bundled.constrain.value)
+        plan = static_text(screen.query_one("#run-plan", Static))
+        assert "likert-1to5 · generate (constrained)" in plan
+        mode.value = "logprob"  # the user's mode: the default constraint goes with the default mode
+        await pilot.pause()
+        assert constrain.value == "off"
+        judges.select("fake")  # the user chose: ticking judges no longer changes the fields
+        await pilot.pause()
+        assert (mode.value, constrain.value) == ("logprob", "off")

@@ -42,7 +42,10 @@ async def test_a_run_awaiting_batch_answers_says_how_many(services):
 async def test_the_runs_screen_imports_a_batch_runs_answer_file(services, tmp_path):
     from textual.widgets import Input
 
-    from dialjudge.core.api import RunRequest, plan_runs
+    from dialjudge.core.api import (
+        RunRequest,
+        plan_runs,
+    )
     from dialjudge.core.api.batch import write_batch
     from dialjudge.core.api.session import Session
     from dialjudge.core.config import Config

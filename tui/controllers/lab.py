@@ -40,6 +40,7 @@ from dialjudge.core.api.prompt_lab import (
 )
 from dialjudge.core.api.template_identity import revert_override
 from dialjudge.core.api.types import (
+    AnswerConstraint,
     JudgeBackend,
     Judgment,
     Persona,
@@ -182,14 +183,14 @@ class LabController:
     # -- trying a judge --------------------------------------------------------------------
 
     def try_prompt(self, setup: PromptSetup, judge: JudgeConfig, mode: ScoringMode | None, reply_to: MessagePump,
-                   *, top_k: int | None = None) -> Worker[None]:
+                   *, top_k: int | None = None, constrain: AnswerConstraint = AnswerConstraint.OFF) -> Worker[None]:
         """Ask ``judge`` about ``setup``'s item now, scored as a run scores it (``mode`` and ``top_k``
         default to a run's: core/api/prompt_lab.trial_request); ``reply_to`` receives TrialFinished or TrialFailed."""
 
         def trial() -> None:
             try:
                 prepared = prepare_prompt(setup, self._state.selectors)
-                request = trial_request(prepared, setup.example.id, judge, mode, top_k=top_k)
+                request = trial_request(prepared, setup.example.id, judge, mode, top_k=top_k, constrain=constrain)
                 backend = self._trial_backend(judge)
                 started = time.perf_counter()
                 result = self._state.run_on_loop(ask_judge(backend, request))

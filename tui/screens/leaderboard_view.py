@@ -17,7 +17,11 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 from textual.worker import get_current_worker
 
-from dialjudge.core.api import Leaderboard, LeaderboardRequest, leaderboard
+from dialjudge.core.api import (
+    Leaderboard,
+    LeaderboardRequest,
+    leaderboard,
+)
 from dialjudge.core.api.leaderboards import columns_of, table_rows, title_of
 
 from ..controllers.base import start_thread_work

@@ -21,6 +21,7 @@ from textual.suggester import SuggestFromList
 from textual.timer import Timer
 from textual.widgets import Button, Header, Input, Label, Select, Static, TextArea
 
+from dialjudge.core.api import JudgeConfig
 from dialjudge.core.api.formatting import human_unit
 from dialjudge.core.api.template_identity import (
     is_shipped_name,
@@ -28,8 +29,9 @@ from dialjudge.core.api.template_identity import (
 )
 from dialjudge.core.api.types import (
     NO_PERSONA,
+    AnswerConstraint,
     ScoringMode,
-    preferred_mode,
+    default_scoring,
 )
 
 from ..controllers.lab import (
@@ -238,7 +240,9 @@ class PromptLabScreen(WorkspaceScreen):
                                 else resolved if resolved in names else names[0])
             mode.set_options([(m, m) for m in modes])
             # A run's default mode, so that "try it" scores as a run would.
-            mode.value = current_mode if current_mode in modes else preferred_mode(template.output.modes).value
+            judge = self._chosen_judge()
+            scoring = default_scoring(template, [judge] if judge is not None else [])
+            mode.value = current_mode if current_mode in modes else scoring.mode.value
             accepts = template.accepts_examples
             self.query_one("#lab-fewshot", Select).disabled = not accepts
             self.query_one("#lab-fewshot-k", Input).disabled = not accepts
@@ -254,6 +258,10 @@ class PromptLabScreen(WorkspaceScreen):
         elif template is not None:
             names.discard(template.name)
         self.dj.lab.unsaved = tuple(sorted(names))
+
+    def _chosen_judge(self) -> JudgeConfig | None:
+        select = self.query_one("#lab-judge", Select)
+        return None if select.is_blank() else {j.name: j for j in self.dj.services.judges()}.get(str(select.value))
 
     def _redraw_editor_title(self) -> None:
         self._note_unsaved()
@@ -407,10 +415,13 @@ class PromptLabScreen(WorkspaceScreen):
         judges = {j.name: j for j in self.dj.services.judges()}
         judge = judges[str(judge_select.value)]
         mode = ScoringMode(str(mode_select.value))
+        # In the judge's own mode for this template, also its constraint: the trial scores as a run would.
+        default = default_scoring(self.template, [judge]) if self.template is not None else None
+        constrain = default.constrain if default is not None and default.mode is mode else AnswerConstraint.OFF
         self.query_one(JudgmentView).show_message(f"Asking {judge.name} ({mode.value}) about {setup.example.id}…")
         self._trial_key = self._setup_key()
         self._redraw_trial_title()
-        self.dj.lab.try_prompt(setup, judge, mode, self)
+        self.dj.lab.try_prompt(setup, judge, mode, self, constrain=constrain)
 
     def on_trial_finished(self, message: TrialFinished) -> None:
         dataset = self.dj.workspace.dataset

@@ -24,11 +24,11 @@ from dialjudge.core.api.types import (
     AnswerConstraint,
     OutputKind,
     PairSetting,
+    default_scoring,
     infer_quality,
     local_threads,
     parse_subset,
     plan_pairs,
-    preferred_mode,
 )
 from dialjudge.core.errors import ConfigError, DialjudgeError
 
@@ -70,6 +70,9 @@ class RunScreen(WorkspaceScreen):
     def __init__(self) -> None:
         super().__init__()
         self._extra_judges: dict[str, JudgeConfig] = {}
+        #: The user picked a mode or a constraint since the template was chosen (else the judges' default shows).
+        self._scoring_touched = False
+        self._constrain_touched = False
         self._template: Template | None = None
         #: The run whose cost and latency were last asked for.
         self._usage_of: int | None = None
@@ -254,9 +257,18 @@ class RunScreen(WorkspaceScreen):
         if event.select.id == "run-template":
             self._template_chosen()
         else:
+            if event.select.id in ("run-mode", "run-constrain"):
+                self._scoring_touched = True  # the user's choice now, whichever judges are ticked
+            if event.select.id == "run-constrain":
+                self._constrain_touched = True
+            if event.select.id == "run-mode" and event.value != "generate" and not self._constrain_touched:
+                with self.prevent(Select.Changed):  # a default constraint goes with the default mode only
+                    self.query_one("#run-constrain", Select).value = AnswerConstraint.OFF.value
             self._redraw_plan()
 
     def on_selection_list_selected_changed(self, event: SelectionList.SelectedChanged) -> None:
+        if event.selection_list.id == "run-judges" and not self._scoring_touched:
+            self._apply_default_scoring()
         self._redraw_plan()
 
     def on_input_changed(self, event: Input.Changed) -> None:
@@ -309,7 +321,8 @@ class RunScreen(WorkspaceScreen):
                     target.value = resolved if resolved in names else names[0]
                 modes = [m.value for m in template.output.modes]
                 mode.set_options([(m, m) for m in modes])
-                mode.value = preferred_mode(template.output.modes).value
+                self._scoring_touched = self._constrain_touched = False
+                self._apply_default_scoring()
             self.query_one("#run-pairs-row").display = template is not None and _is_pairwise(template)
             accepts = template is not None and template.accepts_examples
             fewshot = self.query_one("#run-fewshot", Select)
@@ -322,6 +335,20 @@ class RunScreen(WorkspaceScreen):
         self.query_one("#run-template-info", Static).update(template_text(template, shipped=shipped,
                                                                           overrides=overrides))
         self._redraw_plan()
+
+    def _apply_default_scoring(self) -> None:
+        """The way the ticked judges score the template (the bundled judge's was measured): the form
+        shows what a run that names no mode would do, until the user picks a mode or a constraint."""
+        if self._template is None:
+            return
+        scoring = default_scoring(self._template, self._ticked_judges())
+        with self.prevent(Select.Changed):
+            self.query_one("#run-mode", Select).value = scoring.mode.value
+            self.query_one("#run-constrain", Select).value = scoring.constrain.value
+
+    def _ticked_judges(self) -> list[JudgeConfig]:
+        ticked = set(self.query_one("#run-judges", SelectionList).selected)
+        return [j for j in [*self.dj.services.judges(), *self._extra_judges.values()] if j.name in ticked]
 
     def _value(self, select_id: str) -> str | None:
         select = self.query_one(select_id, Select)

@@ -47,10 +47,6 @@ def distribution_bars(distribution: Mapping[str, float], *, width: int = BAR_WID
     return table
 
 
-#: Below this the valid answers' share is shown as a warning (the review queue flags it too).
-SHAKY_MASS = 0.75
-
-
 def valid_mass_text(judgment: Judgment) -> Text:
     """How much probability the valid answers held at the answer position (before normalising)."""
     assert judgment.valid_mass is not None
@@ -60,7 +56,8 @@ def valid_mass_text(judgment: Judgment) -> Text:
         text += f"; {judgment.valid_in_top} in the top list"
     if judgment.mass_is_lower_bound:
         text += " (a truncated list: valid answers below it cannot be seen)"
-    return Text(text, style="yellow" if judgment.valid_mass < SHAKY_MASS else "dim")
+    # A warning exactly where the judge's own threshold left it unscored (and the review queue flags it).
+    return Text(text, style="yellow" if judgment.failed else "dim")
 
 
 def render_judgment(judgment: Judgment, *, title: str | None = None, human: float | None = None) -> RenderableType:

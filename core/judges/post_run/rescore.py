@@ -39,10 +39,10 @@ from ..prompts.templates import get_template, load_template_file, parse_template
 from ..run.config import RunConfig
 from ..run.engine import TemplateRenderer
 from ..run.events import RunStatus
-from ..run.probability import min_valid_mass
+from ..run.probability import judge_request
 from ..run.scoring import score_result
 from ..store.run_store import JudgmentKey, JudgmentWrite, RunStore
-from ..types import BackendResult, JudgeRequest, Judgment, OutputKind, OutputSpec, RenderedPrompt, ScoringMode
+from ..types import BackendResult, Judgment, OutputKind, OutputSpec, RenderedPrompt, ScoringMode
 
 if TYPE_CHECKING:
     from ..prompts.templates import Template
@@ -207,9 +207,8 @@ class _Rescorer:
         if mapped:
             assert self._mapping is not None
             spec = mapped_spec(spec, self._mapping)
-        request = JudgeRequest(item_id=judgment.item_id, prompt=RenderedPrompt(asked.messages, spec, asked.template_name),
-                               mode=mode, sampling=variant.judge.sampling, top_k=self.target.top_k,
-                               repeat=judgment.repeat, min_valid_mass=min_valid_mass(variant.judge.config))
+        request = judge_request(judgment.item_id, RenderedPrompt(asked.messages, spec, asked.template_name),
+                                variant.judge.config, mode=mode, top_k=self.target.top_k, repeat=judgment.repeat)
         stored = BackendResult(raw_output=judgment.raw_output, choice_probs=judgment.distribution,
                                top_logprobs=judgment.top_logprobs, prompt_tokens=judgment.prompt_tokens,
                                evaluated_tokens=judgment.evaluated_tokens,

@@ -371,6 +371,8 @@ class RunConfig:
         for judge in data["judges"]:
             for key in _OPERATIONAL_JUDGE_KEYS:
                 judge["config"].pop(key, None)
+            # How the judge scores templates by default decides nothing: the run's own mode is above.
+            (judge["config"].get("options") or {}).pop("scoring", None)
         payload = json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":"), default=str)
         return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:32]
 

@@ -18,9 +18,11 @@ from __future__ import annotations
 
 from ...config import PROBABILITY_CONTINUATIONS as CONTINUATIONS
 from ...judge_config import JudgeConfig
-from ..types import DEFAULT_MIN_VALID_MASS
+from ..prompts.constraint import AnswerConstraint
+from ..types import DEFAULT_MIN_VALID_MASS, JudgeRequest, RenderedPrompt, ScoringMode
+from .config import RunConfig
 
-__all__ = ["CONTINUATIONS", "continuation", "min_valid_mass"]
+__all__ = ["CONTINUATIONS", "continuation", "judge_request", "mass_thresholds", "min_valid_mass"]
 
 
 def min_valid_mass(config: JudgeConfig) -> float:
@@ -33,3 +35,18 @@ def min_valid_mass(config: JudgeConfig) -> float:
 def continuation(config: JudgeConfig) -> str:
     value = config.extra.get("continuation", "auto")
     return value if value in CONTINUATIONS else "auto"
+
+
+def judge_request(item_id: str, prompt: RenderedPrompt, judge: JudgeConfig, *, mode: ScoringMode, top_k: int,
+                  constrain: AnswerConstraint = AnswerConstraint.OFF, repeat: int = 0) -> JudgeRequest:
+    """The one request a judge is sent for an item: a run, a rescoring and the Prompt lab's trial all
+    build it here, so the judge's own settings (its sampling, its valid-mass threshold) are the same
+    wherever it is asked."""
+    return JudgeRequest(item_id=item_id, prompt=prompt, mode=mode, sampling=judge.sampling, top_k=top_k,
+                        repeat=repeat, constrain=constrain, min_valid_mass=min_valid_mass(judge))
+
+
+def mass_thresholds(config: RunConfig) -> dict[str, float]:
+    """Each judge column of a run (``judge`` or ``judge@persona``) with the least valid mass its
+    judgments were scored from: what the review queue flags below."""
+    return {variant.label: min_valid_mass(variant.judge.config) for variant in config.variants()}

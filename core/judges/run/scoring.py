@@ -28,6 +28,7 @@ A failure keeps the raw output and says why in ``Judgment.error``.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ...errors import BackendError
@@ -144,6 +145,48 @@ def mass_failure(result: BackendResult, spec: OutputSpec, mode: ScoringMode, thr
 
 #: How a judgment not scored for too little valid mass begins its reason (see mass_failure).
 LOW_MASS_REASON = "the answer did not start with a "
+
+
+#: How a group of failures for too little valid mass begins (see group_failure_reasons).
+LOW_MASS_GROUP = "too little valid mass"
+
+
+def group_failure_reasons(failures: Iterable[tuple[str, float | None, int]]) -> list[tuple[str, int]]:
+    """Failure reasons with their counts, commonest first, failures for too little valid mass grouped.
+
+    ``failures``: (reason, valid mass or None, count). Each low-mass reason names its own mass, so a
+    run would list one line per mass value; those that differ only in the mass become one line with
+    the range ("11 × too little valid mass, 23.1-29.4% of the probability on valid ratings (the judge
+    needs 30%, ...)"). Other reasons are kept as they are."""
+    counts: dict[str, int] = {}
+    masses: dict[tuple[str, str], list[float]] = {}
+    grouped: dict[tuple[str, str], int] = {}
+    for reason, mass, count in failures:
+        parts = _low_mass_parts(reason) if mass is not None else None
+        if parts is None:
+            counts[reason] = counts.get(reason, 0) + count
+            continue
+        masses.setdefault(parts, []).append(mass)  # type: ignore[arg-type]  # checked above
+        grouped[parts] = grouped.get(parts, 0) + count
+    for (noun, rest), count in grouped.items():
+        values = masses[(noun, rest)]
+        low, high = min(values), max(values)
+        span = format_mass(low) if format_mass(low) == format_mass(high) else f"{format_mass(low)}-{format_mass(high)}"
+        bound = "at least " if "truncated top list" in rest else ""
+        text = f"{LOW_MASS_GROUP}, {bound}{span} of the probability on valid {noun}s{rest}"
+        counts[text] = counts.get(text, 0) + count
+    return sorted(counts.items(), key=lambda rc: (-rc[1], rc[0]))
+
+
+def _low_mass_parts(reason: str) -> tuple[str, str] | None:
+    """(the answer's noun, what follows the mass) of a low-mass reason (see mass_failure), else None."""
+    if not reason.startswith(LOW_MASS_REASON) or ": " not in reason:
+        return None
+    noun = reason[len(LOW_MASS_REASON):].split(": ", 1)[0]
+    marker = f" of the probability on valid {noun}s"
+    if marker not in reason:
+        return None
+    return noun, reason.split(marker, 1)[1]
 
 
 def is_low_mass_failure(judgment: Judgment) -> bool:

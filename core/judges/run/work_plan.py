@@ -22,7 +22,7 @@ from ..prompts.truncation import PromptTooLong
 from ..store.run_store import JudgmentKey
 from ..types import BackendResult, JudgeBackend, JudgeRequest, Judgment, RenderedPrompt, ScoringMode
 from .config import JudgeVariant, RunConfig
-from .probability import min_valid_mass
+from .probability import judge_request
 from .stopping import seeded_context_order
 
 
@@ -83,9 +83,8 @@ def make_work(config: RunConfig, variants: Sequence[JudgeVariant], items: Sequen
                     raw_output="", score=None, normalized=None, error=str(exc), repeat=key.repeat))
                 continue
         backend = backends[variant.judge.name]
-        request = JudgeRequest(item_id=example.id, prompt=prompt, mode=config.mode,
-                               sampling=variant.judge.sampling, top_k=config.top_k, repeat=key.repeat,
-                               constrain=config.constrain, min_valid_mass=min_valid_mass(variant.judge.config))
+        request = judge_request(example.id, prompt, variant.judge.config, mode=config.mode, top_k=config.top_k,
+                                constrain=config.constrain, repeat=key.repeat)
         works.append(Work(variant, example, request, request.cache_key(backend.identity), backend))
     return works, too_long
 

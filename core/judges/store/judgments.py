@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from ...foreground import give_way
+from ..run.scoring import group_failure_reasons
 from ..types import BackendResult, Judgment
 from .connection import IN_CHUNK, StoreConnection
 from .judgment_rows import (
@@ -133,11 +134,13 @@ class Judgments:
         return {r["judge"]: (int(r["n"]), int(r["failed"] or 0)) for r in rows}
 
     def failure_reasons(self, run_id: int) -> list[tuple[str, int]]:
-        """Why a run's judgments failed: each distinct reason with its count, commonest first."""
+        """Why a run's judgments failed: each distinct reason with its count, commonest first; those
+        for too little valid mass grouped into one line with the range of masses."""
         rows = self._connection.query(
-            "SELECT error, COUNT(*) AS n FROM judgments WHERE run_id = ? AND score IS NULL "
-            "GROUP BY error ORDER BY n DESC, error", (run_id,))
-        return [(r["error"] or "no score and no reason recorded", int(r["n"])) for r in rows]
+            "SELECT error, valid_mass, COUNT(*) AS n FROM judgments WHERE run_id = ? AND score IS NULL "
+            "GROUP BY error, valid_mass", (run_id,))
+        return group_failure_reasons((r["error"] or "no score and no reason recorded", r["valid_mass"], int(r["n"]))
+                                     for r in rows)
 
     # Reads go through a connection of their own (StoreConnection.row_chunks), fetched in chunks.
 
