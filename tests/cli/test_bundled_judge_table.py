@@ -17,7 +17,7 @@ import pytest
 from dialjudge.cli.dataset_args import open_dataset_of
 from dialjudge.cli.judge_cmd import run_request
 from dialjudge.cli.main import build_parser
-from dialjudge.core.api import plan_runs
+from dialjudge.core.api import EngineOptions, Session, plan_runs
 from dialjudge.core.api.runs import (
     build_backends,
     execute_run,
@@ -83,10 +83,12 @@ def test_the_bundled_judge_scores_the_rows_items(command: str, request: pytest.F
         else:
             argv += ["--limit", str(ITEMS)]
     args = build_parser().parse_args(argv)
+    args.session = Session()  # what cli.main gives every command
     dataset = open_dataset_of(args, args.dataset)
     (plan,) = plan_runs(run_request(args), dataset, load_config())
     with RunStore() as store:
-        summary = execute_run(plan.config, dataset, store, build_backends(plan.config), close_backends=True)
+        summary = execute_run(plan.config, dataset, store, build_backends(plan.config),
+                              options=EngineOptions(close_backends=True))
         judgments = [j for by_item in store.judgments.load_judgments(summary.run_id).values() for j in by_item.values()]
     assert judgments, command
     unscored = [j for j in judgments if j.normalized is None]

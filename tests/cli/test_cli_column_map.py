@@ -55,7 +55,7 @@ def test_show_and_stats_with_a_mapping(capsys, other_names: Path) -> None:
     assert code == 0, err
     assert "4 (4 turn level, 0 dialog level)" in out and "4 items have references" in out
     overall = next(line for line in out.splitlines() if line.startswith("│Overall"))
-    assert "ordinal 1–5" in overall and "│          2 │" in overall  # two annotators, one missing value
+    assert "ordinal 1–5" in overall and "2 / 2 │" in overall  # two raters in the set, two per item; one missing value
     code, out, err = run(capsys, "datasets", "stats", str(other_names), *MAP)
     assert code == 0, err
     lines = out.splitlines()

@@ -14,8 +14,8 @@ from scipy.stats import binomtest
 from dialjudge.core.api import (
     CompareRequest,
     Session,
+    compare,
 )
-from dialjudge.core.api.comparison import compare
 from dialjudge.core.api.pair_runs import PAIR_JOIN
 
 DATA = Path(__file__).parent.parent / "data"

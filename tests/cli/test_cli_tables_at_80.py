@@ -124,6 +124,8 @@ def _commands(tmp: Path, usr: bool) -> Iterator[tuple[str, ...]]:
     yield "runs", "list", "--unfold"
     yield "runs", "show", "1"
     yield "runs", "compare", "1", "2", "--bootstrap", "100"
+    yield "runs", "compare", "1", "6"  # a pointwise run against a pairwise one: verdicts on the same pairs
+    yield "leaderboard", "--dataset", "sample", "--quality", "coherence", "--bootstrap", "50"
     if usr:
         yield "datasets", "show", "usr-topicalchat"
         yield "datasets", "stats", "usr-topicalchat"

@@ -82,7 +82,7 @@ def test_imported_answers_score_as_the_live_run_does(tmp_path, sample, fault_ser
     imported = import_answers(session, exported.run_id, [tmp_path / "answers.jsonl"], sample)
     assert (imported.status, imported.stored, imported.scored_now, imported.problems) == (
         RunStatus.FINISHED, ITEMS, ITEMS, [])
-    assert imported.files[0]["provider"] == "openai" and imported.files[0]["models"] == {"m-1": ITEMS}
+    assert imported.files[0]["provider"] == "OpenAI Batch API" and imported.files[0]["models"] == {"m-1": ITEMS}
     # The answers were asked for this run (through the batch), not reused: its usage counts their tokens.
     with session.store() as store:
         usage = run_usage(store, exported.run_id, {})

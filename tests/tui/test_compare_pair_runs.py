@@ -10,8 +10,7 @@ from textual.widgets import Static
 from tui_helpers import SIZE, make_services, settle, static_text
 
 from dialjudge.cli.main import main
-from dialjudge.core.api import CompareRequest
-from dialjudge.core.api.comparison import compare
+from dialjudge.core.api import CompareRequest, compare
 from dialjudge.tui.app import make_app
 from dialjudge.tui.screens.runs import RunsScreen
 

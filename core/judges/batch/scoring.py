@@ -212,9 +212,9 @@ def _same_model(reported: str, planned: str) -> bool:
 
 def _provider(line_id: str) -> str:
     if line_id.startswith("batch_req_"):
-        return "openai"
+        return "OpenAI Batch API"
     if line_id.startswith("vllm"):
-        return "vllm"
+        return "vLLM run-batch"
     return "unknown"
 
 
