@@ -41,6 +41,10 @@ def register(rsub: argparse._SubParsersAction) -> None:
                      help="correction over annotators: by = Benjamini–Yekutieli (the paper's; any dependence), "
                           "bh = Benjamini–Hochberg")
     alt.add_argument("--q", type=float, default=0.05, help="false discovery rate level")
+    alt.add_argument("--round-to-scale", action="store_true",
+                     help="round the judge's score to the nearest point of an ordinal scale before comparing (the "
+                          "annotators rate whole points; a continuous score can never tie an annotator who matches "
+                          "another exactly)")
     _output_options(alt)
     alt.set_defaults(handler=run_alt_test)
 
@@ -107,7 +111,8 @@ def _output_options(parser: argparse.ArgumentParser) -> None:
 
 def run_alt_test(args: argparse.Namespace) -> int:
     reports = alt_test_for_run(args.session, args.run, quality=args.quality, judges=args.judges, epsilon=args.epsilon,
-                                  annotators=args.annotators, q=args.q, fdr=args.fdr, app_config=args.session.config)
+                                  annotators=args.annotators, q=args.q, fdr=args.fdr, app_config=args.session.config,
+                               round_to_scale=args.round_to_scale)
     if args.format == "table":
         con = render.console()
         for report in reports:

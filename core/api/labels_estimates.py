@@ -114,6 +114,10 @@ class AltTestReport:
     annotators: str | None
     result: AltTestResult
     ceiling: HumanCeiling
+    #: How the judge's score met the annotators': "continuous" (as it was) or "rounded" to the scale's points.
+    judge_values: str = "continuous"
+    #: Why the comparison may favour the annotators (a continuous judge against integer ratings), if it may.
+    caution: str | None = None
 
     def records(self) -> list[dict[str, Any]]:
         """One row per annotator, for tables and files."""
@@ -122,7 +126,8 @@ class AltTestReport:
 
     def summary(self) -> dict[str, Any]:
         return {"run": self.run_id, "dataset": self.dataset, "judge": self.judge, "quality": self.quality,
-                "annotators": self.annotators, **self.result.to_dict(),
+                "annotators": self.annotators, "judge_values": self.judge_values, "caution": self.caution,
+                **self.result.to_dict(),
                 "ceiling_spearman": None if math.isnan(self.ceiling.spearman) else self.ceiling.spearman,
                 "ceiling_alpha": self.ceiling.alpha}
 
@@ -130,8 +135,13 @@ class AltTestReport:
 def alt_test_for_run(store: RunStore, run_id: int, *, quality: str | None = None, judges: Sequence[str] | None = None,
                      epsilon: float | None = None, annotators: str = DEFAULT_ANNOTATORS, q: float = 0.05,
                      fdr: FdrMethod = "by", dataset: Dataset | None = None,
-                     app_config: Config | None = None) -> list[AltTestReport]:
-    """The alternative annotator test of each judge of a run (``epsilon`` overrides the preset's margin)."""
+                     app_config: Config | None = None, round_to_scale: bool = False) -> list[AltTestReport]:
+    """The alternative annotator test of each judge of a run (``epsilon`` overrides the preset's margin).
+
+    ``round_to_scale``: the judge's score is rounded to the nearest point of an ordinal scale before it is
+    compared, as the annotators' ratings are integers (else a judge can never tie an annotator who matches
+    another exactly); either way the report says which was used, and cautions where the scales differ.
+    """
     if annotators not in EPSILON_BY_ANNOTATORS:
         raise DialjudgeError(f"annotators must be one of {', '.join(EPSILON_BY_ANNOTATORS)}, not {annotators!r}")
     run = load_run(store, run_id, quality=quality, dataset=dataset, app_config=app_config)
@@ -142,17 +152,44 @@ def alt_test_for_run(store: RunStore, run_id: int, *, quality: str | None = None
     judged = {item for by_item in run.judgments.values() for item, j in by_item.items() if j.normalized is not None}
     # The ceiling on the items the judges are tested on, as the alt-test's annotators are.
     ceiling = human_ceiling([ex for ex in run.dataset.examples if ex.id in judged], run.quality)
+    rounding = round_to_scale and _has_points(run.scale)
     reports = []
     for judge in _chosen_judges(run, judges):
         values = {item: judge_value(j.normalized, run.scale) for item, j in run.judgments[judge].items()
                   if j.normalized is not None}
+        if rounding:
+            values = {item: _nearest_point(float(v), run.scale) for item, v in values.items()}  # type: ignore[arg-type]
+        caution = None if rounding else _scale_caution(values, run.scale)
         try:
             result = alt_test(values, humans, measure=measure_for(run.scale), epsilon=margin, q=q, fdr=fdr)
         except ValueError as exc:
             raise DialjudgeError(str(exc)) from None
         reports.append(AltTestReport(run_id, run.dataset.name, run.quality, judge,
-                                     annotators if epsilon is None else None, result, ceiling))
+                                     annotators if epsilon is None else None, result, ceiling,
+                                     "rounded" if rounding else "continuous", caution))
     return reports
+
+
+def _has_points(scale: Scale | None) -> bool:
+    """An ordinal scale: integer points from min to max, as annotators rate it."""
+    return scale is not None and scale.kind is ScaleKind.ORDINAL
+
+
+def _nearest_point(value: float, scale: Scale | None) -> float:
+    assert scale is not None and scale.min is not None and scale.max is not None
+    return float(min(scale.max, max(scale.min, math.floor(value + 0.5))))  # halves up, not to even
+
+
+def _scale_caution(values: Mapping[str, RatingValue], scale: Scale | None) -> str | None:
+    """A caution when a judge's continuous scores meet annotators' integer points."""
+    if not _has_points(scale):
+        return None
+    off_points = sum(1 for v in values.values() if isinstance(v, (int, float)) and float(v) != round(float(v)))
+    if not off_points:
+        return None
+    return (f"the judge's score falls between the scale's points on {off_points} of {len(values)} items while the "
+            "annotators rate whole points: an annotator who matches another exactly cannot be tied by the judge, "
+            "so the test leans towards the annotators (--round-to-scale rounds the judge's score to the points)")
 
 
 # -- estimates from a few labels -----------------------------------------------------------------------------
@@ -535,6 +572,10 @@ def alt_test_lines(report: AltTestReport) -> list[str]:
         lines.append("the judge was not tested")
     lines.append(f"{margin}; alignment: {_MEASURE_NAMES[r.measure]}; one-sided paired t-test per annotator, "
                  f"{_FDR_NAMES[r.fdr]} at q = {r.q:g} over annotators")
+    lines.append("the judge's score: rounded to the scale's points" if report.judge_values == "rounded"
+                 else "the judge's score: as it is (continuous)")
+    if report.caution:
+        lines.append(f"caution: {report.caution}")
     c = report.ceiling
     ceiling = [f"leave-one-out Spearman {c.text('spearman')}"]
     if c.alpha is not None:

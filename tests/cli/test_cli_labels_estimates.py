@@ -98,6 +98,37 @@ def test_alt_test_of_a_random_and_a_good_judge(capsys: pytest.CaptureFixture[str
     assert "ε = 0.2 (set by hand)" in " ".join(out.split()) and "Benjamini–Hochberg" in out
 
 
+def test_alt_test_says_how_it_met_the_annotators_scale_and_rounds_on_request(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """USR's Overall is rated on whole points 1-5; a continuous judge cannot tie an annotator exactly."""
+    good = simulated_run("Overall", noise=0.2, seed=3)
+    code, out, err = run(capsys, "runs", "alt-test", str(good))
+    assert code == 0, err
+    text = " ".join(out.split())
+    assert "the judge's score: as it is (continuous)" in text and "caution: the judge's score falls between" in text
+    code, out, err = run(capsys, "runs", "alt-test", str(good), "--round-to-scale", "--format", "json")
+    assert code == 0, err
+    (test,) = json.loads(out)["meta"]["tests"]
+    assert test["judge_values"] == "rounded" and test["caution"] is None
+    # Independently: the same test on the judge's scores rounded half up to the points 1..5.
+    config = load_config()
+    dataset = open_dataset("usr-topicalchat", config)
+    with RunStore() as store:
+        (report,) = le.alt_test_for_run(store, good, round_to_scale=True)
+        judgments = store.judgments.load_judgments(good)["sim"]
+    judge = {i: float(min(5, max(1, np.floor(1 + 4 * j.normalized + 0.5)))) for i, j in judgments.items()
+             if j.normalized is not None}
+    humans: dict[str, dict[str, float]] = {}
+    for ex in dataset.examples:
+        rating = ex.ratings["Overall"]
+        for name, value in zip(rating.annotators, rating.scores):
+            if value is not None:
+                humans.setdefault(name, {})[ex.id] = float(value)
+    direct = alt_test(judge, humans, measure="neg_rmse", epsilon=0.1)
+    assert [(t.annotator, t.p_value) for t in report.result.tested] == \
+        [(t.annotator, pytest.approx(t.p_value)) for t in direct.tested]
+
+
 def test_alt_test_glue_matches_the_statistic_on_the_raw_numbers() -> None:
     good = simulated_run("Overall", noise=0.2, seed=3)
     config = load_config()
