@@ -248,7 +248,7 @@ def test_a_version_3_store_reads_with_unknown_masses(tmp_path: Path) -> None:
     db.commit()
     db.close()
     with RunStore(path) as store:
-        assert store.schema_version == SCHEMA_VERSION == 4
+        assert store.schema_version == SCHEMA_VERSION == 5
         (judgment,) = store.judgments.iter_judgments(1)
         assert judgment.score == 4.0 and judgment.valid_mass is None and judgment.valid_in_top is None
         assert not judgment.mass_is_lower_bound

@@ -220,7 +220,7 @@ def test_a_version_2_store_gains_the_new_columns_and_keeps_its_rows(tmp_path: Pa
     db.commit()
     db.close()
     with RunStore(path) as store:
-        assert store.schema_version == SCHEMA_VERSION == 4
+        assert store.schema_version == SCHEMA_VERSION == 5
         (record,) = store.runs.list_runs()
         assert record.source_run is None and record.judgments == 1
         (judgment,) = store.judgments.iter_judgments(1)
@@ -228,7 +228,7 @@ def test_a_version_2_store_gains_the_new_columns_and_keeps_its_rows(tmp_path: Pa
         new = store.runs.create_run({}, "fp-new", source_run=1)
         assert store.runs.get_run(new).source_run == 1
     with RunStore(path) as again:  # opening twice does not add the columns twice
-        assert again.schema_version == 4
+        assert again.schema_version == SCHEMA_VERSION
 
 
 def test_a_run_stored_without_top_logprobs_rescores_with_the_expected_value_only(

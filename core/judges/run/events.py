@@ -20,17 +20,21 @@ if TYPE_CHECKING:
 class RunStatus(str, enum.Enum):
     """A run's status: what the engine reports when it stops, and what the run store's ``status`` column holds.
 
-    * ``running``: judging (or a process that died while judging: such a run resumes like a cancelled one);
+    * ``running``: judging (a run whose process is gone is found and marked ``interrupted``: see
+      ``store.locks.mark_dead_runs_interrupted``);
     * ``finished``: every planned judgment is stored (some may have failed; see ``RunSummary.failures``);
     * ``cancelled``: stopped on request, or by the run's stop rule before every judgment was made; resumable;
     * ``failed``: the run itself broke (the error is stored with it), or every judge was paused by its
-      circuit breaker (repeated timeouts, refused requests); resumable once the cause is fixed.
+      circuit breaker (repeated timeouts, refused requests); resumable once the cause is fixed;
+    * ``interrupted``: the process judging it ended without finishing it (killed, crashed, out of memory):
+      what it stored stays, and it resumes like a cancelled run.
     """
 
     RUNNING = "running"
     FINISHED = "finished"
     CANCELLED = "cancelled"
     FAILED = "failed"
+    INTERRUPTED = "interrupted"
 
     def __str__(self) -> str:  # "finished", not "RunStatus.FINISHED", in text and f-strings
         return self.value
