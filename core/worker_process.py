@@ -93,9 +93,14 @@ _PACKAGE_ROOT = Path(__file__).parents[2]
 _BOOTSTRAP = "from dialjudge.core.worker_process import child_main; child_main()"
 
 
-def start_child(target: Callable[..., None], args: tuple[Any, ...], *, log_path: Path, name: str) -> ChildProcess:
+def start_child(target: Callable[..., None], args: tuple[Any, ...], *, log_path: Path, name: str,
+                watch_pipe: bool = True) -> ChildProcess:
     """Start ``target(connection, *args)`` in a fresh interpreter; ``target`` and ``args`` must pickle
-    (a module-level function and plain data). The child's output is appended to ``log_path``."""
+    (a module-level function and plain data). The child's output is appended to ``log_path``.
+
+    ``watch_pipe``: a thread of the child ends it when the parent's end of the pipe closes (and discards
+    whatever the parent sends). False: ``target`` reads the pipe itself, and calls :func:`end_soon`
+    when it finds it closed."""
     log_path.parent.mkdir(parents=True, exist_ok=True)
     parent_socket, child_socket = socket.socketpair()
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (str(_PACKAGE_ROOT),
@@ -111,7 +116,7 @@ def start_child(target: Callable[..., None], args: tuple[Any, ...], *, log_path:
         child_socket.close()  # the child holds the only other end: its death closes the pipe for the parent
     connection = Connection(parent_socket.detach())
     connection.send(list(sys.path))  # first, so that what follows unpickles with the parent's modules
-    connection.send((target, args))
+    connection.send((target, args, watch_pipe))
     return ChildProcess(process, connection, log_path)
 
 
@@ -122,8 +127,9 @@ def child_main() -> None:
     faulthandler.enable(file=sys.stderr)  # a segfault's Python stack in the log
     _die_with_parent(parent_pid)
     sys.path[:] = connection.recv()  # the modules the parent imports (its tests' folders, say)
-    target, args = connection.recv()
-    threading.Thread(target=_watch_parent, args=(connection,), name="watch-parent", daemon=True).start()
+    target, args, watch_pipe = connection.recv()
+    if watch_pipe:
+        threading.Thread(target=_watch_parent, args=(connection,), name="watch-parent", daemon=True).start()
     target(connection, *args)
 
 
@@ -133,7 +139,7 @@ def _die_with_parent(parent_pid: int) -> None:
             libc = ctypes.CDLL(None, use_errno=True)
             libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
     if os.getppid() != parent_pid:  # the parent ended before the kernel was told
-        _end_soon()
+        end_soon()
 
 
 def _watch_parent(connection: Connection) -> None:
@@ -142,10 +148,10 @@ def _watch_parent(connection: Connection) -> None:
         while True:
             connection.recv()  # the parent sends nothing today; anything it sends is ignored
     except (EOFError, OSError):
-        _end_soon()
+        end_soon()
 
 
-def _end_soon() -> None:
+def end_soon() -> None:
     """SIGTERM to this process (the work's own handler cancels it), and an end within GRACE_S regardless."""
     timer = threading.Timer(GRACE_S, os._exit, (128 + signal.SIGTERM,))
     timer.daemon = True
@@ -153,4 +159,4 @@ def _end_soon() -> None:
     os.kill(os.getpid(), signal.SIGTERM)
 
 
-__all__ = ["GRACE_S", "ChildProcess", "exit_text", "start_child"]
+__all__ = ["GRACE_S", "ChildProcess", "end_soon", "exit_text", "start_child"]

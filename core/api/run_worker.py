@@ -1,40 +1,50 @@
-"""A judge run in a worker process: the same run as :func:`~.judging.start_run`, in a child of its own.
+"""Judging in a worker process: the app's runs and Prompt lab trials, in one child that holds the judges.
 
 The app runs its judges here, so that a judge that crashes (native code in llama.cpp), or is killed (out of
-memory, ``kill -9``), ends its process and never the app's. What crosses between the two processes:
+memory, ``kill -9``), ends that process and never the app's. One :class:`JudgeWorker` per session, started
+when first needed and kept until the session closes it: runs and trials go to the same process and use the
+same open backends, so a local model loads once for both, and since a local model computes on one thread
+of its own (``LlamaBackend``'s executor), a trial asked during a run waits between two of the run's
+requests: two computations of one model never overlap. What crosses between the two processes:
 
-* the child's arguments, once (pickled by ``spawn``): the session's configuration and store path, the run's
-  configuration, the dataset and the engine options;
-* the child writes every judgment to the run store itself; the parent follows the store (the judgments
-  written after the last it read, :meth:`Judgments.judgments_after`) and hands each to the display as
-  the :class:`JudgmentScored` the engine would have, so that a judgment is never pickled across;
-* every other event of the engine (phases, progress, the stop rule's looks, a failure, the end) comes over
-  the one pipe between them, in order; an error that ends the run comes as :class:`_ChildError`;
-* cancelling is SIGTERM, which the child handles as Esc does an in-process run: it stops after what is in
-  flight, and what is stored stays.
+* once, when the worker starts (its arguments): the session's configuration and store path;
+* per run: the run's configuration, the dataset and the engine options (pickled); the child writes every
+  judgment to the run store itself; the parent follows the store (the judgments written after the last it
+  read, :meth:`Judgments.judgments_after`) and hands each to the display as the :class:`JudgmentScored`
+  the engine would have, so that a judgment is never pickled across; every other event of the engine
+  (phases, progress, the stop rule's looks, a failure, the end) comes over the one pipe, in order;
+* per trial: the judge's configuration and the request; back, the backend's answer;
+* cancelling a run is SIGTERM, which the child handles as Esc does an in-process run: it stops after what
+  is in flight, and what is stored stays.
 
-A child that ends without saying the run finished (a signal, a crash) leaves the run ``interrupted`` in the
+A worker that ends while a run is in progress (a signal, a crash) leaves the run ``interrupted`` in the
 store, and the display receives a :class:`RunFailed` saying how the process ended and after how many
-judgments, then the :class:`RunFinished` of an interrupted run; the run resumes like a cancelled one.
+judgments, then the :class:`RunFinished` of an interrupted run; the run resumes like a cancelled one, and
+the next run or trial starts a new worker.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import dataclasses
 import pickle
+import queue
 import signal
 import threading
 import time
+import weakref
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
-from ..config import Config
+from ..config import Config, JudgeConfig
 from ..errors import DialjudgeError
 from ..judges.backends import make_backend
 from ..judges.run.config import RunConfig
+from ..judges.run.engine import RunEngine
 from ..judges.run.events import (
     JudgmentScored,
     RunEvent,
@@ -46,24 +56,27 @@ from ..judges.run.events import (
 )
 from ..judges.run.options import EngineOptions
 from ..judges.store.run_store import RunStore, default_store_path
+from ..judges.types import BackendResult, JudgeBackend, JudgeRequest
 from ..model import Dataset
-from ..worker_process import ChildProcess, exit_text, start_child
+from ..worker_process import ChildProcess, end_soon, exit_text, start_child
 from .display import RunDisplay
-from .judging import RunHandle, start_run
+from .prompt_lab import ask_judge, judge_key
+from .runs import open_run
 from .session import Session
 
 #: Seconds between two looks at the store for new judgments while no event arrives.
 POLL_S = 0.1
-#: Seconds a child that said its run finished may take to exit before it is killed.
+#: Seconds a worker told to close may take to end (its runs cancelled, its judges closed) before it is killed.
 EXIT_S = 10.0
 
 
 class JudgeProcessError(DialjudgeError):
-    """The run could not go on in its process (the error the child raised, as text where it does not pickle)."""
+    """The work could not go on in the judge process (the error the child raised, as text where it does not
+    pickle, or the process's end)."""
 
 
 def runs_in_worker(session: Session, options: EngineOptions | None = None) -> bool:
-    """Whether a run with ``options`` can go to a worker process: the session makes its judges'
+    """Whether a run with ``options`` (or a trial) can go to the worker process: the session makes its judges'
     backends from their configuration (the backend registry, which the child has too), and the options
     pickle (no renderer, scorer or clock that lives only in this process: a test's)."""
     if not session.backends_from_registry:
@@ -80,12 +93,11 @@ def judge_log_dir(session: Session) -> Path:
     return (session.store_path or default_store_path()).parent / "logs"
 
 
+# -- what crosses the pipe ----------------------------------------------------------------------------------
+
+
 @dataclass(frozen=True)
 class _RunJob:
-    """What the child is given (pickled once, by spawn)."""
-
-    app_config: Config
-    store_path: Path | None
     run_config: RunConfig
     dataset: Dataset
     options: EngineOptions
@@ -93,90 +105,250 @@ class _RunJob:
 
 
 @dataclass(frozen=True)
+class _TrialJob:
+    judge: JudgeConfig
+    request: JudgeRequest
+
+
+@dataclass(frozen=True)
+class _Close:
+    """The parent is done with the worker: cancel what runs, close the judges, exit."""
+
+
+@dataclass(frozen=True)
+class _Done:
+    """A job ended; a trial's answer, and whether its judge had to be opened (a model loaded) for it."""
+
+    result: BackendResult | None = None
+    opened: bool = False
+
+
+@dataclass(frozen=True)
 class _ChildError:
-    """The child's run raised: the error itself when it pickles, else its text."""
+    """A job raised: the error itself when it pickles, else its text."""
 
     error: BaseException
 
 
-class WorkerRunHandle:
-    """One judge run in a worker process (:func:`start_run_in_worker`): :meth:`run_to_end` on a thread of
-    the parent that outlives the run (the child dies with it), :meth:`cancel` from any thread."""
+@dataclass(frozen=True)
+class _Died:
+    """The worker ended (the parent's own note to the jobs it had): its exit code."""
 
-    def __init__(self, session: Session, job: _RunJob, display: RunDisplay | None) -> None:
-        self._session = session
-        self._job = job
-        self._display = display
+    exitcode: int
+
+
+# -- the parent's side ----------------------------------------------------------------------------------------
+
+
+class _Job:
+    """One job sent to the worker: the replies to it, in order, until its last."""
+
+    def __init__(self, worker: JudgeWorker, job_id: int, child: ChildProcess) -> None:
+        self.worker = worker
+        self.job_id = job_id
+        self.child = child
+        self.replies: queue.SimpleQueue[Any] = queue.SimpleQueue()
+
+    def next(self, timeout_s: float | None) -> Any:
+        """The next reply (None: none within ``timeout_s``)."""
+        try:
+            return self.replies.get(timeout=timeout_s)
+        except queue.Empty:
+            return None
+
+    def close(self) -> None:
+        self.worker._forget(self.job_id)
+
+
+class JudgeWorker:
+    """The session's judge process (:func:`judge_worker`): started by the first job, again after it died.
+
+    A thread of the parent starts it and lives as long as it (the kernel's parent-death signal is tied to
+    that thread), reading its replies and handing each to its job, and reaping it when it ends.
+    """
+
+    def __init__(self, session: Session) -> None:
+        self._config = session.config
+        self._store_path = session.store_path
+        self._log_dir = judge_log_dir(session)
         self._lock = threading.Lock()
         self._child: ChildProcess | None = None
-        self._cancel_requested = False
-        stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S-%f")
-        #: The child's stdout and stderr (a traceback, a crash's stack, the model library's messages).
-        self.log_path = judge_log_dir(session) / f"judge-{stamp}.log"
+        self._jobs: dict[int, _Job] = {}
+        self._next_id = 0
+        #: The current process's log (None until one was started).
+        self.log_path: Path | None = None
 
     @property
     def pid(self) -> int | None:
-        """The child's process id (None until it started)."""
         child = self._child
         return child.pid if child is not None else None
+
+    def submit(self, work: _RunJob | _TrialJob) -> _Job:
+        """Send ``work`` to the worker (starting it first when none runs); its replies come to the job."""
+        with self._lock:
+            child = self._child if self._child is not None else self._start()
+            self._next_id += 1
+            job = self._jobs[self._next_id] = _Job(self, self._next_id, child)
+            child.connection.send((job.job_id, work))
+            return job
+
+    def close(self) -> None:
+        """Let the worker end: its runs are cancelled (what is stored stays), its judges closed."""
+        with self._lock:
+            child, self._child = self._child, None
+            if child is not None:
+                with contextlib.suppress(OSError):  # it has ended already
+                    child.connection.send((0, _Close()))
+
+    def _forget(self, job_id: int) -> None:
+        with self._lock:
+            self._jobs.pop(job_id, None)
+
+    def _start(self) -> ChildProcess:
+        """Start the process from a thread of its own that outlives it (under ``_lock``)."""
+        stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S-%f")
+        self.log_path = self._log_dir / f"judge-{stamp}.log"
+        started: queue.SimpleQueue[ChildProcess | BaseException] = queue.SimpleQueue()
+        threading.Thread(target=self._keep, args=(self.log_path, started), name="judge worker", daemon=True).start()
+        outcome = started.get()
+        if isinstance(outcome, BaseException):
+            raise outcome
+        self._child = outcome
+        return outcome
+
+    def _keep(self, log_path: Path, started: queue.SimpleQueue[ChildProcess | BaseException]) -> None:
+        try:
+            child = start_child(_serve, (self._config, self._store_path), log_path=log_path,
+                                name="dialjudge judge worker", watch_pipe=False)
+        except BaseException as exc:  # the caller raises it
+            started.put(exc)
+            return
+        started.put(child)
+        while True:
+            try:
+                job_id, reply = child.connection.recv()
+            except (EOFError, OSError):  # the worker ended
+                break
+            with self._lock:
+                job = self._jobs.get(job_id)
+            if job is not None:
+                job.replies.put(reply)
+        exitcode = child.reap(EXIT_S)
+        with self._lock:
+            if self._child is child:
+                self._child = None
+            orphans = [job for job in self._jobs.values() if job.child is child]
+        for job in orphans:
+            job.replies.put(_Died(exitcode))
+
+
+_WORKERS: weakref.WeakKeyDictionary[Session, JudgeWorker] = weakref.WeakKeyDictionary()
+_WORKERS_LOCK = threading.Lock()
+
+
+def judge_worker(session: Session) -> JudgeWorker:
+    """The session's judge worker (one per session; its process starts with the first job)."""
+    with _WORKERS_LOCK:
+        worker = _WORKERS.get(session)
+        if worker is None:
+            worker = _WORKERS[session] = JudgeWorker(session)
+        return worker
+
+
+def close_judge_worker(session: Session) -> None:
+    """End the session's judge worker, if it has one (the app, when it closes)."""
+    with _WORKERS_LOCK:
+        worker = _WORKERS.pop(session, None)
+    if worker is not None:
+        worker.close()
+
+
+class WorkerRunHandle:
+    """One judge run in the session's worker process (:func:`start_run_in_worker`): :meth:`run_to_end` on a
+    thread of the caller, :meth:`cancel` from any thread."""
+
+    def __init__(self, session: Session, job: _RunJob, display: RunDisplay | None) -> None:
+        self._session = session
+        self._work = job
+        self._display = display
+        self._lock = threading.Lock()
+        self._job: _Job | None = None
+        self._cancel_requested = False
+        self._worker = judge_worker(session)
+        #: Whether the worker had to open a judge for this run (a model loaded), once it ended (None before).
+        self.opened_judge: bool | None = None
+
+    @property
+    def pid(self) -> int | None:
+        """The worker process's id while the run is in it (None before it was sent, and after)."""
+        job = self._job
+        return job.child.pid if job is not None else None
+
+    @property
+    def log_path(self) -> Path | None:
+        """The worker's stdout and stderr (a traceback, a crash's stack, the model library's messages)."""
+        return self._worker.log_path
 
     def cancel(self) -> None:
         """Stop after what is in flight: what is stored stays, and the run resumes."""
         with self._lock:
             self._cancel_requested = True
-            child = self._child
-        if child is not None:
-            child.signal(signal.SIGTERM)
+            job = self._job
+        if job is not None:
+            job.child.signal(signal.SIGTERM)
 
     def run_to_end(self) -> RunSummary:
-        """Start the child and follow it until the run ends; returns the run's summary (an interrupted
-        run's when the child ended without finishing). Raises what the run raised in the child."""
+        """Send the run to the worker and follow it until it ends; returns the run's summary (an interrupted
+        run's when the worker ended without finishing it). Raises what the run raised in the worker."""
         with self._session.store() as store:
             follower = _StoreFollower(store, store.judgments.last_judgment_id(), self._emit)
-            child = start_child(_run_in_child, (self._job,), log_path=self.log_path, name="dialjudge judge")
+            job = self._worker.submit(self._work)
             with self._lock:
-                self._child = child
+                self._job = job
                 cancel = self._cancel_requested
             if cancel:
-                child.signal(signal.SIGTERM)
-            finished, error = self._follow(child.connection, follower)
-            exitcode = child.reap(EXIT_S)
-            follower.read_new()
-            if finished is not None:
-                return finished.summary
-            if error is not None:
-                raise error
-            return self._ended_early(store, follower, exitcode)
-
-    def _follow(self, connection: Connection, follower: _StoreFollower) -> tuple[RunFinished | None,
-                                                                                   BaseException | None]:
-        """Pass the child's events on, with the judgments it stored before each, until it ends."""
-        while True:
-            if not connection.poll(POLL_S):
-                follower.read_new()
-                continue
+                job.child.signal(signal.SIGTERM)
             try:
-                message = connection.recv()
-            except (EOFError, OSError):  # the child ended without a word
-                return None, None
+                finished, ending = self._follow(job, follower)
+            finally:
+                job.close()
+                with self._lock:
+                    self._job = None
+            follower.read_new()
+            if isinstance(ending, _ChildError):
+                raise ending.error
+            if isinstance(ending, _Died):
+                return self._ended_early(store, follower, ending.exitcode)
+            if finished is None:
+                raise JudgeProcessError("the judge process ended the run without saying how it ended")
+            self.opened_judge = ending.opened
+            return finished.summary
+
+    def _follow(self, job: _Job, follower: _StoreFollower) -> tuple[RunFinished | None, Any]:
+        """Pass the worker's events on, with the judgments it stored before each, until the run ends."""
+        finished: RunFinished | None = None
+        while True:
+            reply = job.next(POLL_S)
             follower.read_new()  # the judgments the engine reported before this event
-            if isinstance(message, _ChildError):
-                return None, message.error
-            if isinstance(message, RunStarted):
-                follower.started(message)
-            self._emit(message)
-            if isinstance(message, RunFinished):
-                return message, None
+            if reply is None:
+                continue
+            if isinstance(reply, (_Done, _ChildError, _Died)):
+                return finished, reply
+            if isinstance(reply, RunStarted):
+                follower.started(reply)
+            if isinstance(reply, RunFinished):
+                finished = reply
+            self._emit(reply)
 
     def _ended_early(self, store: RunStore, follower: _StoreFollower, exitcode: int) -> RunSummary:
-        """The child ended without finishing the run: the store marks the run interrupted (or cancelled,
+        """The worker ended without finishing the run: the store marks the run interrupted (or cancelled,
         when a cancel's SIGTERM ended it before its handler was in place) and the display is told how."""
         run_id = follower.run_id
         cancelled = self._cancel_requested and exitcode == -signal.SIGTERM
         status = RunStatus.CANCELLED if cancelled else RunStatus.INTERRUPTED
         if run_id is not None:
             store.runs.set_status(run_id, status)
-        store.locks.mark_dead_runs_interrupted()  # a run the child made before it said so
+        store.locks.mark_dead_runs_interrupted()  # a run the worker made before it said so
         if not cancelled:
             what = f"run {run_id}" if run_id is not None else "the run"
             self._emit(RunFailed(
@@ -190,7 +362,6 @@ class WorkerRunHandle:
     def _emit(self, event: RunEvent) -> None:
         if self._display is not None:
             self._display.on_event(event)
-
 
 class _StoreFollower:
     """The judgments a child stores, read as they come and reported as the engine's JudgmentScored."""
@@ -245,53 +416,162 @@ class _StoreFollower:
 def start_run_in_worker(session: Session, config: RunConfig, dataset: Dataset, *,
                         display: RunDisplay | None = None, options: EngineOptions | None = None,
                         retry: bool = False) -> WorkerRunHandle:
-    """:func:`~.judging.start_run` in a worker process (not started yet: :meth:`WorkerRunHandle.run_to_end`
-    starts it). Only for a run :func:`runs_in_worker` accepts."""
+    """:func:`~.judging.start_run` in the session's worker process (not sent yet:
+    :meth:`WorkerRunHandle.run_to_end` sends it). Only for a run :func:`runs_in_worker` accepts."""
     options = options or EngineOptions()
     if not runs_in_worker(session, options):
         raise JudgeProcessError("this run's judges or options exist only in this process; run it with start_run")
-    job = _RunJob(session.config, session.store_path, config, dataset, options, retry)
-    return WorkerRunHandle(session, job, display)
+    return WorkerRunHandle(session, _RunJob(config, dataset, options, retry), display)
+
+
+@dataclass(frozen=True)
+class TrialAnswer:
+    """A trial's answer from the worker, and whether its judge was opened for it (a model loaded)."""
+
+    result: BackendResult
+    opened: bool
+
+
+def ask_in_worker(session: Session, judge: JudgeConfig, request: JudgeRequest) -> TrialAnswer:
+    """Ask ``judge`` one request in the session's worker, with the judge a run there has open (or opens it,
+    kept open for what follows). Raises what the judge raised; :class:`JudgeProcessError` when the worker
+    ended."""
+    job = judge_worker(session).submit(_TrialJob(judge, request))
+    try:
+        reply = job.next(None)
+    finally:
+        job.close()
+    if isinstance(reply, _ChildError):
+        raise reply.error
+    if isinstance(reply, _Died):
+        raise JudgeProcessError(f"the judge process ended with {exit_text(reply.exitcode)} before it answered")
+    assert isinstance(reply, _Done) and reply.result is not None
+    return TrialAnswer(reply.result, reply.opened)
 
 
 # -- the child's side -------------------------------------------------------------------------------------
 
 
-class _PipeDisplay:
-    """The child's display: every event but the judgments (which the parent reads from the store) to the pipe."""
+def _serve(connection: Connection, app_config: Config, store_path: Path | None) -> None:
+    """The worker: jobs from the pipe, each a task on one event loop, until the parent closes it or ends."""
+    asyncio.run(_Server(connection, app_config, store_path).serve())
 
-    def __init__(self, connection: Connection) -> None:
+
+class _Server:
+    def __init__(self, connection: Connection, app_config: Config, store_path: Path | None) -> None:
         self._connection = connection
+        self._session = Session(app_config, store_path=store_path, backend_factory=make_backend)
+        #: Open judges by their configuration: a run's stay open for the next run or trial.
+        self._backends: dict[str, JudgeBackend] = {}
+        #: The runs in progress by job id (None until the engine is made), and those a signal cancelled.
+        self._runs: dict[int, RunEngine | None] = {}
+        self._cancelled: set[int] = set()
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._closed: asyncio.Event | None = None
+
+    async def serve(self) -> None:
+        loop = self._loop = asyncio.get_running_loop()
+        self._closed = asyncio.Event()
+        for signum in (signal.SIGTERM, signal.SIGINT):  # cancel, as Esc does an in-process run
+            loop.add_signal_handler(signum, self._cancel_runs)
+        threading.Thread(target=self._receive, name="jobs", daemon=True).start()
+        await self._closed.wait()
+        self._cancel_runs()
+        if self._tasks:
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+        for backend in self._backends.values():
+            await backend.close()
+
+    def _receive(self) -> None:
+        """On a thread: every job the parent sends, to the loop; the parent's end closing ends the worker."""
+        assert self._loop is not None
+        try:
+            while True:
+                job_id, work = self._connection.recv()
+                self._loop.call_soon_threadsafe(self._start, job_id, work)
+        except (EOFError, OSError):  # the parent ended: cancel, store, and go, within worker_process.GRACE_S
+            end_soon()
+        self._loop.call_soon_threadsafe(self._close)
+
+    def _close(self) -> None:
+        assert self._closed is not None
+        self._closed.set()
+
+    def _start(self, job_id: int, work: Any) -> None:
+        if isinstance(work, _Close):
+            self._close()
+            return
+        if isinstance(work, _RunJob):
+            self._runs[job_id] = None
+            task = asyncio.ensure_future(self._run(job_id, work))
+        else:
+            task = asyncio.ensure_future(self._trial(job_id, work))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def _cancel_runs(self) -> None:
+        for job_id, engine in self._runs.items():
+            self._cancelled.add(job_id)
+            if engine is not None:
+                engine.cancel()
+
+    def _backend(self, judge: JudgeConfig) -> tuple[JudgeBackend, bool]:
+        """The open judge of this configuration, or a new one (opened by whoever asks first)."""
+        key = judge_key(judge)
+        backend = self._backends.get(key)
+        if backend is not None:
+            return backend, False
+        backend = self._backends[key] = self._session.make_backend(judge)
+        return backend, True
+
+    def _send(self, job_id: int, reply: Any) -> None:
+        self._connection.send((job_id, reply))  # from the loop's thread only: one writer
+
+    async def _run(self, job_id: int, job: _RunJob) -> None:
+        try:
+            with self._session.store() as store:
+                made = {spec.name: self._backend(spec.config) for spec in job.run_config.judges}
+                backends = {name: backend for name, (backend, _new) in made.items()}
+                # The worker keeps its judges open for the next run or trial; it closes them when it ends.
+                options = dataclasses.replace(job.options, close_backends=False)
+                engine = open_run(job.run_config, job.dataset, store, backends, display=_JobDisplay(self, job_id),
+                                  options=options, retry=job.retry)
+                self._runs[job_id] = engine
+                if job_id in self._cancelled:
+                    engine.cancel()
+                await engine.run()
+            self._send(job_id, _Done(opened=any(new for _backend, new in made.values())))
+        except BaseException as exc:  # every error reaches the parent, which raises it as the run's
+            self._send(job_id, _ChildError(_picklable(exc)))
+            if not isinstance(exc, Exception):
+                raise
+        finally:
+            self._runs.pop(job_id, None)
+            self._cancelled.discard(job_id)
+
+    async def _trial(self, job_id: int, job: _TrialJob) -> None:
+        try:
+            backend, new = self._backend(job.judge)
+            result = await ask_judge(backend, job.request)
+            self._send(job_id, _Done(result, opened=new))
+        except BaseException as exc:
+            self._send(job_id, _ChildError(_picklable(exc)))
+            if not isinstance(exc, Exception):
+                raise
+
+
+class _JobDisplay:
+    """A run's display in the worker: every event but the judgments (which the parent reads from the store)
+    to the pipe, under the run's job id."""
+
+    def __init__(self, server: _Server, job_id: int) -> None:
+        self._server = server
+        self._job_id = job_id
 
     def on_event(self, event: RunEvent) -> None:
         if not isinstance(event, JudgmentScored):
-            self._connection.send(event)
-
-
-def _run_in_child(connection: Connection, job: _RunJob) -> None:
-    """The child's work: the run, with SIGTERM and SIGINT cancelling it as Esc does in the app."""
-    handle: RunHandle | None = None
-    cancelled = False
-
-    def cancel(_signum: int, _frame: Any) -> None:
-        nonlocal cancelled
-        cancelled = True
-        if handle is not None:
-            handle.cancel()
-
-    signal.signal(signal.SIGTERM, cancel)
-    signal.signal(signal.SIGINT, cancel)
-    session = Session(job.app_config, store_path=job.store_path, backend_factory=make_backend)
-    try:
-        handle = start_run(session, job.run_config, job.dataset, display=_PipeDisplay(connection),
-                           options=job.options, retry=job.retry)
-        if cancelled:
-            handle.cancel()
-        asyncio.run(handle.run())
-    except BaseException as exc:  # every error reaches the parent, which raises it as the run's
-        connection.send(_ChildError(_picklable(exc)))
-        if not isinstance(exc, Exception):
-            raise
+            self._server._send(self._job_id, event)
 
 
 def _picklable(exc: BaseException) -> BaseException:
@@ -302,4 +582,5 @@ def _picklable(exc: BaseException) -> BaseException:
     return exc
 
 
-__all__ = ["JudgeProcessError", "WorkerRunHandle", "judge_log_dir", "runs_in_worker", "start_run_in_worker"]
+__all__ = ["JudgeProcessError", "JudgeWorker", "TrialAnswer", "WorkerRunHandle", "ask_in_worker",
+           "close_judge_worker", "judge_log_dir", "judge_worker", "runs_in_worker", "start_run_in_worker"]

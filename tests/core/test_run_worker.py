@@ -14,11 +14,20 @@ import pytest
 
 import dialjudge
 from dialjudge.core.api import EngineOptions, Session, list_runs, start_run
-from dialjudge.core.api.run_worker import WorkerRunHandle, runs_in_worker, start_run_in_worker
+from dialjudge.core.api.prompt_lab import PromptSetup, prepare_prompt, trial_request
+from dialjudge.core.api.run_worker import (
+    WorkerRunHandle,
+    ask_in_worker,
+    close_judge_worker,
+    judge_worker,
+    runs_in_worker,
+    start_run_in_worker,
+)
 from dialjudge.core.api.types import RunStatus
 from dialjudge.core.config import Config, parse_config
 from dialjudge.core.dataset_catalogue import open_dataset
 from dialjudge.core.judges.backends.fake import FakeBackend
+from dialjudge.core.judges.prompts.templates import shipped_template_dir
 from dialjudge.core.judges.run.events import (
     JudgmentScored,
     RunEvent,
@@ -33,6 +42,22 @@ from dialjudge.core.planning import plan_run
 
 #: Seconds a wait may take before the test fails (the machine may be busy; nothing asserts a timing).
 WAIT_S = 120.0
+
+
+@pytest.fixture(autouse=True)
+def close_workers(monkeypatch: pytest.MonkeyPatch):
+    """Every session a test opens has its judge worker closed when the test ends."""
+    opened: list[Session] = []
+    original = Session.__init__
+
+    def tracked(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        opened.append(self)
+
+    monkeypatch.setattr(Session, "__init__", tracked)
+    yield
+    for session in opened:
+        close_judge_worker(session)
 
 
 def judges(delay_s: float = 0.0) -> Config:
@@ -212,3 +237,56 @@ def _is_zombie(pid: int) -> bool:
         return Path(f"/proc/{pid}/stat").read_text().split(") ")[1].startswith("Z")
     except (OSError, IndexError):
         return False
+
+
+def shipped_text(name: str) -> str:
+    return (shipped_template_dir() / f"{name}.toml").read_text(encoding="utf-8")
+
+
+def trial(session: Session, sample: Dataset, judge_name: str = "fake"):
+    example = sample.examples[0]
+    prepared = prepare_prompt(PromptSetup(shipped_text("likert-1to5"), sample, example, aspect="overall"))
+    judge = session.judge_named(judge_name)
+    assert judge is not None
+    return ask_in_worker(session, judge, trial_request(prepared, example.id, judge))
+
+
+def test_a_trial_after_a_run_uses_the_judge_the_run_opened(tmp_path: Path, sample: Dataset) -> None:
+    config = judges()
+    session = Session(config, store_path=tmp_path / "runs.sqlite3")
+    handle = start_run_in_worker(session, plan(sample, config), sample, options=EngineOptions(resume=False))
+    assert handle.run_to_end().status is RunStatus.FINISHED
+    worker = judge_worker(session).pid
+    answer = trial(session, sample)
+    assert not answer.opened and answer.result.raw_output  # the run's judge, still open, answered
+    assert judge_worker(session).pid == worker  # in the same process
+
+
+def test_a_run_after_a_trial_uses_the_judge_the_trial_opened(tmp_path: Path, sample: Dataset) -> None:
+    config = judges()
+    session = Session(config, store_path=tmp_path / "runs.sqlite3")
+    assert trial(session, sample).opened  # the first use of the judge opens it
+    assert not trial(session, sample).opened
+    worker = judge_worker(session).pid
+    events = Events()
+    start_run_in_worker(session, plan(sample, config), sample, display=events,
+                        options=EngineOptions(resume=False)).run_to_end()
+    assert judge_worker(session).pid == worker
+    assert not trial(session, sample).opened
+
+
+def test_a_trial_in_a_worker_that_was_killed_starts_another(tmp_path: Path, sample: Dataset) -> None:
+    session = Session(judges(), store_path=tmp_path / "runs.sqlite3")
+    trial(session, sample)
+    first = judge_worker(session).pid
+    assert first is not None
+    os.kill(first, signal.SIGKILL)
+    ended = threading.Event()
+    for _ in range(int(WAIT_S / 0.05)):  # the worker's thread in this process notices and collects it
+        if judge_worker(session).pid is None:
+            ended.set()
+            break
+        ended.wait(0.05)
+    assert ended.is_set()
+    assert trial(session, sample).opened  # a new process, with its own judge
+    assert judge_worker(session).pid not in (None, first)

@@ -45,7 +45,7 @@ from dialjudge.core.api.events import (
     RunFinished,
     RunProgress,
 )
-from dialjudge.core.api.run_worker import WorkerRunHandle, runs_in_worker, start_run_in_worker
+from dialjudge.core.api.run_worker import WorkerRunHandle, close_judge_worker, runs_in_worker, start_run_in_worker
 from dialjudge.core.api.types import (
     RunConfig,
     RunState,
@@ -275,6 +275,10 @@ class RunController:
         self._worker = start_thread_work(self.app, run, group=RUN_GROUP, description="Judge run",
                                         long_lived_result=True)
         return self._worker
+
+    def close_worker(self) -> None:
+        """Let the judge process end (the app is closing): a run in it is cancelled, its judges closed."""
+        close_judge_worker(self.services.session)
 
     def on_event(self, event: RunEvent) -> None:
         """The running engine's events (core.api.RunDisplay), on the run's thread: queued, and the app
