@@ -41,6 +41,9 @@ from typing import Any
 GRACE_S = 10.0
 
 _PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
+#: The child's priority below its parent's: on shared cores the app's UI thread gets a core before the
+#: judge does (the app's threads ran at nice 10 for the same reason when the judge was one of them).
+NICENESS = 10
 
 
 class ChildProcess:
@@ -126,6 +129,8 @@ def child_main() -> None:
     parent_pid = int(sys.argv[2])
     faulthandler.enable(file=sys.stderr)  # a segfault's Python stack in the log
     _die_with_parent(parent_pid)
+    with contextlib.suppress(OSError, AttributeError):  # a priority is a wish, not a requirement
+        os.nice(NICENESS)
     sys.path[:] = connection.recv()  # the modules the parent imports (its tests' folders, say)
     target, args, watch_pipe = connection.recv()
     if watch_pipe:

@@ -96,10 +96,35 @@ def judge_log_dir(session: Session) -> Path:
 # -- what crosses the pipe ----------------------------------------------------------------------------------
 
 
+#: Examples pickled together when a dataset crosses to the worker (see _PickledDataset).
+EXAMPLES_PER_PIECE = 500
+
+
+@dataclass(frozen=True)
+class _PickledDataset:
+    """A dataset as it crosses to the worker: its examples pickled a few hundred at a time, on the caller's
+    thread. Pickling is one C call that holds the interpreter: 100,000 items at once held it a second
+    (the app's UI thread with it), a piece of 500 about 10 ms."""
+
+    shell: Dataset  # the dataset without its examples
+    pieces: tuple[bytes, ...]
+
+    @classmethod
+    def of(cls, dataset: Dataset) -> _PickledDataset:
+        examples = dataset.examples
+        pieces = tuple(pickle.dumps(examples[start:start + EXAMPLES_PER_PIECE], protocol=pickle.HIGHEST_PROTOCOL)
+                       for start in range(0, len(examples), EXAMPLES_PER_PIECE))
+        return cls(dataclasses.replace(dataset, examples=[]), pieces)
+
+    def dataset(self) -> Dataset:
+        examples = [example for piece in self.pieces for example in pickle.loads(piece)]
+        return dataclasses.replace(self.shell, examples=examples)
+
+
 @dataclass(frozen=True)
 class _RunJob:
     run_config: RunConfig
-    dataset: Dataset
+    dataset: _PickledDataset
     options: EngineOptions
     retry: bool
 
@@ -421,7 +446,7 @@ def start_run_in_worker(session: Session, config: RunConfig, dataset: Dataset, *
     options = options or EngineOptions()
     if not runs_in_worker(session, options):
         raise JudgeProcessError("this run's judges or options exist only in this process; run it with start_run")
-    return WorkerRunHandle(session, _RunJob(config, dataset, options, retry), display)
+    return WorkerRunHandle(session, _RunJob(config, _PickledDataset.of(dataset), options, retry), display)
 
 
 @dataclass(frozen=True)
@@ -526,7 +551,10 @@ class _Server:
         return backend, True
 
     def _send(self, job_id: int, reply: Any) -> None:
-        self._connection.send((job_id, reply))  # from the loop's thread only: one writer
+        # From the loop's thread only: one writer. A parent that has ended hears nothing more, and the run
+        # it started goes on to store its end (cancelled) rather than failing on the closed pipe.
+        with contextlib.suppress(OSError):
+            self._connection.send((job_id, reply))
 
     async def _run(self, job_id: int, job: _RunJob) -> None:
         try:
@@ -535,7 +563,8 @@ class _Server:
                 backends = {name: backend for name, (backend, _new) in made.items()}
                 # The worker keeps its judges open for the next run or trial; it closes them when it ends.
                 options = dataclasses.replace(job.options, close_backends=False)
-                engine = open_run(job.run_config, job.dataset, store, backends, display=_JobDisplay(self, job_id),
+                engine = open_run(job.run_config, job.dataset.dataset(), store, backends,
+                                  display=_JobDisplay(self, job_id),
                                   options=options, retry=job.retry)
                 self._runs[job_id] = engine
                 if job_id in self._cancelled:

@@ -45,7 +45,8 @@ async def test_a_killed_judge_process_leaves_the_app_up_and_the_run_interrupted(
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         pid = await start_run(pilot, judged=5)
         os.kill(pid, signal.SIGKILL)
-        await wait_until(pilot, lambda: not app.runs.active, "the app saw the process end")
+        await wait_until(pilot, lambda: app.runs.state is not None and app.runs.state.summary is not None,
+                         "the app saw the process end")
         state = app.runs.state
         assert state is not None and state.status is RunStatus.INTERRUPTED
         assert state.error is not None and "the judge process ended with signal 9 (SIGKILL) after" in state.error
