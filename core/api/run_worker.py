@@ -197,6 +197,8 @@ class JudgeWorker:
         self._store_path = session.store_path
         self._log_dir = judge_log_dir(session)
         self._lock = threading.Lock()
+        #: One writer on the pipe at a time (a run's job, a trial's, the close).
+        self._send_lock = threading.Lock()
         self._child: ChildProcess | None = None
         self._jobs: dict[int, _Job] = {}
         self._next_id = 0
@@ -214,16 +216,19 @@ class JudgeWorker:
             child = self._child if self._child is not None else self._start()
             self._next_id += 1
             job = self._jobs[self._next_id] = _Job(self, self._next_id, child)
+        # Not under _lock: a large job waits here until the worker has read it (a worker that has just
+        # started reads once its imports are done), and the replies to other jobs must not wait for it.
+        with self._send_lock, contextlib.suppress(OSError):  # it ended meanwhile: its thread tells the job
             child.connection.send((job.job_id, work))
-            return job
+        return job
 
     def close(self) -> None:
         """Let the worker end: its runs are cancelled (what is stored stays), its judges closed."""
         with self._lock:
             child, self._child = self._child, None
-            if child is not None:
-                with contextlib.suppress(OSError):  # it has ended already
-                    child.connection.send((0, _Close()))
+        if child is not None:
+            with self._send_lock, contextlib.suppress(OSError):  # it has ended already
+                child.connection.send((0, _Close()))
 
     def _forget(self, job_id: int) -> None:
         with self._lock:

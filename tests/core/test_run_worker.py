@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 import dialjudge
+from dialjudge.cli.main import main as cli_main
 from dialjudge.core.api import EngineOptions, Session, list_runs, start_run
 from dialjudge.core.api.prompt_lab import PromptSetup, prepare_prompt, trial_request
 from dialjudge.core.api.run_worker import (
@@ -120,7 +121,9 @@ def test_a_worker_run_reports_what_an_in_process_run_does(tmp_path: Path, sample
     assert {e.judgment.item_id: e.judgment.score for e in there.scored()} == stored
 
 
-def test_a_killed_worker_leaves_an_interrupted_run_that_resumes(tmp_path: Path, sample: Dataset) -> None:
+def test_a_killed_worker_leaves_an_interrupted_run_that_resumes(tmp_path: Path, sample: Dataset,
+                                                               monkeypatch: pytest.MonkeyPatch,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
     config = judges(delay_s=0.05)
     session = Session(config, store_path=tmp_path / "runs.sqlite3")
     run_config = plan(sample, config)
@@ -141,7 +144,12 @@ def test_a_killed_worker_leaves_an_interrupted_run_that_resumes(tmp_path: Path, 
     record = next(r for r in list_runs(session) if r.id == summary.run_id)
     assert record.status is RunStatus.INTERRUPTED and record.failures == 0
     assert seen <= record.judgments < record.total  # what was stored before the kill, nothing failed
-    assert handle.log_path.exists()
+    assert handle.log_path is not None and handle.log_path.exists()
+    monkeypatch.setenv("DIALJUDGE_DATA_DIR", str(tmp_path))  # the command line's store is the session's
+    assert cli_main(["runs", "list"]) == 0
+    (row,) = [line for line in capsys.readouterr().out.splitlines() if line.startswith("│")]
+    cells = [cell.strip() for cell in row.split("│")[1:-1]]
+    assert "interrupted" in cells and f"{record.judgments}/{record.total}" in cells
 
     resumed = Events()
     finished = start_run_in_worker(session, run_config, sample, display=resumed,
