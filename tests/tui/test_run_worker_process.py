@@ -25,6 +25,11 @@ def slow_services(services_factory):
     return services_factory().with_config(Config(judges={"fake": SLOW_FAKE}))
 
 
+def stored(app) -> int:
+    """Judgments in the store (the engine's progress counts them before they are committed)."""
+    return sum(record.judgments for record in list_runs(app.services.session))
+
+
 async def start_run(pilot, judged: int) -> int:
     app = pilot.app
     await settle(pilot)
@@ -32,8 +37,8 @@ async def start_run(pilot, judged: int) -> int:
     config = plan_run(dataset, app.services.config, template="adv-0to1", judges=["fake"],
                       aspect="coherence").config
     app.runs.start(config)
-    await wait_until(pilot, lambda: app.runs.state is not None and app.runs.state.done >= judged
-                     and app.runs.process_id is not None, f"{judged} judgments arrived from the worker")
+    await wait_until(pilot, lambda: app.runs.process_id is not None and stored(app) >= judged,
+                     f"the worker stored {judged} judgments")
     pid = app.runs.process_id
     assert pid is not None and pid != os.getpid()
     return pid
