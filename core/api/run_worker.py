@@ -378,6 +378,7 @@ class WorkerRunHandle:
         status = RunStatus.CANCELLED if cancelled else RunStatus.INTERRUPTED
         if run_id is not None:
             store.runs.set_status(run_id, status)
+            store.runs.add_wall_time(run_id, follower.elapsed_s())  # the engine could not add this session's
         store.locks.mark_dead_runs_interrupted()  # a run the worker made before it said so
         if not cancelled:
             what = f"run {run_id}" if run_id is not None else "the run"
@@ -412,6 +413,7 @@ class _StoreFollower:
 
     def started(self, event: RunStarted) -> None:
         self._started = event
+        self._started_at = time.monotonic()
         self._done = event.done
 
     def read_new(self) -> None:
@@ -426,6 +428,10 @@ class _StoreFollower:
                 self._done += 1
                 self.count += 1
                 self._emit(JudgmentScored(judgment, self._done, started.total))
+
+    def elapsed_s(self) -> float:
+        """Seconds since the run started (or since following began, before it said so)."""
+        return time.monotonic() - self._started_at
 
     def summary(self, status: RunStatus) -> RunSummary:
         """Where the run stands by the store, for a child that could not say so itself."""
