@@ -305,6 +305,7 @@ class WorkerRunHandle:
         self._job: _Job | None = None
         self._cancel_requested = False
         self._worker = judge_worker(session)
+        self._log_path: Path | None = None
         #: Whether the worker had to open a judge for this run (a model loaded), once it ended (None before).
         self.opened_judge: bool | None = None
 
@@ -316,8 +317,9 @@ class WorkerRunHandle:
 
     @property
     def log_path(self) -> Path | None:
-        """The worker's stdout and stderr (a traceback, a crash's stack, the model library's messages)."""
-        return self._worker.log_path
+        """The log of the worker the run went to (its stdout and stderr: a traceback, a crash's stack, the
+        model library's messages); None before it was sent."""
+        return self._log_path
 
     def cancel(self) -> None:
         """Stop after what is in flight: what is stored stays, and the run resumes."""
@@ -335,6 +337,7 @@ class WorkerRunHandle:
             job = self._worker.submit(self._work)
             with self._lock:
                 self._job = job
+                self._log_path = job.child.log_path
                 cancel = self._cancel_requested
             if cancel:
                 job.child.signal(signal.SIGTERM)
