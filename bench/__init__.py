@@ -9,7 +9,8 @@ One table of figures, each with its baseline, value, ratio, target and pass/fail
 5. app — cold start, opening 10,000 items, one running-correlation refresh, the longest UI stall;
 6. memory — peak RSS of a 10,000-item run through the engine and store, and of the app holding 10,000 items.
 7. pairs — loading 100,000 preference pairs;
-8. store — a 100,000-judgment run written, listed, loaded, paged and exported in every format.
+8. store — a 100,000-judgment run written, listed, loaded, paged and exported in every format;
+9. worker — one local model, one worker: a Prompt lab trial after a run (and a run after a trial) loads no model.
 
 See bench/README.md for a full run's table. Speed is measured here, never asserted in tests.
 """

@@ -29,7 +29,7 @@ SCANNED_PACKAGES = ("core", "tui", "cli")
 CORE_FLOORS: Floors = (
     ("plain values and tools, importing no other module of dialjudge",
      ("errors", "model", "format", "table_fit", "judge_config", "backend_rules", "self_registry", "foreground", "gc_pause",
-      )),
+      "worker_process")),
     ("reading and measuring: the config file, datasets, metrics, statistics, tables",
      ("config", "loaders", "metrics", "stats", "subsets", "describe", "adversarial", "report")),
     ("simulated data and evaluators with a known truth (on the statistics)", ("simulation",)),

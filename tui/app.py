@@ -146,6 +146,7 @@ class DialjudgeApp(App[int]):
         # However the app ends (a crash included): a run still going is cancelled, so it stores its
         # end instead of judging on behind a closed screen.
         self.shutdown.cancel_all()
+        self.runs.close_worker()
         self.shutdown.remove_signal_handlers()
         self.foreground.remove()
 

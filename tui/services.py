@@ -71,8 +71,7 @@ class Services:
 
     def with_config(self, config: Config) -> Services:
         """The same services with the session on ``config`` (judges, templates; datasets open as before)."""
-        session = Session(config, store_path=self.session.store_path, backend_factory=self.session.make_backend)
-        return dataclasses.replace(self, session=session)
+        return dataclasses.replace(self, session=self.session.with_config(config))
 
     def with_backend_factory(self, make_backend: BackendFactory) -> Services:
         """The same services making the judges' backends with ``make_backend`` (tests: a fake judge)."""

@@ -60,6 +60,10 @@ class Session:
         return Session(self._config, store_path=path, backend_factory=self._backend_factory,
                        config_path=self._config_path)
 
+    def with_config(self, config: Config) -> Session:
+        """The same session (store, backend factory) on ``config``."""
+        return Session(config, store_path=self.store_path, backend_factory=self._backend_factory)
+
     def with_backend_factory(self, factory: BackendFactory) -> Session:
         """The same session making judges' backends with ``factory`` (tests: a fake judge)."""
         return Session(self._config, store_path=self.store_path, backend_factory=factory,
@@ -79,6 +83,12 @@ class Session:
             yield store
         finally:
             store.close()
+
+    @property
+    def backends_from_registry(self) -> bool:
+        """Whether judges' backends are made from their configuration by the backend registry (which any
+        process can do: a run may go to a worker process), not by a factory of this process (a test's)."""
+        return self._backend_factory is make_backend
 
     def make_backend(self, judge: JudgeConfig) -> JudgeBackend:
         """The backend ``judge`` names (not opened yet)."""

@@ -27,7 +27,9 @@ from .requests import ExportRequest, RescoreRequest
 
 
 def list_runs(store: RunStore, *, dataset: str | None = None) -> list[RunRecord]:
-    """Every stored run, newest first (of ``dataset`` only, when given)."""
+    """Every stored run, newest first (of ``dataset`` only, when given); a ``running`` run whose process is
+    gone is marked ``interrupted`` first."""
+    store.locks.mark_dead_runs_interrupted()
     runs = store.runs.list_runs()
     if dataset is not None:
         runs = [r for r in runs if r.run_config.dataset == dataset]

@@ -146,6 +146,25 @@ def test_a_failed_request_is_retried_and_replaced_but_a_scored_one_is_not(store:
     assert store.judgments.judge_counts(run_id) == {"j": (3, 1)}
 
 
+def test_a_reader_following_a_run_gets_what_was_written_since_it_last_read(store: RunStore) -> None:
+    run_id, other = new_run(store), new_run(store, "fp2")
+    start = store.judgments.last_judgment_id()
+    assert store.judgments.judgments_after(run_id, start) == ([], start)
+    store.judgments.add_judgment(run_id, judgment("a", score=None, error="timeout"), request_failed=True)
+    store.judgments.add_judgment(other, judgment("x"))
+    store.judgments.add_judgment(run_id, judgment("b"))
+    found, last = store.judgments.judgments_after(run_id, start)
+    assert [j.item_id for j in found] == ["a", "b"] and last == store.judgments.last_judgment_id()
+    store.judgments.add_judgment(run_id, judgment("c"))
+    store.judgments.add_judgment(run_id, judgment("a", score=3.0))  # the retried request replaces its failure
+    assert not store.judgments.add_judgment(run_id, judgment("b", score=1.0))  # a scored one stays as it was
+    again, newest = store.judgments.judgments_after(run_id, last)
+    assert [(j.item_id, j.score) for j in again] == [("c", 4.0), ("a", 3.0)]  # in the order they were written
+    assert store.judgments.judgments_after(run_id, newest) == ([], newest)
+    limited, stop = store.judgments.judgments_after(run_id, start, limit=1)
+    assert [j.item_id for j in limited] == ["b"] and store.judgments.judgments_after(run_id, stop)[0][0].item_id == "c"
+
+
 def test_find_resumable_ignores_finished_runs(store: RunStore) -> None:
     done = new_run(store)
     store.runs.set_status(done, RunStatus.FINISHED)
@@ -280,15 +299,42 @@ def test_a_version_1_store_is_upgraded_in_place_with_its_runs(tmp_path: Path) ->
         assert store.runs.find_resumable("fp-old") == record
         owner = store.locks.lock_run("fp-old")  # the new table exists
         store.locks.unlock_run(owner)
-        # Version 5: the status check was widened in place, and still refuses what it never allowed.
+        # Version 5 rebuilt the runs table for its new statuses (a batch's awaiting, a dead process's interrupted): the run keeps its id, judgments and reviews,
+        # foreign keys still hold, and a new run never takes a deleted run's id.
         store.runs.set_status(record.id, RunStatus.AWAITING_ANSWERS)
         assert store.runs.get_run(record.id).status is RunStatus.AWAITING_ANSWERS
-        assert store.judgments.count_judgments(record.id) == 1
-    db = sqlite3.connect(path)
-    with pytest.raises(sqlite3.IntegrityError):
-        db.execute("UPDATE runs SET status = 'paused'")
-    assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
-    db.close()
+        store.runs.set_status(record.id, RunStatus.INTERRUPTED)
+        assert store.runs.get_run(record.id).status is RunStatus.INTERRUPTED
+        assert store.runs.find_resumable("fp-old").id == record.id
+        assert store.runs.create_run({}, "fp-new") == 2
+        store.runs.delete_run(2)
+        assert store.runs.create_run({}, "fp-new") == 3
+        assert store.runs.delete_run(record.id) and store.judgments.count_judgments(record.id) == 0  # cascades
+
+
+def test_a_running_run_whose_process_is_gone_is_marked_interrupted(tmp_path: Path) -> None:
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True,
+                          check=True)
+    dead_pid = int(dead.stdout)  # a process that has ended (its id is not reused this soon)
+    with RunStore(tmp_path / "runs.sqlite3") as store:
+        orphan = store.runs.create_run({}, "fp-orphan")  # no lock at all: its process ended long ago
+        killed = store.runs.create_run({}, "fp-killed")
+        alive = store.runs.create_run({}, "fp-alive")
+        creating = store.runs.create_run({}, "fp-creating")
+        elsewhere = store.runs.create_run({}, "fp-elsewhere")
+        owner = store.locks.lock_run("fp-alive")
+        store.locks.set_lock_run(owner, alive)
+        store.locks.lock_run("fp-creating")  # locked by fingerprint, run id not named yet
+        with store._connection.transaction() as db:
+            db.execute("INSERT INTO run_locks VALUES ('fp-killed', ?, ?, ?, 'x', '2026-01-01')",
+                       (killed, dead_pid, socket.gethostname()))
+            db.execute("INSERT INTO run_locks VALUES ('fp-elsewhere', ?, ?, 'another-host', 'y', '2026-01-01')",
+                       (elsewhere, dead_pid))
+        assert sorted(store.locks.mark_dead_runs_interrupted()) == [orphan, killed]
+        statuses = {r.id: r.status for r in store.runs.list_runs()}
+        assert statuses == {orphan: RunStatus.INTERRUPTED, killed: RunStatus.INTERRUPTED, alive: RunStatus.RUNNING,
+                            creating: RunStatus.RUNNING, elsewhere: RunStatus.RUNNING}
+        assert store.locks.mark_dead_runs_interrupted() == []
 
 
 def test_a_newer_store_is_left_untouched(tmp_path: Path) -> None:

@@ -4,8 +4,8 @@ The preview parses the edited template text and renders the chosen item
 (few-shot examples included) on a worker, so a large dataset's BM25 index
 never blocks typing. A template error is an expected outcome there, shown
 inline with its line and column, not a failure. "Try on this item" sends one
-request to a judge; the backend stays open between trials (a local model
-loads once). Templates and personas are saved in the user's folder, never
+request to a judge, in the judge process a run uses (core/api/run_worker.py), where
+the judge stays open between trials and runs (a local model loads once). Templates and personas are saved in the user's folder, never
 over a shipped file.
 """
 
@@ -38,6 +38,7 @@ from dialjudge.core.api.prompt_lab import (
     PromptSetup,
     judge_key,
 )
+from dialjudge.core.api.run_worker import ask_in_worker, runs_in_worker
 from dialjudge.core.api.template_identity import revert_override
 from dialjudge.core.api.types import (
     AnswerConstraint,
@@ -191,9 +192,13 @@ class LabController:
             try:
                 prepared = prepare_prompt(setup, self._state.selectors)
                 request = trial_request(prepared, setup.example.id, judge, mode, top_k=top_k, constrain=constrain)
-                backend = self._trial_backend(judge)
                 started = time.perf_counter()
-                result = self._state.run_on_loop(ask_judge(backend, request))
+                if runs_in_worker(self.services.session):
+                    # In the judge process, with the judge a run there has open: a local model loads once
+                    # for runs and trials, and its computations never overlap.
+                    result = ask_in_worker(self.services.session, judge, request).result
+                else:  # a judge made in this process (a test's)
+                    result = self._state.run_on_loop(ask_judge(self._trial_backend(judge), request))
                 judgment = trial_judgment(request, result, judge.name)
             except BaseException as exc:
                 reply_to.post_message(TrialFailed(judge.name, _describe(exc)))

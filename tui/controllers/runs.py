@@ -45,6 +45,7 @@ from dialjudge.core.api.events import (
     RunFinished,
     RunProgress,
 )
+from dialjudge.core.api.run_worker import WorkerRunHandle, close_judge_worker, runs_in_worker, start_run_in_worker
 from dialjudge.core.api.types import (
     RunConfig,
     RunState,
@@ -149,7 +150,7 @@ class RunController:
         self.judge_choices: JudgeChoices | None = None
         #: Published with the new :class:`JudgeChoices` whenever they were (re)loaded.
         self.judge_choices_changed: Signal[JudgeChoices] = Signal(app, "judge-choices-changed")
-        self._handle: RunHandle | None = None
+        self._handle: RunHandle | WorkerRunHandle | None = None
         self._worker: Worker[Any] | None = None
         #: A cancel that came before the run's engine existed; the engine takes it on when made.
         self._cancel_pending = False
@@ -171,6 +172,12 @@ class RunController:
     def worker(self) -> Worker[Any] | None:
         """The worker of the run the app drives (or drove last)."""
         return self._worker
+
+    @property
+    def process_id(self) -> int | None:
+        """The id of the worker process judging the app's run (None: none, or the run is in this process)."""
+        handle = self._handle
+        return handle.pid if isinstance(handle, WorkerRunHandle) else None
 
     @property
     def cancellable(self) -> bool:
@@ -254,9 +261,16 @@ class RunController:
         self._changed()
 
         def run() -> Any:
+            session = self.services.session
             options = EngineOptions(**{"clock": self.services.clock, **engine_options})
-            # The display is called on this thread: the app applies each event on the UI thread.
-            handle = start_run(self.services.session, config, dataset, display=self, options=options)
+            # The display is called on this thread: the app applies each event on the UI thread. The run
+            # goes to a worker process when it can (a judge that crashes or is killed ends that process,
+            # not the app); this thread follows it for as long as it runs (the child dies with it).
+            handle: RunHandle | WorkerRunHandle
+            if runs_in_worker(session, options):
+                handle = start_run_in_worker(session, config, dataset, display=self, options=options)
+            else:  # judges or options that exist only in this process (a test's)
+                handle = start_run(session, config, dataset, display=self, options=options)
             self._handle = handle
             try:
                 if self._cancel_pending:  # the app quit while the judges were being made
@@ -268,6 +282,10 @@ class RunController:
         self._worker = start_thread_work(self.app, run, group=RUN_GROUP, description="Judge run",
                                         long_lived_result=True)
         return self._worker
+
+    def close_worker(self) -> None:
+        """Let the judge process end (the app is closing): a run in it is cancelled, its judges closed."""
+        close_judge_worker(self.services.session)
 
     def on_event(self, event: RunEvent) -> None:
         """The running engine's events (core.api.RunDisplay), on the run's thread: queued, and the app
@@ -328,7 +346,10 @@ class RunController:
             self.datasets.flush_live_updates()
             self.datasets.refresh_stats(changed_only=True)
             summary = event.summary
-            if not event.run_id:
+            if event.status is RunStatus.INTERRUPTED:
+                self.app.notify(state.error or f"The judge process of run {event.run_id} ended", severity="error",
+                                title="The judge process died", timeout=20)
+            elif not event.run_id:
                 self.app.notify(f"The run was {event.status} before anything was asked", timeout=6)
             elif summary.shown_again:
                 self.app.notify(f"Run {event.run_id} had finished with exactly these settings: shown again, "

@@ -56,7 +56,7 @@ if TYPE_CHECKING:
     from dialjudge.core.api.types import RunUsage
 
 STATUS_STYLES = {RunStatus.FINISHED: "green", RunStatus.RUNNING: "cyan", RunStatus.CANCELLED: "yellow",
-                 RunStatus.FAILED: "red", RunStatus.AWAITING_ANSWERS: "magenta"}
+                 RunStatus.FAILED: "red", RunStatus.AWAITING_ANSWERS: "magenta", RunStatus.INTERRUPTED: "magenta"}
 MARKS = ("A", "B")
 
 

@@ -29,7 +29,7 @@ from dialjudge.core.api.types import (
 PART_STYLES = {Part.STATUS: "", Part.COUNT: "", Part.FAILURES: "red", Part.NOTE: "dim", Part.ERROR: "red"}
 STATUS_STYLES = {None: "yellow", RunStatus.RUNNING: "bold cyan", RunStatus.FINISHED: "bold green",
                  RunStatus.CANCELLED: "bold yellow", RunStatus.FAILED: "bold red",
-                 RunStatus.AWAITING_ANSWERS: "bold magenta"}
+                 RunStatus.AWAITING_ANSWERS: "bold magenta", RunStatus.INTERRUPTED: "bold magenta"}
 
 
 def progress_text(state: RunState | None, *, show_timings: bool, one_line: bool = False) -> Text:
@@ -44,7 +44,7 @@ def progress_text(state: RunState | None, *, show_timings: bool, one_line: bool 
         text.append(piece, style=STATUS_STYLES[state.status] if part is Part.STATUS else PART_STYLES[part])
     if state.status is not None and state.active:
         text.append(" · Esc cancels", style="dim")
-    elif state.status is RunStatus.CANCELLED:
+    elif state.status in (RunStatus.CANCELLED, RunStatus.INTERRUPTED):
         text.append(" · stored judgments kept; start the same settings again to resume", style="dim")
     if error is not None:
         text.append(error[0].replace("\n", " · ") if one_line else error[0], style="red")

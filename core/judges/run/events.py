@@ -20,13 +20,16 @@ if TYPE_CHECKING:
 class RunStatus(str, enum.Enum):
     """A run's status: what the engine reports when it stops, and what the run store's ``status`` column holds.
 
-    * ``running``: judging (or a process that died while judging: such a run resumes like a cancelled one);
+    * ``running``: judging (a run whose process is gone is found and marked ``interrupted``: see
+      ``store.locks.mark_dead_runs_interrupted``);
     * ``finished``: every planned judgment is stored (some may have failed; see ``RunSummary.failures``);
     * ``cancelled``: stopped on request, or by the run's stop rule before every judgment was made; resumable;
     * ``failed``: the run itself broke (the error is stored with it), or every judge was paused by its
       circuit breaker (repeated timeouts, refused requests); resumable once the cause is fixed;
     * ``awaiting``: written to a batch file (core.judges.batch) and waiting for its answers to be
       imported (``runs answers``); a live ``judge`` of the same settings continues it only when asked.
+    * ``interrupted``: the process judging it ended without finishing it (killed, crashed, out of memory):
+      what it stored stays, and it resumes like a cancelled run.
     """
 
     RUNNING = "running"
@@ -34,6 +37,7 @@ class RunStatus(str, enum.Enum):
     CANCELLED = "cancelled"
     FAILED = "failed"
     AWAITING_ANSWERS = "awaiting"
+    INTERRUPTED = "interrupted"
 
     def __str__(self) -> str:  # "finished", not "RunStatus.FINISHED", in text and f-strings
         return self.value

@@ -149,6 +149,9 @@ UPSERT_JUDGMENT = (
     f"INSERT INTO judgments ({', '.join(_JUDGMENT_COLUMNS)}) VALUES ({', '.join('?' for _ in _JUDGMENT_COLUMNS)}) "
     "ON CONFLICT (run_id, item_id, judge, repeat) DO UPDATE SET "
     + ", ".join(f"{c} = excluded.{c}" for c in _JUDGMENT_COLUMNS[4:])
+    # A retried request's answer takes a new id, as a new row would: ids are the order judgments were
+    # written in, and a reader following a run (Judgments.judgments_after) finds the retry among the new.
+    + ", id = (SELECT MAX(id) FROM judgments) + 1"
     + " WHERE judgments.request_failed = 1"
 )
 

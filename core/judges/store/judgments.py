@@ -150,6 +150,23 @@ class Judgments:
         for chunk in self._connection.row_chunks(sql, params):
             yield from parse(chunk)
 
+    def last_judgment_id(self) -> int:
+        """The id of the newest judgment written to the store (of any run; 0: none yet)."""
+        return int(self._connection.query("SELECT COALESCE(MAX(id), 0) FROM judgments")[0][0])
+
+    def judgments_after(self, run_id: int, after_id: int, *, limit: int = 5000) -> tuple[list[Judgment], int]:
+        """Up to ``limit`` judgments of a run written after the one with id ``after_id``, in the order they
+        were written, with the id to ask after next time (``after_id`` when there were none). Ids follow the
+        order of writing (a retried request's answer takes a new one): a process following a run another
+        process writes reads only what is new."""
+        rows = self._connection.query("SELECT id FROM judgments WHERE run_id = ? AND id > ? ORDER BY id LIMIT ?",
+                                      (run_id, after_id, limit))
+        if not rows:
+            return [], after_id
+        last = int(rows[-1][0])
+        found = list(self._judgments("run_id = ? AND id > ? AND id <= ?", (run_id, after_id, last), "id"))
+        return found, last
+
     def iter_judgments(self, run_id: int) -> Iterator[Judgment]:
         """Every judgment of a run, ordered by judge, item and repeat."""
         return self._judgments("run_id = ?", (run_id,), "judge, item_id, repeat")

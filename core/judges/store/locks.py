@@ -7,6 +7,7 @@ import socket
 import uuid
 from typing import Any
 
+from ..run.events import RunStatus
 from .connection import StoreConnection
 from .records import RunLocked
 
@@ -66,3 +67,26 @@ class RunLocks:
     def run_lock(self, fingerprint: str) -> dict[str, Any] | None:
         rows = self._connection.query("SELECT * FROM run_locks WHERE fingerprint = ?", (fingerprint,))
         return dict(rows[0]) if rows else None
+
+    def mark_dead_runs_interrupted(self) -> list[int]:
+        """Mark ``interrupted`` every ``running`` run that no live process holds, and return their ids.
+
+        A run is held by the lock of its configuration (by run id, or by fingerprint while the run is
+        being created), and a lock by its process: a run whose process ended without finishing it (killed,
+        crashed) stays ``running`` in the file until someone looks. A lock of another host counts as held
+        (its process cannot be checked from here).
+        """
+        host = socket.gethostname()
+        marked = []
+        with self._connection.transaction() as db:
+            running = db.execute("SELECT id, fingerprint FROM runs WHERE status = ?",
+                                 (RunStatus.RUNNING.value,)).fetchall()
+            for run in running:
+                locks = db.execute("SELECT pid, host FROM run_locks WHERE run_id = ? OR fingerprint = ?",
+                                   (run["id"], run["fingerprint"])).fetchall()
+                if any(lock["host"] != host or process_is_alive(int(lock["pid"])) for lock in locks):
+                    continue
+                db.execute("UPDATE runs SET status = ?, updated = ? WHERE id = ? AND status = ?",
+                           (RunStatus.INTERRUPTED.value, self._connection.now(), run["id"], RunStatus.RUNNING.value))
+                marked.append(int(run["id"]))
+        return marked

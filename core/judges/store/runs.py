@@ -13,7 +13,7 @@ from .records import RunRecord, StoreError
 
 RUN_STATUSES = tuple(status.value for status in RunStatus)
 #: Statuses of a run that stopped before all its judgments were made.
-RESUMABLE_STATUSES = (RunStatus.RUNNING, RunStatus.CANCELLED, RunStatus.FAILED)
+RESUMABLE_STATUSES = (RunStatus.RUNNING, RunStatus.CANCELLED, RunStatus.FAILED, RunStatus.INTERRUPTED)
 
 
 class Runs:

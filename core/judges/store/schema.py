@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from .connection import StoreConnection
 from .records import StoreError
 
@@ -12,16 +10,18 @@ from .records import StoreError
 #: 4: judgments and cached answers keep the probability on valid answers at the answer position
 #: (NULL in rows from before: unknown, shown as such), judgments how many valid answers their
 #: top list showed and whether the mass is a lower bound. 5: a run may await a batch file's answers
-#: (status 'awaiting').
+#: (status 'awaiting') or be ``interrupted`` (its process ended without finishing it); the runs table is
+#: rebuilt for its status check.
 SCHEMA_VERSION = 5
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS runs (
+#: The runs table's columns; {table} is "runs", or the new table an upgrade to version 5 fills.
+_RUNS_TABLE = """
+CREATE TABLE IF NOT EXISTS {table} (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     created TEXT NOT NULL,
     updated TEXT NOT NULL,
     name TEXT NOT NULL DEFAULT '',
-    status TEXT NOT NULL CHECK (status IN ('running', 'finished', 'cancelled', 'failed', 'awaiting')),
+    status TEXT NOT NULL CHECK (status IN ('running', 'finished', 'cancelled', 'failed', 'awaiting', 'interrupted')),
     config TEXT NOT NULL,
     fingerprint TEXT NOT NULL,
     total INTEGER NOT NULL DEFAULT 0,
@@ -31,7 +31,10 @@ CREATE TABLE IF NOT EXISTS runs (
     -- Seconds the engine spent on the run, summed over its sessions (resumes, retries).
     wall_s REAL NOT NULL DEFAULT 0
 );
-CREATE INDEX IF NOT EXISTS runs_by_fingerprint ON runs (fingerprint, id);
+"""
+_RUNS_INDEX = "CREATE INDEX IF NOT EXISTS runs_by_fingerprint ON runs (fingerprint, id);"
+
+_SCHEMA = _RUNS_TABLE.format(table="runs") + _RUNS_INDEX + """
 
 CREATE TABLE IF NOT EXISTS judgments (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -161,26 +164,40 @@ def _migrate(connection: StoreConnection, version: int) -> None:
             for table, column, kind in _ADDED_COLUMNS:
                 if column not in {row[1] for row in db.execute(f"PRAGMA table_info({table})")}:
                     db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
-            if version and version < 5:
-                _widen_status_check(db)
+        if version and version < 5:
+            _allow_new_statuses(connection)
+        with connection.transaction() as db:
             db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
     _ensure_indexes(connection)
 
 
-def _widen_status_check(db: Any) -> None:
-    """Version 5 lets a run await a batch file's answers. SQLite cannot change a CHECK in place; its
-    schema text is rewritten instead (the documented way for a constraint that only widens: no row
-    stored under the old one can break the new one), inside the migration's transaction."""
-    old = "CHECK (status IN ('running', 'finished', 'cancelled', 'failed'))"
-    new = "CHECK (status IN ('running', 'finished', 'cancelled', 'failed', 'awaiting'))"
-    (sql,) = db.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'runs'").fetchone()
-    if old not in sql:
-        return
-    (schema_version,) = db.execute("PRAGMA schema_version").fetchone()
-    db.execute("PRAGMA writable_schema = ON")
-    db.execute("UPDATE sqlite_master SET sql = ? WHERE type = 'table' AND name = 'runs'", (sql.replace(old, new),))
-    db.execute(f"PRAGMA schema_version = {int(schema_version) + 1}")
-    db.execute("PRAGMA writable_schema = OFF")
+def _allow_new_statuses(connection: StoreConnection) -> None:
+    """Rebuild the runs table of a file from before version 5 so that its status check admits
+    ``awaiting`` and ``interrupted`` (SQLite cannot change a check in place: SQLite's own procedure for altering a
+    table, with foreign keys off so that dropping the old table deletes no judgment)."""
+    with connection.lock:
+        db = connection.db
+        db.execute("PRAGMA foreign_keys=OFF")  # a no-op inside a transaction: set before it begins
+        try:
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                sql = db.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'runs'").fetchone()
+                if sql is not None and "'interrupted'" not in sql[0]:  # another process may have done it
+                    columns = ", ".join(row[1] for row in db.execute("PRAGMA table_info(runs)"))
+                    sequence = db.execute("SELECT seq FROM sqlite_sequence WHERE name = 'runs'").fetchone()
+                    db.execute(_RUNS_TABLE.format(table="runs_v5"))
+                    db.execute(f"INSERT INTO runs_v5 ({columns}) SELECT {columns} FROM runs")
+                    db.execute("DROP TABLE runs")
+                    db.execute("ALTER TABLE runs_v5 RENAME TO runs")
+                    db.execute(_RUNS_INDEX)
+                    if sequence is not None:  # ids of deleted runs are still never given again
+                        db.execute("UPDATE sqlite_sequence SET seq = MAX(seq, ?) WHERE name = 'runs'", (sequence[0],))
+                db.execute("COMMIT")
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+        finally:
+            db.execute("PRAGMA foreign_keys=ON")
 
 
 def _ensure_indexes(connection: StoreConnection) -> None:

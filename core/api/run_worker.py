@@ -1,0 +1,629 @@
+"""Judging in a worker process: the app's runs and Prompt lab trials, in one child that holds the judges.
+
+The app runs its judges here, so that a judge that crashes (native code in llama.cpp), or is killed (out of
+memory, ``kill -9``), ends that process and never the app's. One :class:`JudgeWorker` per session, started
+when first needed and kept until the session closes it: runs and trials go to the same process and use the
+same open backends, so a local model loads once for both, and since a local model computes on one thread
+of its own (``LlamaBackend``'s executor), a trial asked during a run waits between two of the run's
+requests: two computations of one model never overlap. What crosses between the two processes:
+
+* once, when the worker starts (its arguments): the session's configuration and store path;
+* per run: the run's configuration, the dataset and the engine options (pickled); the child writes every
+  judgment to the run store itself; the parent follows the store (the judgments written after the last it
+  read, :meth:`Judgments.judgments_after`) and hands each to the display as the :class:`JudgmentScored`
+  the engine would have, so that a judgment is never pickled across; every other event of the engine
+  (phases, progress, the stop rule's looks, a failure, the end) comes over the one pipe, in order;
+* per trial: the judge's configuration and the request; back, the backend's answer;
+* cancelling a run is SIGTERM, which the child handles as Esc does an in-process run: it stops after what
+  is in flight, and what is stored stays.
+
+A worker that ends while a run is in progress (a signal, a crash) leaves the run ``interrupted`` in the
+store, and the display receives a :class:`RunFailed` saying how the process ended and after how many
+judgments, then the :class:`RunFinished` of an interrupted run; the run resumes like a cancelled one, and
+the next run or trial starts a new worker.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import pickle
+import queue
+import signal
+import threading
+import time
+import weakref
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import Any
+
+from ..config import Config, JudgeConfig
+from ..errors import DialjudgeError
+from ..judges.backends import make_backend
+from ..judges.run.config import RunConfig
+from ..judges.run.engine import RunEngine
+from ..judges.run.events import (
+    JudgmentScored,
+    RunEvent,
+    RunFailed,
+    RunFinished,
+    RunStarted,
+    RunStatus,
+    RunSummary,
+)
+from ..judges.run.options import EngineOptions
+from ..judges.store.run_store import RunStore, default_store_path
+from ..judges.types import BackendResult, JudgeBackend, JudgeRequest
+from ..model import Dataset
+from ..worker_process import ChildProcess, end_soon, exit_text, start_child
+from .display import RunDisplay
+from .prompt_lab import ask_judge, judge_key
+from .runs import open_run
+from .session import Session
+
+#: Seconds between two looks at the store for new judgments while no event arrives.
+POLL_S = 0.1
+#: Seconds a worker told to close may take to end (its runs cancelled, its judges closed) before it is killed.
+EXIT_S = 10.0
+
+
+class JudgeProcessError(DialjudgeError):
+    """The work could not go on in the judge process (the error the child raised, as text where it does not
+    pickle, or the process's end)."""
+
+
+def runs_in_worker(session: Session, options: EngineOptions | None = None) -> bool:
+    """Whether a run with ``options`` (or a trial) can go to the worker process: the session makes its judges'
+    backends from their configuration (the backend registry, which the child has too), and the options
+    pickle (no renderer, scorer or clock that lives only in this process: a test's)."""
+    if not session.backends_from_registry:
+        return False
+    try:
+        pickle.dumps(options)
+    except Exception:  # any object may refuse to pickle, with any error
+        return False
+    return True
+
+
+def judge_log_dir(session: Session) -> Path:
+    """Where the worker processes' logs go: ``logs/`` beside the session's run store (the user's data dir)."""
+    return (session.store_path or default_store_path()).parent / "logs"
+
+
+# -- what crosses the pipe ----------------------------------------------------------------------------------
+
+
+#: Examples pickled together when a dataset crosses to the worker (see _PickledDataset).
+EXAMPLES_PER_PIECE = 500
+
+
+@dataclass(frozen=True)
+class _PickledDataset:
+    """A dataset as it crosses to the worker: its examples pickled a few hundred at a time, on the caller's
+    thread. Pickling is one C call that holds the interpreter: 100,000 items at once held it a second
+    (the app's UI thread with it), a piece of 500 about 10 ms."""
+
+    shell: Dataset  # the dataset without its examples
+    pieces: tuple[bytes, ...]
+
+    @classmethod
+    def of(cls, dataset: Dataset) -> _PickledDataset:
+        examples = dataset.examples
+        pieces = tuple(pickle.dumps(examples[start:start + EXAMPLES_PER_PIECE], protocol=pickle.HIGHEST_PROTOCOL)
+                       for start in range(0, len(examples), EXAMPLES_PER_PIECE))
+        return cls(dataclasses.replace(dataset, examples=[]), pieces)
+
+    def dataset(self) -> Dataset:
+        examples = [example for piece in self.pieces for example in pickle.loads(piece)]
+        return dataclasses.replace(self.shell, examples=examples)
+
+
+@dataclass(frozen=True)
+class _RunJob:
+    run_config: RunConfig
+    dataset: _PickledDataset
+    options: EngineOptions
+    retry: bool
+
+
+@dataclass(frozen=True)
+class _TrialJob:
+    judge: JudgeConfig
+    request: JudgeRequest
+
+
+@dataclass(frozen=True)
+class _Close:
+    """The parent is done with the worker: cancel what runs, close the judges, exit."""
+
+
+@dataclass(frozen=True)
+class _Done:
+    """A job ended; a trial's answer, and whether its judge had to be opened (a model loaded) for it."""
+
+    result: BackendResult | None = None
+    opened: bool = False
+
+
+@dataclass(frozen=True)
+class _ChildError:
+    """A job raised: the error itself when it pickles, else its text."""
+
+    error: BaseException
+
+
+@dataclass(frozen=True)
+class _Died:
+    """The worker ended (the parent's own note to the jobs it had): its exit code."""
+
+    exitcode: int
+
+
+# -- the parent's side ----------------------------------------------------------------------------------------
+
+
+class _Job:
+    """One job sent to the worker: the replies to it, in order, until its last."""
+
+    def __init__(self, worker: JudgeWorker, job_id: int, child: ChildProcess) -> None:
+        self.worker = worker
+        self.job_id = job_id
+        self.child = child
+        self.replies: queue.SimpleQueue[Any] = queue.SimpleQueue()
+
+    def next(self, timeout_s: float | None) -> Any:
+        """The next reply (None: none within ``timeout_s``)."""
+        try:
+            return self.replies.get(timeout=timeout_s)
+        except queue.Empty:
+            return None
+
+    def close(self) -> None:
+        self.worker._forget(self.job_id)
+
+
+class JudgeWorker:
+    """The session's judge process (:func:`judge_worker`): started by the first job, again after it died.
+
+    A thread of the parent starts it and lives as long as it (the kernel's parent-death signal is tied to
+    that thread), reading its replies and handing each to its job, and reaping it when it ends.
+    """
+
+    def __init__(self, session: Session) -> None:
+        self._config = session.config
+        self._store_path = session.store_path
+        self._log_dir = judge_log_dir(session)
+        self._lock = threading.Lock()
+        #: One writer on the pipe at a time (a run's job, a trial's, the close).
+        self._send_lock = threading.Lock()
+        self._child: ChildProcess | None = None
+        self._jobs: dict[int, _Job] = {}
+        self._next_id = 0
+        #: The current process's log (None until one was started).
+        self.log_path: Path | None = None
+
+    @property
+    def pid(self) -> int | None:
+        child = self._child
+        return child.pid if child is not None else None
+
+    def submit(self, work: _RunJob | _TrialJob) -> _Job:
+        """Send ``work`` to the worker (starting it first when none runs); its replies come to the job."""
+        with self._lock:
+            child = self._child if self._child is not None else self._start()
+            self._next_id += 1
+            job = self._jobs[self._next_id] = _Job(self, self._next_id, child)
+        # Not under _lock: a large job waits here until the worker has read it (a worker that has just
+        # started reads once its imports are done), and the replies to other jobs must not wait for it.
+        with self._send_lock, contextlib.suppress(OSError):  # it ended meanwhile: its thread tells the job
+            child.connection.send((job.job_id, work))
+        return job
+
+    def close(self) -> None:
+        """Let the worker end: its runs are cancelled (what is stored stays), its judges closed."""
+        with self._lock:
+            child, self._child = self._child, None
+        if child is not None:
+            with self._send_lock, contextlib.suppress(OSError):  # it has ended already
+                child.connection.send((0, _Close()))
+
+    def _forget(self, job_id: int) -> None:
+        with self._lock:
+            self._jobs.pop(job_id, None)
+
+    def _start(self) -> ChildProcess:
+        """Start the process from a thread of its own that outlives it (under ``_lock``)."""
+        stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S-%f")
+        self.log_path = self._log_dir / f"judge-{stamp}.log"
+        started: queue.SimpleQueue[ChildProcess | BaseException] = queue.SimpleQueue()
+        threading.Thread(target=self._keep, args=(self.log_path, started), name="judge worker", daemon=True).start()
+        outcome = started.get()
+        if isinstance(outcome, BaseException):
+            raise outcome
+        self._child = outcome
+        return outcome
+
+    def _keep(self, log_path: Path, started: queue.SimpleQueue[ChildProcess | BaseException]) -> None:
+        try:
+            child = start_child(_serve, (self._config, self._store_path), log_path=log_path,
+                                name="dialjudge judge worker", watch_pipe=False)
+        except BaseException as exc:  # the caller raises it
+            started.put(exc)
+            return
+        started.put(child)
+        while True:
+            try:
+                job_id, reply = child.connection.recv()
+            except (EOFError, OSError):  # the worker ended
+                break
+            with self._lock:
+                job = self._jobs.get(job_id)
+            if job is not None:
+                job.replies.put(reply)
+        exitcode = child.reap(EXIT_S)
+        with self._lock:
+            if self._child is child:
+                self._child = None
+            orphans = [job for job in self._jobs.values() if job.child is child]
+        for job in orphans:
+            job.replies.put(_Died(exitcode))
+
+
+_WORKERS: weakref.WeakKeyDictionary[Session, JudgeWorker] = weakref.WeakKeyDictionary()
+_WORKERS_LOCK = threading.Lock()
+
+
+def judge_worker(session: Session) -> JudgeWorker:
+    """The session's judge worker (one per session; its process starts with the first job)."""
+    with _WORKERS_LOCK:
+        worker = _WORKERS.get(session)
+        if worker is None:
+            worker = _WORKERS[session] = JudgeWorker(session)
+        return worker
+
+
+def close_judge_worker(session: Session) -> None:
+    """End the session's judge worker, if it has one (the app, when it closes)."""
+    with _WORKERS_LOCK:
+        worker = _WORKERS.pop(session, None)
+    if worker is not None:
+        worker.close()
+
+
+class WorkerRunHandle:
+    """One judge run in the session's worker process (:func:`start_run_in_worker`): :meth:`run_to_end` on a
+    thread of the caller, :meth:`cancel` from any thread."""
+
+    def __init__(self, session: Session, job: _RunJob, display: RunDisplay | None) -> None:
+        self._session = session
+        self._work = job
+        self._display = display
+        self._lock = threading.Lock()
+        self._job: _Job | None = None
+        self._cancel_requested = False
+        self._worker = judge_worker(session)
+        self._log_path: Path | None = None
+        #: Whether the worker had to open a judge for this run (a model loaded), once it ended (None before).
+        self.opened_judge: bool | None = None
+
+    @property
+    def pid(self) -> int | None:
+        """The worker process's id while the run is in it (None before it was sent, and after)."""
+        job = self._job
+        return job.child.pid if job is not None else None
+
+    @property
+    def log_path(self) -> Path | None:
+        """The log of the worker the run went to (its stdout and stderr: a traceback, a crash's stack, the
+        model library's messages); None before it was sent."""
+        return self._log_path
+
+    def cancel(self) -> None:
+        """Stop after what is in flight: what is stored stays, and the run resumes."""
+        with self._lock:
+            self._cancel_requested = True
+            job = self._job
+        if job is not None:
+            job.child.signal(signal.SIGTERM)
+
+    def run_to_end(self) -> RunSummary:
+        """Send the run to the worker and follow it until it ends; returns the run's summary (an interrupted
+        run's when the worker ended without finishing it). Raises what the run raised in the worker."""
+        with self._session.store() as store:
+            follower = _StoreFollower(store, store.judgments.last_judgment_id(), self._emit)
+            job = self._worker.submit(self._work)
+            with self._lock:
+                self._job = job
+                self._log_path = job.child.log_path
+                cancel = self._cancel_requested
+            if cancel:
+                job.child.signal(signal.SIGTERM)
+            try:
+                finished, ending = self._follow(job, follower)
+            finally:
+                job.close()
+                with self._lock:
+                    self._job = None
+            follower.read_new()
+            if isinstance(ending, _ChildError):
+                raise ending.error
+            if isinstance(ending, _Died):
+                return self._ended_early(store, follower, ending.exitcode)
+            if finished is None:
+                raise JudgeProcessError("the judge process ended the run without saying how it ended")
+            self.opened_judge = ending.opened
+            return finished.summary
+
+    def _follow(self, job: _Job, follower: _StoreFollower) -> tuple[RunFinished | None, Any]:
+        """Pass the worker's events on, with the judgments it stored before each, until the run ends."""
+        finished: RunFinished | None = None
+        while True:
+            reply = job.next(POLL_S)
+            follower.read_new()  # the judgments the engine reported before this event
+            if reply is None:
+                continue
+            if isinstance(reply, (_Done, _ChildError, _Died)):
+                return finished, reply
+            if isinstance(reply, RunStarted):
+                follower.started(reply)
+            if isinstance(reply, RunFinished):
+                finished = reply
+            self._emit(reply)
+
+    def _ended_early(self, store: RunStore, follower: _StoreFollower, exitcode: int) -> RunSummary:
+        """The worker ended without finishing the run: the store marks the run interrupted (or cancelled,
+        when a cancel's SIGTERM ended it before its handler was in place) and the display is told how."""
+        run_id = follower.run_id
+        cancelled = self._cancel_requested and exitcode == -signal.SIGTERM
+        status = RunStatus.CANCELLED if cancelled else RunStatus.INTERRUPTED
+        if run_id is not None:
+            store.runs.set_status(run_id, status)
+            store.runs.add_wall_time(run_id, follower.elapsed_s())  # the engine could not add this session's
+        store.locks.mark_dead_runs_interrupted()  # a run the worker made before it said so
+        if not cancelled:
+            what = f"run {run_id}" if run_id is not None else "the run"
+            self._emit(RunFailed(
+                f"the judge process ended with {exit_text(exitcode)} after {follower.count} judgments; "
+                f"{what} is interrupted: what it stored is kept, and it resumes (the process's log: "
+                f"{self.log_path})", run_id))
+        summary = follower.summary(status)
+        self._emit(RunFinished(summary.run_id, status, summary))
+        return summary
+
+    def _emit(self, event: RunEvent) -> None:
+        if self._display is not None:
+            self._display.on_event(event)
+
+class _StoreFollower:
+    """The judgments a child stores, read as they come and reported as the engine's JudgmentScored."""
+
+    def __init__(self, store: RunStore, after_id: int, emit: Any) -> None:
+        self._store = store
+        self._after_id = after_id
+        self._emit = emit
+        self._started: RunStarted | None = None
+        self._started_at = time.monotonic()
+        self._done = 0
+        #: Judgments read in this session of the run.
+        self.count = 0
+
+    @property
+    def run_id(self) -> int | None:
+        return self._started.run_id if self._started is not None else None
+
+    def started(self, event: RunStarted) -> None:
+        self._started = event
+        self._started_at = time.monotonic()
+        self._done = event.done
+
+    def read_new(self) -> None:
+        started = self._started
+        if started is None:
+            return
+        while True:
+            judgments, self._after_id = self._store.judgments.judgments_after(started.run_id, self._after_id)
+            if not judgments:
+                return
+            for judgment in judgments:
+                self._done += 1
+                self.count += 1
+                self._emit(JudgmentScored(judgment, self._done, started.total))
+
+    def elapsed_s(self) -> float:
+        """Seconds since the run started (or since following began, before it said so)."""
+        return time.monotonic() - self._started_at
+
+    def summary(self, status: RunStatus) -> RunSummary:
+        """Where the run stands by the store, for a child that could not say so itself."""
+        started = self._started
+        if started is None:
+            return RunSummary(run_id=0, status=status, total=0, done=0, failures=0, cached=0, backend_calls=0,
+                              resumed=False, elapsed_s=time.monotonic() - self._started_at)
+        judgments = self._store.judgments
+        run_id = started.run_id
+        return RunSummary(
+            run_id=run_id, status=status, total=started.total,
+            done=judgments.count_judgments(run_id, include_request_failures=False),
+            failures=judgments.count_judgments(run_id, failed_only=True), cached=0, backend_calls=0,
+            resumed=started.resumed, elapsed_s=time.monotonic() - self._started_at,
+            per_judge=judgments.judge_counts(run_id), failure_reasons=judgments.failure_reasons(run_id))
+
+
+def start_run_in_worker(session: Session, config: RunConfig, dataset: Dataset, *,
+                        display: RunDisplay | None = None, options: EngineOptions | None = None,
+                        retry: bool = False) -> WorkerRunHandle:
+    """:func:`~.judging.start_run` in the session's worker process (not sent yet:
+    :meth:`WorkerRunHandle.run_to_end` sends it). Only for a run :func:`runs_in_worker` accepts."""
+    options = options or EngineOptions()
+    if not runs_in_worker(session, options):
+        raise JudgeProcessError("this run's judges or options exist only in this process; run it with start_run")
+    return WorkerRunHandle(session, _RunJob(config, _PickledDataset.of(dataset), options, retry), display)
+
+
+@dataclass(frozen=True)
+class TrialAnswer:
+    """A trial's answer from the worker, and whether its judge was opened for it (a model loaded)."""
+
+    result: BackendResult
+    opened: bool
+
+
+def ask_in_worker(session: Session, judge: JudgeConfig, request: JudgeRequest) -> TrialAnswer:
+    """Ask ``judge`` one request in the session's worker, with the judge a run there has open (or opens it,
+    kept open for what follows). Raises what the judge raised; :class:`JudgeProcessError` when the worker
+    ended."""
+    job = judge_worker(session).submit(_TrialJob(judge, request))
+    try:
+        reply = job.next(None)
+    finally:
+        job.close()
+    if isinstance(reply, _ChildError):
+        raise reply.error
+    if isinstance(reply, _Died):
+        raise JudgeProcessError(f"the judge process ended with {exit_text(reply.exitcode)} before it answered")
+    assert isinstance(reply, _Done) and reply.result is not None
+    return TrialAnswer(reply.result, reply.opened)
+
+
+# -- the child's side -------------------------------------------------------------------------------------
+
+
+def _serve(connection: Connection, app_config: Config, store_path: Path | None) -> None:
+    """The worker: jobs from the pipe, each a task on one event loop, until the parent closes it or ends."""
+    asyncio.run(_Server(connection, app_config, store_path).serve())
+
+
+class _Server:
+    def __init__(self, connection: Connection, app_config: Config, store_path: Path | None) -> None:
+        self._connection = connection
+        self._session = Session(app_config, store_path=store_path, backend_factory=make_backend)
+        #: Open judges by their configuration: a run's stay open for the next run or trial.
+        self._backends: dict[str, JudgeBackend] = {}
+        #: The runs in progress by job id (None until the engine is made), and those a signal cancelled.
+        self._runs: dict[int, RunEngine | None] = {}
+        self._cancelled: set[int] = set()
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._closed: asyncio.Event | None = None
+
+    async def serve(self) -> None:
+        loop = self._loop = asyncio.get_running_loop()
+        self._closed = asyncio.Event()
+        for signum in (signal.SIGTERM, signal.SIGINT):  # cancel, as Esc does an in-process run
+            loop.add_signal_handler(signum, self._cancel_runs)
+        threading.Thread(target=self._receive, name="jobs", daemon=True).start()
+        await self._closed.wait()
+        self._cancel_runs()
+        if self._tasks:
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+        for backend in self._backends.values():
+            await backend.close()
+
+    def _receive(self) -> None:
+        """On a thread: every job the parent sends, to the loop; the parent's end closing ends the worker."""
+        assert self._loop is not None
+        try:
+            while True:
+                job_id, work = self._connection.recv()
+                self._loop.call_soon_threadsafe(self._start, job_id, work)
+        except (EOFError, OSError):  # the parent ended: cancel, store, and go, within worker_process.GRACE_S
+            end_soon()
+        self._loop.call_soon_threadsafe(self._close)
+
+    def _close(self) -> None:
+        assert self._closed is not None
+        self._closed.set()
+
+    def _start(self, job_id: int, work: Any) -> None:
+        if isinstance(work, _Close):
+            self._close()
+            return
+        if isinstance(work, _RunJob):
+            self._runs[job_id] = None
+            task = asyncio.ensure_future(self._run(job_id, work))
+        else:
+            task = asyncio.ensure_future(self._trial(job_id, work))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def _cancel_runs(self) -> None:
+        for job_id, engine in self._runs.items():
+            self._cancelled.add(job_id)
+            if engine is not None:
+                engine.cancel()
+
+    def _backend(self, judge: JudgeConfig) -> tuple[JudgeBackend, bool]:
+        """The open judge of this configuration, or a new one (opened by whoever asks first)."""
+        key = judge_key(judge)
+        backend = self._backends.get(key)
+        if backend is not None:
+            return backend, False
+        backend = self._backends[key] = self._session.make_backend(judge)
+        return backend, True
+
+    def _send(self, job_id: int, reply: Any) -> None:
+        # From the loop's thread only: one writer. A parent that has ended hears nothing more, and the run
+        # it started goes on to store its end (cancelled) rather than failing on the closed pipe.
+        with contextlib.suppress(OSError):
+            self._connection.send((job_id, reply))
+
+    async def _run(self, job_id: int, job: _RunJob) -> None:
+        try:
+            with self._session.store() as store:
+                made = {spec.name: self._backend(spec.config) for spec in job.run_config.judges}
+                backends = {name: backend for name, (backend, _new) in made.items()}
+                # The worker keeps its judges open for the next run or trial; it closes them when it ends.
+                options = dataclasses.replace(job.options, close_backends=False)
+                engine = open_run(job.run_config, job.dataset.dataset(), store, backends,
+                                  display=_JobDisplay(self, job_id),
+                                  options=options, retry=job.retry)
+                self._runs[job_id] = engine
+                if job_id in self._cancelled:
+                    engine.cancel()
+                await engine.run()
+            self._send(job_id, _Done(opened=any(new for _backend, new in made.values())))
+        except BaseException as exc:  # every error reaches the parent, which raises it as the run's
+            self._send(job_id, _ChildError(_picklable(exc)))
+            if not isinstance(exc, Exception):
+                raise
+        finally:
+            self._runs.pop(job_id, None)
+            self._cancelled.discard(job_id)
+
+    async def _trial(self, job_id: int, job: _TrialJob) -> None:
+        try:
+            backend, new = self._backend(job.judge)
+            result = await ask_judge(backend, job.request)
+            self._send(job_id, _Done(result, opened=new))
+        except BaseException as exc:
+            self._send(job_id, _ChildError(_picklable(exc)))
+            if not isinstance(exc, Exception):
+                raise
+
+
+class _JobDisplay:
+    """A run's display in the worker: every event but the judgments (which the parent reads from the store)
+    to the pipe, under the run's job id."""
+
+    def __init__(self, server: _Server, job_id: int) -> None:
+        self._server = server
+        self._job_id = job_id
+
+    def on_event(self, event: RunEvent) -> None:
+        if not isinstance(event, JudgmentScored):
+            self._server._send(self._job_id, event)
+
+
+def _picklable(exc: BaseException) -> BaseException:
+    try:
+        pickle.loads(pickle.dumps(exc))
+    except Exception:  # an error whose constructor takes other arguments than its text, say
+        return JudgeProcessError(f"{type(exc).__name__}: {exc}")
+    return exc
+
+
+__all__ = ["JudgeProcessError", "JudgeWorker", "TrialAnswer", "WorkerRunHandle", "ask_in_worker",
+           "close_judge_worker", "judge_log_dir", "judge_worker", "runs_in_worker", "start_run_in_worker"]
