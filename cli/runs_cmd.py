@@ -138,7 +138,7 @@ def run_list_cmd(args: argparse.Namespace) -> int:
     con = render.console()
     con.print(render.plain_table(
         "Runs", LIST_COLUMNS, rows, right=("id", "done", "failed"), numbers=("created",),
-        drop=("created", "mode", "status", "judges", "dataset", "template")))
+        drop=("created", "mode", "judges", "dataset", "template", "status")))
     folded = [e for e in listing.entries if isinstance(e, SearchEntry)]
     if folded:
         con.print(f"[dim]{len(folded)} tuning search{'es' if len(folded) > 1 else ''} folded "

@@ -54,7 +54,7 @@ def test_a_batch_run_round_trip_on_the_command_line(capsys: pytest.CaptureFixtur
         code, out, _ = run(capsys, "runs", "show", "1")
         flat = " ".join(out.split())
         assert f"{requests} (5 requests, sha256" in flat
-        assert "part2.jsonl (2 lines" in flat and "provider openai, models m (2)" in flat
+        assert "part2.jsonl (2 lines" in flat and "provider OpenAI Batch API, models m (2)" in flat
         code, out, _ = run(capsys, "runs", "retry", "1", "--batch-out", str(tmp_path / "retry.jsonl"))
         assert code == 0 and "wrote 0 of 5 requests" in " ".join(out.split())
         assert server.stats.requests == 5  # the replay's: dialjudge itself sent none

@@ -25,10 +25,10 @@ from dialjudge.core.judges.types import Judgment, ScoringMode
 
 
 def test_status_values_are_the_stores_and_read_as_their_value():
-    assert RUN_STATUSES == ("running", "finished", "cancelled", "failed", "awaiting")
+    assert RUN_STATUSES == ("running", "finished", "cancelled", "failed", "awaiting", "interrupted")
     assert RunStatus("cancelled") is RunStatus.CANCELLED and RunStatus.CANCELLED == "cancelled"
     assert f"{RunStatus.FINISHED}" == str(RunStatus.FINISHED) == "finished"
-    assert [s.stopped for s in RunStatus] == [False, True, True, True, True]
+    assert [s.stopped for s in RunStatus] == [False, True, True, True, True, True]
 
 
 def test_a_run_folded_from_its_events_matches_the_store(tmp_path: Path):
