@@ -28,7 +28,7 @@ from scipy.special import expit, ndtr
 
 from ..stats.meta_levels import CONTEXT, Items, level_named
 from ..stats.significance_clusters import cluster_evaluators
-from .synthetic import SimulationDesign, _judge_errors, _rounded
+from .synthetic import SimulationDesign, _judge_errors, draw_ratings
 
 #: Affine scales (all levels) and monotone ones (within-context only): name -> map of the latent score.
 AFFINE_SCALES = {"1-5": lambda x: 3.0 + 0.8 * x, "0-1": lambda x: 0.5 + 0.15 * x, "tokens": lambda x: 40.0 + 12.0 * x}
@@ -54,13 +54,7 @@ def simulate_evaluators(design: SimulationDesign, agreements: Sequence[float], n
     """``n_datasets`` datasets of ``design`` scored by one evaluator per entry of ``agreements``."""
     rng = np.random.default_rng(seed)
     d, k, m = n_datasets, design.n_contexts, design.n_candidates
-    context = rng.standard_normal((d, k, 1))
-    quality = (math.sqrt(design.context_share) * context
-               + math.sqrt(1.0 - design.context_share) * rng.standard_normal((d, k, m))).reshape(d, k * m)
-    ratings = quality[:, :, None] + design.annotator_noise * rng.standard_normal((d, k * m, design.n_annotators))
-    if design.rating_points is not None:
-        ratings = _rounded(ratings, design.rating_points)
-    human = ratings.mean(axis=2)
+    quality, _ratings, human = draw_ratings(rng, design, d)
     shared = _judge_errors(rng, d, k, m, design.judge_context_share)
     rho = design.error_correlation
     scales = scales_for(level)

@@ -140,9 +140,10 @@ class SimulatedBatch:
         return [f"c{g}-{j % m}" for j, g in enumerate(self.groups.tolist())]
 
 
-def simulate(design: SimulationDesign, n_datasets: int, seed: int) -> SimulatedBatch:
-    """Draw ``n_datasets`` independent datasets of ``design``."""
-    rng = np.random.default_rng(seed)
+def draw_ratings(rng: np.random.Generator, design: SimulationDesign, n_datasets: int
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each dataset's true quality per item, its annotators' ratings and their mean, drawn in this order
+    from ``rng`` (the simulations that share it draw the same numbers from the same seed)."""
     d, k, m = n_datasets, design.n_contexts, design.n_candidates
     context = rng.standard_normal((d, k, 1))
     quality = (math.sqrt(design.context_share) * context
@@ -150,7 +151,14 @@ def simulate(design: SimulationDesign, n_datasets: int, seed: int) -> SimulatedB
     ratings = quality[:, :, None] + design.annotator_noise * rng.standard_normal((d, k * m, design.n_annotators))
     if design.rating_points is not None:
         ratings = _rounded(ratings, design.rating_points)
-    human = ratings.mean(axis=2)
+    return quality, ratings, ratings.mean(axis=2)
+
+
+def simulate(design: SimulationDesign, n_datasets: int, seed: int) -> SimulatedBatch:
+    """Draw ``n_datasets`` independent datasets of ``design``."""
+    rng = np.random.default_rng(seed)
+    d, k, m = n_datasets, design.n_contexts, design.n_candidates
+    quality, ratings, human = draw_ratings(rng, design, d)
     shared = _judge_errors(rng, d, k, m, design.judge_context_share)
     error_a, error_b = _judge_errors(rng, d, k, m, design.judge_context_share), \
         _judge_errors(rng, d, k, m, design.judge_context_share)

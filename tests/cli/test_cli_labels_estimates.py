@@ -7,6 +7,7 @@ import json
 import math
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -98,6 +99,17 @@ def test_alt_test_of_a_random_and_a_good_judge(capsys: pytest.CaptureFixture[str
     assert "ε = 0.2 (set by hand)" in " ".join(out.split()) and "Benjamini–Hochberg" in out
 
 
+def _annotators_by_name(dataset: Any, quality: str) -> dict[str, dict[str, float]]:
+    """The raw ratings, annotator -> item -> rating: what the alternative annotator test leaves out in turn."""
+    humans: dict[str, dict[str, float]] = {}
+    for ex in dataset.examples:
+        rating = ex.ratings[quality]
+        for name, value in zip(rating.annotators, rating.scores):
+            if value is not None:
+                humans.setdefault(name, {})[ex.id] = float(value)
+    return humans
+
+
 def test_alt_test_says_how_it_met_the_annotators_scale_and_rounds_on_request(
         capsys: pytest.CaptureFixture[str]) -> None:
     """USR's Overall is rated on whole points 1-5; a continuous judge cannot tie an annotator exactly."""
@@ -118,12 +130,7 @@ def test_alt_test_says_how_it_met_the_annotators_scale_and_rounds_on_request(
         judgments = store.judgments.load_judgments(good)["sim"]
     judge = {i: float(min(5, max(1, np.floor(1 + 4 * j.normalized + 0.5)))) for i, j in judgments.items()
              if j.normalized is not None}
-    humans: dict[str, dict[str, float]] = {}
-    for ex in dataset.examples:
-        rating = ex.ratings["Overall"]
-        for name, value in zip(rating.annotators, rating.scores):
-            if value is not None:
-                humans.setdefault(name, {})[ex.id] = float(value)
+    humans = _annotators_by_name(dataset, "Overall")
     direct = alt_test(judge, humans, measure="neg_rmse", epsilon=0.1)
     assert [(t.annotator, t.p_value) for t in report.result.tested] == \
         [(t.annotator, pytest.approx(t.p_value)) for t in direct.tested]
@@ -138,12 +145,7 @@ def test_alt_test_glue_matches_the_statistic_on_the_raw_numbers() -> None:
         judgments = store.judgments.load_judgments(good)["sim"]
     # Independently: judge scores from 0-1 back to 1-5, annotators by name from the raw ratings.
     judge = {i: 1 + 4 * j.normalized for i, j in judgments.items() if j.normalized is not None}
-    humans: dict[str, dict[str, float]] = {}
-    for ex in dataset.examples:
-        rating = ex.ratings["Overall"]
-        for name, value in zip(rating.annotators, rating.scores):
-            if value is not None:
-                humans.setdefault(name, {})[ex.id] = float(value)
+    humans = _annotators_by_name(dataset, "Overall")
     direct = alt_test(judge, humans, measure="neg_rmse", epsilon=0.1)
     assert [(t.annotator, t.p_value) for t in report.result.tested] == \
         [(t.annotator, pytest.approx(t.p_value)) for t in direct.tested]
