@@ -136,7 +136,7 @@ def run_stats(args: argparse.Namespace) -> int:
             reasons.extend(f"{row.quality} ({row.level}): {why}" for why in ceiling.reasons)
         con.print(render.plain_table(
             f"Annotator agreement — {dataset.name} (label qualities)",
-            ["quality", "level", "labels", "items", "annotators", "% agreement (pairs)", "κ (pairs)",
+            ["quality", "level", "labels", "items", "raters", "% agreement (pairs)", "κ (pairs)",
              "pairs / raters / items", "Krippendorff α", "% vs majority of others", "κ vs majority of others",
              "raters / items", "majority ties"],
             label_rows, right=("items", "% agreement (pairs)", "κ (pairs)", "Krippendorff α",

@@ -7,7 +7,7 @@ import enum
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from dialjudge.core.api.types import POOL
+from dialjudge.core.api.types import POOL, RunStatus
 
 if TYPE_CHECKING:
     from dialjudge.core.api.types import (
@@ -62,3 +62,9 @@ class StatsState:
 def column_order(workspace: Workspace) -> list[str]:
     """Judges (and their pool) first: they are what a run changes; then the metrics."""
     return [*workspace.judge_names, *([POOL] if workspace.has_pool else []), *workspace.metric_names]
+
+
+#: One colour per run status, wherever a run's status is drawn (the Runs table, the run's status line).
+STATUS_COLOURS: dict[RunStatus, str] = {
+    RunStatus.RUNNING: "cyan", RunStatus.FINISHED: "green", RunStatus.CANCELLED: "yellow", RunStatus.FAILED: "red",
+    RunStatus.AWAITING_ANSWERS: "magenta", RunStatus.INTERRUPTED: "magenta"}

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Concatenate, ParamSpec, TypeVar
@@ -28,6 +28,7 @@ from ..judges.backends import make_backend
 from ..judges.run.config import RunConfig
 from ..judges.store.run_store import RunStore
 from ..judges.types import JudgeBackend
+from .runs import build_backends
 
 BackendFactory = Callable[[JudgeConfig], JudgeBackend]
 
@@ -96,16 +97,11 @@ class Session:
 
     def backends_for(self, run_config: RunConfig) -> dict[str, JudgeBackend]:
         """One (unopened) backend per judge of a run."""
-        return {spec.name: self.make_backend(spec.config) for spec in run_config.judges}
+        return build_backends(run_config, self.make_backend)
 
     def judges(self) -> list[JudgeConfig]:
         """The judges a run may use, the bundled one first."""
         return list(self.config.judges.values())
-
-    def judge_named(self, name: str) -> JudgeConfig | None:
-        """The configured judge called ``name``, if any."""
-        judges: Mapping[str, JudgeConfig] = self.config.judges
-        return judges.get(name)
 
 
 def uses_store(function: Callable[Concatenate[RunStore, P], R]) -> Callable[Concatenate[Session, P], R]:

@@ -259,8 +259,7 @@ def shipped_text(name: str) -> str:
 def trial(session: Session, sample: Dataset, judge_name: str = "fake"):
     example = sample.examples[0]
     prepared = prepare_prompt(PromptSetup(shipped_text("likert-1to5"), sample, example, aspect="overall"))
-    judge = session.judge_named(judge_name)
-    assert judge is not None
+    judge = session.config.judges[judge_name]
     return ask_in_worker(session, judge, trial_request(prepared, example.id, judge))
 
 

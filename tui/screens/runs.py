@@ -37,7 +37,7 @@ from ..controllers.history import (
     RunUsageRead,
     ScoresImported,
 )
-from ..state import Change, WorkspaceChange
+from ..state import STATUS_COLOURS, Change, WorkspaceChange
 from ..widgets.app_footer import AppFooter
 from ..widgets.comparison_view import render_comparison
 from ..widgets.virtual_table import Column, TableCell, VirtualTable
@@ -55,8 +55,6 @@ if TYPE_CHECKING:
     )
     from dialjudge.core.api.types import RunUsage
 
-STATUS_STYLES = {RunStatus.FINISHED: "green", RunStatus.RUNNING: "cyan", RunStatus.CANCELLED: "yellow",
-                 RunStatus.FAILED: "red", RunStatus.AWAITING_ANSWERS: "magenta", RunStatus.INTERRUPTED: "magenta"}
 MARKS = ("A", "B")
 
 
@@ -69,7 +67,7 @@ def run_details(record: RunRecord, usage: RunUsage | None = None, *, show_timing
     table.add_column()
     mode = config.mode.value + (f" (top-{config.top_k})" if config.mode is ScoringMode.LOGPROB and config.top_k else "")
     rows: list[tuple[str, str | Text]] = [
-        ("status", Text(batch_state(record) or record.status.value, style=STATUS_STYLES[record.status])),
+        ("status", Text(batch_state(record) or record.status.value, style=STATUS_COLOURS[record.status])),
         ("created", record.created[:19].replace("T", " ")),
         ("dataset", f"{config.dataset} (subset {config.subset}"
                     + (f", first {config.limit}" if config.limit else "") + ")"),
@@ -197,7 +195,7 @@ class RunsScreen(WorkspaceScreen):
             TableCell(mark, "bold reverse" if mark else "", mark or None),
             TableCell(str(r.id), "bold", r.id),
             TableCell(r.created[:16].replace("T", " "), "dim", r.created),
-            TableCell(batch_state(r) or r.status.value, STATUS_STYLES[r.status], r.status.value),
+            TableCell(batch_state(r) or r.status.value, STATUS_COLOURS[r.status], r.status.value),
             TableCell.of(config.dataset),
             TableCell.of(config.template_label),
             TableCell.of(target),

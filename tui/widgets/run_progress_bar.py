@@ -25,11 +25,12 @@ from dialjudge.core.api.types import (
     RunStatus,
 )
 
+from ..state import STATUS_COLOURS
+
 #: How each part of the status line looks; the status itself takes its colour from STATUS_STYLES.
 PART_STYLES = {Part.STATUS: "", Part.COUNT: "", Part.FAILURES: "red", Part.NOTE: "dim", Part.ERROR: "red"}
-STATUS_STYLES = {None: "yellow", RunStatus.RUNNING: "bold cyan", RunStatus.FINISHED: "bold green",
-                 RunStatus.CANCELLED: "bold yellow", RunStatus.FAILED: "bold red",
-                 RunStatus.AWAITING_ANSWERS: "bold magenta", RunStatus.INTERRUPTED: "bold magenta"}
+STATUS_STYLES: dict[RunStatus | None, str] = {None: "yellow",
+                                              **{status: f"bold {colour}" for status, colour in STATUS_COLOURS.items()}}
 
 
 def progress_text(state: RunState | None, *, show_timings: bool, one_line: bool = False) -> Text:
