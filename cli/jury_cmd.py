@@ -16,7 +16,7 @@ from . import render
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("jury", help="pool the judges of several runs into one (majority, mean or learned weights)",
                        description="A jury of stored runs on one dataset: majority with abstentions (a failed "
-                       "judgment does not vote; a tie goes to the first member listed among those tied), the mean, "
+                       "judgment does not vote; a tie goes to the middle tied point, else to the first member listed), the mean, "
                        "or weights learned on labelled items cross-fitted by context. Each member's agreement "
                        "with the humans beside the jury's, the panel's cost, and where the jury can be trusted "
                        "alone (its members' agreement as its confidence).")

@@ -5,8 +5,10 @@ own agrees with people better than each of them. Three ways to pool, each with a
 failed or unparseable judgment does not vote, and the rest decide):
 
 * **majority**: each member votes the scale point nearest its score; the most votes win. A tie goes
-  to the tied point voted by the *first member listed* among those who voted a tied point (so the
-  user decides ahead, by the order of the members, whom a tie follows; :data:`TIE_RULE`).
+  to the tied point nearest the mean of the tied points (on an ordinal scale, votes 2, 3 and 5 give
+  3: the middle, not an end); where two are equally near (a pass/fail tie, or 2 and 4), to the one
+  voted by the *first member listed* (so the user decides ahead, by the order of the members, whom
+  such a tie follows; :data:`TIE_RULE`).
 * **mean**: the mean of the members' scores (0-1) that voted.
 * **learned**: a ridge regression of the human label on the members' scores, fitted on labelled
   items and **cross-fitted by context**: the contexts are dealt to folds, and an item's weights are
@@ -31,7 +33,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 #: How a majority tie is broken, in words (every report says it).
-TIE_RULE = "a tie goes to the tied point voted by the first member listed among those who voted one"
+TIE_RULE = ("a tie goes to the tied point nearest the mean of the tied points; where two are equally near (a "
+            "pass/fail tie), to the one voted by the first member listed")
 #: Folds of contexts for the learned weights.
 DEFAULT_FOLDS = 5
 #: Ridge penalty of the learned weights (on 0-1 scores; small: it only keeps a singular fit finite).
@@ -89,8 +92,9 @@ def majority(scores: ArrayLike, points: Sequence[float]) -> JuryScores:
             values[item] = tied[0]
             continue
         ties[item] = True
-        first = next(v for v in votes[:, item] if np.isfinite(v) and v in tied)
-        values[item] = first
+        distance = np.abs(tied - tied.mean())
+        nearest = tied[np.isclose(distance, distance.min())]
+        values[item] = next(v for v in votes[:, item] if np.isfinite(v) and v in nearest)
     return JuryScores(values, _confidence(votes, values), np.isfinite(votes).sum(axis=0), ties)
 
 

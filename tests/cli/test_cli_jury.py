@@ -65,7 +65,7 @@ def test_a_jury_prints_the_use_cases_rows_and_a_failing_member_abstains(capsys: 
     assert report.rows[2].abstained == 15 and report.jury.abstained == 0
     assert report.jury.points.n == 60 and report.jury.calls == 180
     text = " ".join(out.split())
-    assert "a tie goes to the tied point voted by the first member listed" in text
+    assert "a tie goes to the tied point nearest the mean of the tied points" in text
     assert f"({report.ties} ties)" in text
     assert "selective trust" in text
 

@@ -65,7 +65,7 @@ def test_a_failing_member_abstains_and_the_others_still_vote() -> None:
     assert np.mean(jury.values == labels) >= 0.78
 
 
-def test_a_tie_goes_to_the_first_member_listed_among_the_tied() -> None:
+def test_a_tie_goes_to_the_middle_point_and_else_to_the_first_member_listed() -> None:
     votes = np.array([[1.0, 0.0, np.nan], [0.0, 1.0, 1.0], [np.nan, np.nan, 0.0]])
     jury = majority(votes, BINARY)
     assert jury.values.tolist() == [1.0, 0.0, 1.0]
@@ -73,6 +73,9 @@ def test_a_tie_goes_to_the_first_member_listed_among_the_tied() -> None:
     swapped = majority(votes[[1, 0, 2]], BINARY)
     assert swapped.values.tolist() == [0.0, 1.0, 1.0]
     assert points_of([0.124, 0.125, 0.126, np.nan], FIVE)[:3].tolist() == [0.0, 0.25, 0.25]
+    # On five points: 2, 3 and 5 tie at one vote each; the middle one (3) wins, whoever is listed first.
+    spread = np.array([[1.0, 0.25], [0.5, 0.75], [0.25, np.nan]])
+    assert majority(spread, FIVE).values.tolist() == [0.5, 0.25]  # 2 and 4 equally near 3: the first listed
 
 
 def _learned_setup(seed: int = 11) -> tuple[np.ndarray, np.ndarray, list[str]]:
