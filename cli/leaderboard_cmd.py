@@ -33,12 +33,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--bootstrap", type=int, default=1000, help="context resamples of each CI (default 1000)")
     p.add_argument("--alpha", type=float, default=0.05, help="family-wise error of the clusters (default 0.05)")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--jury", action="append", default=[], metavar="RUN,RUN,...",
+                   help="rank a jury of these runs' judges too (RUN or RUN:JUDGE, comma-separated; repeatable)")
+    p.add_argument("--jury-method", choices=("majority", "mean", "learned"), default="majority",
+                   help="how each --jury pools its members (learned: weights cross-fitted on the human ratings)")
     p.set_defaults(handler=run_leaderboard)
 
 
 def run_leaderboard(args: argparse.Namespace) -> int:
     request = LeaderboardRequest(args.dataset, args.quality, tuple(args.runs), level=args.level,
-                                 metrics=not args.no_metrics, n_boot=args.bootstrap, seed=args.seed, alpha=args.alpha)
+                                 metrics=not args.no_metrics, n_boot=args.bootstrap, seed=args.seed, alpha=args.alpha,
+                                 juries=tuple(tuple(j.split(",")) for j in args.jury), jury_method=args.jury_method)
     board = leaderboard(args.session, request, args.session.config)
     if args.format != "table":
         text = leaderboard_text(board, args.format)

@@ -7,11 +7,13 @@ from dataclasses import dataclass, field
 
 from ..errors import ConfigError
 from ..stats.baselines import LengthBias
+from ..stats.jury import JuryMethod
 from ..stats.level_estimates import Estimate
 from ..stats.meta_levels import CONTEXT, GLOBAL, LEVELS, SYSTEM, SystemAgreement, TieCalibratedAccuracy
 from ..stats.significance_clusters import Clustering
 from .leaderboard_columns import RunInfo, Usage
 
+JURY_METHODS = tuple(m.value for m in JuryMethod)
 #: The level of a dataset of pre-paired replies: each judge's verdicts against the humans' preference.
 PREFERENCE = "preference"
 LEVEL_TITLES = {GLOBAL: "global (all items)", CONTEXT: "within-context (responses to one context ranked)",
@@ -30,8 +32,13 @@ class LeaderboardRequest:
     n_boot: int = 1000
     seed: int = 0
     alpha: float = 0.05
+    #: Juries to rank beside the runs' judges: each a tuple of members (RUN or RUN:JUDGE), pooled by ``jury_method``.
+    juries: tuple[tuple[str, ...], ...] = ()
+    jury_method: str = "majority"
 
     def __post_init__(self) -> None:
+        if self.jury_method not in JURY_METHODS:
+            raise ConfigError(f"--jury-method must be one of {', '.join(JURY_METHODS)}, not {self.jury_method!r}")
         if self.level not in LEVELS:
             raise ConfigError(f"--level must be one of {', '.join(LEVELS)}, not {self.level!r}")
         if self.n_boot < 0:

@@ -26,6 +26,7 @@ from ..model import Aggregation
 from ..report import records_text
 from ..stats.baselines import LengthBias, length_bias, length_scores
 from ..stats.human import annotator_matrix, human_labels
+from ..stats.jury import JuryMethod
 from ..stats.level_estimates import Estimate, annotator_ceiling, estimate
 from ..stats.meta_levels import (
     CONTEXT,
@@ -37,6 +38,7 @@ from ..stats.meta_levels import (
     tie_calibrated_pairwise_accuracy,
 )
 from ..stats.significance_clusters import Clustering, cluster_evaluators
+from .jury import jury_evaluator
 from .leaderboard_columns import (
     CEILING,
     JUDGE,
@@ -71,6 +73,9 @@ def leaderboard(store: RunStore, request: LeaderboardRequest, app_config: Config
         found, run_notes = run_evaluators(store, record, dataset, config.prices)
         evaluators.extend(found)
         notes.extend(run_notes)
+    for members in request.juries:
+        evaluators.append(jury_evaluator(store, members, JuryMethod(request.jury_method), dataset, quality, config,
+                                         seed=request.seed))
     if request.metrics:
         found, metric_notes = metric_evaluators(dataset)
         evaluators.extend(found)

@@ -126,6 +126,8 @@ def _commands(tmp: Path, usr: bool) -> Iterator[tuple[str, ...]]:
     yield "runs", "compare", "1", "2", "--bootstrap", "100"
     yield "runs", "compare", "1", "6"  # a pointwise run against a pairwise one: verdicts on the same pairs
     yield "leaderboard", "--dataset", "sample", "--quality", "coherence", "--bootstrap", "50"
+    yield "jury", "1", "2", "--bootstrap", "50"
+    yield "cascade", "1:fa", "1:fb"
     if usr:
         yield "datasets", "show", "usr-topicalchat"
         yield "datasets", "stats", "usr-topicalchat"

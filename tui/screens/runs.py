@@ -16,11 +16,13 @@ from textual.widgets import Header, Static, TabbedContent, TabPane
 
 from dialjudge.core.api import LeaderboardRequest
 from dialjudge.core.api.batch import batch_state
+from dialjudge.core.api.cascade import CascadeRequest
 from dialjudge.core.api.formatting import (
     FORMAT_LABELS,
     money_text,
     usage_summary,
 )
+from dialjudge.core.api.jury import JuryRequest
 from dialjudge.core.api.types import (
     RunStatus,
     ScoringMode,
@@ -45,6 +47,7 @@ from .answers_dialog import AnswersDialog
 from .base import WorkspaceScreen
 from .dialogs import ExportChoice, ExportDialog
 from .import_dialog import ImportDialog
+from .jury_view import CascadeScreen, JuryScreen
 from .leaderboard_view import LeaderboardScreen
 from .rescore_dialog import RescoreDialog
 
@@ -127,6 +130,12 @@ class RunsScreen(WorkspaceScreen):
         Binding("b", "leaderboard", "Leaderboard", show=False,
                 tooltip="Rank the marked runs' judges (none marked: every run on the highlighted run's dataset and "
                         "quality) beside the metrics and baselines, with significance clusters"),
+        Binding("y", "jury", "Jury", show=False,
+                tooltip="Pool the marked runs' judges and the highlighted run's into one (majority vote), beside "
+                        "each member, with the panel's cost"),
+        Binding("e", "cascade", "Cascade", show=False,
+                tooltip="The first marked run's judge first, escalating to the other run's (marked or highlighted) "
+                        "where unsure, with a guaranteed agreement with the humans (target 80%)"),
     ]
 
     def __init__(self) -> None:
@@ -296,6 +305,31 @@ class RunsScreen(WorkspaceScreen):
         request = LeaderboardRequest(config.dataset_path or config.dataset, quality, tuple(sorted(self.marked)),
                                      n_boot=self.dj.services.n_boot, seed=self.dj.services.seed)
         self.app.push_screen(LeaderboardScreen(request))
+
+    def _panel_runs(self) -> list[int]:
+        """The marked runs in the order they were marked, then the highlighted one if it is not marked."""
+        chosen = list(self.marked)
+        if self.highlighted is not None and self.highlighted not in chosen:
+            chosen.append(self.highlighted)
+        return chosen
+
+    def action_jury(self) -> None:
+        """A jury of the marked runs and the highlighted one (a run with several judges gives each a seat)."""
+        chosen = self._panel_runs()
+        if not chosen:
+            return
+        request = JuryRequest(tuple(str(r) for r in chosen), n_boot=self.dj.services.n_boot,
+                              seed=self.dj.services.seed)
+        self.app.push_screen(JuryScreen(request))
+
+    def action_cascade(self) -> None:
+        """The first marked run's judge as the cheap one, the other (marked or highlighted) as the strong one."""
+        chosen = self._panel_runs()
+        if len(chosen) != 2:
+            self.notify("Mark the cheap judge's run (space), then highlight or mark the strong judge's run",
+                        severity="warning")
+            return
+        self.app.push_screen(CascadeScreen(CascadeRequest(str(chosen[0]), str(chosen[1]), seed=self.dj.services.seed)))
 
     def on_runs_compared(self, message: RunsCompared) -> None:
         self.query_one("#runs-comparison", Static).update(render_comparison(message.comparison))

@@ -1,0 +1,80 @@
+"""The jury (Runs screen, key y) and the cascade (key e) in the app show the numbers ``dialjudge jury`` and
+``dialjudge cascade`` print, digit for digit, on the same store."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from textual.widgets import Static
+from tui_helpers import SIZE, make_services, settle, static_text
+
+from dialjudge.cli.main import main
+from dialjudge.core.config import JudgeConfig
+from dialjudge.core.judges.prompts.templates import get_template
+from dialjudge.core.judges.run.config import RunConfig
+from dialjudge.core.judges.types import ScoringMode
+from dialjudge.tui.app import make_app
+from dialjudge.tui.screens.jury_view import CascadeScreen, JuryScreen
+from dialjudge.tui.screens.runs import RunsScreen
+
+FAKE = JudgeConfig(name="fake", backend="fake", model="fake-judge")
+
+
+def table_cells(text: str) -> list[list[str]]:
+    return [[cell.strip() for cell in line.strip().strip("│").split("│")]
+            for line in text.splitlines() if line.strip().startswith("│")]
+
+
+def printed(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    return out
+
+
+async def test_the_app_shows_the_cli_jury_and_cascade_digit_for_digit(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    store = Path(os.environ["DIALJUDGE_DATA_DIR"]) / "runs.sqlite3"
+    app = make_app(services=make_services(tmp_path).with_store_at(store))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        for aspect in ("overall", "coherence"):
+            app.runs.start(RunConfig.build(app.workspace.dataset, get_template("likert-1to5"), [FAKE], aspect=aspect,
+                                           quality="overall", mode=ScoringMode.LOGPROB))
+            await settle(pilot)
+        await pilot.press("u")
+        await settle(pilot)
+        runs = app.screen
+        assert isinstance(runs, RunsScreen)
+        await pilot.press("space", "down")
+        await settle(pilot)
+        await pilot.press("y")
+        await settle(pilot)
+        jury = app.screen
+        assert isinstance(jury, JuryScreen) and jury.report is not None
+        jury_shown = static_text(jury.query_one("#panel-body", Static), width=240)
+        jury_request = jury.request
+        await pilot.press("escape")
+        await settle(pilot)
+        await pilot.press("e")
+        await settle(pilot)
+        cascade = app.screen
+        assert isinstance(cascade, CascadeScreen) and cascade.report is not None
+        cascade_shown = static_text(cascade.query_one("#panel-body", Static), width=240)
+        cascade_request = cascade.request
+
+    monkeypatch.setenv("COLUMNS", "240")
+    assert len(jury_request.members) == 2 and jury_request.members[0] != jury_request.members[1]
+    jury_printed = printed(capsys, "jury", *jury_request.members, "--bootstrap", str(jury_request.n_boot),
+                           "--seed", str(jury_request.seed))
+    app_rows = table_cells(jury_shown)
+    assert len(app_rows) == 3 and app_rows == table_cells(jury_printed)
+    assert app_rows[-1][0].startswith("jury majority")
+    assert (cascade_request.cheap, cascade_request.strong) == jury_request.members
+    cascade_printed = printed(capsys, "cascade", cascade_request.cheap, cascade_request.strong,
+                              "--seed", str(cascade_request.seed))
+    assert table_cells(cascade_shown) == table_cells(cascade_printed) and len(table_cells(cascade_shown)) == 6
+    for line in ("Trust or Escalate", "for the strong judge alone"):
+        assert line in " ".join(cascade_shown.split()) and line in " ".join(cascade_printed.split())
