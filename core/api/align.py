@@ -22,7 +22,7 @@ from ..config import user_data_dir
 from ..errors import ConfigError, DataError, DialjudgeError
 from ..judges.prompts.templates import parse_template
 from ..judges.store.run_store import RunStore
-from ..model import Aggregation, Dataset, is_label_quality
+from ..model import Aggregation, Dataset, Example, is_label_quality
 from ..stats.human import human_labels
 from ..tuning.align import (
     MIN_CORRECTIONS,
@@ -76,11 +76,11 @@ class _AlignJob:
     """The search over the aligned variants, and the report and record made from its result."""
 
     def __init__(self, search: TuningSearch, request: AlignRequest, corrections: Corrections, *, n_labelled: int,
-                 n_unknown: int, skipped: tuple[str, ...], examples: list, text_of: Callable[[Variant], str],
-                 config: object) -> None:
+                 n_unknown: int, skipped: tuple[str, ...], examples: list[Example],
+                 text_of: Callable[[Variant], str]) -> None:
         self.search, self.request, self.corrections = search, request, corrections
         self._n_labelled, self._n_unknown, self._skipped = n_labelled, n_unknown, skipped
-        self._examples, self._text_of, self._config = examples, text_of, config
+        self._examples, self._text_of = examples, text_of
 
     def cancel(self) -> None:
         self.search.cancel()
@@ -199,10 +199,10 @@ def _prepare(store: RunStore, session: Session, request: AlignRequest, current: 
     search = TuningSearch(space, judged, session.config, store, make_backend=session.make_backend,
                           on_event=on_event, split=split,
                           fewshot_pool=correction_pool(judged.examples, quality, scale, labels),
-                          tuning_labels=labels, template_of=template_of)
+                          tuning_labels=labels, template_of=template_of, baseline_competes=False)
     return _AlignJob(search, request, corrections, n_labelled=len(labels), n_unknown=n_unknown,
                      skipped=tuple(skipped), examples=list(judged.examples),
-                     text_of=lambda v: template_of(v)[1], config=session.config)
+                     text_of=lambda v: template_of(v)[1])
 
 
 def _corrections(store: RunStore, request: AlignRequest) -> Corrections:

@@ -131,8 +131,8 @@ def align_variants(start: Variant, template: Template, corrections: Corrections,
 
 def align_space(variants: Sequence[Variant], *, quality: str, n_tuning_contexts: int, seed: int = 0,
                 n_boot: int = 1000) -> SearchSpace:
-    """One round: every variant on every corrected item (few enough to judge them all), the best on
-    the user's labels and the starting judge then on the held-out contexts."""
+    """One round: every variant on every corrected item (few enough to judge them all); the proposed
+    variant best on the user's labels (the winner) and the starting judge then on the held-out contexts."""
     settings = SearchSettings(quality=quality, seed=seed, first_sample=max(1, n_tuning_contexts), finalists=1,
                               baseline=START, coefficient="spearman", n_boot=n_boot)
     return SearchSpace(tuple(variants), settings, "align")
@@ -157,10 +157,10 @@ def variant_text(template: Template, variant: Variant, header: str) -> tuple[str
 
 
 def align_verdict(paired: PairedComparison | None, coefficient: str = "spearman") -> str:
-    """One word on the held-out comparison: better, worse, no difference shown, or unchanged (the
-    starting judge won the search, so there is nothing to compare)."""
-    if paired is None:
-        return "unchanged"
+    """One word on the held-out comparison of the winner with the starting judge: better, worse, no
+    difference shown, or undecided (no comparison could be made: too few contexts, constant scores)."""
+    if paired is None or not paired.defined or paired.too_few_contexts:
+        return "undecided"
     if not paired.decided(coefficient):
         return "no difference shown"
     return "better" if paired.delta(coefficient).delta > 0 else "worse"

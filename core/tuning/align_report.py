@@ -47,6 +47,9 @@ class AlignReport:
     def verdict(self) -> str:
         return align_verdict(self.tuning.paired, self.tuning.coefficient)
 
+    def _search_score(self, variant: str) -> float | None:
+        return next((s.score for s in self.tuning.leaderboard if s.variant == variant), None)
+
     def records(self) -> list[dict[str, Any]]:
         """The held-out rows (the winner and the starting judge), as the tables and exports show them."""
         out = []
@@ -70,8 +73,9 @@ class AlignReport:
             f"Search split: the {len(t.split.tuning)} contexts the corrections touch (only the corrected items "
             f"judged, against your labels). Held out: the {len(t.split.heldout)} contexts no correction touched "
             f"({t.heldout_items} items, against the dataset's {t.quality} ratings).",
-            f"{len(t.variants)} variants; winner (best {t.coefficient} with your labels): {t.winner}; "
-            f"starting judge: {START}.",
+            f"{len(t.variants) - 1} proposed variants; winner (the best {t.coefficient} with your labels among "
+            f"them): {t.winner}; compared with the starting judge ({START}, search split "
+            f"{number_text(self._search_score(START))}).",
         ]
         for h in t.heldout:
             role = "winner" if h.variant == t.winner else "starting judge"
@@ -81,7 +85,7 @@ class AlignReport:
         if t.paired is not None:
             lines.append(f"Verdict: {self.verdict}. " + verdict_line(t.paired, t.coefficient))
         else:
-            lines.append("Verdict: unchanged. The starting judge won the search; there is nothing to compare.")
+            lines.append(f"Verdict: {self.verdict}. There was no held-out comparison to make.")
         lines += [f"Not proposed: {s}." for s in self.skipped]
         lines += list(self.notes)
         if self.record_path:

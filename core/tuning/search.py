@@ -108,11 +108,13 @@ class TuningSearch:
                  split: ContextSplit | None = None,
                  fewshot_pool: Sequence[Example] | None = None,
                  tuning_labels: Mapping[str, float] | None = None,
-                 template_of: Callable[[Variant], tuple[str, str]] | None = None) -> None:
+                 template_of: Callable[[Variant], tuple[str, str]] | None = None,
+                 baseline_competes: bool = True) -> None:
         """The defaults search as `dialjudge tune` does. ``dialjudge align`` gives its own ``split`` (the
         corrected contexts to tune on, the untouched ones held out), the few-shot ``fewshot_pool`` (the
         corrections), ``tuning_labels`` (the reference on tuning: only these items are judged there) and
-        ``template_of`` (each variant's template name and text)."""
+        ``template_of`` (each variant's template name and text); with ``baseline_competes`` False the
+        winner is the best variant other than the baseline, so the held-out comparison always happens."""
         self.space = space
         self.dataset = dataset
         self.config = config
@@ -127,6 +129,7 @@ class TuningSearch:
                                            else self.split.tuning_items(dataset))
         self._tuning_labels = dict(tuning_labels) if tuning_labels is not None else None
         self._template_of = template_of
+        self._baseline_competes = baseline_competes
         self._human = {k: (None if v is None else float(v))
                        for k, v in human_labels(dataset.examples, self.quality, Aggregation.MEAN).values.items()}
         self._groups = {ex.id: ex.group_id for ex in dataset.examples}
@@ -221,9 +224,10 @@ class TuningSearch:
                                          self.model_calls))
             halving.record(scores)
         leaderboard = halving.leaderboard()
-        winner = leaderboard[0].variant
         baseline = self.space.baseline.name
-        finalists = [st.variant for st in leaderboard[: s.finalists]]
+        contenders = [st for st in leaderboard if self._baseline_competes or st.variant != baseline] or leaderboard
+        winner = contenders[0].variant
+        finalists = [st.variant for st in contenders[: s.finalists]]
         if baseline not in finalists:
             finalists.append(baseline)
         heldout_ids = [ex.id for ex in heldout_items]
