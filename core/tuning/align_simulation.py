@@ -29,6 +29,7 @@ from ..model import Example
 from ..simulation.calibration import Rate
 from ..simulation.synthetic import SimulationDesign, _judge_errors, draw_ratings
 from ..stats.paired import paired_comparison
+from ..stats.randomization import DEFAULT_DRAWS
 from .align import START, align_verdict
 from .align_split import correction_split, leaked_contexts
 from .halving import SuccessiveHalving
@@ -64,8 +65,11 @@ class AlignOutcomes:
         return dict(Counter(self.verdicts))
 
 
-def simulate_align(design: AlignDesign, n_datasets: int, seed: int = 0) -> AlignOutcomes:
-    """``n_datasets`` alignments of ``design``, each decided by the product's code."""
+def simulate_align(design: AlignDesign, n_datasets: int, seed: int = 0, *, n_draws: int = DEFAULT_DRAWS
+                   ) -> AlignOutcomes:
+    """``n_datasets`` alignments of ``design``, each decided by the product's code. ``n_draws``: the
+    randomization test's random swaps (the product's 1,000 by default; fewer make a coarser p-value
+    that is just as valid, since the observed assignment counts among the draws, and a faster check)."""
     data = design.data
     rng = np.random.default_rng(seed)
     d, k, m = n_datasets, data.n_contexts, data.n_candidates
@@ -107,7 +111,8 @@ def simulate_align(design: AlignDesign, n_datasets: int, seed: int = 0) -> Align
         heldout = set(split.heldout)
         reference = {i: float(human[index, n]) for n, i in enumerate(ids) if group_of[i] in heldout}
         paired = paired_comparison(columns[START], columns[winner], reference, group_of, name_a=START,
-                                   name_b=winner, methods=("spearman",), n_boot=0, seed=index)
+                                   name_b=winner, methods=("spearman",), n_boot=0, seed=index,
+                                   n_draws=n_draws)
         verdicts.append(align_verdict(paired, "spearman"))
     return AlignOutcomes(tuple(verdicts), leaked)
 
