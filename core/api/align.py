@@ -208,7 +208,9 @@ def _prepare(store: RunStore, session: Session, request: AlignRequest, current: 
 def _corrections(store: RunStore, request: AlignRequest) -> Corrections:
     """The request's labels and notes, or those the user gave run ``run_id`` in Review."""
     reviews = store.reviews.reviews(request.run_id)
-    notes = request.notes if request.notes is not None else tuple(r.note for r in reviews.values() if r.note.strip())
+    # The same note written on several items is one note (it goes into every prompt once).
+    notes = request.notes if request.notes is not None else tuple(
+        dict.fromkeys(r.note.strip() for r in reviews.values() if r.note.strip()))
     if request.labels is not None:
         return Corrections(dict(request.labels), notes, request.labels_source or "labels given")
     labels = {item: float(r.own_rating) for item, r in reviews.items() if r.own_rating is not None}
