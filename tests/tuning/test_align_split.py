@@ -9,7 +9,7 @@ import pytest
 
 from dialjudge.core.errors import ConfigError
 from dialjudge.core.model import Example
-from dialjudge.core.tuning.align_split import correction_split, corrected_contexts, leaked_contexts
+from dialjudge.core.tuning.align_split import corrected_contexts, correction_split, leaked_contexts
 from dialjudge.core.tuning.split import ContextSplit
 
 
