@@ -12,6 +12,7 @@ from dialjudge.core.errors import DialjudgeError
 
 from . import (
     adversarial_cmd,
+    align_cmd,
     datasets_cmd,
     judge_cmd,
     jury_cmd,
@@ -47,6 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
     jury_cmd.register(sub)
     adversarial_cmd.register(sub)
     tune_cmd.register(sub)
+    align_cmd.register(sub)
     return parser
 
 

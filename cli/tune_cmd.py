@@ -128,3 +128,7 @@ class _Printer:
         if text != self._last_status:
             self._last_status = text
             self.con.print(text, end="\r", markup=False, highlight=False)
+
+
+#: The search's live progress, as `dialjudge align` prints it too.
+SearchPrinter = _Printer

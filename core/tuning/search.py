@@ -104,7 +104,17 @@ class TuningSearch:
 
     def __init__(self, space: SearchSpace, dataset: Dataset, config: Config, store: Any, *,
                  make_backend: BackendFactory | None = None,
-                 on_event: Callable[[SearchEvent], None] | None = None) -> None:
+                 on_event: Callable[[SearchEvent], None] | None = None,
+                 split: ContextSplit | None = None,
+                 fewshot_pool: Sequence[Example] | None = None,
+                 tuning_labels: Mapping[str, float] | None = None,
+                 template_of: Callable[[Variant], tuple[str, str]] | None = None,
+                 baseline_competes: bool = True) -> None:
+        """The defaults search as `dialjudge tune` does. ``dialjudge align`` gives its own ``split`` (the
+        corrected contexts to tune on, the untouched ones held out), the few-shot ``fewshot_pool`` (the
+        corrections), ``tuning_labels`` (the reference on tuning: only these items are judged there) and
+        ``template_of`` (each variant's template name and text); with ``baseline_competes`` False the
+        winner is the best variant other than the baseline, so the held-out comparison always happens."""
         self.space = space
         self.dataset = dataset
         self.config = config
@@ -113,9 +123,13 @@ class TuningSearch:
         self._on_event = on_event
         self.settings = space.settings
         self.quality = _quality(dataset, self.settings.quality)
-        self.split = split_by_context(_rated(dataset, self.quality), heldout_fraction=self.settings.heldout_fraction,
-                                      seed=self.settings.seed)
-        self.tuning_pool: list[Example] = self.split.tuning_items(dataset)
+        self.split = split if split is not None else split_by_context(
+            _rated(dataset, self.quality), heldout_fraction=self.settings.heldout_fraction, seed=self.settings.seed)
+        self.tuning_pool: list[Example] = (list(fewshot_pool) if fewshot_pool is not None
+                                           else self.split.tuning_items(dataset))
+        self._tuning_labels = dict(tuning_labels) if tuning_labels is not None else None
+        self._template_of = template_of
+        self._baseline_competes = baseline_competes
         self._human = {k: (None if v is None else float(v))
                        for k, v in human_labels(dataset.examples, self.quality, Aggregation.MEAN).values.items()}
         self._groups = {ex.id: ex.group_id for ex in dataset.examples}
@@ -145,7 +159,8 @@ class TuningSearch:
         """Check a variant against the dataset and config before anything is judged."""
 
         try:
-            name, text = variant_template(variant, self.config)
+            name, text = (self._template_of(variant) if self._template_of is not None
+                          else variant_template(variant, self.config))
             planned = PlannedVariant(variant, name, text)
             self._run_config(planned, ())
             return planned
@@ -160,7 +175,7 @@ class TuningSearch:
                         personas=[] if v.persona == "none" else [v.persona], fewshot=v.fewshot,
                         top_k=v.top_k, item_ids=tuple(item_ids), name=name)
         config = plan.config
-        if planned.template_name != config.template:
+        if planned.template_name != config.template or planned.template_text != config.template_text:
 
             tpl = parse_template(planned.template_text, planned.template_name)
             if config.mode not in tpl.output.modes:
@@ -186,7 +201,8 @@ class TuningSearch:
         if s.budget and reserve >= s.budget:
             raise ConfigError(f"a budget of {s.budget} judgments leaves nothing for tuning: the held-out part "
                               f"needs up to {reserve} ({n_heldout_variants} variants × {len(heldout_items)} items)")
-        sizes = [sum(1 for ex in self.tuning_pool if ex.group_id == c) for c in self.split.tuning]
+        tuning_items = self._tuning_items(len(self.split.tuning))
+        sizes = [sum(1 for ex in tuning_items if ex.group_id == c) for c in self.split.tuning]
         names = [v.name for v in self.space.variants]
         tuning_budget = (s.budget - reserve) if s.budget else 0
         halving = SuccessiveHalving(names, sizes, first_sample=s.first_sample, eta=s.eta, budget=tuning_budget)
@@ -196,20 +212,22 @@ class TuningSearch:
                                  planned))
         while (round_ := halving.next_round()) is not None:
             self._emit(RoundStarted(round_))
-            items = [ex.id for ex in self.split.sample_items(self.dataset, round_.n_contexts)]
+            items = [ex.id for ex in self._tuning_items(round_.n_contexts)]
             new_items = round_.cost // len(round_.variants)  # the items this sample added
             scores = {}
             for name in round_.variants:
                 stage = f"round {round_.index + 1}"
                 column, _run_id = await self._judge(name, items, stage, new_items)
-                scores[name] = self._agreement(column, items, n_boot=0).coefficient(s.coefficient).value
+                scores[name] = self._agreement(column, items, n_boot=0,
+                                               reference=self._tuning_labels).coefficient(s.coefficient).value
                 self._emit(VariantScored(name, stage, _none_if_nan(scores[name]), len(items), self.spent,
                                          self.model_calls))
             halving.record(scores)
         leaderboard = halving.leaderboard()
-        winner = leaderboard[0].variant
         baseline = self.space.baseline.name
-        finalists = [st.variant for st in leaderboard[: s.finalists]]
+        contenders = [st for st in leaderboard if self._baseline_competes or st.variant != baseline] or leaderboard
+        winner = contenders[0].variant
+        finalists = [st.variant for st in contenders[: s.finalists]]
         if baseline not in finalists:
             finalists.append(baseline)
         heldout_ids = [ex.id for ex in heldout_items]
@@ -294,9 +312,17 @@ class TuningSearch:
         compared = compared_items(items, columns)
         return human_ceiling([ex for ex in items if compared is None or ex.id in compared], self.quality)
 
+    def _tuning_items(self, n_contexts: int) -> list[Example]:
+        """The items of the first ``n_contexts`` tuning contexts (with tuning labels: only the labelled ones)."""
+        items = self.split.sample_items(self.dataset, n_contexts)
+        if self._tuning_labels is None:
+            return items
+        return [ex for ex in items if ex.id in self._tuning_labels]
+
     def _agreement(self, column: Mapping[str, float | None], item_ids: Sequence[str], *,
-                   n_boot: int) -> CorrelationResult:
-        return correlate([column.get(i) for i in item_ids], [self._human.get(i) for i in item_ids],
+                   n_boot: int, reference: Mapping[str, float] | None = None) -> CorrelationResult:
+        human: Mapping[str, float | None] = self._human if reference is None else reference
+        return correlate([column.get(i) for i in item_ids], [human.get(i) for i in item_ids],
                          [self._groups[i] for i in item_ids], n_boot=n_boot, seed=self.settings.seed)
 
 

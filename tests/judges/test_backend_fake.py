@@ -7,7 +7,7 @@ import asyncio
 import pytest
 
 from dialjudge.core.config import JudgeConfig, Sampling
-from dialjudge.core.errors import BackendError
+from dialjudge.core.errors import BackendError, ConfigError
 from dialjudge.core.judges.backends import make_backend
 from dialjudge.core.judges.backends.fake import FakeBackend
 from dialjudge.core.judges.run.scoring import score_result
@@ -203,3 +203,53 @@ async def test_simulated_judge_options_are_validated_by_name() -> None:
         make_backend(JudgeConfig("g", "fake", extra={"agreement": 0.5, "quality": "q"}))
     with pytest.raises(ConfigError, match="options.quality is only for a simulated judge"):
         make_backend(JudgeConfig("g", "fake", extra={"quality": "q"}))
+
+
+# -- the simulated judge's correction_gain (dialjudge align) ---------------------------------
+
+
+async def _gain_scores(labels: dict[str, float], shown: str) -> dict[str, float]:
+    """Scores of a simulated judge (agreement 0.3, gain 0.4) whose prompts show three other items as
+    examples, rated at their label's nearest point (``matching``), a wrong point (``wrong``), or none."""
+    responses = {item: f"the response written for item {item}, long enough" for item in labels}
+    fake = FakeBackend(name="aligned", agreement=0.3, correction_gain=0.4, labels=labels, responses=responses,
+                       label_scale=(1.0, 5.0))
+    items = list(labels)
+    out = {}
+    for n, item in enumerate(items):
+        blocks = []
+        for other in (items[n - 1], items[n - 2], items[n - 3]) if shown != "none" else ():
+            point = min(5, max(1, round(labels[other])))
+            rating = point if shown == "matching" else point % 5 + 1
+            blocks.append(f"Response: {responses[other]}\nScore: {rating}")
+        text = "\n\n".join(blocks) + f"\n\nResponse: {responses[item]}"
+        req = request(item, LIKERT, ScoringMode.LOGPROB, top_k=0, text=text)
+        out[item] = score_result(req, await fake.complete(req), fake.name).score
+    return out
+
+
+async def test_a_simulated_judge_with_a_correction_gain_agrees_better_only_with_matching_corrections() -> None:
+    import numpy as np
+    from scipy import stats
+
+    rng = np.random.default_rng(2)
+    labels = {f"i{n}": float(v) for n, v in enumerate(np.clip(3 + rng.normal(size=800), 1, 5))}
+    rho = {}
+    for shown in ("matching", "wrong", "none"):
+        scores = await _gain_scores(labels, shown)
+        rho[shown] = stats.spearmanr([scores[i] for i in labels], [labels[i] for i in labels]).statistic
+    # Population values: 0.3 + 0.4 with every example matching, 0.3 otherwise; 800 items: sd about 0.03.
+    assert rho["matching"] == pytest.approx(0.7, abs=0.08)
+    assert rho["wrong"] == pytest.approx(0.3, abs=0.1) and rho["none"] == pytest.approx(0.3, abs=0.1)
+
+
+def test_correction_gain_is_an_option_of_simulated_judges_only() -> None:
+    backend = make_backend(JudgeConfig("a", "fake", extra={"agreement": 0.4, "correction_gain": 0.3,
+                                                            "dataset": "sample", "quality": "overall"}))
+    assert isinstance(backend, FakeBackend) and backend.correction_gain == 0.3
+    assert "correction_gain=0.3" in backend.identity
+    with pytest.raises(ConfigError, match="correction_gain is only for a simulated judge"):
+        make_backend(JudgeConfig("a", "fake", extra={"correction_gain": 0.3}))
+    with pytest.raises(ConfigError, match="agreement \\+ correction_gain below 1"):
+        make_backend(JudgeConfig("a", "fake", extra={"agreement": 0.8, "correction_gain": 0.3,
+                                                     "dataset": "sample", "quality": "overall"}))

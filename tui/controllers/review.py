@@ -23,6 +23,7 @@ from dialjudge.core.api import (
     review_data,
     save_review,
 )
+from dialjudge.core.api.align import AlignReport, AlignRequest, align
 from dialjudge.core.api.review import check_review_formats
 from dialjudge.core.api.types import Review
 from dialjudge.core.model import Dataset
@@ -39,6 +40,7 @@ REVIEW_SAVE_GROUP = "review-save"
 #: The Review screen's run picker lists in its own group (the Runs screen's listing is another).
 REVIEW_RUNS_GROUP = "review-runs"
 EXPORT_GROUP = "export"
+ALIGN_GROUP = "align"
 
 
 @dataclass
@@ -53,6 +55,13 @@ class ReviewSaved(Message):
     """A reviewer's verdict on one item was stored."""
 
     review: Review
+
+
+@dataclass
+class AlignFinished(Message):
+    """The alignment of a run's judge to the user's corrections was judged and reported."""
+
+    report: AlignReport
 
 
 class ReviewController:
@@ -101,3 +110,18 @@ class ReviewController:
             reply_to.post_message(FilesExported(f"run {run_id}'s reviewed labels", paths))
 
         return start_thread_work(self.app, export, group=EXPORT_GROUP, description="Exporting the reviews")
+
+    def align(self, run_id: int, reply_to: MessagePump) -> Worker[None]:
+        """Align run ``run_id``'s judge to the own ratings and notes given in Review (what `dialjudge align
+        RUN` does); ``reply_to`` receives :class:`AlignFinished`. A refusal (too few corrections) is the
+        worker's failure, which the app shows as a notification."""
+        current = self.datasets.workspace.dataset
+        session = self.services.session
+
+        def work() -> None:
+            report = align(session, AlignRequest(run_id), dataset=current)
+            if not get_current_worker().is_cancelled:
+                reply_to.post_message(AlignFinished(report))
+
+        return start_thread_work(self.app, work, group=ALIGN_GROUP,
+                                 description=f"Aligning run {run_id}'s judge to your corrections")

@@ -36,7 +36,7 @@ from dialjudge.core.api.types import (
 
 from ..controllers.history import FilesExported, RunsListed
 from ..controllers.label_estimates import LabelNextPlanned
-from ..controllers.review import REVIEW_RUNS_GROUP, ReviewQueueBuilt, ReviewSaved
+from ..controllers.review import REVIEW_RUNS_GROUP, AlignFinished, ReviewQueueBuilt, ReviewSaved
 from ..format import number_text
 from ..state import Change, WorkspaceChange
 from ..widgets.app_footer import AppFooter
@@ -45,6 +45,7 @@ from ..widgets.judgment_view import JudgmentView
 from ..widgets.label_estimates_view import review_estimate_text
 from ..widgets.review_form import VERDICTS, ReviewForm
 from ..widgets.virtual_table import Column, TableCell, VirtualTable
+from .align_dialog import AlignResultDialog
 from .base import WorkspaceScreen, no_dataset_text
 from .dialogs import ExportChoice, ExportDialog
 
@@ -79,6 +80,9 @@ class ReviewScreen(WorkspaceScreen):
         Binding("ctrl+s", "save_review", "Save review"),
         Binding("n", "next_unreviewed", "Next unreviewed"),
         Binding("x", "export", "Export reviews…"),
+        Binding("g", "align", "Align the judge…", show=False,
+                tooltip="Align the run's judge to your own ratings and notes (dialjudge align): variants that use "
+                        "them, the best judged on contexts none of them touched beside the starting judge"),
         # Off the footer (full at 80 columns); listed in Help (?) and the palette. ("o" sorts the queue.)
         Binding("a", "toggle_label_next", "Label-next order", show=False,
                 tooltip="Propose items by the judge's uncertainty, drawn with known probabilities; each own rating "
@@ -383,3 +387,18 @@ class ReviewScreen(WorkspaceScreen):
     def on_files_exported(self, message: FilesExported) -> None:
         paths = "\n".join(str(p) for p in message.paths)
         self.notify(f"Wrote {message.what}:\n{paths}", title="Exported", timeout=8)
+
+    # -- aligning the judge to the corrections (dialjudge align) ----------------------------
+
+    def action_align(self) -> None:
+        """Align the run's judge to your own ratings and notes; the report opens when it is done."""
+        data = self.data
+        if data is None:
+            return
+        rated = sum(1 for r in data.reviews.values() if r.own_rating is not None)
+        self.notify(f"Aligning run {data.run.id}'s judge to your {rated} own ratings…", title="Align", timeout=5)
+        self.dj.review.align(data.run.id, self)
+
+    def on_align_finished(self, message: AlignFinished) -> None:
+        message.stop()
+        self.app.push_screen(AlignResultDialog(message.report))

@@ -24,6 +24,15 @@ rho_s = (6 / pi) asin(r / 2)); the answer is that score mapped onto the template
 scale by the normal CDF, which keeps the ranks. Ties among the human labels make
 the observed correlation a little lower. Its identity, and so every judgment's
 record, says "simulated".
+
+``options.correction_gain`` g (dialjudge align's simulated judge) raises that agreement to
+``agreement + g × m`` where m is the share of the few-shot examples in the prompt that *match*:
+an example is a dataset item whose response text (20 characters or more, found once in the
+dataset) appears in the prompt, other than the judged item's own; it matches when the first
+number after its response is its pooled human label on the template's scale (nearest point),
+i.e. when the correction shown agrees with the humans. Corrections that carry no information
+(labels unrelated to the humans) match only by chance, and a prompt with no examples gains
+nothing.
 """
 
 from __future__ import annotations
@@ -32,6 +41,7 @@ import asyncio
 import hashlib
 import json
 import math
+import re
 import time
 from dataclasses import dataclass, field
 from statistics import NormalDist
@@ -47,6 +57,8 @@ from .answers import answer_choices, normalize_answer, top_logprobs_count
 from .kind import BackendKind, register_backend
 
 ScoreFn = Callable[[str, str], float]
+#: The first number after a few-shot example's response: the rating shown with it.
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 Delay = Callable[[JudgeRequest], Awaitable[None]]
 
 #: Text a fake judge returns when a request is made to fail parsing.
@@ -94,6 +106,12 @@ class FakeBackend:
     labels: Mapping[str, float] | None = None
     #: Simulated judge: (dataset name or path, quality) whose labels are loaded at open().
     label_source: tuple[str, str] | None = None
+    #: Simulated judge: agreement gained when every few-shot example shown matches the humans (see the note).
+    correction_gain: float = 0.0
+    #: Simulated judge with a gain: item id -> response text (loaded at open() from ``label_source``).
+    responses: Mapping[str, str] | None = None
+    #: Simulated judge with a gain: the human labels' scale (min, max), to show a label on a template's scale.
+    label_scale: tuple[float, float] | None = None
     #: Every request received, in arrival order (failed ones included).
     requests: list[JudgeRequest] = field(default_factory=list)
     opened: int = 0
@@ -102,12 +120,18 @@ class FakeBackend:
     def __post_init__(self) -> None:
         if self.agreement is not None and not 0.0 <= self.agreement < 1.0:
             raise BackendError(f"judge {self.name!r}: agreement must be at least 0 and below 1, not {self.agreement}")
+        if self.correction_gain and (self.agreement is None or not 0.0 <= self.agreement + self.correction_gain < 1.0
+                                     or self.correction_gain < 0):
+            raise BackendError(f"judge {self.name!r}: correction_gain needs an agreement, and agreement + "
+                               f"correction_gain must lie in [0, 1), not {self.correction_gain}")
         if not self.identity:
             self.identity = f"fake:{self.name}"
         if self.agreement is not None and not self.identity.startswith("simulated"):
             source = f":{self.label_source[0]}:{self.label_source[1]}" if self.label_source else ""
-            self.identity = f"simulated(agreement={self.agreement:g}{source}):{self.identity}"
+            gain = f",correction_gain={self.correction_gain:g}" if self.correction_gain else ""
+            self.identity = f"simulated(agreement={self.agreement:g}{gain}{source}):{self.identity}"
         self._normal_scores: dict[str, float] | None = None
+        self._texts: dict[str, str] | None = None
 
     @property
     def description(self) -> str:
@@ -136,12 +160,13 @@ class FakeBackend:
                 raise BackendError(f"judge {config.name!r}: options.{key} must be a number of seconds from 0 to 3600")
             delays[key] = float(value)
         agreement, source = _simulation_options(config.name, options)
+        gain = _correction_gain(config.name, options, agreement)
         return cls(name=config.name, max_concurrency=config.concurrency,
                    identity=f"fake:{config.name}:{config.model}",
                    fail_every=counts["fail_every"], garbage_every=counts["garbage_every"],
                    delay=_sleeping(delays["delay_s"]) if delays["delay_s"] else None,
                    open_delay=_opening(delays["load_delay_s"]) if delays["load_delay_s"] else None,
-                   agreement=agreement, label_source=source)
+                   agreement=agreement, label_source=source, correction_gain=gain)
 
     async def open(self) -> None:
         self.opened += 1
@@ -149,6 +174,8 @@ class FakeBackend:
             await self.open_delay()
         if self.agreement is not None and self.labels is None and self.label_source is not None:
             self.labels = _load_labels(*self.label_source)
+        if self.correction_gain and self.responses is None and self.label_source is not None:
+            self.responses, self.label_scale = _load_responses(*self.label_source)
 
     async def close(self) -> None:
         self.closed += 1
@@ -202,12 +229,46 @@ class FakeBackend:
         if self._normal_scores is None:
             self._normal_scores = _normal_scores(self.labels)
         normal = NormalDist()
-        a = 2.0 * math.sin(math.pi * self.agreement / 6.0)
+        agreement = self.agreement + (self.correction_gain * self._matching_share(request)
+                                      if self.correction_gain else 0.0)
+        a = 2.0 * math.sin(math.pi * agreement / 6.0)
         noise = normal.inv_cdf(_open_unit(_unit_hash("simulated", self.name, request.item_id, request.prompt.hash,
                                                      str(request.seed))))
         z = self._normal_scores.get(request.item_id)
         latent = noise if z is None else a * z + math.sqrt(1.0 - a * a) * noise
         return normal.cdf(latent)
+
+    def _matching_share(self, request: JudgeRequest) -> float:
+        """The share of the prompt's few-shot examples whose shown rating is their human label (module note)."""
+        if not self.responses or not self.labels or self.label_scale is None:
+            return 0.0
+        if self._texts is None:
+            counts: dict[str, int] = {}
+            for text in self.responses.values():
+                counts[text] = counts.get(text, 0) + 1
+            self._texts = {text: item for item, text in self.responses.items()
+                           if len(text) >= 20 and counts[text] == 1 and item in self.labels}
+        prompt = "\n".join(m.content for m in request.prompt.messages)
+        own = self.responses.get(request.item_id)
+        spec = request.prompt.output
+        low, high = self.label_scale
+        shown = matched = 0
+        for text, item in self._texts.items():
+            if item == request.item_id or text == own:
+                continue
+            at = prompt.find(text)
+            if at < 0:
+                continue
+            number = _NUMBER.search(prompt, at + len(text))
+            if number is None:
+                continue
+            shown += 1
+            unit = (self.labels[item] - low) / (high - low) if high > low else 0.0
+            target = spec.min + min(1.0, max(0.0, unit)) * (spec.max - spec.min)
+            points = spec.choice_values() if spec.choices else []
+            expected = min(points, key=lambda c: (round(abs(c - target), 9), -c)) if points else target
+            matched += abs(float(number.group()) - expected) < (0.5 if points else 0.125 * (spec.max - spec.min))
+        return matched / shown if shown else 0.0
 
     def _answer(self, request: JudgeRequest, score: float) -> BackendResult:
         spec = request.prompt.output
@@ -250,6 +311,29 @@ def _simulation_options(name: str, options: Mapping[str, object]) -> tuple[float
                               "labels the simulated judge agrees with)")
         source.append(text)
     return float(value), (source[0], source[1])
+
+
+def _correction_gain(name: str, options: Mapping[str, object], agreement: float | None) -> float:
+    """options.correction_gain: only for a simulated judge; agreement + gain below 1."""
+    if "correction_gain" not in options:
+        return 0.0
+    value = options["correction_gain"]
+    if agreement is None:
+        raise ConfigError(f"judge {name!r}: options.correction_gain is only for a simulated judge (set options.agreement)")
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= agreement + float(value) < 1.0 \
+            or float(value) < 0:
+        raise ConfigError(f"judge {name!r}: options.correction_gain must be a number from 0 with agreement + "
+                          f"correction_gain below 1, not {value!r}")
+    return float(value)
+
+
+def _load_responses(dataset: str, quality: str) -> tuple[dict[str, str], tuple[float, float]]:
+    """Each item's response text, and the quality's scale (min, max), for the correction gain."""
+    data = open_dataset(dataset, remember=False)
+    scale = data.qualities.get(quality)
+    if scale is None or scale.min is None or scale.max is None:
+        raise BackendError(f"simulated judge: {quality!r} of {data.name!r} has no numeric scale to show labels on")
+    return ({ex.id: ex.candidate for ex in data.examples if ex.candidate}, (float(scale.min), float(scale.max)))
 
 
 def _load_labels(dataset: str, quality: str) -> dict[str, float]:

@@ -1,0 +1,64 @@
+"""Review's align key (g): the run's judge aligned to the own ratings and notes given in Review, and the report
+(winner, held-out verdict with its CI, overfitting gap) shown with the numbers the command line prints."""
+
+from __future__ import annotations
+
+from textual.widgets import Static
+from tui_helpers import SIZE, make_services, settle, static_text
+
+from dialjudge.core.api import save_review
+from dialjudge.core.api.align import AlignRequest, open_align
+from dialjudge.core.config import JudgeConfig
+from dialjudge.core.dataset_catalogue import open_dataset
+from dialjudge.core.judges.backends.fake import FakeBackend
+from dialjudge.core.judges.prompts.templates import get_template
+from dialjudge.core.judges.run.config import RunConfig
+from dialjudge.core.judges.types import ScoringMode
+from dialjudge.core.model import Aggregation
+from dialjudge.core.stats.human import human_labels
+from dialjudge.tui.app import make_app
+from dialjudge.tui.screens.align_dialog import AlignResultDialog, report_text
+from dialjudge.tui.screens.review import ReviewScreen
+
+
+async def test_g_aligns_the_judge_to_the_reviews_and_shows_the_heldout_verdict(tmp_path):
+    sample = open_dataset("sample", remember=False)
+    labels = {k: float(v) for k, v in human_labels(sample.examples, "overall", Aggregation.MEAN).values.items()}
+    responses = {ex.id: ex.candidate or "" for ex in sample.examples}
+
+    def make(config: JudgeConfig) -> FakeBackend:
+        return FakeBackend(name=config.name, agreement=0.4, correction_gain=0.3, labels=labels, responses=responses,
+                           label_scale=(1.0, 5.0))
+
+    services = make_services(tmp_path, make_backend=make)
+    app = make_app(services=services)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        config = RunConfig.build(app.workspace.dataset, get_template("likert-1to5"),
+                                 [JudgeConfig(name="fake", backend="fake")], aspect="overall", quality="overall",
+                                 mode=ScoringMode.LOGPROB)
+        app.runs.start(config)
+        await settle(pilot)
+        run_id = app.runs.state.run_id
+        corrected = sorted({ex.group_id for ex in sample.examples})[:4]  # 20 items in 4 of the 12 contexts
+        for ex in sample.examples:
+            if ex.group_id in corrected:
+                save_review(services.session, run_id, ex.id, "judge-wrong", own_rating=float(round(labels[ex.id])),
+                            note="Off-topic replies are poor however fluent." if ex.id.endswith("-hum") else "")
+        await pilot.press("v")
+        await settle(pilot)
+        assert isinstance(app.screen, ReviewScreen)
+        await pilot.press("g")
+        await settle(pilot)
+        dialog = app.screen
+        assert isinstance(dialog, AlignResultDialog)
+        shown = " ".join(static_text(dialog.query_one("#align-text", Static), width=300).split())
+        assert "Verdict:" in shown and "95% CI [" in shown and "overfitting gap" in shown
+        assert "the 8 contexts no correction touched" in shown
+        assert dialog.report.corrections.notes == ("Off-topic replies are poor however fluent.",)  # once
+        assert "notes" in {v.name for v in dialog.report.tuning.variants}
+        # The command line's use case, on the same store: the same report, line for line.
+        again = await open_align(services.session, AlignRequest(run_id), dataset=app.workspace.dataset).run()
+        assert report_text(again) == report_text(dialog.report)
+        await pilot.press("escape")
+        assert isinstance(app.screen, ReviewScreen)
