@@ -3,8 +3,11 @@
 
 from __future__ import annotations
 
+import asyncio
+import threading
+
 from textual.widgets import Static
-from tui_helpers import SIZE, make_services, settle, static_text
+from tui_helpers import SIZE, make_services, settle, static_text, wait_until
 
 from dialjudge.core.api import save_review
 from dialjudge.core.api.align import AlignRequest, open_align
@@ -62,3 +65,54 @@ async def test_g_aligns_the_judge_to_the_reviews_and_shows_the_heldout_verdict(t
         assert report_text(again) == report_text(dialog.report)
         await pilot.press("escape")
         assert isinstance(app.screen, ReviewScreen)
+
+
+async def test_esc_cancels_an_alignment_and_a_second_g_reuses_what_was_judged(tmp_path):
+    sample = open_dataset("sample", remember=False)
+    labels = {k: float(v) for k, v in human_labels(sample.examples, "overall", Aggregation.MEAN).values.items()}
+    responses = {ex.id: ex.candidate or "" for ex in sample.examples}
+    held = threading.Event()  # set: the judge's answers wait until the test lets them go
+    released = threading.Event()
+    answered: list[str] = []
+
+    async def gate(request) -> None:
+        if held.is_set():
+            await asyncio.to_thread(released.wait, 30)
+        answered.append(request.item_id)
+
+    def make(config: JudgeConfig) -> FakeBackend:
+        return FakeBackend(name=config.name, agreement=0.4, correction_gain=0.3, labels=labels, responses=responses,
+                           label_scale=(1.0, 5.0), delay=gate)
+
+    services = make_services(tmp_path, make_backend=make)
+    app = make_app(services=services)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        config = RunConfig.build(app.workspace.dataset, get_template("likert-1to5"),
+                                 [JudgeConfig(name="fake", backend="fake")], aspect="overall", quality="overall",
+                                 mode=ScoringMode.LOGPROB)
+        app.runs.start(config)
+        await settle(pilot)
+        run_id = app.runs.state.run_id
+        for ex in sample.examples:
+            if ex.group_id in sorted({e.group_id for e in sample.examples})[:4]:
+                save_review(services.session, run_id, ex.id, "judge-wrong", own_rating=float(round(labels[ex.id])))
+        await pilot.press("v")
+        await settle(pilot)
+        assert isinstance(app.screen, ReviewScreen)
+        held.set()
+        await pilot.press("g")
+        await wait_until(pilot, lambda: app.review.aligning, "the alignment started")
+        await pilot.press("escape")  # Esc on Review while aligning: cancel it (the binding shows only then)
+        released.set()
+        await settle(pilot)
+        assert not app.review.aligning
+        assert isinstance(app.screen, ReviewScreen)  # no report: the search stopped
+        assert any("cancelled" in n.message for n in app._notifications)
+        # A second g finishes the alignment and reuses the judgments the cancelled one stored.
+        held.clear()
+        await pilot.press("g")
+        await settle(pilot)
+        assert isinstance(app.screen, AlignResultDialog)
+        complete = await open_align(services.session, AlignRequest(run_id), dataset=app.workspace.dataset).run()
+        assert report_text(complete) == report_text(app.screen.report)

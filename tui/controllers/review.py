@@ -23,7 +23,8 @@ from dialjudge.core.api import (
     review_data,
     save_review,
 )
-from dialjudge.core.api.align import AlignReport, AlignRequest, align
+from dialjudge.core.api.align import AlignHandle, AlignReport, AlignRequest, open_align
+from dialjudge.core.api.events import SearchCancelled
 from dialjudge.core.api.review import check_review_formats
 from dialjudge.core.api.types import Review
 from dialjudge.core.model import Dataset
@@ -58,6 +59,13 @@ class ReviewSaved(Message):
 
 
 @dataclass
+class AlignCancelled(Message):
+    """The alignment was cancelled (Esc); the variants judged so far are stored and a rerun reuses them."""
+
+    run_id: int
+
+
+@dataclass
 class AlignFinished(Message):
     """The alignment of a run's judge to the user's corrections was judged and reported."""
 
@@ -71,6 +79,8 @@ class ReviewController:
         self.app = app
         self.services = services
         self.datasets = datasets
+        #: The alignment being judged (its search runs on a worker thread; Esc cancels it).
+        self._align: AlignHandle | None = None
 
     def _review_data(self, run_id: int, current: Dataset | None) -> ReviewData:
         return review_data(self.services.session, run_id, lambda config: dataset_for(self.services, config, current))
@@ -113,15 +123,37 @@ class ReviewController:
 
     def align(self, run_id: int, reply_to: MessagePump) -> Worker[None]:
         """Align run ``run_id``'s judge to the own ratings and notes given in Review (what `dialjudge align
-        RUN` does); ``reply_to`` receives :class:`AlignFinished`. A refusal (too few corrections) is the
-        worker's failure, which the app shows as a notification."""
+        RUN` does); ``reply_to`` receives :class:`AlignFinished`, or :class:`AlignCancelled` after
+        :meth:`cancel_align`. A refusal (too few corrections) is the worker's failure, which the app shows
+        as a notification."""
         current = self.datasets.workspace.dataset
         session = self.services.session
 
         def work() -> None:
-            report = align(session, AlignRequest(run_id), dataset=current)
+            handle = open_align(session, AlignRequest(run_id), dataset=current)
+            self._align = handle
+            try:
+                report = handle.run_to_end()
+            except SearchCancelled:
+                reply_to.post_message(AlignCancelled(run_id))
+                return
+            finally:
+                self._align = None
             if not get_current_worker().is_cancelled:
                 reply_to.post_message(AlignFinished(report))
 
         return start_thread_work(self.app, work, group=ALIGN_GROUP,
                                  description=f"Aligning run {run_id}'s judge to your corrections")
+
+    @property
+    def aligning(self) -> bool:
+        """An alignment is being judged (Esc cancels it)."""
+        return self._align is not None
+
+    def cancel_align(self) -> bool:
+        """Stop the alignment after the judgments in flight; False when none is running."""
+        handle = self._align
+        if handle is None:
+            return False
+        handle.cancel()
+        return True

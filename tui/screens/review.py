@@ -80,6 +80,8 @@ class ReviewScreen(WorkspaceScreen):
         Binding("ctrl+s", "save_review", "Save review"),
         Binding("n", "next_unreviewed", "Next unreviewed"),
         Binding("x", "export", "Export reviews…"),
+        Binding("escape", "cancel_align", "Cancel aligning", key_display="Esc",
+                tooltip="Stop the alignment after the judgments in flight; a rerun reuses what is stored"),
         Binding("g", "align", "Align the judge…", show=False,
                 tooltip="Align the run's judge to your own ratings and notes (dialjudge align): variants that use "
                         "them, the best judged on contexts none of them touched beside the starting judge"),
@@ -268,6 +270,8 @@ class ReviewScreen(WorkspaceScreen):
             return True if self.case is not None else None
         if action in ("export", "toggle_label_next"):
             return True if self.data is not None else None
+        if action == "cancel_align":  # only while aligning: otherwise Esc does what it does elsewhere
+            return self.dj.review.aligning
         return True
 
     def action_verdict(self, verdict: str) -> None:
@@ -396,9 +400,26 @@ class ReviewScreen(WorkspaceScreen):
         if data is None:
             return
         rated = sum(1 for r in data.reviews.values() if r.own_rating is not None)
-        self.notify(f"Aligning run {data.run.id}'s judge to your {rated} own ratings…", title="Align", timeout=5)
+        if self.dj.review.aligning:
+            self.notify("An alignment is already running (Esc cancels it)", title="Align", timeout=4)
+            return
+        self.notify(f"Aligning run {data.run.id}'s judge to your {rated} own ratings… (Esc cancels)", title="Align",
+                    timeout=5)
         self.dj.review.align(data.run.id, self)
+        self.refresh_bindings()
+
+    def action_cancel_align(self) -> None:
+        """Stop the alignment: the variants judged so far stay stored, and aligning again reuses them."""
+        if self.dj.review.cancel_align():
+            self.notify("Cancelling the alignment…", title="Align", timeout=3)
+
+    def on_align_cancelled(self, message: AlignCancelled) -> None:
+        message.stop()
+        self.refresh_bindings()
+        self.notify(f"Alignment of run {message.run_id}'s judge cancelled; what was judged is stored",
+                    title="Align", timeout=5)
 
     def on_align_finished(self, message: AlignFinished) -> None:
         message.stop()
+        self.refresh_bindings()
         self.app.push_screen(AlignResultDialog(message.report))
