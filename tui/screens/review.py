@@ -36,7 +36,7 @@ from dialjudge.core.api.types import (
 
 from ..controllers.history import FilesExported, RunsListed
 from ..controllers.label_estimates import LabelNextPlanned
-from ..controllers.review import REVIEW_RUNS_GROUP, AlignFinished, ReviewQueueBuilt, ReviewSaved
+from ..controllers.review import REVIEW_RUNS_GROUP, AlignCancelled, AlignFinished, ReviewQueueBuilt, ReviewSaved
 from ..format import number_text
 from ..state import Change, WorkspaceChange
 from ..widgets.app_footer import AppFooter
