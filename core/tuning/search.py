@@ -104,13 +104,15 @@ class TuningSearch:
 
     def __init__(self, space: SearchSpace, dataset: Dataset, config: Config, store: Any, *,
                  make_backend: BackendFactory | None = None,
-                 on_event: Callable[[SearchEvent], None] | None = None) -> None:
+                 on_event: Callable[[SearchEvent], None] | None = None, close_backends: bool = True) -> None:
         self.space = space
         self.dataset = dataset
         self.config = config
         self.store = store
         self._make_backend = make_backend
         self._on_event = on_event
+        #: False where the backends are someone else's to close (a judge process keeps its judges open).
+        self._close_backends = close_backends
         self.settings = space.settings
         self.quality = _quality(dataset, self.settings.quality)
         self.split = split_by_context(_rated(dataset, self.quality), heldout_fraction=self.settings.heldout_fraction,
@@ -175,8 +177,9 @@ class TuningSearch:
         try:
             return await self._search()
         finally:
-            for backend in self._backends.values():
-                await backend.close()
+            if self._close_backends:
+                for backend in self._backends.values():
+                    await backend.close()
 
     async def _search(self) -> TuningReport:
         s = self.settings
