@@ -107,6 +107,42 @@ def judge_log_dir(session: Session) -> Path:
     return (session.store_path or default_store_path()).parent / "logs"
 
 
+#: Bytes read from a log's end for :func:`judge_log` (a few hundred lines; a model's load alone writes ~100).
+LOG_TAIL_BYTES = 64 * 1024
+
+
+@dataclass(frozen=True)
+class JudgeLog:
+    """The end of a judge process's log: what a front end shows (its stdout and stderr: a model library's
+    messages, a traceback, a crash's stack)."""
+
+    #: The log file (None: no judge process has written one beside this session's store).
+    path: Path | None
+    lines: tuple[str, ...]
+    #: Earlier lines were left out (only the log's last :data:`LOG_TAIL_BYTES` are read).
+    cut: bool = False
+
+
+def judge_log(session: Session, *, tail_bytes: int = LOG_TAIL_BYTES) -> JudgeLog:
+    """The last lines of the log of the session's judge process: the one running, or the last one it ran;
+    else the newest log in :func:`judge_log_dir` (a process of an earlier session)."""
+    path = judge_worker(session).log_path
+    if path is None or not path.exists():
+        logs = sorted(judge_log_dir(session).glob("judge-*.log"), key=lambda p: p.stat().st_mtime)
+        path = logs[-1] if logs else None
+    if path is None:
+        return JudgeLog(None, ())
+    with open(path, "rb") as log:
+        size = log.seek(0, 2)
+        start = max(0, size - tail_bytes)
+        log.seek(start)
+        data = log.read()
+    lines = data.decode("utf-8", errors="replace").splitlines()
+    if start > 0 and lines:
+        lines = lines[1:]  # the first was cut mid-line
+    return JudgeLog(path, tuple(lines), cut=start > 0)
+
+
 # -- what crosses the pipe ----------------------------------------------------------------------------------
 
 
@@ -783,6 +819,6 @@ def _picklable(exc: BaseException) -> BaseException:
     return exc
 
 
-__all__ = ["JudgeProcessDied", "JudgeProcessError", "JudgeWorker", "TrialAnswer", "WorkerRunHandle",
-           "WorkerSearchHandle", "ask_in_worker", "close_judge_worker", "judge_log_dir", "judge_worker",
+__all__ = ["JudgeLog", "JudgeProcessDied", "JudgeProcessError", "JudgeWorker", "TrialAnswer", "WorkerRunHandle",
+           "WorkerSearchHandle", "ask_in_worker", "close_judge_worker", "judge_log", "judge_log_dir", "judge_worker",
            "runs_in_worker", "start_run_in_worker", "start_search_in_worker"]

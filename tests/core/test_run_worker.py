@@ -26,6 +26,8 @@ from dialjudge.core.api.run_worker import (
     WorkerRunHandle,
     ask_in_worker,
     close_judge_worker,
+    judge_log,
+    judge_log_dir,
     judge_worker,
     runs_in_worker,
     start_run_in_worker,
@@ -383,3 +385,19 @@ def test_a_search_in_the_worker_is_cancelled_by_its_job_alone(tmp_path: Path, sa
     assert result[0].status is RunStatus.FINISHED  # the run in the same process was not cancelled with it
     statuses = {r.status for r in list_runs(session) if r.id != result[0].run_id}
     assert statuses and statuses <= {RunStatus.CANCELLED, RunStatus.FINISHED}
+
+
+def test_the_judge_log_is_the_end_of_the_newest_log_whole_lines_only(tmp_path: Path) -> None:
+    session = Session(judges(), store_path=tmp_path / "runs.sqlite3")
+    assert judge_log(session).path is None and judge_log(session).lines == ()  # no process has run
+    folder = judge_log_dir(session)
+    folder.mkdir()
+    older = folder / "judge-1.log"
+    older.write_text("an earlier process\n", encoding="utf-8")
+    newest = folder / "judge-2.log"
+    newest.write_text("".join(f"line {n:04d}\n" for n in range(1000)), encoding="utf-8")  # 10 bytes a line
+    os.utime(older, (1, 1))
+    whole = judge_log(session)
+    assert whole.path == newest and not whole.cut and len(whole.lines) == 1000
+    end = judge_log(session, tail_bytes=95)  # the last 9 lines and half of the one before
+    assert end.cut and end.lines == tuple(f"line {n:04d}" for n in range(991, 1000))

@@ -271,8 +271,8 @@ class TuneController:
         self.state.status = ("Cancelled; every judgment so far is stored, and a rerun reuses it"
                              if message.error is None else f"Failed: {message.error}")
         if message.died:
-            self.app.notify(message.error or "The judge process ended", severity="error",
-                            title="The judge process died", timeout=20)
+            self.app.notify(f"{message.error or 'The judge process ended'}. Its log: ctrl+l on the Run screen.",
+                            severity="error", title="The judge process died", timeout=20)
         self._publish()
 
     # -- the winner -------------------------------------------------------------------------------
