@@ -1,4 +1,4 @@
-"""Figure 9: one local model, one worker. The app's runs, tuning searches and Prompt lab trials go to one judge
+"""Figure 10: one local model, one worker. The app's runs, tuning searches and Prompt lab trials go to one judge
 process (core/api/run_worker.py), which keeps the judge it opened: a trial after a run (and a run after a
 trial) answers without loading the model again.
 
