@@ -56,9 +56,9 @@ async def test_the_run_screen_shows_the_judge_process_log(services):
         assert isinstance(app.screen, RunScreen)
 
 
-async def test_the_command_palette_opens_the_judge_process_log(services):
+async def test_the_command_palette_opens_the_judge_process_log_at_80x24(services):
     app = make_app(services=services)
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         await pilot.press("j")
         await settle(pilot)
@@ -71,6 +71,8 @@ async def test_the_command_palette_opens_the_judge_process_log(services):
         await pilot.press("enter")
         await wait_until(pilot, lambda: isinstance(app.screen, JudgeLogDialog), "the palette opened the log")
         await settle(pilot)
+        path, lines = app.screen.query_one("#judge-log-path", Static), app.screen.query_one("#judge-log-lines", Log)
+        assert path.region.height >= 1 and lines.region.height >= 10  # the path and a screenful of the log fit
         await pilot.press("escape")
         await settle(pilot)
         assert isinstance(app.screen, RunScreen)
