@@ -169,13 +169,14 @@ def judge(session: Session, plans: Sequence[RunPlan], dataset: Dataset, *,
 
 
 def open_search(session: Session, space: SearchSpace, dataset: Dataset, *,
-                on_event: Callable[[SearchEvent], None] | None = None) -> SearchHandle:
+                on_event: Callable[[SearchEvent], None] | None = None, close_backends: bool = True) -> SearchHandle:
     """The search over ``space``'s variants with the session's judges and store, checked against the
-    dataset before anything is judged."""
+    dataset before anything is judged. ``close_backends``: False where the session's judges stay open after
+    the search (the judge process's: ``core/api/run_worker.py``)."""
     store = session.open_store()
     try:
         search = _tune.open_search(space, dataset, session.config, store, on_event=on_event,
-                                   make_backend=session.make_backend)
+                                   make_backend=session.make_backend, close_backends=close_backends)
     except BaseException:
         store.close()
         raise

@@ -1,9 +1,10 @@
-"""Judging in a worker process: the app's runs and Prompt lab trials, in one child that holds the judges.
+"""Judging in a worker process: the app's runs, tuning searches and Prompt lab trials, in one child that holds
+the judges.
 
 The app runs its judges here, so that a judge that crashes (native code in llama.cpp), or is killed (out of
 memory, ``kill -9``), ends that process and never the app's. One :class:`JudgeWorker` per session, started
-when first needed and kept until the session closes it: runs and trials go to the same process and use the
-same open backends, so a local model loads once for both, and since a local model computes on one thread
+when first needed and kept until the session closes it: runs, searches and trials go to the same process and
+use the same open backends, so a local model loads once for all of them, and since a local model computes on one thread
 of its own (``LlamaBackend``'s executor), a trial asked during a run waits between two of the run's
 requests: two computations of one model never overlap. What crosses between the two processes:
 
@@ -13,14 +14,19 @@ requests: two computations of one model never overlap. What crosses between the 
   read, :meth:`Judgments.judgments_after`) and hands each to the display as the :class:`JudgmentScored`
   the engine would have, so that a judgment is never pickled across; every other event of the engine
   (phases, progress, the stop rule's looks, a failure, the end) comes over the one pipe, in order;
+* per tuning search: the search space and the dataset; the child runs the same search (:func:`.judging.open_search`)
+  with its open judges, writes every run of it to the store, and sends each :data:`SearchEvent` back in
+  order, then the report;
 * per trial: the judge's configuration and the request; back, the backend's answer;
-* cancelling a run is SIGTERM, which the child handles as Esc does an in-process run: it stops after what
-  is in flight, and what is stored stays.
+* cancelling a run or a search is a message naming its job (:class:`_Cancel`), which the child handles as Esc
+  does in-process work: it stops after what is in flight, and what is stored stays. Another job in the
+  process goes on. SIGTERM (the parent ended, the app quit) cancels every job.
 
 A worker that ends while a run is in progress (a signal, a crash) leaves the run ``interrupted`` in the
 store, and the display receives a :class:`RunFailed` saying how the process ended and after how many
 judgments, then the :class:`RunFinished` of an interrupted run; the run resumes like a cancelled one, and
-the next run or trial starts a new worker.
+the next run or trial starts a new worker. A search in a worker that ends raises :class:`JudgeProcessDied`;
+its runs are marked interrupted, and the search run again resumes them (its stored judgments are reused).
 """
 
 from __future__ import annotations
@@ -34,6 +40,7 @@ import signal
 import threading
 import time
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from multiprocessing.connection import Connection
@@ -58,8 +65,11 @@ from ..judges.run.options import EngineOptions
 from ..judges.store.run_store import RunStore, default_store_path
 from ..judges.types import BackendResult, JudgeBackend, JudgeRequest
 from ..model import Dataset
+from ..tuning.search import SearchEvent, TuningReport
+from ..tuning.space import SearchSpace
 from ..worker_process import ChildProcess, end_soon, exit_text, start_child
 from .display import RunDisplay
+from .judging import SearchHandle, open_search
 from .prompt_lab import ask_judge, judge_key
 from .runs import open_run
 from .session import Session
@@ -73,6 +83,10 @@ EXIT_S = 10.0
 class JudgeProcessError(DialjudgeError):
     """The work could not go on in the judge process (the error the child raised, as text where it does not
     pickle, or the process's end)."""
+
+
+class JudgeProcessDied(JudgeProcessError):
+    """The judge process ended (a signal, a crash) while it held the work: what it stored is kept."""
 
 
 def runs_in_worker(session: Session, options: EngineOptions | None = None) -> bool:
@@ -91,6 +105,42 @@ def runs_in_worker(session: Session, options: EngineOptions | None = None) -> bo
 def judge_log_dir(session: Session) -> Path:
     """Where the worker processes' logs go: ``logs/`` beside the session's run store (the user's data dir)."""
     return (session.store_path or default_store_path()).parent / "logs"
+
+
+#: Bytes read from a log's end for :func:`judge_log` (a few hundred lines; a model's load alone writes ~100).
+LOG_TAIL_BYTES = 64 * 1024
+
+
+@dataclass(frozen=True)
+class JudgeLog:
+    """The end of a judge process's log: what a front end shows (its stdout and stderr: a model library's
+    messages, a traceback, a crash's stack)."""
+
+    #: The log file (None: no judge process has written one beside this session's store).
+    path: Path | None
+    lines: tuple[str, ...]
+    #: Earlier lines were left out (only the log's last :data:`LOG_TAIL_BYTES` are read).
+    cut: bool = False
+
+
+def judge_log(session: Session, *, tail_bytes: int = LOG_TAIL_BYTES) -> JudgeLog:
+    """The last lines of the log of the session's judge process: the one running, or the last one it ran;
+    else the newest log in :func:`judge_log_dir` (a process of an earlier session)."""
+    path = judge_worker(session).log_path
+    if path is None or not path.exists():
+        logs = sorted(judge_log_dir(session).glob("judge-*.log"), key=lambda p: p.stat().st_mtime)
+        path = logs[-1] if logs else None
+    if path is None:
+        return JudgeLog(None, ())
+    with open(path, "rb") as log:
+        size = log.seek(0, 2)
+        start = max(0, size - tail_bytes)
+        log.seek(start)
+        data = log.read()
+    lines = data.decode("utf-8", errors="replace").splitlines()
+    if start > 0 and lines:
+        lines = lines[1:]  # the first was cut mid-line
+    return JudgeLog(path, tuple(lines), cut=start > 0)
 
 
 # -- what crosses the pipe ----------------------------------------------------------------------------------
@@ -136,16 +186,31 @@ class _TrialJob:
 
 
 @dataclass(frozen=True)
+class _SearchJob:
+    space: SearchSpace
+    dataset: _PickledDataset
+
+
+@dataclass(frozen=True)
+class _Cancel:
+    """Stop job ``job_id`` (a run or a search) after what is in flight; other jobs go on."""
+
+    job_id: int
+
+
+@dataclass(frozen=True)
 class _Close:
     """The parent is done with the worker: cancel what runs, close the judges, exit."""
 
 
 @dataclass(frozen=True)
 class _Done:
-    """A job ended; a trial's answer, and whether its judge had to be opened (a model loaded) for it."""
+    """A job ended; a trial's answer or a search's report, and whether a judge had to be opened (a model
+    loaded) for it."""
 
     result: BackendResult | None = None
     opened: bool = False
+    report: TuningReport | None = None
 
 
 @dataclass(frozen=True)
@@ -210,7 +275,7 @@ class JudgeWorker:
         child = self._child
         return child.pid if child is not None else None
 
-    def submit(self, work: _RunJob | _TrialJob) -> _Job:
+    def submit(self, work: _RunJob | _SearchJob | _TrialJob) -> _Job:
         """Send ``work`` to the worker (starting it first when none runs); its replies come to the job."""
         with self._lock:
             child = self._child if self._child is not None else self._start()
@@ -221,6 +286,16 @@ class JudgeWorker:
         with self._send_lock, contextlib.suppress(OSError):  # it ended meanwhile: its thread tells the job
             child.connection.send((job.job_id, work))
         return job
+
+    def cancel(self, job: _Job) -> None:
+        """Ask the worker to stop ``job`` (a run or a search) after what is in flight; on a thread of its own,
+        so that the caller (the app's UI thread) never waits behind a large job being sent."""
+
+        def send() -> None:
+            with self._send_lock, contextlib.suppress(OSError):  # it has ended: its thread tells the job
+                job.child.connection.send((0, _Cancel(job.job_id)))
+
+        threading.Thread(target=send, name="cancel a judge job", daemon=True).start()
 
     def close(self) -> None:
         """Let the worker end: its runs are cancelled (what is stored stays), its judges closed."""
@@ -327,7 +402,7 @@ class WorkerRunHandle:
             self._cancel_requested = True
             job = self._job
         if job is not None:
-            job.child.signal(signal.SIGTERM)
+            self._worker.cancel(job)
 
     def run_to_end(self) -> RunSummary:
         """Send the run to the worker and follow it until it ends; returns the run's summary (an interrupted
@@ -340,7 +415,7 @@ class WorkerRunHandle:
                 self._log_path = job.child.log_path
                 cancel = self._cancel_requested
             if cancel:
-                job.child.signal(signal.SIGTERM)
+                self._worker.cancel(job)
             try:
                 finished, ending = self._follow(job, follower)
             finally:
@@ -463,6 +538,86 @@ def start_run_in_worker(session: Session, config: RunConfig, dataset: Dataset, *
     return WorkerRunHandle(session, _RunJob(config, _PickledDataset.of(dataset), options, retry), display)
 
 
+class WorkerSearchHandle:
+    """A tuning search in the session's worker process (:func:`start_search_in_worker`): :meth:`run_to_end`
+    on a thread of the caller, :meth:`cancel` from any thread (what :class:`~.judging.SearchHandle` offers)."""
+
+    def __init__(self, session: Session, job: _SearchJob, on_event: Callable[[SearchEvent], None] | None) -> None:
+        self._session = session
+        self._work = job
+        self._on_event = on_event
+        self._lock = threading.Lock()
+        self._job: _Job | None = None
+        self._cancel_requested = False
+        self._worker = judge_worker(session)
+        self._log_path: Path | None = None
+        #: Whether the worker had to open a judge for this search (a model loaded), once it ended (None before).
+        self.opened_judge: bool | None = None
+
+    @property
+    def pid(self) -> int | None:
+        """The worker process's id while the search is in it (None before it was sent, and after)."""
+        job = self._job
+        return job.child.pid if job is not None else None
+
+    @property
+    def log_path(self) -> Path | None:
+        """The log of the worker the search went to (None before it was sent)."""
+        return self._log_path
+
+    def cancel(self) -> None:
+        """Stop after the judgments in flight: what is stored stays, and a rerun picks it up."""
+        with self._lock:
+            self._cancel_requested = True
+            job = self._job
+        if job is not None:
+            self._worker.cancel(job)
+
+    def run_to_end(self) -> TuningReport:
+        """Send the search to the worker and pass its events on, in order, until it ends; its report.
+        Raises what the search raised there (``SearchCancelled`` when cancelled), or :class:`JudgeProcessDied`."""
+        job = self._worker.submit(self._work)
+        with self._lock:
+            self._job = job
+            self._log_path = job.child.log_path
+            cancel = self._cancel_requested
+        if cancel:
+            self._worker.cancel(job)
+        try:
+            while True:
+                reply = job.next(None)
+                if isinstance(reply, (_Done, _ChildError, _Died)):
+                    break
+                if self._on_event is not None:
+                    self._on_event(reply)
+        finally:
+            job.close()
+            with self._lock:
+                self._job = None
+        if isinstance(reply, _ChildError):
+            raise reply.error
+        if isinstance(reply, _Died):
+            with self._session.store() as store:
+                store.locks.mark_dead_runs_interrupted()  # the run the search was judging: a rerun resumes it
+            raise JudgeProcessDied(
+                f"the judge process ended with {exit_text(reply.exitcode)} during the tuning search; what it "
+                f"stored is kept, and running the search again reuses it (the process's log: {self._log_path})")
+        if reply.report is None:
+            raise JudgeProcessError("the judge process ended the search without its report")
+        self.opened_judge = reply.opened
+        return reply.report
+
+
+def start_search_in_worker(session: Session, space: SearchSpace, dataset: Dataset, *,
+                           on_event: Callable[[SearchEvent], None] | None = None) -> WorkerSearchHandle:
+    """:func:`~.judging.open_search` in the session's worker process, with the judges it has open (not sent
+    yet: :meth:`WorkerSearchHandle.run_to_end` sends it). Only where :func:`runs_in_worker` accepts the
+    session; ``on_event`` is called on the thread that runs it, in the order the search reported."""
+    if not runs_in_worker(session):
+        raise JudgeProcessError("this session's judges exist only in this process; run the search with open_search")
+    return WorkerSearchHandle(session, _SearchJob(space, _PickledDataset.of(dataset)), on_event)
+
+
 @dataclass(frozen=True)
 class TrialAnswer:
     """A trial's answer from the worker, and whether its judge was opened for it (a model loaded)."""
@@ -500,10 +655,11 @@ class _Server:
     def __init__(self, connection: Connection, app_config: Config, store_path: Path | None) -> None:
         self._connection = connection
         self._session = Session(app_config, store_path=store_path, backend_factory=make_backend)
-        #: Open judges by their configuration: a run's stay open for the next run or trial.
+        #: Open judges by their configuration: a run's stay open for the next run, search or trial.
         self._backends: dict[str, JudgeBackend] = {}
-        #: The runs in progress by job id (None until the engine is made), and those a signal cancelled.
-        self._runs: dict[int, RunEngine | None] = {}
+        #: The runs and searches in progress by job id (None until the engine or search is made), and those
+        #: a cancel (a message, or a signal for all) reached.
+        self._work: dict[int, RunEngine | SearchHandle | None] = {}
         self._cancelled: set[int] = set()
         self._tasks: set[asyncio.Task[None]] = set()
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -512,11 +668,11 @@ class _Server:
     async def serve(self) -> None:
         loop = self._loop = asyncio.get_running_loop()
         self._closed = asyncio.Event()
-        for signum in (signal.SIGTERM, signal.SIGINT):  # cancel, as Esc does an in-process run
-            loop.add_signal_handler(signum, self._cancel_runs)
+        for signum in (signal.SIGTERM, signal.SIGINT):  # cancel everything, as quitting the app does
+            loop.add_signal_handler(signum, self._cancel_all)
         threading.Thread(target=self._receive, name="jobs", daemon=True).start()
         await self._closed.wait()
-        self._cancel_runs()
+        self._cancel_all()
         if self._tasks:
             await asyncio.gather(*self._tasks, return_exceptions=True)
         for backend in self._backends.values():
@@ -541,19 +697,31 @@ class _Server:
         if isinstance(work, _Close):
             self._close()
             return
+        if isinstance(work, _Cancel):
+            self._cancel(work.job_id)
+            return
         if isinstance(work, _RunJob):
-            self._runs[job_id] = None
+            self._work[job_id] = None
             task = asyncio.ensure_future(self._run(job_id, work))
+        elif isinstance(work, _SearchJob):
+            self._work[job_id] = None
+            task = asyncio.ensure_future(self._search(job_id, work))
         else:
             task = asyncio.ensure_future(self._trial(job_id, work))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    def _cancel_runs(self) -> None:
-        for job_id, engine in self._runs.items():
+    def _cancel(self, job_id: int) -> None:
+        """Stop one run or search after what is in flight (one that ended already: nothing to do)."""
+        if job_id in self._work:
             self._cancelled.add(job_id)
-            if engine is not None:
-                engine.cancel()
+            work = self._work[job_id]
+            if work is not None:
+                work.cancel()
+
+    def _cancel_all(self) -> None:
+        for job_id in list(self._work):
+            self._cancel(job_id)
 
     def _backend(self, judge: JudgeConfig) -> tuple[JudgeBackend, bool]:
         """The open judge of this configuration, or a new one (opened by whoever asks first)."""
@@ -580,7 +748,7 @@ class _Server:
                 engine = open_run(job.run_config, job.dataset.dataset(), store, backends,
                                   display=_JobDisplay(self, job_id),
                                   options=options, retry=job.retry)
-                self._runs[job_id] = engine
+                self._work[job_id] = engine
                 if job_id in self._cancelled:
                     engine.cancel()
                 await engine.run()
@@ -590,7 +758,33 @@ class _Server:
             if not isinstance(exc, Exception):
                 raise
         finally:
-            self._runs.pop(job_id, None)
+            self._work.pop(job_id, None)
+            self._cancelled.discard(job_id)
+
+    async def _search(self, job_id: int, job: _SearchJob) -> None:
+        """The same search as in-process (:func:`~.judging.open_search`), with this process's open judges:
+        they stay open for the next run, search or trial. Its events go to the parent as they come."""
+        opened: list[bool] = []
+
+        def open_judge(judge: JudgeConfig) -> JudgeBackend:
+            backend, new = self._backend(judge)
+            opened.append(new)
+            return backend
+
+        try:
+            search = open_search(self._session.with_backend_factory(open_judge), job.space, job.dataset.dataset(),
+                                 on_event=lambda event: self._send(job_id, event), close_backends=False)
+            self._work[job_id] = search
+            if job_id in self._cancelled:
+                search.cancel()
+            report = await search.run()
+            self._send(job_id, _Done(opened=any(opened), report=report))
+        except BaseException as exc:  # SearchCancelled included: the parent raises it as the search's
+            self._send(job_id, _ChildError(_picklable(exc)))
+            if not isinstance(exc, Exception):
+                raise
+        finally:
+            self._work.pop(job_id, None)
             self._cancelled.discard(job_id)
 
     async def _trial(self, job_id: int, job: _TrialJob) -> None:
@@ -625,5 +819,6 @@ def _picklable(exc: BaseException) -> BaseException:
     return exc
 
 
-__all__ = ["JudgeProcessError", "JudgeWorker", "TrialAnswer", "WorkerRunHandle", "ask_in_worker",
-           "close_judge_worker", "judge_log_dir", "judge_worker", "runs_in_worker", "start_run_in_worker"]
+__all__ = ["JudgeLog", "JudgeProcessDied", "JudgeProcessError", "JudgeWorker", "TrialAnswer", "WorkerRunHandle",
+           "WorkerSearchHandle", "ask_in_worker", "close_judge_worker", "judge_log", "judge_log_dir", "judge_worker",
+           "runs_in_worker", "start_run_in_worker", "start_search_in_worker"]

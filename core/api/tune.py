@@ -33,9 +33,12 @@ def read_space(path: Path, *, quality: str | None = None, budget: int | None = N
 
 def open_search(space: SearchSpace, dataset: Dataset, config: Config, store: RunStore, *,
                 on_event: Callable[[SearchEvent], None] | None = None,
-                make_backend: BackendFactory | None = None) -> TuningSearch:
-    """The search over ``space``'s variants, checked against the dataset before anything is judged."""
-    return TuningSearch(space, dataset, config, store, make_backend=make_backend, on_event=on_event)
+                make_backend: BackendFactory | None = None, close_backends: bool = True) -> TuningSearch:
+    """The search over ``space``'s variants, checked against the dataset before anything is judged.
+    ``close_backends``: False where the judges ``make_backend`` hands out stay open after the search (a judge
+    process's, kept for its next run or trial)."""
+    return TuningSearch(space, dataset, config, store, make_backend=make_backend, on_event=on_event,
+                        close_backends=close_backends)
 
 
 def save_winner(report: TuningReport, config: Config, name: str, *, folder: Path | None = None) -> Path:

@@ -109,18 +109,21 @@ class TuningSearch:
                  fewshot_pool: Sequence[Example] | None = None,
                  tuning_labels: Mapping[str, float] | None = None,
                  template_of: Callable[[Variant], tuple[str, str]] | None = None,
-                 baseline_competes: bool = True) -> None:
+                 baseline_competes: bool = True, close_backends: bool = True) -> None:
         """The defaults search as `dialjudge tune` does. ``dialjudge align`` gives its own ``split`` (the
         corrected contexts to tune on, the untouched ones held out), the few-shot ``fewshot_pool`` (the
         corrections), ``tuning_labels`` (the reference on tuning: only these items are judged there) and
         ``template_of`` (each variant's template name and text); with ``baseline_competes`` False the
-        winner is the best variant other than the baseline, so the held-out comparison always happens."""
+        winner is the best variant other than the baseline, so the held-out comparison always happens.
+        ``close_backends`` False: the judges are the caller's to close (a judge process keeps its own open)."""
         self.space = space
         self.dataset = dataset
         self.config = config
         self.store = store
         self._make_backend = make_backend
         self._on_event = on_event
+        #: False where the backends are someone else's to close (a judge process keeps its judges open).
+        self._close_backends = close_backends
         self.settings = space.settings
         self.quality = _quality(dataset, self.settings.quality)
         self.split = split if split is not None else split_by_context(
@@ -190,8 +193,9 @@ class TuningSearch:
         try:
             return await self._search()
         finally:
-            for backend in self._backends.values():
-                await backend.close()
+            if self._close_backends:
+                for backend in self._backends.values():
+                    await backend.close()
 
     async def _search(self) -> TuningReport:
         s = self.settings

@@ -1,5 +1,5 @@
-"""A judge run in a worker process: the same events as in-process, cancelled by a signal, and a worker
-killed mid-run leaves an interrupted run that resumes."""
+"""A judge run (and a tuning search) in a worker process: the same events as in-process, cancelled by its
+job alone, and a worker killed mid-run leaves an interrupted run that resumes."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from dialjudge.core.api import (
     EngineOptions,
     Session,
     list_runs,
+    open_search,
     start_run,
 )
 from dialjudge.core.api.prompt_lab import PromptSetup, prepare_prompt, trial_request
@@ -25,9 +26,12 @@ from dialjudge.core.api.run_worker import (
     WorkerRunHandle,
     ask_in_worker,
     close_judge_worker,
+    judge_log,
+    judge_log_dir,
     judge_worker,
     runs_in_worker,
     start_run_in_worker,
+    start_search_in_worker,
 )
 from dialjudge.core.api.types import RunStatus
 from dialjudge.core.config import Config, parse_config
@@ -45,6 +49,8 @@ from dialjudge.core.judges.run.events import (
 from dialjudge.core.judges.store.run_store import RunStore, process_is_alive
 from dialjudge.core.model import Dataset
 from dialjudge.core.planning import plan_run
+from dialjudge.core.tuning.search import JudgingProgressed, SearchCancelled, SearchFinished
+from dialjudge.core.tuning.space import parse_space
 
 #: Seconds a wait may take before the test fails (the machine may be busy; nothing asserts a timing).
 WAIT_S = 120.0
@@ -167,7 +173,7 @@ def test_a_killed_worker_leaves_an_interrupted_run_that_resumes(tmp_path: Path, 
     assert record.status is RunStatus.FINISHED and record.judgments == record.total and record.failures == 0
 
 
-def test_cancel_is_a_signal_and_keeps_what_is_stored(tmp_path: Path, sample: Dataset) -> None:
+def test_cancel_stops_the_run_and_keeps_what_is_stored(tmp_path: Path, sample: Dataset) -> None:
     config = judges(delay_s=0.05)
     session = Session(config, store_path=tmp_path / "runs.sqlite3")
     events = Events(judged=3)
@@ -302,3 +308,96 @@ def test_a_trial_in_a_worker_that_was_killed_starts_another(tmp_path: Path, samp
     assert ended.is_set()
     assert trial(session, sample).opened  # a new process, with its own judge
     assert judge_worker(session).pid not in (None, first)
+
+
+SEARCH_SPACE = """
+[search]
+quality = "overall"
+first_sample = 2
+finalists = 1
+n_boot = 100
+[defaults]
+template = "likert-1to5"
+aspect = "overall"
+judge = "fake"
+mode = "logprob"
+[[variant]]
+name = "plain"
+[[variant]]
+name = "calibrated"
+persona = "calibrated-annotator"
+[[variant]]
+name = "strict"
+persona = "strict-fact-checker"
+"""
+
+
+def test_a_search_in_the_worker_reports_what_an_in_process_search_does(tmp_path: Path, sample: Dataset) -> None:
+    config = judges()
+    space = parse_space(SEARCH_SPACE)
+    here, there = [], []
+    expected = open_search(Session(config, store_path=tmp_path / "here.sqlite3"), space, sample,
+                           on_event=here.append).run_to_end()
+    session = Session(config, store_path=tmp_path / "there.sqlite3")
+    assert trial(session, sample).opened  # the worker opens the judge for a trial first
+    handle = start_search_in_worker(session, space, sample, on_event=there.append)
+    report = handle.run_to_end()
+    assert handle.opened_judge is False  # the search judged with the judge the trial opened
+    assert not trial(session, sample).opened  # and left it open
+    # The same search, event for event (progress reports are timed, so their number may differ).
+    assert [e for e in there if not isinstance(e, (JudgingProgressed, SearchFinished))] == \
+        [e for e in here if not isinstance(e, (JudgingProgressed, SearchFinished))]
+    assert isinstance(there[-1], SearchFinished) and there[-1].report.winner == report.winner
+    assert (report.winner, report.spent, report.model_calls, report.leaderboard) == \
+        (expected.winner, expected.spent, expected.model_calls, expected.leaderboard)
+    assert [h.tuning for h in report.heldout] == [h.tuning for h in expected.heldout]
+    # Every run of the search is in the session's store, written by the worker.
+    stored = {r.id for r in list_runs(session)}
+    assert {i for ids in report.run_ids.values() for i in ids} <= stored and stored
+
+
+def test_a_search_in_the_worker_is_cancelled_by_its_job_alone(tmp_path: Path, sample: Dataset) -> None:
+    """Cancelling the search stops it (SearchCancelled, what it stored kept); a run beside it goes on."""
+    config = judges(delay_s=0.05)
+    session = Session(config, store_path=tmp_path / "runs.sqlite3")
+    progressed = threading.Event()
+    search = start_search_in_worker(session, parse_space(SEARCH_SPACE), sample,
+                                    on_event=lambda e: progressed.set() if isinstance(e, JudgingProgressed) else None)
+    errors: list[BaseException] = []
+
+    def run_search() -> None:
+        try:
+            search.run_to_end()
+        except BaseException as exc:
+            errors.append(exc)
+
+    thread = threading.Thread(target=run_search)
+    thread.start()
+    events = Events(judged=3)
+    run = start_run_in_worker(session, plan(sample, config), sample, display=events,
+                              options=EngineOptions(resume=False, use_cache=False))
+    run_thread, result = run_in_thread(run)
+    assert progressed.wait(WAIT_S) and events.enough.wait(WAIT_S)
+    search.cancel()
+    thread.join(WAIT_S)
+    assert not thread.is_alive() and len(errors) == 1 and isinstance(errors[0], SearchCancelled)
+    run_thread.join(WAIT_S)
+    assert result[0].status is RunStatus.FINISHED  # the run in the same process was not cancelled with it
+    statuses = {r.status for r in list_runs(session) if r.id != result[0].run_id}
+    assert statuses and statuses <= {RunStatus.CANCELLED, RunStatus.FINISHED}
+
+
+def test_the_judge_log_is_the_end_of_the_newest_log_whole_lines_only(tmp_path: Path) -> None:
+    session = Session(judges(), store_path=tmp_path / "runs.sqlite3")
+    assert judge_log(session).path is None and judge_log(session).lines == ()  # no process has run
+    folder = judge_log_dir(session)
+    folder.mkdir()
+    older = folder / "judge-1.log"
+    older.write_text("an earlier process\n", encoding="utf-8")
+    newest = folder / "judge-2.log"
+    newest.write_text("".join(f"line {n:04d}\n" for n in range(1000)), encoding="utf-8")  # 10 bytes a line
+    os.utime(older, (1, 1))
+    whole = judge_log(session)
+    assert whole.path == newest and not whole.cut and len(whole.lines) == 1000
+    end = judge_log(session, tail_bytes=95)  # the last 9 lines and half of the one before
+    assert end.cut and end.lines == tuple(f"line {n:04d}" for n in range(991, 1000))

@@ -45,7 +45,14 @@ from dialjudge.core.api.events import (
     RunFinished,
     RunProgress,
 )
-from dialjudge.core.api.run_worker import WorkerRunHandle, close_judge_worker, runs_in_worker, start_run_in_worker
+from dialjudge.core.api.run_worker import (
+    JudgeLog,
+    WorkerRunHandle,
+    close_judge_worker,
+    judge_log,
+    runs_in_worker,
+    start_run_in_worker,
+)
 from dialjudge.core.api.types import (
     RunConfig,
     RunState,
@@ -67,6 +74,7 @@ __all__ = ["RunRequest", "JudgeChoices", "JudgeChoicesLoaded", "RunEventReceived
            "gguf_judge"]
 
 RUN_GROUP = "run"
+LOG_GROUP = "judge-log"
 CHOICES_GROUP = "judge-choices"
 PLAN_GROUP = "run-plan"
 
@@ -104,6 +112,13 @@ class RunEventsQueued(Message):
 
 #: Events the app applies per RunEventsQueued before it lets other work in (it posts another).
 EVENTS_PER_TAKE = 2_000
+
+
+@dataclass
+class JudgeLogRead(Message):
+    """The end of the judge process's log was read (for the screen that asked)."""
+
+    log: JudgeLog
 
 
 @dataclass
@@ -283,6 +298,16 @@ class RunController:
                                         long_lived_result=True)
         return self._worker
 
+    def read_judge_log(self, reply_to: MessagePump) -> Worker[None]:
+        """Read the end of the judge process's log on a worker; ``reply_to`` receives :class:`JudgeLogRead`."""
+
+        def read() -> None:
+            log = judge_log(self.services.session)
+            if not get_current_worker().is_cancelled:
+                reply_to.post_message(JudgeLogRead(log))
+
+        return start_thread_work(self.app, read, group=LOG_GROUP, description="Reading the judge process's log")
+
     def close_worker(self) -> None:
         """Let the judge process end (the app is closing): a run in it is cancelled, its judges closed."""
         close_judge_worker(self.services.session)
@@ -347,7 +372,8 @@ class RunController:
             self.datasets.refresh_stats(changed_only=True)
             summary = event.summary
             if event.status is RunStatus.INTERRUPTED:
-                self.app.notify(state.error or f"The judge process of run {event.run_id} ended", severity="error",
+                self.app.notify(f"{state.error or f'The judge process of run {event.run_id} ended'}. "
+                                "Its log: ctrl+l on the Run screen.", severity="error",
                                 title="The judge process died", timeout=20)
             elif not event.run_id:
                 self.app.notify(f"The run was {event.status} before anything was asked", timeout=6)

@@ -1,9 +1,12 @@
 """The app's tuning search (one at a time): load a search space, run it, follow it, save the winner.
 
-Loading a space file and running the search happen on thread workers started through the app;
-every core search event reaches the app as one :class:`SearchEventReceived` (progress ones
-collapse) and is folded into :attr:`TuneController.state`. The Tune screen follows
-:attr:`TuneController.changed`.
+Loading a space file happens on a thread worker started through the app. The search itself runs in the
+session's judge process (core/api/run_worker.py), beside the app's runs and Prompt lab trials and with the
+judges they opened (a local model loads once, and two computations of it never overlap); a thread worker of
+the app sends it there and follows it. Where the session's judges exist only in the app's process (a test's
+factory) the search runs on that thread instead. Every core search event reaches the app as one
+:class:`SearchEventReceived` (progress ones collapse) and is folded into :attr:`TuneController.state`. The
+Tune screen follows :attr:`TuneController.changed`.
 """
 
 from __future__ import annotations
@@ -31,6 +34,12 @@ from dialjudge.core.api.events import (
     SearchFinished,
     SearchStarted,
     VariantScored,
+)
+from dialjudge.core.api.run_worker import (
+    JudgeProcessDied,
+    WorkerSearchHandle,
+    runs_in_worker,
+    start_search_in_worker,
 )
 from dialjudge.core.errors import ConfigError
 
@@ -72,9 +81,11 @@ class SearchEventReceived(Message):
 
 @dataclass
 class SearchStopped(Message):
-    """The search's worker ended without a report: cancelled (``error`` None) or failed."""
+    """The search's worker ended without a report: cancelled (``error`` None) or failed; ``died``: the judge
+    process it ran in ended (a signal, a crash), which the app says, staying up."""
 
     error: str | None = None
+    died: bool = False
 
 
 @dataclass
@@ -149,8 +160,10 @@ class TuneController:
         self.state = TuneState()
         #: Published whenever :attr:`state` or the space changed.
         self.changed: Signal[TuneState] = Signal(app, "tune-changed")
-        self._search: SearchHandle | None = None
+        self._search: SearchHandle | WorkerSearchHandle | None = None
         self._worker: Worker[Any] | None = None
+        #: Esc before the search was made: it is cancelled as soon as it is.
+        self._cancel_pending = False
 
     @property
     def running(self) -> bool:
@@ -160,6 +173,12 @@ class TuneController:
     def worker(self) -> Worker[Any] | None:
         """The worker of the search running (or run last)."""
         return self._worker
+
+    @property
+    def process_id(self) -> int | None:
+        """The id of the judge process running the search (None: none, or the search runs in this process)."""
+        search = self._search
+        return search.pid if isinstance(search, WorkerSearchHandle) else None
 
     def _publish(self) -> None:
         self.app.refresh_bindings()
@@ -194,6 +213,7 @@ class TuneController:
         if dataset is None:
             raise ConfigError("open a dataset before starting a tuning search")
         space = self.space.with_settings(**settings)
+        self._cancel_pending = False
         self.state = TuneState(running=True, status="Starting the search…", budget=space.settings.budget,
                                started_at=self.services.clock())
         self._publish()
@@ -202,14 +222,24 @@ class TuneController:
             def forward(event: SearchEvent) -> None:  # called on this thread; the app applies it
                 self.app.post_message(SearchEventReceived(event))
 
+            session = self.services.session
             try:
-                search = open_search(self.services.session, space, dataset, on_event=forward)
+                search: SearchHandle | WorkerSearchHandle
+                if runs_in_worker(session):
+                    search = start_search_in_worker(session, space, dataset, on_event=forward)
+                else:  # judges that exist only in this process (a test's)
+                    search = open_search(session, space, dataset, on_event=forward)
                 self._search = search
+                if self._cancel_pending:  # Esc came before the search existed
+                    search.cancel()
                 report = search.run_to_end()
                 save_search_record(report)
                 return report
             except SearchCancelled:
                 self.app.post_message(SearchStopped())
+                return None
+            except JudgeProcessDied as exc:  # the app stays up and says so; a rerun reuses what was stored
+                self.app.post_message(SearchStopped(str(exc), died=True))
                 return None
             except BaseException as exc:
                 self.app.post_message(SearchStopped(str(exc) or type(exc).__name__))
@@ -220,10 +250,13 @@ class TuneController:
 
     def cancel(self) -> None:
         """Stop the search after the judgment in flight; what is stored stays for a rerun."""
+        if not self.running:
+            return
+        self._cancel_pending = True
         search = self._search
-        if search is not None and self.running:
+        if search is not None:
             search.cancel()
-            self.app.notify("Cancelling the tuning search…", timeout=3)
+        self.app.notify("Cancelling the tuning search…", timeout=3)
 
     def event_received(self, message: SearchEventReceived) -> None:
         self.state.apply(message.event)
@@ -237,6 +270,9 @@ class TuneController:
         self.state.progress = None
         self.state.status = ("Cancelled; every judgment so far is stored, and a rerun reuses it"
                              if message.error is None else f"Failed: {message.error}")
+        if message.died:
+            self.app.notify(f"{message.error or 'The judge process ended'}. Its log: ctrl+l on the Run screen.",
+                            severity="error", title="The judge process died", timeout=20)
         self._publish()
 
     # -- the winner -------------------------------------------------------------------------------

@@ -43,6 +43,7 @@ from ..widgets.run_progress_bar import RunProgressBar
 from ..widgets.toggles import StateCheckbox, StateSelectionList
 from .base import WorkspaceScreen, no_dataset_text
 from .dialogs import FRESH, RESUME, ResumeDialog
+from .judge_log_dialog import JudgeLogDialog
 from .runs import usage_text
 
 if TYPE_CHECKING:
@@ -65,6 +66,9 @@ class RunScreen(WorkspaceScreen):
     AUTO_FOCUS = "#run-judges"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+r", "start", "Start run", tooltip="Check the settings and start (or resume) the run"),
+        # Out of the footer (the palette and the help list it): it is for when something went wrong.
+        Binding("ctrl+l", "judge_log", "Judge process log", show=False,
+                tooltip="The output of the process that judges runs, searches and trials (a crash's stack, say)"),
     ]
 
     def __init__(self) -> None:
@@ -424,6 +428,10 @@ class RunScreen(WorkspaceScreen):
         return text
 
     # -- starting --------------------------------------------------------------------------
+
+    def action_judge_log(self) -> None:
+        """Show the end of the judge process's log and its path."""
+        self.app.push_screen(JudgeLogDialog())
 
     def action_start(self) -> None:
         """Check the settings and start (or resume) the run."""

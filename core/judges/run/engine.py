@@ -26,7 +26,6 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from ...errors import ConfigError, DataError, DialjudgeError, RequestInterrupted
-from ...foreground import give_way
 from ...model import Dataset, Example
 from ..backends import backend_kind
 from ..prompts.constraint import AnswerConstraint
@@ -461,9 +460,6 @@ class RunEngine:
             breaker.record_success()
             breaker.answered.set()
             self._record(work, self._score(work, response, cached=False), False, response=response)
-            # An app's UI thread drawing meanwhile goes first (core.foreground); no turn among the
-            # background threads: a run waits on its model, and must not hold the others back then.
-            give_way(take_turn=False)
             await asyncio.sleep(0)  # a backend that never yields must not keep a cancel waiting
 
     def _breaker(self, judge_name: str) -> CircuitBreaker:

@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from ...errors import ConfigError
-from ...foreground import give_way
 from ...model import Dataset, Example
 from ..prompts.truncation import PromptTooLong
 from ..store.run_store import JudgmentKey
@@ -69,9 +68,7 @@ def make_work(config: RunConfig, variants: Sequence[JudgeVariant], items: Sequen
     prompts: dict[tuple[str, str], RenderedPrompt] = {}
     too_long: list[Judgment] = []
     works: list[Work] = []
-    for n, key in enumerate(pending):
-        if not n % 256:
-            give_way(take_turn=False)
+    for key in pending:
         variant, example = by_label[key.judge], by_id[key.item_id]
         prompt = prompts.get((variant.label, example.id))
         if prompt is None:
