@@ -244,6 +244,15 @@ def experiment_gate(experiment: Experiment, extra_rules: Sequence[Rule] = (), *,
 
 def check_stored_runs_of(session: Session, plan: ExperimentPlan, run_ids: Sequence[int],
                          gate: GateRequest) -> GateResult:
+    """The gate on the experiment's runs (``run_ids``, in the plan's order); a gate that names a judge tests
+    the runs of that judge."""
+    if gate.judge is not None:
+        run_ids = [run_id for run, run_id in zip(plan.runs, run_ids)
+                   if gate.judge in {spec.name for spec in run.plan.config.judges}]
+        if not run_ids:
+            judges = sorted({spec.name for run in plan.runs for spec in run.plan.config.judges})
+            raise ConfigError(f"{plan.experiment.source}: the gate's judge {gate.judge!r} judges no run of the "
+                              f"experiment (its judges: {', '.join(judges)})")
     with session.store() as store:
         return check_stored_runs(store, run_ids, gate, session.config, datasets=plan.datasets)
 
