@@ -6,11 +6,13 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from rich.console import Console
+
 from dialjudge.core.api import (
     LeaderboardRequest,
     leaderboard,
 )
-from dialjudge.core.api.leaderboards import FORMATS, columns_of, leaderboard_text, table_rows, title_of
+from dialjudge.core.api.leaderboards import FORMATS, Leaderboard, columns_of, leaderboard_text, table_rows, title_of
 
 from . import render
 
@@ -52,7 +54,12 @@ def run_leaderboard(args: argparse.Namespace) -> int:
         else:
             print(text, end="")
         return 0
-    con = render.console()
+    print_board(render.console(), board)
+    return 0
+
+
+def print_board(con: Console, board: Leaderboard) -> None:
+    """The leaderboard table, its method lines and notes, and the runs behind it (also `dialjudge eval`'s)."""
     columns = columns_of(board)
     con.print(render.plain_table(title_of(board), columns, table_rows(board),
                                  right=tuple(c for c in columns if c not in ("evaluator",))))
@@ -61,4 +68,3 @@ def run_leaderboard(args: argparse.Namespace) -> int:
     for run in board.runs:
         con.print(f"run {run.run_id} ({run.kind}): template {run.template} #{run.template_hash}; {run.settings}",
                   markup=False, highlight=False)
-    return 0

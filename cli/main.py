@@ -13,7 +13,9 @@ from dialjudge.core.errors import DialjudgeError
 from . import (
     adversarial_cmd,
     align_cmd,
+    check_cmd,
     datasets_cmd,
+    eval_cmd,
     judge_cmd,
     jury_cmd,
     leaderboard_cmd,
@@ -49,6 +51,8 @@ def build_parser() -> argparse.ArgumentParser:
     adversarial_cmd.register(sub)
     tune_cmd.register(sub)
     align_cmd.register(sub)
+    eval_cmd.register(sub)
+    check_cmd.register(sub)
     return parser
 
 

@@ -23,7 +23,7 @@ from .judge_config import PRESET_ALIASES, SAMPLING_PRESETS, JudgeConfig, Samplin
 __all__ = [
     "APP_NAME", "BUNDLED_JUDGE", "BUNDLED_MIN_VALID_MASS", "CONFIG_ENV", "DATA_DIR_ENV", "ENDPOINTS", "PRESET_ALIASES",
     "PROBABILITY_CONTINUATIONS", "SAMPLING_PRESETS", "Config", "JudgeConfig", "ModelPrice", "Sampling", "bundled_judge",
-    "config_path", "load_config", "parse_config", "user_config_dir", "user_data_dir",
+    "config_path", "load_config", "parse_config", "parse_judges", "user_config_dir", "user_data_dir",
 ]
 
 if sys.version_info >= (3, 11):
@@ -163,11 +163,7 @@ def parse_config(raw: Mapping[str, Any], path: Path | None = None) -> Config:
     templates = _table(raw, "templates", where)
     _only_keys(templates, {"dirs"}, where, "templates.")
 
-    judges: dict[str, JudgeConfig] = {BUNDLED_JUDGE: bundled_judge()}
-    for name, table in _table(raw, "judges", where).items():
-        if not isinstance(table, Mapping):
-            raise ConfigError(f"{where}: judges.{name} must be a table")
-        judges[name] = _parse_judge(name, table, where)
+    judges: dict[str, JudgeConfig] = {BUNDLED_JUDGE: bundled_judge(), **parse_judges(raw, where)}
 
     return Config(
         path=path,
@@ -176,6 +172,17 @@ def parse_config(raw: Mapping[str, Any], path: Path | None = None) -> Config:
         judges=judges,
         prices=_parse_prices(_table(raw, "prices", where), where),
     )
+
+
+def parse_judges(raw: Mapping[str, Any], where: str) -> dict[str, JudgeConfig]:
+    """The ``[judges.NAME]`` tables of ``raw`` (a config file, or an experiment file that declares its
+    judges the same way), each checked with errors naming ``where`` and the key."""
+    judges: dict[str, JudgeConfig] = {}
+    for name, table in _table(raw, "judges", where).items():
+        if not isinstance(table, Mapping):
+            raise ConfigError(f"{where}: judges.{name} must be a table")
+        judges[name] = _parse_judge(name, table, where)
+    return judges
 
 
 _PRICE_KEYS = {"input_per_million", "output_per_million"}

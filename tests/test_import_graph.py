@@ -39,7 +39,7 @@ CORE_FLOORS: Floors = (
      ("judges",)),
     ("what works on judged runs",
      ("planning", "run_columns", "label_rows", "review_queue", "compare", "imports", "judge_diagnostics",
-      "diagnostics_report", "run_export", "tuning")),
+      "diagnostics_report", "run_export", "tuning", "gate_rules")),
     ("the application layer", ("api",)),
     ("core's package module: connects the backend registry to the config (core.backend_rules)", ("__init__",)),
 )

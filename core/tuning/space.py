@@ -145,6 +145,7 @@ def space_from_dict(raw: Mapping[str, Any], source: str = "<search space>") -> S
     _only(raw, {"search", "defaults", "variant", "grid"}, source, "")
     settings = _settings(_table(raw, "search", source), source)
     defaults = _variant_fields(_table(raw, "defaults", source), source, "defaults", allow_name=False)
+    _make_variant({**defaults, "name": "defaults"}, source, "defaults")  # a wrong default is named as one
     variants: list[Variant] = []
     listed = raw.get("variant", [])
     if not isinstance(listed, list) or not all(isinstance(t, Mapping) for t in listed):
