@@ -10,7 +10,17 @@ from dialjudge import __version__
 from dialjudge.core.api import Session
 from dialjudge.core.errors import DialjudgeError
 
-from . import adversarial_cmd, datasets_cmd, judge_cmd, leaderboard_cmd, metrics_cmd, render, runs_cmd, tune_cmd
+from . import (
+    adversarial_cmd,
+    datasets_cmd,
+    judge_cmd,
+    leaderboard_cmd,
+    metrics_cmd,
+    render,
+    report_cmd,
+    runs_cmd,
+    tune_cmd,
+)
 from .dataset_args import add_column_map_option, column_map_of
 
 Handler = Callable[[argparse.Namespace], int]
@@ -34,6 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
     judge_cmd.register(sub)
     runs_cmd.register(sub)
     leaderboard_cmd.register(sub)
+    report_cmd.register(sub)
     adversarial_cmd.register(sub)
     tune_cmd.register(sub)
     return parser
