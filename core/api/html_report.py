@@ -112,20 +112,21 @@ def report_on_store(store: RunStore, request: HtmlReportRequest, app_config: Con
         queue = _review.review_data(store, record.id, lambda _config: dataset).queue
         runs.append(_sections.RunPart(record, reports, queue))
 
-    built: list[Section | None] = [_sections.settings_section(dataset, quality, runs, n_boot=request.n_boot, seed=request.seed,
-                                                 metrics=request.metrics),
-             _sections.agreement_section(dataset, runs)]
+    # The findings first (agreement, ranking, verdict, charts), then the items, then how they were made.
+    built: list[Section | None] = [_sections.agreement_section(dataset, runs)]
     if len(runs) > 1:
         built.append(_sections.leaderboard_section(_leaderboard_of(store, request, first, quality, config)))
     if len(runs) == 2:
         built.append(_sections.paired_section(_comparison_of(store, request, quality, config, dataset)))
-    if any(ex.is_adversarial for ex in dataset):
-        built.append(_sections.discernment_section(dataset, runs))
     charts, chart_bytes = _sections.charts_section(dataset, quality, runs, human_of=human_unit)
     built.append(charts)
+    if any(ex.is_adversarial for ex in dataset):
+        built.append(_sections.discernment_section(dataset, runs))
     columns, examples = _item_columns(dataset, runs)
     table = item_table(examples, quality, columns)
     built.append(_sections.items_section(len(examples)))
+    built.append(_sections.settings_section(dataset, quality, runs, n_boot=request.n_boot, seed=request.seed,
+                                            metrics=request.metrics))
     sections = [s for s in built if s is not None]
 
     names = ", ".join(str(r.id) for r in records)
