@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from cli_helpers import run, use_fake_judges
 
 

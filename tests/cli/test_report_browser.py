@@ -9,8 +9,8 @@ import textwrap
 from pathlib import Path
 
 import pytest
-
 from cli_helpers import run
+
 from shared_data import require_file, shared_data_dir
 
 #: The first items of USR Topical-Chat (ten contexts of six replies), judged by a simulated judge.
