@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from ..compare import RunComparison
 from ..format import number_text
 from ..judges.store.run_store import RunRecord
-from ..model import Aggregation, Dataset, Example, Scale, ScaleKind
+from ..model import Aggregation, Dataset, Scale, ScaleKind
 from ..report import sparkline, wide_table
 from ..reports_html import charts
 from ..reports_html import fragments as f
@@ -197,13 +197,13 @@ def discernment_section(dataset: Dataset, runs: Sequence[RunPart]) -> Section:
 
 
 def charts_section(dataset: Dataset, quality: str | None, runs: Sequence[RunPart], *,
-                   human_of: Callable[[Example, Dataset, str | None, Aggregation], float | None]
-                   ) -> tuple[Section | None, int]:
+                   human_of: Callable[..., float | None]) -> tuple[Section | None, int]:
     """One chart per judge of every run (the judge against the pooled human label, and both
     distributions), within the charts' size budget (core.reports_html.charts); with the bytes they take."""
     if quality is None:
         return None, 0
     by_id = {ex.id: ex for ex in dataset.examples}
+    scales = dataset.qualities
     html: list[str] = []
     left_out: list[str] = []
     total = 0
@@ -213,7 +213,7 @@ def charts_section(dataset: Dataset, quality: str | None, runs: Sequence[RunPart
         for name, column in part.reports.scores.items():
             examples = [by_id[i] for i in column if i in by_id]
             human, judge = charts.paired_values([column[ex.id] for ex in examples],
-                                                [human_of(ex, dataset, quality, Aggregation.MEAN) for ex in examples])
+                                                [human_of(ex, dataset, quality, Aggregation.MEAN, scales=scales) for ex in examples])
             label = f"run {part.record.id} · {name}" if len(runs) > 1 else name
             if not len(human):
                 left_out.append(f"{label}: no item has both a score and a human label")
