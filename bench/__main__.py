@@ -1,4 +1,4 @@
-"""python -m bench [--quick] [--json PATH] [--only metrics,judge,api,cache,app,memory,pairs,store,worker] [--data DIR]
+"""python -m bench [--quick] [--json PATH] [--only metrics,judge,api,cache,app,memory,pairs,store,worker,report] [--data DIR]
 
 Runs every figure (see bench/__init__.py) and prints one table: figure, baseline,
 value, ratio, target, pass/fail. Progress goes to stderr, the table to stdout.
