@@ -1,4 +1,4 @@
-"""python -m bench [--quick] [--json PATH] [--only metrics,judge,api,cache,app,memory,pairs,store,worker] [--data DIR]
+"""python -m bench [--quick] [--json PATH] [--only metrics,judge,api,cache,app,memory,pairs,store,worker,report] [--data DIR]
 
 Runs every figure (see bench/__init__.py) and prints one table: figure, baseline,
 value, ratio, target, pass/fail. Progress goes to stderr, the table to stdout.
@@ -18,7 +18,7 @@ from pathlib import Path
 
 from .common import REPO_ROOT, Context, Row, default_data_dir, failed, render_table
 
-FIGURES = ("metrics", "judge", "api", "cache", "app", "memory", "pairs", "store", "batch", "worker")
+FIGURES = ("metrics", "judge", "api", "cache", "app", "memory", "pairs", "store", "batch", "worker", "report")
 
 
 def measure_this_checkout() -> None:

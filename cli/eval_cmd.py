@@ -18,7 +18,6 @@ from dialjudge.core.api.experiments import (
     ExperimentOutcome,
     ExperimentPlan,
     PlannedRun,
-    ReportWriter,
     check_stored_runs_of,
     experiment_gate,
     experiment_runs,
@@ -56,15 +55,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=run_eval)
 
 
-def report_writer() -> ReportWriter | None:
-    """The HTML report step of `dialjudge eval` (the file's ``experiment.report``).
-
-    Connect the HTML report here: a function of (session, run ids, path) that writes the report of those runs
-    to the path (``core.api.html_report.write_html_report``). None: the key is still validated, and eval says
-    that no report was written."""
-    return None
-
-
 def run_eval(args: argparse.Namespace) -> int:
     target = _target(args)
     experiment = read_experiment(target)
@@ -75,8 +65,7 @@ def run_eval(args: argparse.Namespace) -> int:
     con.print(f"experiment {experiment.settings.name!r}: {len(plan.runs)} runs ({len(plan.datasets)} datasets × "
               f"{len(experiment.variants)} variants)", markup=False, highlight=False)
     try:
-        outcome = run_experiment(args.session, plan, display=_progress(con, plan), gate=gate,
-                                 write_report=report_writer())
+        outcome = run_experiment(args.session, plan, display=_progress(con, plan), gate=gate)
     except KeyboardInterrupt:
         con.print(f"interrupted: the run in flight is cancelled and keeps what it stored; run `dialjudge eval "
                   f"{target}` again to resume it (finished runs are reused)", markup=False, highlight=False)

@@ -21,6 +21,7 @@ from . import (
     leaderboard_cmd,
     metrics_cmd,
     render,
+    report_cmd,
     runs_cmd,
     tune_cmd,
 )
@@ -48,6 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
     runs_cmd.register(sub)
     leaderboard_cmd.register(sub)
     jury_cmd.register(sub)
+    report_cmd.register(sub)
     adversarial_cmd.register(sub)
     tune_cmd.register(sub)
     align_cmd.register(sub)

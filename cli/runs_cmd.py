@@ -40,6 +40,7 @@ from dialjudge.core.api.formatting import (
     usage_rows,
     usage_summary,
 )
+from dialjudge.core.api.html_report import HTML_FORMAT, HtmlReportRequest, write_html_report
 from dialjudge.core.api.pair_runs import PAIR_COMPARISON_COLUMNS, pair_comparison_notes, pair_comparison_rows
 from dialjudge.core.api.probability_lines import scoring_lines
 from dialjudge.core.api.stored import environment_lines
@@ -78,17 +79,18 @@ def register(sub: argparse._SubParsersAction) -> None:
                       help="the coefficient the verdict lines speak of")
     cmp_.set_defaults(handler=run_compare)
     export = rsub.add_parser("export", help="per-item judgments as CSV, JSON Lines, JSON, Markdown or LaTeX, "
-                                            "or (--to) the app's export files")
+                                            "the run's HTML report, or (--to) the app's export files")
     export.add_argument("run", type=int)
     export.add_argument("--format", choices=EXPORT_FORMATS, default="csv",
-                        help="the formats of `judge --format`, plus jsonl (one judgment per line)")
+                        help="the formats of `judge --format`, plus jsonl (one judgment per line) and html (the "
+                             "run's self-contained report, as `dialjudge report` writes it)")
     export.add_argument("--output", type=Path)
     export.add_argument("--to", type=Path, dest="folder", metavar="FOLDER",
                         help="write what the app's Runs screen exports (agreement tables, judgments) into FOLDER")
     export.add_argument("--file", action="append", dest="files", choices=tuple(FORMAT_LABELS), metavar="KIND",
                         help=f"repeatable, with --to: {', '.join(FORMAT_LABELS)} (default: all)")
     export.add_argument("--with-metrics", action="store_true",
-                        help="with --to: the reference-based metrics join the judges in the agreement tables, "
+                        help="with --to or --format html: the reference-based metrics join the judges in the tables, "
                              "as in the app when the run's dataset is open")
     export.set_defaults(handler=run_export)
     rescore = rsub.add_parser(
@@ -293,8 +295,8 @@ def _print_pair_verdicts(comparison: RunComparison, run_a: int, run_b: int) -> N
                                      [(k, json.dumps(a), json.dumps(b)) for k, a, b in comparison.config_changes]))
 
 
-#: What `runs export` writes: every file format of `judge --format` (not its terminal table), and jsonl.
-EXPORT_FORMATS = tuple(f for f in FORMATS if f != "table") + ("jsonl",)
+#: What `runs export` writes: every file format of `judge --format` (not its terminal table), jsonl and html.
+EXPORT_FORMATS = tuple(f for f in FORMATS if f != "table") + ("jsonl", HTML_FORMAT)
 #: Markdown and LaTeX are for reading: the columns that fit a page.
 TABLE_COLUMNS = ("item_id", "judge", "repeat", "score", "normalized", "valid_mass", "error")
 
@@ -304,6 +306,8 @@ def run_export(args: argparse.Namespace) -> int:
         return _export_files(args)
     if args.files:
         raise DialjudgeError("--file chooses what --to writes; give --to FOLDER too")
+    if args.format == HTML_FORMAT:
+        return _export_report(args)
     if args.output and args.format in ("csv", "jsonl"):
         # Streamed from the store into the file: a 100,000-judgment run holds no rows in memory.
         count = write_judgments_file(args.session, args.run, args.output, args.format)
@@ -318,6 +322,17 @@ def run_export(args: argparse.Namespace) -> int:
         render.console(stderr=True).print(f"wrote {len(rows)} judgments to {args.output}", markup=False)
     else:
         print(text, end="")
+    return 0
+
+
+def _export_report(args: argparse.Namespace) -> int:
+    """The run's HTML report (the use case of `dialjudge report`), into --output or to standard output."""
+    result = write_html_report(args.session, HtmlReportRequest((args.run,), args.output,
+                                                               metrics=args.with_metrics))
+    if args.output is None:
+        print(result.text, end="")
+    else:
+        render.console(stderr=True).print(f"wrote {result.path} ({result.bytes_written / 1e6:.1f} MB)", markup=False)
     return 0
 
 

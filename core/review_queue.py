@@ -33,7 +33,7 @@ from dialjudge.core.adversarial.discernment import caught_list
 from dialjudge.core.judges.post_run.preference_report import FLIPS, WRONG_BOTH_ORDERS, PreferenceReport, pairs_to_review
 from dialjudge.core.judges.store.run_store import Review
 from dialjudge.core.judges.types import DEFAULT_MIN_VALID_MASS, Judgment
-from dialjudge.core.model import Aggregation, Dataset, Example
+from dialjudge.core.model import Aggregation, Dataset, Example, Scale
 
 #: |judge - human| or |judge - judge| on 0-1 from which an item is flagged.
 MIN_GAP = 0.3
@@ -97,11 +97,14 @@ class ReviewCase:
 
 
 def human_unit(example: Example, dataset: Dataset, quality: str | None,
-               aggregation: Aggregation = Aggregation.MEAN) -> float | None:
-    """The pooled human label of ``quality`` mapped to 0-1, None when unrated or not numeric."""
+               aggregation: Aggregation = Aggregation.MEAN, *, scales: Mapping[str, Scale] | None = None
+               ) -> float | None:
+    """The pooled human label of ``quality`` mapped to 0-1, None when unrated or not numeric.
+    ``scales``: ``dataset.qualities`` read once by a caller that asks for many items (reading it walks
+    every item: per item, a 100,000-item queue took minutes)."""
     if quality is None or quality not in example.ratings:
         return None
-    scale = dataset.qualities.get(quality)
+    scale = (dataset.qualities if scales is None else scales).get(quality)
     value = example.human(quality, aggregation)
     if scale is None or not scale.is_numeric or value is None or isinstance(value, str):
         return None
@@ -147,11 +150,12 @@ def build_queue(dataset: Dataset, judgments: Mapping[str, Mapping[str, Judgment]
             add(pair_id, flag)
 
     examples = {ex.id: ex for ex in dataset.examples}
+    scales = dataset.qualities
     human_gaps: list[tuple[float, str, Flag]] = []
     for judge, judge_scores in scores.items():
         for item_id, score in judge_scores.items():
             example = examples.get(item_id)
-            human = human_unit(example, dataset, quality, aggregation) if example is not None else None
+            human = human_unit(example, dataset, quality, aggregation, scales=scales) if example is not None else None
             if human is None:
                 continue
             gap = abs(score - human)

@@ -35,7 +35,10 @@ FORMAT_LABELS: dict[str, str] = {
     "latex": "Agreement table, LaTeX",
     "judgments-csv": "Per-item judgments, CSV",
     "judgments-jsonl": "Per-item judgments, JSONL",
+    "html": "Report, one self-contained HTML file",
 }
+#: The format written by the HTML report's use case (core/api/html_report.py), not by export_run.
+REPORT_FORMAT = "html"
 
 
 class ExportError(DialjudgeError):

@@ -6,7 +6,7 @@ which runs each planned run through the ``judge`` use case (``judging.judge``): 
 settings and name is shown again, an unfinished one continues where it stopped, and the response cache
 answers any request asked before. A Ctrl+C cancels the run in flight the way ``dialjudge judge`` does
 (what is stored stays; the rerun resumes it). Then one leaderboard per dataset and quality
-(``leaderboards.leaderboard``), the HTML report (``write_report``, which the caller connects), and the
+(``leaderboards.leaderboard``), the HTML report (``html_report.write_html_report``; a caller may pass its own ``write_report``), and the
 gate (``gate.check_stored_runs``) on the experiment's runs.
 """
 
@@ -30,13 +30,14 @@ from . import leaderboards as _leaderboards
 from . import runs as _runs
 from .display import RunDisplay
 from .gate import GateRequest, GateResult, Rule, UnfinishedRun, check_stored_runs
+from .html_report import HtmlReportRequest, write_html_report
 from .judging import judge
 from .leaderboard_types import Leaderboard, LeaderboardRequest
 from .requests import RunRequest
 from .runs import RunPlan
 from .session import Session
 
-#: What writes the HTML report of an experiment's runs to a path (the caller connects it; None: no report).
+#: What writes the HTML report of an experiment's runs to a path (None: the HTML report, one file per dataset).
 ReportWriter = Callable[[Session, tuple[int, ...], Path], object]
 
 __all__ = ["DatasetBoard", "Experiment", "ExperimentOutcome", "ExperimentPlan", "PlannedRun", "ReportWriter",
@@ -222,11 +223,29 @@ def _report(session: Session, plan: ExperimentPlan, run_ids: tuple[int, ...],
     path = plan.experiment.settings.report
     if path is None:
         return None, None
-    if write_report is None:
-        return None, f"experiment.report {str(path)!r}: this build has no HTML report step; nothing written"
     path.parent.mkdir(parents=True, exist_ok=True)
-    write_report(session, run_ids, path)
-    return path, None
+    if write_report is not None:
+        write_report(session, run_ids, path)
+        return path, None
+    groups: dict[int, list[int]] = {}
+    for run, run_id in zip(plan.runs, run_ids):
+        groups.setdefault(run.dataset_index, []).append(run_id)
+    if len(groups) == 1:
+        html_report_of_runs(session, run_ids, path)
+        return path, None
+    # A report covers the runs of one dataset: with several datasets, one file each, named after its dataset.
+    written = []
+    for index, ids in groups.items():
+        name = "".join(c if c.isalnum() or c in "-_" else "-" for c in plan.datasets[index].name)
+        target = path.with_name(f"{path.stem}-{name}{path.suffix}")
+        html_report_of_runs(session, tuple(ids), target)
+        written.append(str(target))
+    return None, f"wrote one report per dataset: {', '.join(written)}"
+
+
+def html_report_of_runs(session: Session, run_ids: tuple[int, ...], path: Path) -> object:
+    """The experiment's report step: the HTML report of these runs (one dataset) written to ``path``."""
+    return write_html_report(session, HtmlReportRequest(run_ids, output=path))
 
 
 def experiment_gate(experiment: Experiment, extra_rules: Sequence[Rule] = (), *, judge: str | None = None,

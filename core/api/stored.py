@@ -22,7 +22,7 @@ from ..judges.store.run_store import JudgmentPage, RunRecord, RunStore, ScoreCol
 from ..judges.types import Judgment
 from ..model import Dataset
 from ..run_columns import run_scores
-from ..run_export import FORMAT_LABELS, ExportResult, export_run, write_judgments
+from ..run_export import FORMAT_LABELS, REPORT_FORMAT, ExportResult, export_run, write_judgments
 from .requests import ExportRequest, RescoreRequest
 
 
@@ -130,7 +130,8 @@ def export(store: RunStore, request: ExportRequest, app_config: Config | None = 
     and judgments into ``request.folder``."""
     config = store.runs.get_run(request.run_id).run_config
     dataset = dataset_of_run(config, app_config, current=current)
-    formats = request.formats or tuple(FORMAT_LABELS)
+    # The HTML report is written by core/api/html_report.export_files, which calls this for the rest.
+    formats = request.formats or tuple(f for f in FORMAT_LABELS if f != REPORT_FORMAT)
     return export_run(store, request.run_id, dataset, request.folder, formats, extra_scores=request.metric_scores,
                       n_boot=request.n_boot, seed=request.seed)
 

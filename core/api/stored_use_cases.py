@@ -14,6 +14,7 @@ from ..judges.store.run_store import Review, RunRecord
 from ..judges.types import Judgment
 from ..model import Aggregation, Dataset
 from . import comparison as _comparison
+from . import html_report as _html_report
 from . import imports as _imports
 from . import interrupted as _interrupted
 from . import labels_estimates as _labels_estimates
@@ -38,7 +39,8 @@ run_details = uses_store(_stored.run_details)
 usage_of_run = uses_store(_stored.usage_of_run)
 judge_columns = uses_store(_stored.judge_columns)
 rescore = uses_store(_stored.rescore)
-export = uses_store(_stored.export)
+# Every export format, the HTML report among them (core/api/html_report.py).
+export = uses_store(_html_report.export_files)
 judgment_rows = uses_store(_stored.judgment_rows)
 delete = uses_store(_stored.delete)
 judgment_page = uses_store(_stored.judgment_page)

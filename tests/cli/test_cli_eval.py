@@ -125,8 +125,11 @@ def test_the_report_step_is_called_with_the_runs_and_the_files_path(tmp_path: Pa
     outcome = run_experiment(session, plan, write_report=lambda s, ids, path: calls.append((s, ids, path)))
     assert calls == [(session, (1, 2), tmp_path / "out" / "report.html")]
     assert outcome.report == tmp_path / "out" / "report.html" and outcome.finished
-    unconnected = run_experiment(session, plan)
-    assert unconnected.report is None and "no HTML report step" in str(unconnected.report_note)
+    # By default the step is the HTML report of the experiment's runs, as `dialjudge report 1 2` writes it.
+    default = run_experiment(session, plan)
+    page = (tmp_path / "out" / "report.html").read_text(encoding="utf-8")
+    assert default.report == tmp_path / "out" / "report.html" and default.report_note is None
+    assert "Content-Security-Policy" in page and "run 1" in page and "run 2" in page
 
 
 def bad(text: str, old: str, new: str) -> str:

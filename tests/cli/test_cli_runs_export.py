@@ -31,11 +31,11 @@ def test_export_to_a_folder_writes_what_the_app_writes(capsys: pytest.CaptureFix
     assert code == 0, err
     assert sorted(p.name for p in out_dir.iterdir()) == sorted(
         f"run-1-{kind}" for kind in ("agreement.csv", "agreement.json", "agreement.md", "agreement.tex",
-                                     "judgments.csv", "judgments.jsonl",
+                                     "judgments.csv", "judgments.jsonl", "report.html",
                                      # an ordinal quality: its confusion matrix and kappas beside the table
                                      "confusion.csv", "kappa.csv", "diagnostics.json", "diagnostics.md"))
     assert all(str(out_dir / f"run-1-agreement.{ending}") in err for ending in ("csv", "json", "md", "tex"))
-    assert len(FORMAT_LABELS) == 6
+    assert len(FORMAT_LABELS) == 7
 
     # The table holds the coefficients core/evaluation computes from the stored judgments.
     dataset = open_dataset("sample", remember=False)

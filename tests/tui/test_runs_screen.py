@@ -126,7 +126,8 @@ async def test_export_writes_the_tables_and_the_judgments(services, tmp_path):
         names = sorted(p.name for p in out.iterdir())
         assert names == sorted(f"run-{first}-{kind}" for kind in (
             "agreement.csv", "agreement.json", "agreement.md", "agreement.tex", "judgments.csv", "judgments.jsonl",
-            "confusion.csv", "kappa.csv", "diagnostics.json", "diagnostics.md"))
+            "confusion.csv", "kappa.csv", "diagnostics.json", "diagnostics.md", "report.html"))
+        assert 'id="items-data"' in (out / f"run-{first}-report.html").read_text(encoding="utf-8")
 
         with services.session.store() as store:
             scores, failures = run_scores(store, first)
