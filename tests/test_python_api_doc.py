@@ -49,3 +49,10 @@ def test_the_documented_example_runs_as_written(tmp_path: Path, monkeypatch: pyt
     assert ranked, out
     names = [name for _, _, name, _ in ranked]
     assert names.index("run 1 good") < names.index("run 3 weak")
+    # The report and the gate: the file is written, the simulated good judge passes ρ ≥ 0.3, the weak fails.
+    assert (tmp_path / "report.html").is_file()
+    gate_lines = [line for line in out.splitlines() if line.startswith(("ok  ", "FAIL"))]
+    assert any(line.startswith("ok   spearman") and "good" in line for line in gate_lines), gate_lines
+    assert any(line.startswith("FAIL spearman") and "weak" in line for line in gate_lines), gate_lines
+    assert "exit code 1" in out
+    assert re.search(r"^jury mean .* ρ \d\.\d{3}", out, re.M), out
