@@ -19,6 +19,7 @@ from dialjudge.core.judges.run.config import RunConfig
 from dialjudge.core.judges.types import ScoringMode
 from dialjudge.tui.app import make_app
 from dialjudge.tui.screens.jury_view import CascadeScreen, JuryScreen
+from dialjudge.tui.screens.leaderboard_view import LeaderboardScreen
 from dialjudge.tui.screens.panel_settings_dialog import CascadeSettingsDialog, JurySettingsDialog
 from dialjudge.tui.screens.runs import RunsScreen
 
@@ -107,7 +108,8 @@ async def test_the_app_shows_the_cli_jury_and_cascade_digit_for_digit(
         assert line in " ".join(cascade_shown.split()) and line in " ".join(cascade_printed.split())
 
 
-async def test_three_marked_runs_make_a_jury_and_a_comparison_still_takes_two(tmp_path: Path) -> None:
+async def test_three_marked_runs_make_a_jury_and_a_comparison_still_takes_two(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     store = Path(os.environ["DIALJUDGE_DATA_DIR"]) / "runs.sqlite3"
     app = make_app(services=make_services(tmp_path).with_store_at(store))
     async with app.run_test(size=SIZE) as pilot:
@@ -138,9 +140,28 @@ async def test_three_marked_runs_make_a_jury_and_a_comparison_still_takes_two(tm
         jury = app.screen
         assert isinstance(jury, JuryScreen) and jury.report is not None
         assert len(jury.report.members) == 3 and jury.report.method.value == "majority"
+        # b: the leaderboard of the three runs with the jury ranked among them.
+        await pilot.press("b")
+        await settle(pilot)
+        board_screen = app.screen
+        assert isinstance(board_screen, LeaderboardScreen) and board_screen.board is not None
+        board_shown = static_text(board_screen.query_one("#leaderboard-body", Static), width=240)
+        board_request = board_screen.request
+        await pilot.press("escape")
+        await settle(pilot)
         await pilot.press("escape")
         await settle(pilot)
         # Unmarking one leaves two: A and B again, and they compare.
         await pilot.press("space")
         await settle(pilot)
         assert sorted(runs.sides().values()) == ["A", "B"]
+
+    monkeypatch.setenv("COLUMNS", "240")
+    members = ",".join(board_request.juries[0])
+    board_printed = printed(capsys, "leaderboard", *map(str, board_request.runs), "--dataset", board_request.dataset,
+                            "--quality", board_request.quality, "--jury", members, "--bootstrap",
+                            str(board_request.n_boot), "--seed", str(board_request.seed))
+    jury_rows = [r for r in table_cells(board_shown) if any(c.startswith("jury majority") for c in r)]
+    assert len(jury_rows) == 1 and jury_rows == [r for r in table_cells(board_printed)
+                                                  if any(c.startswith("jury majority") for c in r)]
+    assert table_cells(board_shown) == table_cells(board_printed)

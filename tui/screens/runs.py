@@ -342,10 +342,21 @@ class RunsScreen(WorkspaceScreen):
         request = CascadeRequest(str(chosen[0]), str(chosen[1]), seed=self.dj.services.seed)
         self.app.push_screen(CascadeSettingsDialog(request), self._panel_chosen)
 
+    def _jury_leaderboard(self, request: JuryRequest) -> LeaderboardRequest | None:
+        """The leaderboard of the jury's runs with the jury ranked among them, on the first run's quality."""
+        config = self.runs[int(request.members[0])].run_config
+        quality = config.quality or config.aspect
+        if not quality:
+            return None
+        return LeaderboardRequest(config.dataset_path or config.dataset, quality,
+                                  tuple(sorted(int(m) for m in request.members)), n_boot=self.dj.services.n_boot,
+                                  seed=self.dj.services.seed, juries=(request.members,),
+                                  jury_method=request.method.value)
+
     def _panel_chosen(self, request: JuryRequest | CascadeRequest | None) -> None:
         """The settings dialog closed: compute with its settings (None: cancelled)."""
         if isinstance(request, JuryRequest):
-            self.app.push_screen(JuryScreen(request))
+            self.app.push_screen(JuryScreen(request, self._jury_leaderboard(request)))
         elif isinstance(request, CascadeRequest):
             self.app.push_screen(CascadeScreen(request))
 
