@@ -103,15 +103,17 @@ class CascadeSettingsDialog(FormDialog[CascadeRequest | None]):
 
     def chosen(self) -> CascadeRequest:
         """The request with the numbers typed; a :class:`ConfigError` names a bad one."""
-        values = {}
-        for name in ("target", "delta"):
-            text = self.query_one(f"#cascade-{name}", Input).value.strip()
-            if text:
-                try:
-                    values[name] = float(text)
-                except ValueError:
-                    raise ConfigError(f"the {name} is a number, not {text!r}") from None
-        return dataclasses.replace(self.request, **values)
+        return dataclasses.replace(self.request, target=self._number("target", self.request.target),
+                                   delta=self._number("delta", self.request.delta))
+
+    def _number(self, name: str, default: float) -> float:
+        text = self.query_one(f"#cascade-{name}", Input).value.strip()
+        if not text:
+            return default
+        try:
+            return float(text)
+        except ValueError:
+            raise ConfigError(f"the {name} is a number, not {text!r}") from None
 
     def submit(self) -> None:
         self.action_go()
