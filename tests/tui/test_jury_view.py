@@ -165,3 +165,29 @@ async def test_three_marked_runs_make_a_jury_and_a_comparison_still_takes_two(
     assert len(jury_rows) == 1 and jury_rows == [r for r in table_cells(board_printed)
                                                   if any(c.startswith("jury majority") for c in r)]
     assert table_cells(board_shown) == table_cells(board_printed)
+
+
+async def test_the_settings_dialogs_fit_80x24(tmp_path: Path) -> None:
+    store = Path(os.environ["DIALJUDGE_DATA_DIR"]) / "runs.sqlite3"
+    app = make_app(services=make_services(tmp_path).with_store_at(store))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        for aspect in ("overall", "coherence"):
+            app.runs.start(RunConfig.build(app.workspace.dataset, get_template("likert-1to5"), [FAKE], aspect=aspect,
+                                           quality="overall", mode=ScoringMode.LOGPROB))
+            await settle(pilot)
+        await pilot.press("u")
+        await settle(pilot)
+        await pilot.press("space", "down")
+        await settle(pilot)
+        for key, dialog_type, button in (("y", JurySettingsDialog, "#jury-go"), ("e", CascadeSettingsDialog,
+                                                                                  "#cascade-go")):
+            await pilot.press(key)
+            await settle(pilot)
+            dialog = app.screen
+            assert isinstance(dialog, dialog_type)
+            region = dialog.query_one(button).region
+            assert region.width > 0 and region.bottom <= 24 and region.right <= 80
+            await pilot.press("escape")
+            await settle(pilot)
+            assert isinstance(app.screen, RunsScreen)
