@@ -4,10 +4,11 @@ cheap one is not, and the rest abstain (``dialjudge cascade``, the Runs screen's
 The thresholds are chosen with the Trust or Escalate guarantee (:mod:`core.stats.cascade`) on labelled
 items, and the cascade is checked on other items: with a labels file, the file's items calibrate and
 the items of contexts the file does not touch are checked against the dataset's human ratings;
-without one, the contexts are dealt (seeded) into a calibration share and a checked rest. Both runs
-judged every item, so the cascade is computed from stored answers; its cost counts the strong judge
-only where it would have been asked (the live variant, asking the strong judge only then, is not
-built). A judge's confidence is its answer probability: runs in logprob or yesno mode.
+without one, the contexts are dealt (seeded) into a calibration share and a checked rest. The cascade is
+computed from stored answers; its cost counts the strong judge only where it would have been asked. The
+strong run may hold only those items: the live cascade (:mod:`core.api.cascade_live`) asks the strong
+judge only there, and this report on its two runs is its report. A judge's confidence is its answer
+probability: runs in logprob or yesno mode.
 """
 
 from __future__ import annotations
@@ -88,14 +89,17 @@ class CascadeReport:
     cost_strong_alone: float | None
     tokens_cascade: float | None
     tokens_strong_alone: float | None
+    #: Checked items each judge judged (every one, unless the strong judge was asked only where needed).
+    n_cheap_judged: int = 0
+    n_strong_judged: int = 0
     notes: tuple[str, ...] = field(default=())
 
     def share(self, who: str) -> float:
         return self.decided_by.get(who, 0) / self.n_checked if self.n_checked else math.nan
 
 
-def _checked_split(panel: Panel, truth: np.ndarray, request: CascadeRequest, from_file: bool
-                   ) -> tuple[np.ndarray, np.ndarray]:
+def checked_split(panel: Panel, truth: np.ndarray, request: CascadeRequest, from_file: bool
+                  ) -> tuple[np.ndarray, np.ndarray]:
     """(calibration items, checked items) as masks over the panel's items, disjoint by context."""
     groups = [ex.group_id for ex in panel.items]
     if from_file:
@@ -120,16 +124,18 @@ def cascade_report(store: RunStore, request: CascadeRequest, app_config: Config 
                                  "confidence (run it in logprob or yesno mode)")
     labels = read_labels_file(request.labels_file) if request.labels_file is not None else None
     truth, source = label_points(panel, labels)
-    calibrate, checked = _checked_split(panel, truth, request, labels is not None)
+    calibrate, checked = checked_split(panel, truth, request, labels is not None)
     if calibrate.sum() < 2:
         raise DialjudgeError(f"only {int(calibrate.sum())} labelled items to choose the thresholds on")
     ids = [ex.id for ex in panel.items]
     c1, c2 = (np.array([m.confidence.get(i, math.nan) for i in ids]) for m in (cheap, strong))
-    a1, a2 = (_agrees(m, ids, panel, truth) for m in (cheap, strong))
+    a1, a2 = (judge_agrees(m, ids, panel, truth) for m in (cheap, strong))
     thresholds = cascade_thresholds(c1[calibrate], a1[calibrate], c2[calibrate], a2[calibrate],
                                     target=request.target, delta=request.delta)
     humans = np.array([human_point(ex, panel.quality, panel.scale) for ex in panel.items])
-    h1, h2 = _agrees(cheap, ids, panel, humans), _agrees(strong, ids, panel, humans)
+    h1, h2 = judge_agrees(cheap, ids, panel, humans), judge_agrees(strong, ids, panel, humans)
+    # Each judge alone on the checked items it judged (a live cascade's strong judge judged only those escalated).
+    j1, j2 = (np.array([i in m.scores for i in ids])[checked] for m in (cheap, strong))
     route = thresholds.route(c1[checked], c2[checked])
     labelled = np.isfinite(humans[checked])
     n = int(checked.sum())
@@ -148,10 +154,12 @@ def cascade_report(store: RunStore, request: CascadeRequest, app_config: Config 
         panel.dataset.name, panel.quality, cheap.name, strong.name, thresholds, source, int(calibrate.sum()), n,
         {who: int((route == who).sum()) for who in (CHEAP, STRONG, ABSTAIN)},
         covered_agreement(route, h1[checked], h2[checked], labelled),
-        _alone(h1[checked], labelled), _alone(h2[checked], labelled), escalated, *cost, tuple(notes))
+        _alone(h1[checked], labelled & j1), _alone(h2[checked], labelled & j2), escalated, *cost,
+        int(j1.sum()), int(j2.sum()), tuple(notes))
 
 
-def _agrees(member: Member, ids: list[str], panel: Panel, truth: np.ndarray) -> np.ndarray:
+def judge_agrees(member: Member, ids: list[str], panel: Panel, truth: np.ndarray) -> np.ndarray:
+    """Whether the member's scale point is ``truth``'s, per item (no verdict, or no truth: it does not agree)."""
     judged = points_of([member.scores.get(i, math.nan) for i in ids], panel.points)
     return np.isfinite(judged) & (judged == truth)
 
@@ -215,10 +223,10 @@ def cascade_rows(report: CascadeReport) -> list[tuple[str, ...]]:
         ("abstain (to people)", "", str(report.decided_by[ABSTAIN]), share(report.decided_by[ABSTAIN]), "", ""),
         ("cascade (decided items)", "", str(decided), share(decided), _agreement_text(report.agreement),
          str(report.agreement.n)),
-        (f"{report.cheap} alone", "", str(n), share(n), _agreement_text(report.cheap_alone),
-         str(report.cheap_alone.n)),
-        (f"{report.strong} alone", "", str(n), share(n), _agreement_text(report.strong_alone),
-         str(report.strong_alone.n)),
+        (f"{report.cheap} alone", "", str(report.n_cheap_judged), share(report.n_cheap_judged),
+         _agreement_text(report.cheap_alone), str(report.cheap_alone.n)),
+        (f"{report.strong} alone", "", str(report.n_strong_judged), share(report.n_strong_judged),
+         _agreement_text(report.strong_alone), str(report.strong_alone.n)),
     ]
 
 
@@ -264,5 +272,5 @@ def cascade_record(report: CascadeReport) -> dict[str, Any]:
             "tokens": report.tokens_cascade, "tokens_strong_alone": report.tokens_strong_alone}
 
 
-__all__ = ["CASCADE_COLUMNS", "DEFAULT_CALIBRATION", "DEFAULT_DELTA", "DEFAULT_TARGET", "CascadeReport", "CascadeRequest", "cascade_lines", "cascade_record",
-           "cascade_report", "cascade_rows", "cascade_title", "run_cascade"]
+__all__ = ["CASCADE_COLUMNS", "DEFAULT_CALIBRATION", "DEFAULT_DELTA", "DEFAULT_TARGET", "CascadeReport", "CascadeRequest", "cascade_lines", "checked_split", "cascade_record",
+           "cascade_report", "cascade_rows", "cascade_title", "judge_agrees", "run_cascade"]

@@ -65,16 +65,32 @@ def cascade_thresholds(cheap_confidence: ArrayLike, cheap_agrees: ArrayLike, str
     (a judge without a verdict on an item does not agree)."""
     if not 0.0 < target < 1.0 or not 0.0 < delta < 1.0:
         raise ValueError("the target agreement and delta must be in (0, 1)")
-    c1, c2 = _confidences(cheap_confidence), _confidences(strong_confidence)
-    a1, a2 = np.asarray(cheap_agrees, dtype=bool), np.asarray(strong_agrees, dtype=bool)
+    c2 = _confidences(strong_confidence)
+    a2 = np.asarray(strong_agrees, dtype=bool)
     risk, each = 1.0 - target, delta / 2.0
-    cheap = selective_threshold(c1, a1, alpha=risk, delta=each)
-    escalated = c1 < cheap.threshold if cheap.threshold is not None else np.ones(c1.shape, bool)
-    if escalated.any():
-        strong = selective_threshold(c2[escalated], a2[escalated], alpha=risk, delta=each)
+    cheap = cheap_threshold(cheap_confidence, cheap_agrees, target=target, delta=delta)
+    up = escalated(cheap, cheap_confidence)
+    if up.any():
+        strong = selective_threshold(c2[up], a2[up], alpha=risk, delta=each)
     else:
         strong = SelectiveThreshold(risk, each, None, 0, 0, 0.0, 0, "the cheap judge decides every labelled item")
     return CascadeThresholds(target, delta, cheap, strong)
+
+
+def cheap_threshold(cheap_confidence: ArrayLike, cheap_agrees: ArrayLike, *, target: float = DEFAULT_TARGET,
+                    delta: float = DEFAULT_DELTA) -> SelectiveThreshold:
+    """The cheap judge's threshold alone (its half of the union bound): all a live cascade needs to know
+    which items to ask the strong judge about, before asking it anything."""
+    if not 0.0 < target < 1.0 or not 0.0 < delta < 1.0:
+        raise ValueError("the target agreement and delta must be in (0, 1)")
+    return selective_threshold(_confidences(cheap_confidence), np.asarray(cheap_agrees, dtype=bool),
+                               alpha=1.0 - target, delta=delta / 2.0)
+
+
+def escalated(cheap: SelectiveThreshold, cheap_confidence: ArrayLike) -> np.ndarray:
+    """The items the cheap judge passes on to the strong one: below its threshold (every item when it has none)."""
+    c1 = _confidences(cheap_confidence)
+    return c1 < cheap.threshold if cheap.threshold is not None else np.ones(c1.shape, bool)
 
 
 @dataclass(frozen=True)
@@ -108,4 +124,4 @@ def covered_agreement(route: np.ndarray, cheap_agrees: ArrayLike, strong_agrees:
 
 
 __all__ = ["ABSTAIN", "CHEAP", "CascadeThresholds", "DEFAULT_DELTA", "DEFAULT_TARGET", "Proportion", "STRONG",
-           "cascade_thresholds", "covered_agreement"]
+           "cascade_thresholds", "cheap_threshold", "covered_agreement", "escalated"]

@@ -141,3 +141,33 @@ def test_the_leaderboard_ranks_a_jury(capsys: pytest.CaptureFixture[str]) -> Non
     assert code == 0, err
     row = next(r for r in body_rows(out) if len(r) > 2 and r[2].startswith("jury mean"))
     assert row[2] == "jury mean (1 s1, 2 s2, 3 s3)" and row[3] != "–" and row[4] == "60/12"
+
+
+def test_a_live_cascade_asks_the_strong_judge_where_needed_and_prints_the_calls_saved(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    judge_three(capsys)
+    dataset = open_dataset("sample", remember=False)
+    groups = sorted({ex.group_id for ex in dataset.examples})[:6]
+    strong = strong_points("1")
+    labels = tmp_path / "labels.csv"
+    labels.write_text("item_id,label\n" + "".join(f"{ex.id},{strong[ex.id]:g}\n" for ex in dataset.examples
+                                                  if ex.group_id in groups), encoding="utf-8")
+    code, out, err = run(capsys, "cascade", "2", "--strong-judge", "s1", "--target", "0.6", "--delta", "0.2",
+                         "--labels", str(labels), "--format", "json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["strong_run"] == 4 and data["items"] == 60
+    assert data["strong_calls_saved"] == 60 - data["asked_calibration"] - data["asked_checked"]
+    assert any("strong-judge calls saved" in line for line in data["method"])
+    # The table is the stored-run cascade's on the cheap run and the strong judge's new run.
+    code, live_out, err = run(capsys, "cascade", "2", "--strong-judge", "s1", "--target", "0.6", "--delta", "0.2",
+                              "--labels", str(labels))
+    assert code == 0, err
+    stored = run_cascade(Session(), CascadeRequest("2", "4", target=0.6, delta=0.2, labels_file=labels))
+    assert body_rows(live_out) == [list(r) for r in cascade_rows(stored)]
+    code, _, err = run(capsys, "cascade", "2")
+    assert code == 2 and "--strong-judge" in err
+    code, _, err = run(capsys, "cascade", "2", "1", "--strong-judge", "s1")
+    assert code == 2 and "one of the two" in err
+    code, _, err = run(capsys, "cascade", "2", "1", "--mode", "yesno")
+    assert code == 2 and "--strong-judge" in err

@@ -1,5 +1,6 @@
 """A jury and a cascade in the app (from the Runs screen, keys y and e): the same rows and method text as
-``dialjudge jury`` and ``dialjudge cascade`` print, computed by the same use cases on a worker."""
+``dialjudge jury`` and ``dialjudge cascade`` print, computed by the same use cases on a worker. From the jury,
+key b ranks it in the leaderboard beside its members (``dialjudge leaderboard --jury``)."""
 
 from __future__ import annotations
 
@@ -18,12 +19,14 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 from textual.worker import get_current_worker
 
+from dialjudge.core.api import LeaderboardRequest
 from dialjudge.core.api import cascade as cascade_api
 from dialjudge.core.api import jury as jury_api
 from dialjudge.core.errors import DialjudgeError
 
 from ..controllers.base import start_thread_work
 from ..host import dialjudge_app
+from .leaderboard_view import LeaderboardScreen
 
 PANEL_GROUP = "jury"
 
@@ -94,10 +97,26 @@ class _PanelScreen(Screen[None]):
 
 class JuryScreen(_PanelScreen):
     waiting = "Pooling the judges…"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("b", "leaderboard", "Leaderboard", tooltip="Rank the jury beside its members, the metrics and the "
+                "baselines (dialjudge leaderboard --jury)"),
+    ]
 
-    def __init__(self, request: jury_api.JuryRequest) -> None:
+    def __init__(self, request: jury_api.JuryRequest, leaderboard: LeaderboardRequest | None = None) -> None:
         super().__init__()
         self.request = request
+        #: The leaderboard of the members' runs with this jury (None: not offered).
+        self.leaderboard = leaderboard
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "leaderboard":
+            return True if self.leaderboard is not None else None
+        return True
+
+    def action_leaderboard(self) -> None:
+        """The leaderboard of the members' runs, with the jury ranked among them."""
+        if self.leaderboard is not None:
+            self.app.push_screen(LeaderboardScreen(self.leaderboard))
 
     def compute(self) -> tuple[Any, Group]:
         host = dialjudge_app(self)

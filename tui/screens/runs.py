@@ -49,6 +49,7 @@ from .dialogs import ExportChoice, ExportDialog
 from .import_dialog import ImportDialog
 from .jury_view import CascadeScreen, JuryScreen
 from .leaderboard_view import LeaderboardScreen
+from .panel_settings_dialog import CascadeSettingsDialog, JurySettingsDialog
 from .rescore_dialog import RescoreDialog
 
 if TYPE_CHECKING:
@@ -59,6 +60,8 @@ if TYPE_CHECKING:
     from dialjudge.core.api.types import RunUsage
 
 MARKS = ("A", "B")
+#: Runs marked at once: a comparison takes two, a jury or a leaderboard more (the oldest mark gives way).
+MAX_MARKED = 9
 
 
 def run_details(record: RunRecord, usage: RunUsage | None = None, *, show_timings: bool = True) -> RenderableType:
@@ -115,7 +118,8 @@ class RunsScreen(WorkspaceScreen):
     CSS_PATH = "runs.tcss"
     AUTO_FOCUS = "#runs-table"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("space", "mark", "Mark", tooltip="Mark the run for comparison (two at most)"),
+        Binding("space", "mark", "Mark", tooltip=f"Mark the run: two to compare, more for a jury or a leaderboard "
+                f"({MAX_MARKED} at most)"),
         Binding("c", "compare", "Compare", tooltip="Compare the two marked runs (or the marked and highlighted)"),
         Binding("x", "export", "Export…", tooltip="Write the run's agreement tables and judgments to files"),
         Binding("a", "show_in_scores", "Add to Scores", tooltip="Show the run's judges on the Scores screen"),
@@ -130,12 +134,12 @@ class RunsScreen(WorkspaceScreen):
         Binding("b", "leaderboard", "Leaderboard", show=False,
                 tooltip="Rank the marked runs' judges (none marked: every run on the highlighted run's dataset and "
                         "quality) beside the metrics and baselines, with significance clusters"),
-        Binding("y", "jury", "Jury", show=False,
-                tooltip="Pool the marked runs' judges and the highlighted run's into one (majority vote), beside "
-                        "each member, with the panel's cost"),
-        Binding("e", "cascade", "Cascade", show=False,
+        Binding("y", "jury", "Jury…", show=False,
+                tooltip="Pool the marked runs' judges and the highlighted run's into one (majority, mean or learned "
+                        "weights, asked first), beside each member, with the panel's cost"),
+        Binding("e", "cascade", "Cascade…", show=False,
                 tooltip="The first marked run's judge first, escalating to the other run's (marked or highlighted) "
-                        "where unsure, with a guaranteed agreement with the humans (target 80%)"),
+                        "where unsure, with a guaranteed agreement with the humans (target and delta asked first)"),
     ]
 
     def __init__(self) -> None:
@@ -221,6 +225,8 @@ class RunsScreen(WorkspaceScreen):
         if len(self.marked) == len(MARKS):
             text.append(" · " + ", ".join(f"{side} = run {run_id}" for run_id, side in sides.items())
                         + " (A the older)")
+        elif len(self.marked) > len(MARKS):
+            text.append(f" · marked runs {', '.join(str(m) for m in self.marked)} (y pools them; c compares two)")
         elif self.marked:
             text.append(f" · marked run {self.marked[0]}")
         text.append(" · space marks, c compares, x exports, a adds a run's judges to the Scores screen",
@@ -262,8 +268,9 @@ class RunsScreen(WorkspaceScreen):
 
     def sides(self) -> dict[int, str]:
         """The mark each marked run shows: A and B once two are marked, the older run A, as the comparison
-        has it (one source for the status line, the mark column and the comparison); one alone: "*"."""
-        if len(self.marked) < len(MARKS):
+        has it (one source for the status line, the mark column and the comparison); one alone, or more than
+        two (no comparison): "*"."""
+        if len(self.marked) != len(MARKS):
             return dict.fromkeys(self.marked, "*")
         return dict(zip(sorted(self.marked), MARKS, strict=True))
 
@@ -275,13 +282,16 @@ class RunsScreen(WorkspaceScreen):
         if run_id in self.marked:
             self.marked.remove(run_id)
         else:
-            self.marked = [*self.marked, run_id][-len(MARKS):]
+            self.marked = [*self.marked, run_id][-MAX_MARKED:]
         self.table.update_cells((r, "mark", self._row(self.runs[r])[0]) for r in self.runs)
         self._redraw_status()
 
     def action_compare(self) -> None:
         """Compare the marked runs: correlation deltas and the prompt diff."""
         pair = list(self.marked)
+        if len(pair) > len(MARKS):
+            self.notify(f"A comparison takes two runs; {len(pair)} are marked (space unmarks)", severity="warning")
+            return
         if len(pair) == 1 and self.highlighted is not None and self.highlighted != pair[0]:
             pair.append(self.highlighted)
         if len(pair) != 2:
@@ -320,7 +330,7 @@ class RunsScreen(WorkspaceScreen):
             return
         request = JuryRequest(tuple(str(r) for r in chosen), n_boot=self.dj.services.n_boot,
                               seed=self.dj.services.seed)
-        self.app.push_screen(JuryScreen(request))
+        self.app.push_screen(JurySettingsDialog(request), self._panel_chosen)
 
     def action_cascade(self) -> None:
         """The first marked run's judge as the cheap one, the other (marked or highlighted) as the strong one."""
@@ -329,7 +339,26 @@ class RunsScreen(WorkspaceScreen):
             self.notify("Mark the cheap judge's run (space), then highlight or mark the strong judge's run",
                         severity="warning")
             return
-        self.app.push_screen(CascadeScreen(CascadeRequest(str(chosen[0]), str(chosen[1]), seed=self.dj.services.seed)))
+        request = CascadeRequest(str(chosen[0]), str(chosen[1]), seed=self.dj.services.seed)
+        self.app.push_screen(CascadeSettingsDialog(request), self._panel_chosen)
+
+    def _jury_leaderboard(self, request: JuryRequest) -> LeaderboardRequest | None:
+        """The leaderboard of the jury's runs with the jury ranked among them, on the first run's quality."""
+        config = self.runs[int(request.members[0])].run_config
+        quality = config.quality or config.aspect
+        if not quality:
+            return None
+        return LeaderboardRequest(config.dataset_path or config.dataset, quality,
+                                  tuple(sorted(int(m) for m in request.members)), n_boot=self.dj.services.n_boot,
+                                  seed=self.dj.services.seed, juries=(request.members,),
+                                  jury_method=request.method.value)
+
+    def _panel_chosen(self, request: JuryRequest | CascadeRequest | None) -> None:
+        """The settings dialog closed: compute with its settings (None: cancelled)."""
+        if isinstance(request, JuryRequest):
+            self.app.push_screen(JuryScreen(request, self._jury_leaderboard(request)))
+        elif isinstance(request, CascadeRequest):
+            self.app.push_screen(CascadeScreen(request))
 
     def on_runs_compared(self, message: RunsCompared) -> None:
         self.query_one("#runs-comparison", Static).update(render_comparison(message.comparison))
