@@ -13,6 +13,7 @@ from .core.api import *  # noqa: F403  (the layer's surface, as core.api.__all__
 from .core.api import __all__ as _layer_names
 from .core.api.align import AlignReport, AlignRequest, align, open_align
 from .core.api.cascade import CascadeReport, CascadeRequest, cascade_record, run_cascade
+from .core.api.cascade_live import LiveCascadeReport, LiveCascadeRequest, live_cascade
 from .core.api.experiments import ExperimentOutcome, plan_experiment, read_experiment, run_experiment
 from .core.api.gate import GateRequest, GateResult, check_runs, junit_xml, parse_rules
 from .core.api.html_report import HtmlReportRequest, HtmlReportResult, write_html_report
@@ -31,7 +32,7 @@ __all__ = [
     "ExperimentOutcome", "plan_experiment", "read_experiment", "run_experiment",
     # several judges as one (dialjudge jury, dialjudge cascade)
     "CascadeReport", "CascadeRequest", "JuryReport", "JuryRequest", "cascade_record", "jury_records", "run_cascade",
-    "run_jury",
+    "run_jury", "LiveCascadeReport", "LiveCascadeRequest", "live_cascade",
     # a judge aligned to the user's corrections (dialjudge align)
     "AlignReport", "AlignRequest", "align", "open_align",
 ]
