@@ -39,6 +39,7 @@ from dialjudge.core.api import (
     plan_run,
     start_run,
 )
+from dialjudge.core.api.batch import awaiting_run
 from dialjudge.core.api.events import (
     JudgmentScored,
     RunEvent,
@@ -217,7 +218,10 @@ class RunController:
 
         def plan() -> None:
             planned = plan_run(request, dataset, self.services.config)
-            resumable = find_resumable(self.services.session, planned)
+            # A run of these settings written to a batch file and awaiting answers is offered too: resuming
+            # it judges its unanswered judgments here, live (the command line's --continue-live).
+            resumable = (find_resumable(self.services.session, planned)
+                         or awaiting_run(self.services.session, planned))
             if not get_current_worker().is_cancelled:
                 reply_to.post_message(RunPlanned(planned, resumable))
 

@@ -116,7 +116,8 @@ def import_answers(store: RunStore, record: RunRecord, dataset: Dataset, paths: 
         for work, reason in errors.values()))
     report.summary = _score(store, record, plan, dataset, seed, fewshot_pool, on_event)
     # Scored through the cache, but asked (and paid for) by this run: its cost and usage count them.
-    store.judgments.mark_answered_anew(record.id, (work.cache_key for work, _ in answers.values()))
+    store.judgments.mark_answered_anew(record.id, (JudgmentKey(work.request.item_id, work.variant.label,
+                                                               work.request.repeat) for work, _ in answers.values()))
     report.scored_now = len(answers)
     _finish(store, record, plan, report)
     store.runs.set_config_entry(record.id, "batch", {**info, "imports": [*info.get("imports", []), *report.files]})
