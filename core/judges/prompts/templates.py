@@ -23,7 +23,6 @@ template's source, line and column.
 from __future__ import annotations
 
 import functools
-
 import re
 import sys
 from dataclasses import dataclass, field
