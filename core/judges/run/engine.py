@@ -319,8 +319,9 @@ class RunEngine:
         if self._scorer is None:
             self._scorer = _default_scorer()
         prepared = self.options.prepared
+        too_long: list[Judgment] = []
         if prepared is not None:  # a batch import made the work, and holds its answers
-            works, too_long = prepared.pending(pending), []
+            works = prepared.pending(pending)
         else:
             try:
                 works, too_long = make_work(config, variants, items, pending, renderer, self.backends)
