@@ -45,3 +45,12 @@ def collector_unfrozen() -> Iterator[None]:
     and then dropped. Every test's frozen objects go back to the collector when it ends."""
     yield
     gc.unfreeze()
+
+
+@pytest.fixture(scope="session")
+def usr_leaderboard(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> object:
+    """Issue 35's runs on USR Topical-Chat Overall (tests/usr_leaderboard.py), judged once a session: the
+    core test and the app's test rank the same store."""
+    from usr_leaderboard import build_usr_leaderboard_store
+
+    return build_usr_leaderboard_store(shared_data, tmp_path_factory.mktemp("usr-leaderboard"))

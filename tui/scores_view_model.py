@@ -160,6 +160,8 @@ class Workspace:
     def __post_init__(self) -> None:
         self._metric_values: dict[str, dict[str, float]] = {}
         self._judge_scores: dict[str, dict[str, Score]] = {}
+        #: Each judge column's own scale (core.api.view.judge_scale), where it has one beside 0-1.
+        self._judge_scales: dict[str, tuple[float, float]] = {}
         self._pool: dict[str, Score] = {}
         self._versions: dict[str, int] = {}
         self._running: RunningCorrelations | None = None
@@ -207,6 +209,7 @@ class Workspace:
         self.metric_scores = None
         self._metric_values = {}
         self._judge_scores = {}
+        self._judge_scales = {}
         self._pool = {}
         self._versions = {}
         self.quality = prepared.quality
@@ -382,6 +385,17 @@ class Workspace:
         self._set_judge_score(evaluator, judgment.item_id, score)
         return evaluator
 
+    def set_judge_scale(self, evaluator: str, scale: tuple[float, float] | None) -> None:
+        """The judge column's own scale (its answers' range): its cells show the score on it."""
+        if scale is None:
+            self._judge_scales.pop(evaluator, None)
+        else:
+            self._judge_scales[evaluator] = scale
+
+    def judge_scale(self, evaluator: str) -> tuple[float, float] | None:
+        """A judge column's own scale, None for a column without one (metrics, the pool, label judges)."""
+        return self._judge_scales.get(evaluator)
+
     def add_judge_scores(self, evaluator: str, scores: Mapping[str, Score]) -> None:
         """Record many scores of one judge column at once (a finished run read from the store)."""
         for item_id, score in scores.items():
@@ -392,6 +406,7 @@ class Workspace:
         if evaluator not in self._judge_scores:
             raise KeyError(f"no judge column {evaluator!r}")
         del self._judge_scores[evaluator]
+        self._judge_scales.pop(evaluator, None)
         self._versions.pop(evaluator, None)
         self._recompute_pool()
         self._rebuild_running()

@@ -30,6 +30,7 @@ from ..stats.jury import JuryMethod
 from ..stats.level_estimates import Estimate, annotator_ceiling, estimate
 from ..stats.meta_levels import (
     CONTEXT,
+    LEVELS,
     SYSTEM,
     Items,
     level_named,
@@ -305,5 +306,5 @@ def _clean(value: float | None) -> float | None:
     return None if value is None or not math.isfinite(value) else value
 
 
-__all__ = ["FORMATS", "Leaderboard", "LeaderboardRequest", "LeaderboardRow", "columns_of", "leaderboard",
+__all__ = ["FORMATS", "LEVELS", "Leaderboard", "LeaderboardRequest", "LeaderboardRow", "columns_of", "leaderboard",
            "leaderboard_text", "records_of", "row_cells", "table_rows", "title_of"]

@@ -12,9 +12,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 
 from ..compare import compare_evaluators
+from ..errors import TemplateError
 from ..evaluation import compared_items
 from ..judge_diagnostics import JudgeDiagnostics, judge_diagnostics, top_point_probabilities
+from ..judges.prompts.render import resolve_output
+from ..judges.prompts.templates import parse_template
 from ..judges.run.config import RunConfig
+from ..judges.types import OutputKind
 from ..metrics import metric_info, resolve_metric_ids, score_pair
 from ..model import Aggregation, Dataset, Example, Scale
 from ..stats import RunningCorrelations, agreement_table, human_ceiling
@@ -60,6 +64,28 @@ def stored_run_of(column: str) -> int | None:
     return int(run) if separator and run.isdigit() else None
 
 
+def judge_scale(config: RunConfig, dataset: Dataset | None = None) -> tuple[float, float] | None:
+    """The range of a run's judge answers on their own scale (likert-1to5: 1-5; a template that rates on the
+    quality's own points: those), so a 0-1 score reads as the judge gave it: ``low + score × (high − low)``,
+    the ``score`` a judgment stores beside its 0-1 ``normalized`` (what the judgments CSV holds). None for a
+    judge answering with labels or pairwise verdicts (its 0-1 value is the only number)."""
+    template = parse_template(config.template_text, config.template_source or config.template)
+    scale = dataset.qualities.get(config.quality) if dataset is not None and config.quality else None
+    try:
+        output = resolve_output(template, None, (), config.quality, scale)
+    except TemplateError:
+        return None
+    if output.kind in (OutputKind.LABEL, OutputKind.PAIRWISE) or not output.max > output.min:
+        return None
+    return float(output.min), float(output.max)
+
+
+def on_judge_scale(value: float, scale: tuple[float, float]) -> float:
+    """A 0-1 judge score on the judge's own scale."""
+    low, high = scale
+    return low + value * (high - low)
+
+
 def judges_as_labels(dataset: Dataset, examples: Sequence[Example], quality: str, scale: Scale,
                      columns: Mapping[str, Column], run_config_of: Callable[[str], RunConfig | None], *,
                      aggregation: Aggregation = Aggregation.MEAN) -> JudgeDiagnostics | None:
@@ -82,4 +108,4 @@ def judges_as_labels(dataset: Dataset, examples: Sequence[Example], quality: str
 
 __all__ = ["ALL", "RUN_SEPARATOR", "RunningCorrelations", "Subset", "agreement_table", "compare_columns",
            "compared_items", "default_subsets", "human_ceiling", "is_length_baseline", "item_metric_scores",
-           "judge_evaluator", "judges_as_labels", "parse_subset", "stored_run_of"]
+           "judge_evaluator", "judge_scale", "judges_as_labels", "on_judge_scale", "parse_subset", "stored_run_of"]

@@ -398,9 +398,13 @@ class DatasetController:
 
     # -- judge scores arriving ---------------------------------------------------------------
 
-    def add_judgment(self, judgment: Judgment, run_id: int | None) -> None:
-        """A run's judgment joins the workspace now; it is announced by the next :meth:`flush_live_updates`."""
-        self.workspace.add_judgment(judgment, run_id)
+    def add_judgment(self, judgment: Judgment, run_id: int | None,
+                     scale: tuple[float, float] | None = None) -> None:
+        """A run's judgment joins the workspace now; it is announced by the next :meth:`flush_live_updates`.
+        ``scale``: the judge's own scale (core.api.view.judge_scale), its cells show the score on it."""
+        evaluator = self.workspace.add_judgment(judgment, run_id)
+        if scale is not None:
+            self.workspace.set_judge_scale(evaluator, scale)
         self._dirty_items.add(judgment.item_id)
         if self._stats_timer is None:
             # While scores stream in, the full statistics (bootstrap CIs) are recomputed now and then;

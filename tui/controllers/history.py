@@ -42,7 +42,7 @@ from dialjudge.core.api.types import (
     RunConfig,
     RunUsage,
 )
-from dialjudge.core.api.view import judge_evaluator
+from dialjudge.core.api.view import judge_evaluator, judge_scale
 from dialjudge.core.errors import ConfigError
 from dialjudge.core.model import Dataset
 
@@ -126,6 +126,8 @@ class RunScoresLoaded(Message):
     run_id: int
     dataset: str
     scores: dict[str, dict[str, float | None]]
+    #: The judges' own scale (core.api.view.judge_scale); None: 0-1 only.
+    scale: tuple[float, float] | None = None
 
 
 def dataset_for(services: Services, config: RunConfig, current: Dataset | None) -> Dataset:
@@ -242,10 +244,15 @@ class StoredRunsController:
     def show_in_scores(self, run_id: int) -> Worker[None]:
         """Add a stored run's judges to the open dataset's evaluators (the Scores screen shows them)."""
 
+        current = self.datasets.workspace.dataset
+
         def load() -> None:
             dataset, scores = judge_columns(self.services.session, run_id)
+            config = run_config_of(self.services.session, run_id)
+            scale = None if config.pairs is not None else judge_scale(
+                config, current if current is not None and current.name == dataset else None)
             if not get_current_worker().is_cancelled:
-                self.app.post_message(RunScoresLoaded(run_id, dataset, scores))
+                self.app.post_message(RunScoresLoaded(run_id, dataset, scores, scale))
 
         return start_thread_work(self.app, load, group=LOAD_RUN_GROUP, description="Reading the run")
 
@@ -261,6 +268,7 @@ class StoredRunsController:
             return
         for judge, scores in message.scores.items():
             workspace.add_judge_scores(judge_evaluator(judge, message.run_id), scores)
+            workspace.set_judge_scale(judge_evaluator(judge, message.run_id), message.scale)
         self.datasets.publish(Change.JUDGES)
         self.datasets.refresh_stats()
         names = ", ".join(judge_evaluator(j, message.run_id) for j in message.scores)

@@ -39,6 +39,7 @@ from dialjudge.core.api import (
     plan_run,
     start_run,
 )
+from dialjudge.core.api.batch import awaiting_run
 from dialjudge.core.api.events import (
     JudgmentScored,
     RunEvent,
@@ -59,6 +60,7 @@ from dialjudge.core.api.types import (
     RunStatus,
     model_file_backend,
 )
+from dialjudge.core.api.view import judge_scale
 from dialjudge.core.errors import ConfigError
 from dialjudge.core.model import Dataset
 
@@ -170,6 +172,8 @@ class RunController:
         #: A cancel that came before the run's engine existed; the engine takes it on when made.
         self._cancel_pending = False
         self._pairwise = False
+        #: The running run's judges' own scale (their cells show scores on it); None: 0-1 only.
+        self._judge_scale: tuple[float, float] | None = None
         self._cancel_shown = False
         #: Engine events queued by the run's thread, in order, until the app takes them.
         self._queued: deque[RunEvent] = deque()
@@ -232,7 +236,10 @@ class RunController:
 
         def plan() -> None:
             planned = plan_run(request, dataset, self.services.config)
-            resumable = find_resumable(self.services.session, planned)
+            # A run of these settings written to a batch file and awaiting answers is offered too: resuming
+            # it judges its unanswered judgments here, live (the command line's --continue-live).
+            resumable = (find_resumable(self.services.session, planned)
+                         or awaiting_run(self.services.session, planned))
             if not get_current_worker().is_cancelled:
                 reply_to.post_message(RunPlanned(planned, resumable))
 
@@ -272,6 +279,7 @@ class RunController:
         # A pairwise run's judgments are pair orders, not items: its candidate scores join the
         # workspace from its report when it finishes (controllers.pairwise).
         self._pairwise = config.pairs is not None
+        self._judge_scale = None if self._pairwise else judge_scale(config, dataset)
         self._cancel_pending = False
         self._changed()
 
@@ -365,7 +373,7 @@ class RunController:
         state.apply(event)
         if isinstance(event, JudgmentScored):
             if not self._pairwise:
-                self.datasets.add_judgment(event.judgment, state.run_id)
+                self.datasets.add_judgment(event.judgment, state.run_id, self._judge_scale)
             return  # announced with the next live update, not one redraw per judgment
         if isinstance(event, RunFinished):
             self.datasets.flush_live_updates()

@@ -14,7 +14,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, Label, Static, TextArea
 
 from dialjudge.core.api import check_persona_name
-from dialjudge.core.api.types import Persona
+from dialjudge.core.api.types import Persona, RunStatus
 from dialjudge.core.errors import TemplateError
 
 from ..widgets.path_suggester import PathSuggester
@@ -46,12 +46,7 @@ class ResumeDialog(ModalScreen[str | None]):
         r = self.record
         with Vertical(classes="dialog"):
             yield Label("Resume the earlier run?", classes="dialog-title")
-            yield Static(
-                f"Run {r.id} ({r.status}, created {r.created[:19].replace('T', ' ')}) was made with exactly these "
-                f"settings and holds {r.judgments} of {r.total} judgments"
-                + (f", {r.failures} failed" if r.failures else "") + ".\n"
-                "Resuming asks only for the judgments still missing (failed requests are tried again); "
-                "a new run judges everything again.", classes="dialog-text")
+            yield Static(_resume_text(r), classes="dialog-text")
             with Horizontal(classes="dialog-buttons"):
                 yield Button(f"Resume run {r.id} (r)", id="resume", variant="primary")
                 yield Button("New run (n)", id="fresh")
@@ -64,6 +59,17 @@ class ResumeDialog(ModalScreen[str | None]):
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
         self.dismiss({"resume": RESUME, "fresh": FRESH}.get(event.button.id or ""))
+
+
+def _resume_text(r: RunRecord) -> str:
+    made = (f"Run {r.id} ({r.status}, created {r.created[:19].replace('T', ' ')}) was made with exactly these "
+            f"settings and holds {r.judgments} of {r.total} judgments" + (f", {r.failures} failed" if r.failures else ""))
+    if r.status is RunStatus.AWAITING_ANSWERS:
+        return (made + ": it was written to a batch file and awaits the rest of its answers.\n"
+                "Resuming judges its unanswered judgments here, live (as `dialjudge judge --continue-live` does); "
+                "an answer file can still be imported for the ones left; a new run judges everything again.")
+    return (made + ".\nResuming asks only for the judgments still missing (failed requests are tried again); "
+            "a new run judges everything again.")
 
 
 @dataclass(frozen=True)

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -22,7 +23,8 @@ from dialjudge.core.api import (
     LeaderboardRequest,
     leaderboard,
 )
-from dialjudge.core.api.leaderboards import columns_of, table_rows, title_of
+from dialjudge.core.api.leaderboards import LEVELS, columns_of, table_rows, title_of
+from dialjudge.core.errors import DataError
 
 from ..controllers.base import start_thread_work
 from ..host import dialjudge_app
@@ -35,8 +37,19 @@ class LeaderboardComputed(Message):
     board: Leaderboard
 
 
+@dataclass
+class LeaderboardRefused(Message):
+    """The level asked for cannot be computed on this data (no systems named, no context to rank)."""
+
+    request: LeaderboardRequest
+    reason: str
+
+
 class LeaderboardScreen(Screen[None]):
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "app.pop_screen", "Back")]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "app.pop_screen", "Back"),
+        Binding("l", "next_level", "Level", tooltip="Rank at the next level: global, within-context, system"),
+    ]
 
     def __init__(self, request: LeaderboardRequest) -> None:
         super().__init__()
@@ -51,19 +64,48 @@ class LeaderboardScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
+        self._compute(self.request)
+
+    def _compute(self, request: LeaderboardRequest) -> None:
         host = dialjudge_app(self)
-        session, config, request = host.services.session, host.services.config, self.request
+        session, config = host.services.session, host.services.config
 
         def compute() -> None:
-            board = leaderboard(session, request, config)
+            try:
+                board = leaderboard(session, request, config)
+            except DataError as exc:  # a level the data cannot give: said on the screen, the last board kept
+                if not get_current_worker().is_cancelled:
+                    self.post_message(LeaderboardRefused(request, str(exc)))
+                return
             if not get_current_worker().is_cancelled:
                 self.post_message(LeaderboardComputed(board))
 
         start_thread_work(self.app, compute, group=LEADERBOARD_GROUP, description="Ranking the evaluators")
 
+    def action_next_level(self) -> None:
+        """Rank the same evaluators at the next level (global, within-context, system, then global again)."""
+        if self.board is not None and self.board.level not in LEVELS:
+            self.notify("Pre-paired replies rank at one level only (the humans' preference)")
+            return
+        level = LEVELS[(LEVELS.index(self.request.level) + 1) % len(LEVELS)]
+        self.request = dataclasses.replace(self.request, level=level)
+        self.board = None
+        self.query_one("#leaderboard-body", Static).update(
+            Text(f"Ranking every evaluator on {self.request.dataset} · {self.request.quality} at the {level} level…",
+                 style="dim"))
+        self._compute(self.request)
+
     def on_leaderboard_computed(self, message: LeaderboardComputed) -> None:
+        if message.board.level != self.request.level and message.board.level in LEVELS:
+            return  # a level the user has moved past
         self.board = message.board
         self.query_one("#leaderboard-body", Static).update(render_leaderboard(message.board))
+
+    def on_leaderboard_refused(self, message: LeaderboardRefused) -> None:
+        if message.request != self.request:
+            return
+        self.query_one("#leaderboard-body", Static).update(
+            Text(f"{message.reason}\nPress l for the next level.", style="bold"))
 
 
 def render_leaderboard(board: Leaderboard) -> Group:

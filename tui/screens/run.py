@@ -9,6 +9,7 @@ and what was stored stays, ready to resume.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
@@ -32,6 +33,7 @@ from dialjudge.core.api.types import (
 )
 from dialjudge.core.errors import ConfigError, DialjudgeError
 
+from ..controllers.batch_export import BatchWritten, export_text, write_batch_file
 from ..controllers.history import RunUsageRead
 from ..controllers.runs import JudgeChoices, RunPlanned, RunRequest, gguf_judge
 from ..state import Change, WorkspaceChange
@@ -69,6 +71,10 @@ class RunScreen(WorkspaceScreen):
         # Out of the footer (the palette and the help list it): it is for when something went wrong.
         Binding("ctrl+l", "judge_log", "Judge process log", show=False,
                 tooltip="The output of the process that judges runs, searches and trials (a crash's stack, say)"),
+        # Not in the footer (the button beside the Batch file field names it).
+        Binding("ctrl+b", "write_batch", "Write batch file", show=False,
+                tooltip="Write the run's requests to the Batch file (OpenAI Batch API, vLLM run-batch) instead of "
+                        "running it now; the run awaits their answers (Runs screen: i imports an answer file)"),
     ]
 
     def __init__(self) -> None:
@@ -135,6 +141,12 @@ class RunScreen(WorkspaceScreen):
                                compact=True, tooltip="Unticked, an identical finished run is shown again "
                                                      "instead of being stored twice (as `dialjudge judge` does)")
                 yield Button("Start run (ctrl+r)", id="run-start", variant="primary")
+                # Or the same run written for a batch engine, answered later (docs/batch.md).
+                with Horizontal(classes="field-row", id="run-batch-row"):
+                    yield Label("Batch file", classes="field-label")
+                    yield Input(placeholder="requests.jsonl, for a batch engine", id="run-batch-out",
+                                suggester=PathSuggester(), compact=True)
+                yield Button("Write batch file (ctrl+b)", id="run-batch")
             # Scrolls and takes focus (Tab reaches it, arrows and PageDown scroll it): at 80×24 what will
             # run and the progress share a short pane.
             with VerticalScroll(id="run-side", can_focus=True):
@@ -142,6 +154,9 @@ class RunScreen(WorkspaceScreen):
                 yield Static(id="run-plan")
                 yield Label("Progress", classes="pane-title")
                 yield RunProgressBar(id="run-progress")
+                batch = Static(id="run-batch-result")  # the files a batch export wrote, and the run's state
+                batch.display = False
+                yield batch
                 usage = Static(id="run-usage")  # cost and latency, once a run has ended
                 usage.display = False
                 yield usage
@@ -286,6 +301,8 @@ class RunScreen(WorkspaceScreen):
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button.id == "run-start":
             self.action_start()
+        elif event.button.id == "run-batch":
+            self.action_write_batch()
 
     def _add_gguf(self, path: str) -> None:
         if not path.strip():
@@ -448,6 +465,30 @@ class RunScreen(WorkspaceScreen):
             self.notify(str(exc).capitalize(), title="Cannot start yet", severity="warning")
             return
         self.dj.runs.plan(request, dataset, self)
+
+    def action_write_batch(self) -> None:
+        """Write the run's requests to the Batch file instead of running it now (``judge --batch-out``)."""
+        dataset = self.dj.workspace.dataset
+        if dataset is None:
+            self.notify(no_dataset_text(self.dj, short=True).plain, severity="warning")
+            return
+        out = self.query_one("#run-batch-out", Input).value.strip()
+        try:
+            if not out:
+                raise ValueError("name the batch file to write (the Batch file field)")
+            request = self.build_request()
+        except ValueError as exc:
+            self.notify(str(exc).capitalize(), title="Cannot write yet", severity="warning")
+            return
+        write_batch_file(self.app, self.dj.services, request, dataset, Path(out).expanduser(), self)
+
+    def on_batch_written(self, message: BatchWritten) -> None:
+        result = self.query_one("#run-batch-result", Static)
+        result.update(Text(export_text(message.export, message.state)))
+        result.display = True
+        self.query_one("#run-side", VerticalScroll).scroll_to_widget(result, top=True, animate=False)
+        self.notify(f"Run {message.export.run_id}: {message.export.requests} requests written; {message.state}",
+                    title="Batch file written", timeout=8)
 
     def on_run_planned(self, message: RunPlanned) -> None:
         record = message.resumable

@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 from rich.cells import cell_len
 
+from dialjudge.core.api.view import on_judge_scale
+
 from ..format import disagreement_style, number_text, widest_cells, widest_number
 from ..widgets.virtual_table import RowKey, TableCell
 
@@ -59,6 +61,9 @@ class ScoreCells:
             return TableCell(FAILED, "red", None)
         human_unit = ws.human_unit(example)
         difference = None if human_unit is None else abs(value - human_unit)
+        scale = ws.judge_scale(column)
+        if scale is not None:  # the judge's own scale, as it answered and as its judgments CSV says (score)
+            return TableCell(number_text(on_judge_scale(value, scale), 2), disagreement_style(difference), value)
         return TableCell(number_text(value), disagreement_style(difference), value)
 
     def sort_key(self, key: RowKey, column: str) -> Any:
@@ -95,7 +100,9 @@ class ScoreCells:
             labels = ws.pooled_labels()
             return widest_number([labels.get(ex.id) for ex in examples], 2)
         scores = ws.scores_of(column)
-        widest = widest_number(scores.values(), 3)
+        scale = ws.judge_scale(column)
+        widest = (widest_number([None if v is None else on_judge_scale(v, scale) for v in scores.values()], 2)
+                  if scale is not None else widest_number(scores.values(), 3))
         if any(value is None for value in scores.values()):
             widest = max(widest, cell_len(FAILED))
         if len(scores) < len(examples):

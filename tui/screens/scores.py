@@ -199,7 +199,7 @@ class ScoresScreen(WorkspaceScreen):
             Column(SYSTEM_COLUMN, "system", max_width=16,
                    names=tuple(ws.dataset.systems) if ws.dataset is not None else ()),
             Column(HUMAN_COLUMN, ws.quality or "human", align="right", max_width=12),
-            *(Column(name, name, align="right", max_width=14) for name in evaluators),
+            *(Column(name, _evaluator_label(ws, name), align="right", max_width=14) for name in evaluators),
         ]
         if ws.dataset is None:
             if table.columns != columns:
@@ -320,3 +320,9 @@ class ScoresScreen(WorkspaceScreen):
             return Text(f"judges available: {judges}" if judges else "no judge configured")
         # The same line as the Run screen's, on one row.
         return progress_text(state, show_timings=dj.services.show_timings, one_line=True)
+
+
+def _evaluator_label(ws: Workspace, name: str) -> str:
+    """A judge column on its own scale says which ("smollm2 1-5"); a 0-1 column is its name."""
+    scale = ws.judge_scale(name)
+    return name if scale is None else f"{name} {scale[0]:g}-{scale[1]:g}"

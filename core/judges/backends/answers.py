@@ -7,6 +7,7 @@ backends fill in ``BackendResult.choice_probs``.
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Iterable, Mapping
 
@@ -70,10 +71,7 @@ def match_choice(text: str, choices: Iterable[str]) -> str | None:
     key = normalize_answer(text)
     if not key:
         return None
-    for c in choices:
-        if normalize_answer(c) == key:
-            return c
-    return None
+    return _choice_keys(tuple(choices))[0].get(key)
 
 
 def is_partial_answer(text: str, choices: Iterable[str]) -> bool:
@@ -81,7 +79,21 @@ def is_partial_answer(text: str, choices: Iterable[str]) -> bool:
     key = normalize_answer(text)
     if not key:
         return False
-    return any(normalize_answer(c).startswith(key) and normalize_answer(c) != key for c in choices)
+    return key in _choice_keys(tuple(choices))[1]
+
+
+@functools.lru_cache(maxsize=256)
+def _choice_keys(choices: tuple[str, ...]) -> tuple[dict[str, str], frozenset[str]]:
+    """Each choice by its normalised spelling (the first of equals), and every proper beginning of a
+    normalised choice. Reading one answer's log-probabilities asks both for every top token at every
+    position (millions of times in a large batch import), and a template has a handful of choices."""
+    by_key: dict[str, str] = {}
+    beginnings: set[str] = set()
+    for choice in choices:
+        key = normalize_answer(choice)
+        by_key.setdefault(key, choice)
+        beginnings.update(key[:end] for end in range(1, len(key)))
+    return by_key, frozenset(beginnings)
 
 
 def normalize_logprobs(logprobs: Mapping[str, float]) -> dict[str, float]:

@@ -25,7 +25,7 @@ from ..run.engine import RunEngine, _sampling_record
 from ..run.events import RunEvent, RunStatus, RunSummary
 from ..run.failures import RequestFailed
 from ..run.options import EngineOptions
-from ..run.work_plan import Work
+from ..run.work_plan import PreparedWork, Work
 from ..store.records import JudgmentWrite
 from ..store.run_store import JudgmentKey, RunRecord, RunStore
 from ..types import BackendResult, JudgeBackend, JudgeRequest, Judgment, RenderedPrompt, ScoringMode
@@ -114,9 +114,11 @@ def import_answers(store: RunStore, record: RunRecord, dataset: Dataset, paths: 
     store.judgments.add_judgments(record.id, (
         JudgmentWrite(_failed(work, reason), work.cache_key, True, None, work.backend.identity)
         for work, reason in errors.values()))
-    report.summary = _score(store, record, plan, dataset, seed, fewshot_pool, on_event)
+    in_hand = {work.cache_key: result for work, result in answers.values()}
+    report.summary = _score(store, record, plan, dataset, seed, fewshot_pool, on_event, in_hand)
     # Scored through the cache, but asked (and paid for) by this run: its cost and usage count them.
-    store.judgments.mark_answered_anew(record.id, (work.cache_key for work, _ in answers.values()))
+    store.judgments.mark_answered_anew(record.id, (JudgmentKey(work.request.item_id, work.variant.label,
+                                                               work.request.repeat) for work, _ in answers.values()))
     report.scored_now = len(answers)
     _finish(store, record, plan, report)
     store.runs.set_config_entry(record.id, "batch", {**info, "imports": [*info.get("imports", []), *report.files]})
@@ -226,8 +228,10 @@ def _failed(work: Work, reason: str) -> Judgment:
 
 
 def _score(store: RunStore, record: RunRecord, plan: BatchPlan, dataset: Dataset, seed: int | None,
-           fewshot_pool: Sequence[Example] | None, on_event: Callable[[RunEvent], None] | None) -> RunSummary:
-    """The engine resumes the run: the answers now in the response cache are scored and stored."""
+           fewshot_pool: Sequence[Example] | None, on_event: Callable[[RunEvent], None] | None,
+           in_hand: Mapping[str, BackendResult]) -> RunSummary:
+    """The engine resumes the run: the answers now in the response cache are scored and stored (handed to
+    it with the work the plan made, not rendered and read back again)."""
     prompts: dict[tuple[str, str], RenderedPrompt] = {
         (w.variant.label, w.example.id): w.request.prompt for w in plan.works}
     stand_ins = {name: AwaitingAnswers(name, backend.identity) for name, backend in plan.backends.items()}
@@ -236,7 +240,8 @@ def _score(store: RunStore, record: RunRecord, plan: BatchPlan, dataset: Dataset
         return prompts[(variant.label, example.id)]
 
     options = EngineOptions(renderer=rendered, fewshot_pool=fewshot_pool, run_id=record.id, use_cache=True,
-                            retry_failed=True, context_order_seed=seed)
+                            retry_failed=True, context_order_seed=seed,
+                            prepared=PreparedWork(plan.works, in_hand))
     engine = RunEngine(plan.config, dataset, stand_ins, store, options)
     if on_event is not None:
         engine.subscribe(on_event)

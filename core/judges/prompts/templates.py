@@ -22,6 +22,7 @@ template's source, line and column.
 
 from __future__ import annotations
 
+import functools
 import re
 import sys
 from dataclasses import dataclass, field
@@ -130,11 +131,12 @@ class TextPattern:
             lines.append(_parse_line(line, number))
         return cls(text, tuple(lines))
 
-    @property
-    def placeholders(self) -> list[Placeholder]:
-        return [s for ln in self.lines for s in ln.segments if isinstance(s, Placeholder)]
+    # Cached: every prompt rendered asks (a template's needs_aspect, per item), and the pattern is frozen.
+    @functools.cached_property
+    def placeholders(self) -> tuple[Placeholder, ...]:
+        return tuple(s for ln in self.lines for s in ln.segments if isinstance(s, Placeholder))
 
-    @property
+    @functools.cached_property
     def names(self) -> frozenset[str]:
         return frozenset(p.name for p in self.placeholders)
 

@@ -66,6 +66,9 @@ from .stopping import StopState
 from .work_plan import Work, make_work, split_by_cache, wanted_judgments
 from .writer import JudgmentWriter
 
+#: Judgments answered from the cache scored between two turns of the event loop (a cancel lands at the next).
+CACHED_PER_TURN = 64
+
 
 class TemplateRenderer:
     """Renders with the run's own template snapshot, persona texts and few-shot setting."""
@@ -314,12 +317,19 @@ class RunEngine:
         renderer = self.options.renderer or TemplateRenderer(config, self._fewshot_pool)
         if self._scorer is None:
             self._scorer = _default_scorer()
-        try:
-            works, too_long = make_work(config, variants, items, pending, renderer, self.backends)
-        except ItemMismatch as exc:  # a fact about the data: named by its file, not the template's
-            raise DataError(exc.reason, path=self.dataset.source or None) from None
+        prepared = self.options.prepared
+        too_long: list[Judgment] = []
+        if prepared is not None:  # a batch import made the work, and holds its answers
+            works = prepared.pending(pending)
+        else:
+            try:
+                works, too_long = make_work(config, variants, items, pending, renderer, self.backends)
+            except ItemMismatch as exc:  # a fact about the data: named by its file, not the template's
+                raise DataError(exc.reason, path=self.dataset.source or None) from None
+        in_hand = prepared.answers if prepared is not None else {}
         # Looked up together: one query per thousand items, not one per item.
-        hits = self.store.cache.cached_responses(w.cache_key for w in works) if self.options.use_cache else {}
+        hits = {**(self.store.cache.cached_responses(w.cache_key for w in works if w.cache_key not in in_hand)
+                   if self.options.use_cache else {}), **in_hand}
         cached_work, queues = split_by_cache(works, hits)
 
         # Fail fast, before the run is recorded and before any request is sent.
@@ -387,11 +397,13 @@ class RunEngine:
 
     async def _process(self, cached_work: list[tuple[Work, BackendResult]],
                        queues: dict[str, deque[Work]], timeouts: dict[str, float]) -> None:
-        for work, response in cached_work:
+        for n, (work, response) in enumerate(cached_work):
             if self._cancel_requested:
                 return
             self._record(work, self._score(work, response, cached=True), False, response=None)
-            await asyncio.sleep(0)  # lets a cancel land between judgments
+            if n % CACHED_PER_TURN == CACHED_PER_TURN - 1:
+                await asyncio.sleep(0)  # lets a cancel land (a turn of the loop per judgment cost a 100,000-answer
+                # batch import about 2 s)
         waiting = [name for name, queue in queues.items() if queue]
         if waiting:  # an API judge's first answer (a cold server, a slow model) can take many seconds
             self._emit(RunPhase(f"waiting for the first answer of judge {waiting[0]}", judge=waiting[0])

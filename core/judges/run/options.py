@@ -10,7 +10,7 @@ from ...model import Example
 from ..types import BackendResult, JudgeRequest, Judgment
 from .failures import BreakerSettings
 from .stopping import DEFAULT_ORDER_SEED, StopRule
-from .work_plan import PromptRenderer
+from .work_plan import PreparedWork, PromptRenderer
 from .writer import WRITE_INTERVAL_S
 
 Scorer = Callable[[JudgeRequest, BackendResult, str], Judgment]
@@ -54,3 +54,5 @@ class EngineOptions:
     reuse_finished: bool = False
     #: Scored judgments are committed together at least this often (seconds); see .writer.
     write_interval_s: float = WRITE_INTERVAL_S
+    #: The run's work made already, with answers in hand (a batch import): see work_plan.PreparedWork.
+    prepared: PreparedWork | None = None

@@ -40,6 +40,21 @@ class Work:
     backend: JudgeBackend
 
 
+@dataclass(frozen=True)
+class PreparedWork:
+    """A run's work made already, with the answers in hand for part of it (a batch import makes the work
+    to key an answer file's lines, and puts the answers in the response cache as well): the engine takes
+    the pending part of it instead of rendering every prompt again and reading the answers back."""
+
+    works: Sequence[Work]
+    #: Answers by cache key (the same as the response cache holds for them).
+    answers: Mapping[str, BackendResult]
+
+    def pending(self, pending: Sequence[JudgmentKey]) -> list[Work]:
+        keys = set(pending)
+        return [w for w in self.works if JudgmentKey(w.request.item_id, w.variant.label, w.request.repeat) in keys]
+
+
 def order_for_prefix_reuse(items: Iterable[Example]) -> list[Example]:
     """All candidates of one context consecutively, contexts in first-seen order,
     candidates in their original order."""

@@ -89,18 +89,17 @@ class Judgments:
             "SELECT item_id, judge, repeat FROM judgments WHERE run_id = ? AND request_failed = 1", (run_id,))
         return {JudgmentKey(r["item_id"], r["judge"], r["repeat"]) for r in rows}
 
-    def mark_answered_anew(self, run_id: int, cache_keys: Iterable[str]) -> int:
-        """Mark the run's judgments of these cache keys as answered for this run, not reused from the
-        cache (a batch run's answers, scored through the cache: they were asked, and cost, for it)."""
-        keys = list(dict.fromkeys(cache_keys))
-        changed = 0
+    def mark_answered_anew(self, run_id: int, keys: Iterable[JudgmentKey]) -> int:
+        """Mark the run's judgments ``keys`` as answered for this run, not reused from the cache (a batch
+        run's answers, scored through the cache: they were asked, and cost, for it). One statement per
+        judgment through the run's unique (run, item, judge, repeat) index: matching by cache key scanned
+        the run's rows once per chunk of keys, quadratic in a 100,000-answer import."""
+        rows = [(run_id, key.item_id, key.judge, key.repeat) for key in dict.fromkeys(keys)]
         with self._connection.transaction() as db:
-            for start in range(0, len(keys), IN_CHUNK):
-                chunk = keys[start:start + IN_CHUNK]
-                changed += db.execute(
-                    f"UPDATE judgments SET cached = 0 WHERE run_id = ? AND cached = 1 AND cache_key IN "
-                    f"({', '.join('?' for _ in chunk)})", (run_id, *chunk)).rowcount
-        return changed
+            before = db.total_changes
+            db.executemany("UPDATE judgments SET cached = 0 WHERE run_id = ? AND item_id = ? AND judge = ? "
+                           "AND repeat = ? AND cached = 1", rows)
+            return db.total_changes - before
 
     def mark_failed_for_retry(self, run_id: int) -> int:
         """Mark every judgment of a run without a score as a failed request, so the next run of its
