@@ -23,8 +23,9 @@ from __future__ import annotations
 import enum
 import math
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Iterable, Mapping
+from typing import TYPE_CHECKING, Callable, Iterable, Mapping
 
+from dialjudge.core.api.compute_worker import agreement_table_in_worker
 from dialjudge.core.api.view import (
     ALL,
     RunningCorrelations,
@@ -39,6 +40,7 @@ from dialjudge.core.api.view import (
 from dialjudge.core.model import Aggregation, Dataset, Example, Rating, Scale
 
 if TYPE_CHECKING:
+    from dialjudge.core.api.session import Session
     from dialjudge.core.api.types import AgreementTable, HumanCeiling, Judgment, MetricScores, Snapshot
 
 #: The evaluator name of the judges' pool.
@@ -97,6 +99,18 @@ class AgreementInputs:
             aggregation=self.aggregation, n_boot=n_boot, seed=seed, confidence=confidence,
             ceiling_items=self.ceiling_items,
         )
+
+    def table_in_worker(self, session: Session, dataset: Dataset, *, n_boot: int = 1000, seed: int = 0,
+                        confidence: float = 0.95,
+                        is_cancelled: Callable[[], bool] | None = None) -> "AgreementTable":
+        """:meth:`table`, computed in the session's compute process; ``dataset``: the one whose examples
+        these are (the process holds a copy of it)."""
+        if len(dataset.examples) != len(self.examples):
+            raise ValueError("the agreement inputs are not of this dataset")
+        return agreement_table_in_worker(
+            session, dataset, self.scores, [self.quality], subset=self.subset, levels=(ITEM_LEVEL,),
+            aggregation=self.aggregation, n_boot=n_boot, seed=seed, confidence=confidence,
+            ceiling_items=self.ceiling_items, is_cancelled=is_cancelled)
 
 
 def _pool_labels(examples: Iterable[Example], quality: str | None,
