@@ -3,7 +3,7 @@ statistics its Scores screen shows (agreement tables with bootstrap CIs, the hum
 description and the judge diagnostics.
 
 Computed in threads of the app's own process, these took the interpreter from its UI thread (CPython runs
-one thread's Python at a time): the app needed a cooperative scheduler in core (``give_way`` between steps,
+one thread's Python at a time): the app needed a cooperative scheduler in core (yielding between steps,
 turns among background threads), a patched event-loop selector, nice-d threads and paused collections to
 keep drawing. In a process of their own they take none of the app's interpreter; the app's threads only
 send inputs and receive results, a piece at a time. The command line computes in its own process as before
