@@ -229,7 +229,7 @@ class ComputeWorker:
                     value = reply.value
                     if isinstance(value, MetricScores):  # its columns came before it
                         value = dataclasses.replace(value, values={m: job.columns.get(m, {}) for m in value.values})
-                    return value  # type: ignore[no-any-return]
+                    return value
                 elif isinstance(reply, _Failed):
                     raise reply.error
                 elif isinstance(reply, _Died):
