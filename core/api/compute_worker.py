@@ -41,6 +41,7 @@ from typing import Any, TypeVar
 
 from ..describe import DatasetSummary, describe
 from ..errors import DialjudgeError
+from ..evaluation import compared_items
 from ..judge_diagnostics import JudgeDiagnostics
 from ..judges.run.config import RunConfig
 from ..metrics.batch import MetricScores, score_examples
@@ -349,15 +350,34 @@ def agreement_table_in_worker(session: Session, dataset: Dataset,
                               subset: Subset = ALL, levels: Sequence[str] | None = None,
                               aggregation: Aggregation = Aggregation.MEAN, n_boot: int = 1000, seed: int = 0,
                               confidence: float = 0.95, ceiling_items: Collection[str] | None = None,
+                              ceiling_judges: Mapping[str, Mapping[str, object]] | None = None,
                               is_cancelled: Callable[[], bool] | None = None) -> AgreementTable:
-    """:func:`~dialjudge.core.stats.agreement_table` over every example of ``dataset``, in the compute process."""
+    """:func:`~dialjudge.core.stats.agreement_table` over every example of ``dataset``, in the compute process.
+    ``ceiling_judges``: the judge columns whose items the ceiling is computed on
+    (:func:`~dialjudge.core.evaluation.compared_items` of the subset's examples, found in the process), in
+    place of ``ceiling_items``."""
     options: dict[str, Any] = {"subset": subset, "aggregation": aggregation, "n_boot": n_boot, "seed": seed,
                                "confidence": confidence,
                                "ceiling_items": None if ceiling_items is None else frozenset(ceiling_items)}
     if levels is not None:
         options["levels"] = tuple(levels)
-    return compute_worker(session).compute(_agreement_table, dataset, tuple(qualities), options,
-                                           columns=evaluator_scores, is_cancelled=is_cancelled)
+    columns: dict[str, Mapping[str, Any]] = dict(evaluator_scores)
+    ceiling_keys: tuple[str, ...] | None = None
+    if ceiling_judges is not None:
+        keys = []
+        for name, column in ceiling_judges.items():
+            if evaluator_scores.get(name) is column:
+                keys.append(name)  # the same copy: sent once
+            else:
+                keys.append(f"{_CEILING_ONLY}{name}")
+                columns[keys[-1]] = column
+        ceiling_keys = tuple(keys)
+    return compute_worker(session).compute(_agreement_table, dataset, tuple(qualities), tuple(evaluator_scores),
+                                           ceiling_keys, options, columns=columns, is_cancelled=is_cancelled)
+
+
+#: What a column sent only for the ceiling's items is named by (never an evaluator's name: it starts with NUL).
+_CEILING_ONLY = "\0ceiling:"
 
 
 def describe_in_worker(session: Session, dataset: Dataset, *, ceiling_boot: int = 0,
@@ -388,9 +408,12 @@ def _score_metrics(dataset: Dataset, columns: Mapping[str, Any], metric_ids: tup
 
 
 def _agreement_table(dataset: Dataset, columns: Mapping[str, Mapping[str, float | None]],
-                     qualities: tuple[str, ...], options: dict[str, Any], *,
-                     progress: Callable[[int, int], None]) -> AgreementTable:
-    return agreement_table(dataset.examples, columns, qualities, **options)
+                     qualities: tuple[str, ...], evaluators: tuple[str, ...], ceiling_keys: tuple[str, ...] | None,
+                     options: dict[str, Any], *, progress: Callable[[int, int], None]) -> AgreementTable:
+    if ceiling_keys is not None:
+        options = {**options, "ceiling_items": compared_items(options["subset"].select(dataset.examples),
+                                                              {key: columns[key] for key in ceiling_keys})}
+    return agreement_table(dataset.examples, {name: columns[name] for name in evaluators}, qualities, **options)
 
 
 def _describe(dataset: Dataset, columns: Mapping[str, Any], ceiling_boot: int, *,
