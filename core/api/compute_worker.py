@@ -188,6 +188,8 @@ class ComputeWorker:
         self._ids = itertools.count(1)
         #: The datasets the current process holds: (the dataset, weakly) -> its key there.
         self._sent: list[tuple[weakref.ref[Dataset], int]] = []
+        #: Processes whose replies have all been read (they ended).
+        self._ended: weakref.WeakSet[ChildProcess] = weakref.WeakSet()
         self.log_path: Path | None = None
 
     @property
@@ -215,12 +217,15 @@ class ComputeWorker:
                     self._send(child, _ColumnPiece(job_id, name, piece))
             self._send(child, _Task(job_id, key, function, names, args))
             while True:
+                if is_cancelled is not None and is_cancelled():
+                    raise ComputeCancelled("the computation was cancelled")
                 try:
                     reply = job.replies.get(timeout=POLL_S)
                 except queue.Empty:
-                    if is_cancelled is not None and is_cancelled():
-                        raise ComputeCancelled("the computation was cancelled") from None
-                    continue
+                    if child in self._ended:  # it ended before this job was known to its reader
+                        reply = _Died(child.exitcode if child.exitcode is not None else -1)
+                    else:
+                        continue
                 if isinstance(reply, _Progress):
                     if progress is not None:
                         progress(reply.done, reply.total)
@@ -303,6 +308,7 @@ class ComputeWorker:
                 job.replies.put(reply)
         exitcode = child.reap(EXIT_S)
         with self._lock:
+            self._ended.add(child)
             if self._child is child:
                 self._child = None
                 self._sent = []
