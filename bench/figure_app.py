@@ -254,28 +254,19 @@ def refresh_ms(n_items: int, repeats: int) -> tuple[float, float, str]:
 
 
 def run(ctx: Context) -> list[Row]:
-    from .datasets import save_big_dataset
-
     n_items = 2_000 if ctx.quick else 100_000
     starts = [cold_start_seconds() for _ in range(1 if ctx.quick else 3)]
     ctx.log(f"  cold start: {', '.join(f'{s:.2f}' for s in starts)} s")
     refresh, plain, method = refresh_ms(n_items, 5 if ctx.quick else 20)
     ctx.log(f"  refresh at {n_items}: {refresh:.1f} ms (plain batch {plain:.0f} ms); CI: {method}")
-    with tempfile.TemporaryDirectory() as home:
-        previous = os.environ.get("DIALJUDGE_DATA_DIR")
-        os.environ["DIALJUDGE_DATA_DIR"] = home
-        try:
-            path = save_big_dataset(n_items, Path(home) / "big.jsonl")
-            app = asyncio.run(open_and_run(path, n_items, home))
-        finally:
-            if previous is None:
-                os.environ.pop("DIALJUDGE_DATA_DIR", None)
-            else:
-                os.environ["DIALJUDGE_DATA_DIR"] = previous
+    app = open_and_run_in_home(n_items)
+    busy = open_and_run_in_home(n_items, busy_beside=True)
     shown, load_stall, run_s, run_stall = app["shown"], app["load_stall"], app["run_s"], app["run_stall"]
     ctx.log(f"  open {n_items}: {shown:.2f} s (stall {load_stall * 1000:.0f} ms); sort stall "
             f"{app['sort_stall'] * 1000:.0f} ms; filter ({app['subset']}) stall {app['filter_stall'] * 1000:.0f} ms; "
             f"run: {run_s:.1f} s (stall {run_stall * 1000:.0f} ms); load average {os.getloadavg()[0]:.1f}")
+    ctx.log(f"  beside a CPU-bound process: run {busy['run_s']:.1f} s (stall {busy['run_stall'] * 1000:.0f} ms); "
+            f"load average {os.getloadavg()[0]:.1f}")
     approx = " (CI: m-out-of-n bootstrap)" if "m-out-of-n" in method else ""
     return [
         at_most("app cold start to the first screen [s]", statistics.median(starts), None, "s"),
@@ -286,5 +277,30 @@ def run(ctx: Context) -> list[Row]:
                 app["sort_stall"] * 1000, 100.0, "ms"),
         at_most(f"app longest UI stall while filtering {n_items:,} items (a subset, then all) [ms]",
                 app["filter_stall"] * 1000, 100.0, "ms"),
-        at_most(f"app longest UI stall while a {n_items:,}-item run streams in [ms]", run_stall * 1000, 100.0, "ms"),
+        at_most(f"app longest UI stall while a {n_items:,}-item run streams in [ms]", run_stall * 1000, 50.0, "ms"),
+        at_most(f"app longest UI stall while a {n_items:,}-item run streams in, a CPU-bound process beside [ms]",
+                busy["run_stall"] * 1000, 50.0, "ms"),
     ]
+
+
+def open_and_run_in_home(n_items: int, *, busy_beside: bool = False) -> dict[str, Any]:
+    """:func:`open_and_run` in a fresh data folder; ``busy_beside``: with a process spinning a core meanwhile
+    (issue 34: the stall must hold with other work on the machine)."""
+    from .datasets import save_big_dataset
+
+    busy = subprocess.Popen([sys.executable, "-c", "while True: pass"]) if busy_beside else None
+    with tempfile.TemporaryDirectory() as home:
+        previous = os.environ.get("DIALJUDGE_DATA_DIR")
+        os.environ["DIALJUDGE_DATA_DIR"] = home
+        try:
+            path = save_big_dataset(n_items, Path(home) / "big.jsonl")
+            app = asyncio.run(open_and_run(path, n_items, home))
+        finally:
+            if busy is not None:
+                busy.kill()
+                busy.wait()
+            if previous is None:
+                os.environ.pop("DIALJUDGE_DATA_DIR", None)
+            else:
+                os.environ["DIALJUDGE_DATA_DIR"] = previous
+    return app

@@ -31,7 +31,6 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .foreground import give_way, giving_way
 from .judges.post_run.labels import LabelMappingError, label_mapping
 from .judges.prompts.render import resolve_output
 from .judges.prompts.templates import parse_template
@@ -166,7 +165,7 @@ def human_points(examples: Sequence[Example], quality: str, aggregation: Aggrega
                  ) -> dict[str, Score]:
     """Each rated example's pooled human label on ``quality`` (None: nobody rated it)."""
     out: dict[str, Score] = {}
-    for ex in giving_way(examples):  # 100,000 items in an app's background (core.foreground)
+    for ex in examples:
         if quality in ex.ratings:
             value = ex.human(quality, aggregation)
             out[ex.id] = float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
@@ -182,7 +181,7 @@ def confusion_view(evaluator: str, quality: str, scale: Scale, unit_scores: Mapp
     judged: list[float] = []
     humans: list[float] = []
     no_score = no_label = halfway = 0
-    for item, label in giving_way(human.items()):
+    for item, label in human.items():
         unit = unit_scores.get(item)
         if unit is None or not math.isfinite(unit):
             no_score += 1
@@ -197,9 +196,7 @@ def confusion_view(evaluator: str, quality: str, scale: Scale, unit_scores: Mapp
             continue
         judged.append(judge_point)
         humans.append(human_point)
-    give_way()
     matrix = confusion_matrix(judged, humans, labels=points)
-    give_way()
     plain, linear, quadratic = (cohen_kappa(judged, humans, weights=w, categories=points) if judged else math.nan
                                 for w in (None, "linear", "quadratic"))
     return ConfusionView(evaluator, quality, matrix, plain, linear, quadratic, no_score=no_score,
@@ -216,7 +213,7 @@ def calibration_view(evaluator: str, quality: str, scale: Scale, probabilities: 
     assert points is not None
     items = list(human)
     outcomes: list[float | None] = []
-    for item in giving_way(items):
+    for item in items:
         label = human[item]
         point = nearest_point(label, points) if label is not None else None
         outcomes.append(None if point is None else float(point == points[-1]))

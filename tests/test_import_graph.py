@@ -28,7 +28,7 @@ SCANNED_PACKAGES = ("core", "tui", "cli")
 #: have a floor, so a new one is placed here on purpose.
 CORE_FLOORS: Floors = (
     ("plain values and tools, importing no other module of dialjudge",
-     ("errors", "model", "format", "table_fit", "judge_config", "backend_rules", "self_registry", "foreground", "gc_pause",
+     ("errors", "model", "format", "table_fit", "judge_config", "backend_rules", "self_registry", "gc_pause",
       "worker_process")),
     ("reading and measuring: the config file, datasets, metrics, statistics, tables",
      ("config", "loaders", "metrics", "stats", "subsets", "describe", "adversarial", "report",

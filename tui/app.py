@@ -44,7 +44,6 @@ from .controllers.datasets import (
     UnmappedTableOpened,
 )
 from .controllers.decisions import DecisionController, DiagnosticsComputed, EvaluatorsCompared
-from .controllers.foreground import ForegroundMarker
 from .controllers.history import RunScoresLoaded, StoredRunsController
 from .controllers.lab import LabController
 from .controllers.label_estimates import LabelEstimatesController
@@ -121,7 +120,6 @@ class DialjudgeApp(App[int]):
         self.tune = TuneController(self, services, self.datasets)
         self.shutdown = ShutdownController(self, self.runs, self.tune, ask=self._ask_before_quitting,
                                            unsaved=self.lab.unsaved_text)
-        self.foreground = ForegroundMarker()
         #: The launch's offer to resume an unfinished run is made once, for the first dataset opened.
         self._interrupted_checked = False
         self._routes = message_routes(type(self), self._routes_to_owners(), self._routes_across_controllers())
@@ -137,7 +135,6 @@ class DialjudgeApp(App[int]):
         self.switch_mode(HOME)
         self.set_interval(self.services.redraw_interval_s, self.datasets.flush_live_updates, name="live redraw")
         self.set_interval(YOUNG_COLLECTION_INTERVAL_S, collect_young, name="young garbage collection")
-        self.foreground.install()
         self.datasets.open(self.initial_dataset, self.initial_column_map)
         if not self.is_headless:  # a test's app leaves its process's signals alone
             self.shutdown.install_signal_handlers()
@@ -147,8 +144,8 @@ class DialjudgeApp(App[int]):
         # end instead of judging on behind a closed screen.
         self.shutdown.cancel_all()
         self.runs.close_worker()
+        self.datasets.close_worker()
         self.shutdown.remove_signal_handlers()
-        self.foreground.remove()
 
     # -- keys ------------------------------------------------------------------------------
 

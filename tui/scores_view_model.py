@@ -23,8 +23,9 @@ from __future__ import annotations
 import enum
 import math
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Iterable, Mapping
+from typing import TYPE_CHECKING, Callable, Iterable, Mapping
 
+from dialjudge.core.api.compute_worker import agreement_table_in_worker
 from dialjudge.core.api.view import (
     ALL,
     RunningCorrelations,
@@ -39,6 +40,7 @@ from dialjudge.core.api.view import (
 from dialjudge.core.model import Aggregation, Dataset, Example, Rating, Scale
 
 if TYPE_CHECKING:
+    from dialjudge.core.api.session import Session
     from dialjudge.core.api.types import AgreementTable, HumanCeiling, Judgment, MetricScores, Snapshot
 
 #: The evaluator name of the judges' pool.
@@ -86,9 +88,15 @@ class AgreementInputs:
     versions: Mapping[str, int]
     #: The workspace's selection version when the copy was taken.
     selection_version: int
-    #: The items the judges are compared on, where the human ceiling is computed
-    #: (core.evaluation.compared_items); None: no judge, the whole view.
-    ceiling_items: frozenset[str] | None = None
+    #: Every judge column (a copy), whose items are where the judges are compared and the human ceiling
+    #: computed (:attr:`ceiling_items`); found where the table is computed, not on the UI thread that
+    #: takes the copy (55-60 ms at 100,000 items, every refresh of a run's statistics).
+    judge_columns: Mapping[str, Mapping[str, Score]] = field(default_factory=dict)
+
+    @property
+    def ceiling_items(self) -> frozenset[str] | None:
+        """The items the judges are compared on (core.evaluation.compared_items); None: no judge, the whole view."""
+        return compared_items(self.subset.select(self.examples), self.judge_columns)
 
     def table(self, *, n_boot: int = 1000, seed: int = 0, confidence: float = 0.95) -> "AgreementTable":
 
@@ -97,6 +105,18 @@ class AgreementInputs:
             aggregation=self.aggregation, n_boot=n_boot, seed=seed, confidence=confidence,
             ceiling_items=self.ceiling_items,
         )
+
+    def table_in_worker(self, session: Session, dataset: Dataset, *, n_boot: int = 1000, seed: int = 0,
+                        confidence: float = 0.95,
+                        is_cancelled: Callable[[], bool] | None = None) -> "AgreementTable":
+        """:meth:`table`, computed in the session's compute process; ``dataset``: the one whose examples
+        these are (the process holds a copy of it)."""
+        if len(dataset.examples) != len(self.examples):
+            raise ValueError("the agreement inputs are not of this dataset")
+        return agreement_table_in_worker(
+            session, dataset, self.scores, [self.quality], subset=self.subset, levels=(ITEM_LEVEL,),
+            aggregation=self.aggregation, n_boot=n_boot, seed=seed, confidence=confidence,
+            ceiling_judges=self.judge_columns, is_cancelled=is_cancelled)
 
 
 def _pool_labels(examples: Iterable[Example], quality: str | None,
@@ -456,17 +476,20 @@ class Workspace:
         if self.dataset is None or self.quality is None:
             raise ValueError("no dataset with a numeric quality is open")
         names = self.evaluators if evaluators is None else [n for n in self.evaluators if n in set(evaluators)]
+        # Judge columns change as judgments arrive, so they are copied; metric columns never change.
+        scores = {name: self._metric_values[name] if name in self._metric_values else dict(self.scores_of(name))
+                  for name in names}
+        judges = {name: scores[name] if name in scores and name not in self._metric_values else dict(column)
+                  for name, column in self._judge_scores.items()}
         return AgreementInputs(
             examples=tuple(self.dataset.examples),
-            # Judge columns change as judgments arrive, so they are copied; metric columns never change.
-            scores={name: self._metric_values[name] if name in self._metric_values else dict(self.scores_of(name))
-                    for name in names},
+            scores=scores,
             quality=self.quality,
             subset=self.subset,
             aggregation=self.aggregation,
             versions={name: self.version(name) for name in names},
             selection_version=self.selection_version,
-            ceiling_items=self.ceiling_items(),
+            judge_columns=judges,
         )
 
     def agreement_table(self, *, n_boot: int = 1000, seed: int | None = None) -> "AgreementTable":

@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from ..errors import DataError
-from ..foreground import giving_way
 from ..gc_pause import gc_paused
 from ..model import Dataset, Example, Level, Perturbation, Rating, Scale, ScaleKind, Turn
 from ._common import (
@@ -264,8 +263,7 @@ def _native_dataset(blocks: Iterable[list[str]], path: Path, name: str | None, s
     header: dict[str, Any] | None = None
     examples: list[Example] = []
     first_line: dict[str, int] = {}
-    # giving_way: an app reads a 100,000-line file in the background while its UI thread draws.
-    for number, line, loads in giving_way(_numbered_lines(blocks)):
+    for number, line, loads in _numbered_lines(blocks):
         if not line.strip():
             continue
         try:

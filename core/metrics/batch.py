@@ -16,7 +16,6 @@ from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
-from ..foreground import give_way, giving_way
 from ..gc_pause import gc_paused
 from ..model import Example, Level
 from .engine import MetricEngine
@@ -89,7 +88,7 @@ def plan_pairs(examples: Iterable[Example]) -> tuple[list[ScoringPair], dict[Ski
     """The pairs to score, and the examples left out under each reason."""
     pairs: list[ScoringPair] = []
     skipped: dict[SkipReason, list[str]] = {reason: [] for reason in SkipReason}
-    for ex in giving_way(examples):  # 100,000 items in an app's background (core.foreground)
+    for ex in examples:
         if ex.level is Level.DIALOG:
             skipped[SkipReason.DIALOG_LEVEL].append(ex.id)
         elif ex.is_reference:
@@ -139,7 +138,7 @@ def score_examples(
     # once, here rather than once per worker process, and its scores given to every example.
     first_of: dict[tuple[str, tuple[str, ...], bool], ScoringPair] = {}
     same_as: dict[str, str] = {}
-    for pair in giving_way(pairs):
+    for pair in pairs:
         first = first_of.setdefault((pair.candidate, pair.references, pair.chinese), pair)
         same_as[pair.example_id] = first.example_id
     distinct = list(first_of.values())
@@ -153,7 +152,7 @@ def score_examples(
     else:
         with gc_paused():
             results = dict(_score_here(distinct, ids, scaled))
-    for pair in giving_way(pairs):
+    for pair in pairs:
         for metric_id, value in results[same_as[pair.example_id]].items():
             values[metric_id][pair.example_id] = value
     return MetricScores(metrics=metrics, values=values, skipped=skipped)
@@ -172,7 +171,7 @@ def _score_here(
     engine = _new_engine(metric_ids)
     out = []
     step = max(1, len(pairs) // 100)
-    for done, pair in enumerate(giving_way(pairs, every=16), start=1):
+    for done, pair in enumerate(pairs, start=1):
         out.append((pair.example_id, engine.score(pair.candidate, pair.references, pair.chinese)))
         if progress is not None and (done % step == 0 or done == len(pairs)):
             progress(done, len(pairs))
@@ -210,7 +209,6 @@ def _score_in_pool(
     size = math.ceil(len(pairs) / (n_workers * 4))
     chunks = [pairs[i:i + size] for i in range(0, len(pairs), size)]
     out: list[tuple[str, dict[str, float]]] = []
-    give_way(take_turn=False)  # waiting on other processes: no turn held meanwhile (core.foreground)
     with ProcessPoolExecutor(max_workers=n_workers) as pool:
         for result in pool.map(_score_chunk, [metric_ids] * len(chunks), chunks):
             out.extend(result)

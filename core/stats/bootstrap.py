@@ -27,7 +27,6 @@ from typing import Any, Hashable, Iterator, Sequence
 
 import numpy as np
 
-from ..foreground import give_way
 from .small_samples import expanded_tail, too_few_contexts
 
 #: Above this many resampled units the O(U^2) pair matrices cost more memory and
@@ -86,7 +85,6 @@ class Resampling:
         """(start, stop) of consecutive resamples whose item weights fit in BLOCK_CELLS cells."""
         rows = max(1, BLOCK_CELLS // max(self.n_items, 1))
         for start in range(0, self.n_boot, rows):
-            give_way()  # an app's UI thread drawing meanwhile goes first (core.foreground)
             yield start, min(start + rows, self.n_boot)
 
 
@@ -291,7 +289,6 @@ def _kendall_loop(x: np.ndarray, y: np.ndarray, item_weights: np.ndarray) -> np.
 
     out = np.full(item_weights.shape[0], np.nan)
     for b, w in enumerate(item_weights.astype(np.intp)):
-        give_way()
         xs, ys = np.repeat(x, w), np.repeat(y, w)
         if xs.size >= 2 and np.ptp(xs) > 0 and np.ptp(ys) > 0:
             out[b] = kendalltau(xs, ys).statistic

@@ -21,7 +21,6 @@ from typing import Any, Iterable
 
 import numpy as np
 
-from ..foreground import give_way
 from ..format import interval_text, number_text, rater_counts_text
 from ..model import Example, Scale, ScaleKind
 from .categorical import alpha_undefined_reason, cohen_kappa, krippendorff_alpha, percent_agreement
@@ -203,15 +202,12 @@ def human_ceiling(examples: Iterable[Example], quality: str, *, level: str = TUR
     group_of = {ex.id: ex.group_id for ex in examples}
     groups = [group_of[i] for i in matrix.example_ids]
     if level != SYSTEM and matrix.n_items:
-        give_way()
         result.update(_reliability(matrix, reasons, min_shared_items))
-        give_way()
         if per_annotator:
             defined = [slots[k] for k, agreement in enumerate(per_annotator) if not math.isnan(agreement.pearson)]
             result["interval"] = ceiling_interval(values, groups, defined, means, n_boot=n_boot, seed=seed,
                                                   confidence=confidence)
         if not categorical and len(matrix.annotators) > 1:
-            give_way()
             spearman = pairwise_spearman(values, matrix.annotators, groups, n_boot=n_boot, seed=seed,
                                          confidence=confidence, min_shared_items=min_shared_items)
             result["pairwise_spearman"] = spearman
@@ -293,7 +289,6 @@ def ceiling_table(examples: Iterable[Example], qualities: Iterable[str] | None =
             for quality, rating in ex.ratings.items():
                 scales.setdefault(quality, rating.scale)
         for quality in (wanted if wanted is not None else scales):
-            give_way()  # each quality's ceiling is seconds at 100,000 items (core.foreground)
             if quality in scales:
                 rows.append(CeilingRow(quality, level, scale_text(scales[quality]),
                                        human_ceiling(members, quality, n_boot=n_boot)))
@@ -321,7 +316,6 @@ def _leave_one_out(matrix: AnnotatorMatrix, all_values: np.ndarray, slots: list[
     values = all_values[slots]
     out = []
     for a, name in enumerate(matrix.annotators[s] for s in slots):
-        give_way()
         others = np.delete(values, a, axis=0)
         covered = np.isfinite(others).any(axis=0) & np.isfinite(values[a])
         n_items = int(covered.sum())

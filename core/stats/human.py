@@ -13,7 +13,6 @@ from typing import Iterable, Mapping
 
 import numpy as np
 
-from ..foreground import giving_way
 from ..model import Aggregate, Aggregation, Example, Rating, RatingValue, Scale, ScaleKind
 
 
@@ -46,7 +45,7 @@ def human_labels(examples: Iterable[Example], quality: str,
     # A mean or median depends on the scores only, and at 10^5 items most score tuples recur: each
     # distinct one is pooled once. (Not a vote, whose winner keeps its type: 5 and 5.0 are equal keys.)
     pooled_of: dict[tuple[tuple[RatingValue, ...], Scale], Aggregate] = {}
-    for ex in giving_way(examples):  # 100,000 items in an app's background (core.foreground)
+    for ex in examples:
         rating = ex.ratings.get(quality)
         if rating is None:
             continue
@@ -103,7 +102,7 @@ class AnnotatorMatrix:
 def annotator_matrix(examples: Iterable[Example], quality: str) -> AnnotatorMatrix:
     ids: list[str] = []
     ratings: list[Rating] = []
-    for ex in giving_way(examples):
+    for ex in examples:
         rating = ex.ratings.get(quality)
         if rating is not None:
             ids.append(ex.id)

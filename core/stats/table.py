@@ -25,7 +25,6 @@ from typing import Any, Collection, Mapping, Sequence
 
 import numpy as np
 
-from ..foreground import give_way, giving_way
 from ..model import Aggregation, Example, RatingValue, Scale
 from ..subsets import ALL, Subset
 from . import bootstrap as bs
@@ -208,7 +207,6 @@ def agreement_table(
         labels = human_labels(selected, quality, aggregation)
         ties[quality] = labels.n_ties
         rated = [ex for ex in selected if ex.id in labels.values]
-        give_way()
         for level in levels:
             ceiling[(quality, level)] = human_ceiling(ceiling_from, quality, level=SYSTEM if level == SYSTEM else TURN,
                                                       n_boot=n_boot, seed=seed, confidence=confidence)
@@ -238,7 +236,7 @@ def _correlation_cell(
     absent = object()
     by_system = level == SYSTEM
     # One pass of 10^5 items per evaluator: a float score is checked for NaN inline (is_missing's answer).
-    for ex in giving_way(rated):  # 100,000 items in an app's background (core.foreground)
+    for ex in rated:
         score = scores.get(ex.id, absent)
         if score is absent:
             not_scored += 1

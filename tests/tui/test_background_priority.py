@@ -109,23 +109,3 @@ async def test_the_app_collects_young_garbage_while_work_runs(tmp_path) -> None:
     finally:
         release.set()
         gc.unfreeze()
-
-
-async def test_the_app_marks_its_ui_thread_idle_while_it_waits_and_forgets_it_after(tmp_path) -> None:
-    from tui_helpers import make_services, wait_until
-
-    from dialjudge.core import foreground
-    from dialjudge.tui.app import make_app
-
-    app = make_app(services=make_services(tmp_path))
-    async with app.run_test() as pilot:
-        await wait_until(pilot, lambda: not any(w.is_running for w in app.workers), "the app at rest")
-        assert foreground._foreground == threading.get_ident()  # the test runs on the app's thread
-        assert not foreground._idle.is_set()  # it runs now, so background work gives way
-        idle_seen: list[bool] = []
-        checker = threading.Thread(target=lambda: idle_seen.append(foreground._idle.wait(5)))
-        checker.start()
-        while checker.is_alive():
-            await pilot.pause(0.01)  # the loop waits in its selector meanwhile: marked idle
-        assert idle_seen == [True]
-    assert foreground._foreground is None and foreground._idle.is_set()

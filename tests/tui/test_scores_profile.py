@@ -3,6 +3,9 @@ with the numbers core computes, and METEOR 1.5 without Java says why it has none
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import pytest
 from textual.widgets import Select
 from tui_helpers import SIZE, settle, wait_until
@@ -21,6 +24,9 @@ async def test_picking_nlg_eval_rescored_the_metrics_with_its_code(services_fact
     services = services_factory(metric_ids=METRICS)
     real_which = meteor_jar.shutil.which
     monkeypatch.setattr(meteor_jar.shutil, "which", lambda name: None if name == "java" else real_which(name))
+    # The metrics are scored in the app's compute process, which inherits the environment: no java there either.
+    monkeypatch.setenv("PATH", os.pathsep.join(d for d in os.environ.get("PATH", "").split(os.pathsep)
+                                               if not (Path(d) / "java").exists()))
     app = make_app(services=services)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)

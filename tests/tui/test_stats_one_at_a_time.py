@@ -26,14 +26,14 @@ async def test_a_refresh_asked_for_meanwhile_waits_and_only_the_newest_view_is_c
         screen = scores_screen(app)
         gate = threading.Event()
         computed: list[str] = []
-        original = AgreementInputs.table
+        original = AgreementInputs.table_in_worker
 
-        def gated_table(inputs: AgreementInputs, **options):  # type: ignore[no-untyped-def]
+        def gated_table(inputs: AgreementInputs, *args, **options):  # type: ignore[no-untyped-def]
             computed.append(inputs.subset.spec)
             assert gate.wait(timeout=60), "the test never opened the gate"
-            return original(inputs, **options)
+            return original(inputs, *args, **options)
 
-        monkeypatch.setattr(AgreementInputs, "table", gated_table)
+        monkeypatch.setattr(AgreementInputs, "table_in_worker", gated_table)
 
         def stats_running() -> int:
             return sum(1 for w in app.workers if w.group == STATS_GROUP and w.is_running)
@@ -62,17 +62,17 @@ async def test_a_failed_computation_still_lets_the_next_one_run(services, monkey
         await settle(pilot)
         screen = scores_screen(app)
         gate = threading.Event()
-        original = AgreementInputs.table
+        original = AgreementInputs.table_in_worker
         calls: list[str] = []
 
-        def first_fails(inputs: AgreementInputs, **options):  # type: ignore[no-untyped-def]
+        def first_fails(inputs: AgreementInputs, *args, **options):  # type: ignore[no-untyped-def]
             calls.append(inputs.subset.spec)
             if len(calls) == 1:
                 assert gate.wait(timeout=60)
                 raise RuntimeError("bootstrap exploded")
-            return original(inputs, **options)
+            return original(inputs, *args, **options)
 
-        monkeypatch.setattr(AgreementInputs, "table", first_fails)
+        monkeypatch.setattr(AgreementInputs, "table_in_worker", first_fails)
         app.datasets.choose_view(subset="open")
         await wait_until(pilot, lambda: calls == ["open"], "the first computation started")
         app.datasets.choose_view(subset="closed")

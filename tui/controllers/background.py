@@ -25,10 +25,7 @@ import threading
 from collections.abc import Callable
 from typing import TypeVar
 
-from dialjudge.core.api.background import (
-    end_turn,
-    gc_paused,
-)
+from dialjudge.core.api.background import gc_paused
 
 ResultType = TypeVar("ResultType")
 
@@ -63,10 +60,7 @@ def in_background(work: Callable[[], ResultType], *, settle: bool = False) -> Ca
 
     def run() -> ResultType:
         lower_thread_priority()
-        try:
-            with gc_paused(settle=settle):
-                return work()
-        finally:
-            end_turn()  # the turn among background threads it may hold (core's foreground)
+        with gc_paused(settle=settle):
+            return work()
 
     return run

@@ -23,16 +23,19 @@ from textual.worker import Worker, get_current_worker
 
 from dialjudge.core.api import (
     column_choices,
-    describe,
     item_metric_scores,
 )
 from dialjudge.core.api.background import freeze_survivors
-from dialjudge.core.api.formatting import ceiling_table
+from dialjudge.core.api.compute_worker import (
+    ComputeCancelled,
+    close_compute_worker,
+    describe_in_worker,
+    score_metrics_in_worker,
+)
 from dialjudge.core.api.profiles import (
     DEFAULT_PROFILE,
     profile_columns,
 )
-from dialjudge.core.api.types import score_examples
 from dialjudge.core.errors import ColumnMappingNeeded, DataError
 
 from ..format import widest_cells
@@ -206,14 +209,22 @@ class DatasetController:
             # would walk the dataset's millions of new objects (78 ms each at 100,000 items).
             freeze_survivors()
             self.app.post_message(DatasetLoaded(name_or_path, dataset, prepared, widths))
-            summary = describe(dataset)
+            # In the compute process (core/api/compute_worker.py), which this thread sends the dataset to.
             # The Datasets summary shows the ceiling without its CI: no bootstrap for it on every open.
-            ceilings = ceiling_table(dataset.examples, n_boot=0)
+            try:
+                summary, ceilings = describe_in_worker(self.services.session, dataset, ceiling_boot=0,
+                                                       is_cancelled=lambda: worker.is_cancelled)
+            except ComputeCancelled:
+                return
             if not worker.is_cancelled:
                 self.app.post_message(DatasetDescribed(dataset, summary, ceilings))
 
         return start_thread_work(self.app, load, group=DATASET_GROUP, description="Opening dataset",
                                         long_lived_result=True)
+
+    def close_worker(self) -> None:
+        """End the session's compute process (the app, when it ends)."""
+        close_compute_worker(self.services.session)
 
     def open_failed(self, error: str) -> None:
         """The open failed (the app's failure handler passes its text on): with no dataset open the
@@ -274,8 +285,12 @@ class DatasetController:
                 if not worker.is_cancelled:
                     self.app.post_message(MetricsProgressed(dataset, done, total))
 
-            scores = score_examples(dataset.examples, profile_columns(profile, self.services.metric_ids),
-                                    workers=self.services.metric_workers, progress=progress)
+            try:
+                scores = score_metrics_in_worker(
+                    self.services.session, dataset, profile_columns(profile, self.services.metric_ids),
+                    workers=self.services.metric_workers, progress=progress, is_cancelled=lambda: worker.is_cancelled)
+            except ComputeCancelled:
+                return
             if not worker.is_cancelled:
                 self.app.post_message(MetricsScored(dataset, scores))
 
@@ -370,10 +385,16 @@ class DatasetController:
             if not evaluators:
                 return
         inputs = ws.agreement_inputs(evaluators)
+        dataset, session = ws.dataset, self.services.session
 
         def compute() -> None:
-            table = inputs.table(n_boot=self.services.n_boot, seed=self.services.seed)
-            if not get_current_worker().is_cancelled:
+            worker = get_current_worker()
+            try:  # in the compute process, on the dataset it holds
+                table = inputs.table_in_worker(session, dataset, n_boot=self.services.n_boot, seed=self.services.seed,
+                                               is_cancelled=lambda: worker.is_cancelled)
+            except ComputeCancelled:
+                return
+            if not worker.is_cancelled:
                 self.app.post_message(StatsRefreshed(inputs, table))
 
         self._stats_started = time.monotonic()

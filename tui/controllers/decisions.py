@@ -30,9 +30,9 @@ from textual.worker import Worker, get_current_worker
 
 from dialjudge.core.api import (
     compare_columns,
-    judges_as_labels,
     run_config_of,
 )
+from dialjudge.core.api.compute_worker import ComputeCancelled, judges_as_labels_in_worker
 from dialjudge.core.api.types import (
     LENGTH_EVALUATOR,
     StoreError,
@@ -174,10 +174,18 @@ class DecisionController:
         columns = {name: dict(ws.scores_of(name)) for name in ws.judge_names}
         aggregation, version, dataset = ws.aggregation, ws.selection_version, ws.dataset
 
+        item_ids = [ex.id for ex in examples]
+        session = self.services.session
+
         def work() -> None:
-            result = judges_as_labels(dataset, examples, quality, scale, columns, self._run_config,
-                                      aggregation=aggregation)
-            if not get_current_worker().is_cancelled:
+            worker = get_current_worker()
+            run_configs = {name: self._run_config(name) for name in columns}
+            try:  # in the compute process, on the dataset it holds
+                result = judges_as_labels_in_worker(session, dataset, item_ids, quality, scale, columns, run_configs,
+                                                    aggregation=aggregation, is_cancelled=lambda: worker.is_cancelled)
+            except ComputeCancelled:
+                return
+            if not worker.is_cancelled:
                 self.app.post_message(DiagnosticsComputed(result, version))
 
         return start_thread_work(self.app, work, group=DIAGNOSTICS_GROUP, description="Reading the judges as labels")

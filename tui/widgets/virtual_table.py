@@ -43,10 +43,6 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.worker import get_current_worker
 
-from dialjudge.core.api.background import (
-    give_way,
-    giving_way,
-)
 from dialjudge.core.table_fit import distinct_abbreviations, shorten
 
 from ..controllers.base import start_thread_work
@@ -142,17 +138,15 @@ def _as_numbers(values: list[Any]) -> np.ndarray | None:
 def compute_order(keys: Sequence[RowKey], keep: Callable[[RowKey], bool] | None, source: CellSource | None,
                   sort_value: Callable[[RowKey, str], Any], column: str | None, reverse: bool) -> list[RowKey]:
     """The rows to show in display order: ``keys`` that ``keep`` accepts, sorted by ``column``."""
-    # On a worker beside the UI thread: the loops over 100,000 rows take their turn with the other
-    # background work and give way to the UI thread (core's foreground).
-    shown = list(keys) if keep is None else [k for k in giving_way(keys) if keep(k)]
+    # On a worker beside the UI thread (the app's only other busy thread now that its statistics compute
+    # in a process of their own): CPython hands the interpreter to a waiting UI thread every switch interval.
+    shown = list(keys) if keep is None else [k for k in keys if keep(k)]
     if column is None:
         return shown
-    give_way()
     if source is not None and getattr(source, "sort_keys", None) is not None:
         values = sort_values(source, shown, column)
     else:
-        values = [sort_value(k, column) for k in giving_way(shown)]
-    give_way()
+        values = [sort_value(k, column) for k in shown]
     return ordered_keys(shown, values, reverse)
 
 

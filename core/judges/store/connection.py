@@ -14,7 +14,6 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from ...foreground import give_way
 from .records import StoreError
 
 #: Rows fetched at a time when reading a run; keys asked for in one IN (...) list.
@@ -75,7 +74,6 @@ class StoreConnection:
             reader.execute("PRAGMA busy_timeout = 5000")
             cursor = reader.execute(sql, tuple(params))
             while chunk := cursor.fetchmany(READ_CHUNK):
-                give_way(take_turn=False)  # an app's UI thread first (see Judgments.add_judgments)
                 yield chunk
         finally:
             reader.close()

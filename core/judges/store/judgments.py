@@ -8,7 +8,6 @@ from typing import Any
 
 import numpy as np
 
-from ...foreground import give_way
 from ..run.scoring import group_failure_reasons
 from ..types import BackendResult, Judgment
 from .connection import IN_CHUNK, StoreConnection
@@ -63,14 +62,12 @@ class Judgments:
             return 0
         with self._connection.transaction() as db:
             before = db.total_changes
-            # A few hundred rows a call: each row's step lets go of the interpreter and takes it back
-            # at once, which keeps an app's UI thread from it (core.foreground) for as long as the call.
+            # A few hundred rows a call: each row's step lets go of the interpreter and takes it back at
+            # once, which keeps any other thread of the process from it for as long as the call.
             for start in range(0, len(rows), _WRITE_CHUNK):
-                give_way(take_turn=False)
                 db.executemany(UPSERT_JUDGMENT, rows[start:start + _WRITE_CHUNK])
             written = db.total_changes - before
             for start in range(0, len(cached), _WRITE_CHUNK):
-                give_way(take_turn=False)
                 db.executemany(UPSERT_CACHE, cached[start:start + _WRITE_CHUNK])
             db.execute("UPDATE runs SET updated = ? WHERE id = ?", (now, run_id))
         return written
