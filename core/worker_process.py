@@ -31,10 +31,11 @@ import socket
 import subprocess
 import sys
 import threading
+import weakref
 from collections.abc import Callable
 from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 #: Seconds a child may take to end after SIGTERM (cancel what is in flight, store what it has) before
 #: it ends itself.
@@ -165,3 +166,30 @@ def end_soon() -> None:
 
 
 __all__ = ["GRACE_S", "ChildProcess", "end_soon", "exit_text", "start_child"]
+
+
+Owner = TypeVar("Owner")
+Worker = TypeVar("Worker")
+
+
+class WorkersByOwner(Generic[Owner, Worker]):
+    """One worker per owner (a session), made when first asked for and forgotten with its owner: the judge
+    process's and the compute process's registries are both one of these."""
+
+    def __init__(self, make: Callable[[Owner], Worker]) -> None:
+        self._make = make
+        self._workers: weakref.WeakKeyDictionary[Any, Worker] = weakref.WeakKeyDictionary()
+        self._lock = threading.Lock()
+
+    def of(self, owner: Owner) -> Worker:
+        with self._lock:
+            worker = self._workers.get(owner)
+            if worker is None:
+                worker = self._workers[owner] = self._make(owner)
+            return worker
+
+    def pop(self, owner: Owner) -> Worker | None:
+        """The owner's worker, taken out of the registry (None: it has none)."""
+        with self._lock:
+            return self._workers.pop(owner, None)
+

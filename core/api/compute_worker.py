@@ -51,7 +51,7 @@ from ..stats import agreement_table
 from ..stats.ceiling import CeilingRow
 from ..stats.table import AgreementTable
 from ..subsets import ALL, Subset
-from ..worker_process import ChildProcess, exit_text, start_child
+from ..worker_process import ChildProcess, WorkersByOwner, exit_text, start_child
 from .formatting import ceiling_table
 from .run_worker import judge_log_dir
 from .session import Session
@@ -317,23 +317,17 @@ class ComputeWorker:
             job.replies.put(_Died(exitcode))
 
 
-_WORKERS: weakref.WeakKeyDictionary[Session, ComputeWorker] = weakref.WeakKeyDictionary()
-_WORKERS_LOCK = threading.Lock()
+_WORKERS: WorkersByOwner[Session, ComputeWorker] = WorkersByOwner(ComputeWorker)
 
 
 def compute_worker(session: Session) -> ComputeWorker:
     """The session's compute worker (one per session; its process starts with the first computation)."""
-    with _WORKERS_LOCK:
-        worker = _WORKERS.get(session)
-        if worker is None:
-            worker = _WORKERS[session] = ComputeWorker(session)
-        return worker
+    return _WORKERS.of(session)
 
 
 def close_compute_worker(session: Session) -> None:
     """End the session's compute process, if it has one (the app, when it closes)."""
-    with _WORKERS_LOCK:
-        worker = _WORKERS.pop(session, None)
+    worker = _WORKERS.pop(session)
     if worker is not None:
         worker.close()
 

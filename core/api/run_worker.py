@@ -39,7 +39,6 @@ import queue
 import signal
 import threading
 import time
-import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -67,7 +66,7 @@ from ..judges.types import BackendResult, JudgeBackend, JudgeRequest
 from ..model import Dataset
 from ..tuning.search import SearchEvent, TuningReport
 from ..tuning.space import SearchSpace
-from ..worker_process import ChildProcess, end_soon, exit_text, start_child
+from ..worker_process import ChildProcess, WorkersByOwner, end_soon, exit_text, start_child
 from .display import RunDisplay
 from .judging import SearchHandle, open_search
 from .prompt_lab import ask_judge, judge_key
@@ -347,75 +346,82 @@ class JudgeWorker:
             job.replies.put(_Died(exitcode))
 
 
-_WORKERS: weakref.WeakKeyDictionary[Session, JudgeWorker] = weakref.WeakKeyDictionary()
-_WORKERS_LOCK = threading.Lock()
+_WORKERS: WorkersByOwner[Session, JudgeWorker] = WorkersByOwner(JudgeWorker)
 
 
 def judge_worker(session: Session) -> JudgeWorker:
     """The session's judge worker (one per session; its process starts with the first job)."""
-    with _WORKERS_LOCK:
-        worker = _WORKERS.get(session)
-        if worker is None:
-            worker = _WORKERS[session] = JudgeWorker(session)
-        return worker
+    return _WORKERS.of(session)
 
 
 def close_judge_worker(session: Session) -> None:
     """End the session's judge worker, if it has one (the app, when it closes)."""
-    with _WORKERS_LOCK:
-        worker = _WORKERS.pop(session, None)
+    worker = _WORKERS.pop(session)
     if worker is not None:
         worker.close()
 
 
-class WorkerRunHandle:
-    """One judge run in the session's worker process (:func:`start_run_in_worker`): :meth:`run_to_end` on a
-    thread of the caller, :meth:`cancel` from any thread."""
+class _WorkerJobHandle:
+    """What a run's and a search's handle share: the job in the session's judge process, its pid and log, a
+    cancel that may come before the job is sent (it is passed on when the job is)."""
 
-    def __init__(self, session: Session, job: _RunJob, display: RunDisplay | None) -> None:
+    def __init__(self, session: Session) -> None:
         self._session = session
-        self._work = job
-        self._display = display
         self._lock = threading.Lock()
         self._job: _Job | None = None
         self._cancel_requested = False
         self._worker = judge_worker(session)
         self._log_path: Path | None = None
-        #: Whether the worker had to open a judge for this run (a model loaded), once it ended (None before).
+        #: Whether the worker had to open a judge for this job (a model loaded), once it ended (None before).
         self.opened_judge: bool | None = None
 
     @property
     def pid(self) -> int | None:
-        """The worker process's id while the run is in it (None before it was sent, and after)."""
+        """The worker process's id while the job is in it (None before it was sent, and after)."""
         job = self._job
         return job.child.pid if job is not None else None
 
     @property
     def log_path(self) -> Path | None:
-        """The log of the worker the run went to (its stdout and stderr: a traceback, a crash's stack, the
+        """The log of the worker the job went to (its stdout and stderr: a traceback, a crash's stack, the
         model library's messages); None before it was sent."""
         return self._log_path
 
     def cancel(self) -> None:
-        """Stop after what is in flight: what is stored stays, and the run resumes."""
+        """Stop after what is in flight: what is stored stays, and a rerun picks it up."""
         with self._lock:
             self._cancel_requested = True
             job = self._job
         if job is not None:
             self._worker.cancel(job)
 
+    def _send(self, work: _RunJob | _SearchJob) -> _Job:
+        """Send ``work`` to the worker; a cancel asked for before is passed on at once."""
+        job = self._worker.submit(work)
+        with self._lock:
+            self._job = job
+            self._log_path = job.child.log_path
+            cancel = self._cancel_requested
+        if cancel:
+            self._worker.cancel(job)
+        return job
+
+
+class WorkerRunHandle(_WorkerJobHandle):
+    """One judge run in the session's worker process (:func:`start_run_in_worker`): :meth:`run_to_end` on a
+    thread of the caller, :meth:`cancel` from any thread."""
+
+    def __init__(self, session: Session, job: _RunJob, display: RunDisplay | None) -> None:
+        super().__init__(session)
+        self._work = job
+        self._display = display
+
     def run_to_end(self) -> RunSummary:
         """Send the run to the worker and follow it until it ends; returns the run's summary (an interrupted
         run's when the worker ended without finishing it). Raises what the run raised in the worker."""
         with self._session.store() as store:
             follower = _StoreFollower(store, store.judgments.last_judgment_id(), self._emit)
-            job = self._worker.submit(self._work)
-            with self._lock:
-                self._job = job
-                self._log_path = job.child.log_path
-                cancel = self._cancel_requested
-            if cancel:
-                self._worker.cancel(job)
+            job = self._send(self._work)
             try:
                 finished, ending = self._follow(job, follower)
             finally:
@@ -538,51 +544,19 @@ def start_run_in_worker(session: Session, config: RunConfig, dataset: Dataset, *
     return WorkerRunHandle(session, _RunJob(config, _PickledDataset.of(dataset), options, retry), display)
 
 
-class WorkerSearchHandle:
+class WorkerSearchHandle(_WorkerJobHandle):
     """A tuning search in the session's worker process (:func:`start_search_in_worker`): :meth:`run_to_end`
     on a thread of the caller, :meth:`cancel` from any thread (what :class:`~.judging.SearchHandle` offers)."""
 
     def __init__(self, session: Session, job: _SearchJob, on_event: Callable[[SearchEvent], None] | None) -> None:
-        self._session = session
+        super().__init__(session)
         self._work = job
         self._on_event = on_event
-        self._lock = threading.Lock()
-        self._job: _Job | None = None
-        self._cancel_requested = False
-        self._worker = judge_worker(session)
-        self._log_path: Path | None = None
-        #: Whether the worker had to open a judge for this search (a model loaded), once it ended (None before).
-        self.opened_judge: bool | None = None
-
-    @property
-    def pid(self) -> int | None:
-        """The worker process's id while the search is in it (None before it was sent, and after)."""
-        job = self._job
-        return job.child.pid if job is not None else None
-
-    @property
-    def log_path(self) -> Path | None:
-        """The log of the worker the search went to (None before it was sent)."""
-        return self._log_path
-
-    def cancel(self) -> None:
-        """Stop after the judgments in flight: what is stored stays, and a rerun picks it up."""
-        with self._lock:
-            self._cancel_requested = True
-            job = self._job
-        if job is not None:
-            self._worker.cancel(job)
 
     def run_to_end(self) -> TuningReport:
         """Send the search to the worker and pass its events on, in order, until it ends; its report.
         Raises what the search raised there (``SearchCancelled`` when cancelled), or :class:`JudgeProcessDied`."""
-        job = self._worker.submit(self._work)
-        with self._lock:
-            self._job = job
-            self._log_path = job.child.log_path
-            cancel = self._cancel_requested
-        if cancel:
-            self._worker.cancel(job)
+        job = self._send(self._work)
         try:
             while True:
                 reply = job.next(None)
