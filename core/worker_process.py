@@ -188,6 +188,11 @@ class WorkersByOwner(Generic[Owner, Worker]):
                 worker = self._workers[owner] = self._make(owner)
             return worker
 
+    def get(self, owner: Owner) -> Worker | None:
+        """The owner's worker, if one was made (never makes one)."""
+        with self._lock:
+            return self._workers.get(owner)
+
     def pop(self, owner: Owner) -> Worker | None:
         """The owner's worker, taken out of the registry (None: it has none)."""
         with self._lock:

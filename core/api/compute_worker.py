@@ -21,6 +21,10 @@ the app stays up. What crosses between the two processes:
   unpickled at once holds the interpreter for tens of milliseconds;
 * back: progress (metrics), and the result; metric scores come back a column piece at a time, each
   unpickled by the app's thread that reads the pipe (the rest of a result is a small table).
+
+While it computes, the process takes a core: the session's judge process is told
+(:func:`~.run_worker.share_cores_with_judges`), so that a local judge computing at the same time uses the
+other cores rather than spinning against this process on all of them.
 """
 
 from __future__ import annotations
@@ -53,7 +57,7 @@ from ..stats.table import AgreementTable
 from ..subsets import ALL, Subset
 from ..worker_process import ChildProcess, WorkersByOwner, exit_text, start_child
 from .formatting import ceiling_table
-from .run_worker import judge_log_dir
+from .run_worker import judge_log_dir, share_cores_with_judges
 from .session import Session
 from .view import judges_as_labels
 
@@ -67,6 +71,8 @@ DATASETS_KEPT = 2
 POLL_S = 0.1
 #: Seconds the process may take to end when told to close before it is killed.
 EXIT_S = 5.0
+#: Cores a computation takes while it runs (one thread of the process computes it; the pipe's reader waits).
+CORES_PER_COMPUTATION = 1
 
 Result = TypeVar("Result")
 
@@ -179,6 +185,11 @@ class ComputeWorker:
 
     def __init__(self, session: Session) -> None:
         self._log_dir = judge_log_dir(session)
+        #: Weakly: the registry forgets this worker with its session.
+        self._session = weakref.ref(session)
+        #: Computations between their task's sending and their answer (the cores they take: :meth:`_busy`).
+        self._computing = 0
+        self._busy_lock = threading.Lock()
         self._lock = threading.Lock()
         self._send_lock = threading.Lock()
         #: One dataset sent at a time: a second computation on it waits until the first has sent it.
@@ -210,11 +221,14 @@ class ComputeWorker:
         job = _Job(child)
         with self._lock:
             self._jobs[job_id] = job
+        counted = False
         try:
             names = tuple(columns or {})
             for name, column in (columns or {}).items():
                 for piece in _pieces(iter(column.items())):
                     self._send(child, _ColumnPiece(job_id, name, piece))
+            self._busy(+1)
+            counted = True
             self._send(child, _Task(job_id, key, function, names, args))
             while True:
                 if is_cancelled is not None and is_cancelled():
@@ -245,6 +259,18 @@ class ComputeWorker:
         finally:
             with self._lock:
                 self._jobs.pop(job_id, None)
+            if counted:
+                self._busy(-1)
+
+    def _busy(self, change: int) -> None:
+        """One computation more (+1) or fewer (-1) in the process: the judges are told the cores taken when
+        that goes from none to some or back."""
+        with self._busy_lock:  # held while telling, so that two changes reach the judges in their order
+            before = self._computing
+            self._computing = after = max(0, before + change)
+            session = self._session()
+            if session is not None and (before == 0) != (after == 0):
+                share_cores_with_judges(session, CORES_PER_COMPUTATION if after else 0)
 
     def close(self) -> None:
         """Let the process end (what it computes is dropped)."""

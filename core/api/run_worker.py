@@ -18,6 +18,8 @@ requests: two computations of one model never overlap. What crosses between the 
   with its open judges, writes every run of it to the store, and sends each :data:`SearchEvent` back in
   order, then the report;
 * per trial: the judge's configuration and the request; back, the backend's answer;
+* while the session's compute process computes, the cores it takes (:class:`_CoresTaken`): the child's local
+  judges compute with the rest from their next evaluation (:meth:`JudgeWorker.share_cores`);
 * cancelling a run or a search is a message naming its job (:class:`_Cancel`), which the child handles as Esc
   does in-process work: it stops after what is in flight, and what is stored stays. Another job in the
   process goes on. SIGTERM (the parent ended, the app quit) cancels every job.
@@ -37,6 +39,7 @@ import dataclasses
 import pickle
 import queue
 import signal
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -62,7 +65,7 @@ from ..judges.run.events import (
 )
 from ..judges.run.options import EngineOptions
 from ..judges.store.run_store import RunStore, default_store_path
-from ..judges.types import BackendResult, JudgeBackend, JudgeRequest
+from ..judges.types import BackendResult, CoreSharingBackend, JudgeBackend, JudgeRequest
 from ..model import Dataset
 from ..tuning.search import SearchEvent, TuningReport
 from ..tuning.space import SearchSpace
@@ -203,6 +206,13 @@ class _Close:
 
 
 @dataclass(frozen=True)
+class _CoresTaken:
+    """Other work of the session takes ``cores`` cores from now on (0: none): local judges use the rest."""
+
+    cores: int
+
+
+@dataclass(frozen=True)
 class _Done:
     """A job ended; a trial's answer or a search's report, and whether a judge had to be opened (a model
     loaded) for it."""
@@ -266,6 +276,8 @@ class JudgeWorker:
         self._child: ChildProcess | None = None
         self._jobs: dict[int, _Job] = {}
         self._next_id = 0
+        #: Cores the session's other work takes now (:meth:`share_cores`); a process started later is told.
+        self._cores_taken = 0
         #: The current process's log (None until one was started).
         self.log_path: Path | None = None
 
@@ -296,6 +308,17 @@ class JudgeWorker:
 
         threading.Thread(target=send, name="cancel a judge job", daemon=True).start()
 
+    def share_cores(self, taken: int) -> None:
+        """Other work of the session takes ``taken`` cores from now on (0: none): the worker's local judges
+        compute with the rest from their next evaluation (two computations spinning on the same cores slow each
+        other many times over). Starts no process; one started later is told first."""
+        with self._lock:
+            self._cores_taken = taken
+            child = self._child
+        if child is not None:
+            with self._send_lock, contextlib.suppress(OSError):  # it has ended: the next one is told on start
+                child.connection.send((0, _CoresTaken(taken)))
+
     def close(self) -> None:
         """Let the worker end: its runs are cancelled (what is stored stays), its judges closed."""
         with self._lock:
@@ -322,7 +345,7 @@ class JudgeWorker:
 
     def _keep(self, log_path: Path, started: queue.SimpleQueue[ChildProcess | BaseException]) -> None:
         try:
-            child = start_child(_serve, (self._config, self._store_path), log_path=log_path,
+            child = start_child(_serve, (self._config, self._store_path, self._cores_taken), log_path=log_path,
                                 name="dialjudge judge worker", watch_pipe=False)
         except BaseException as exc:  # the caller raises it
             started.put(exc)
@@ -352,6 +375,13 @@ _WORKERS: WorkersByOwner[Session, JudgeWorker] = WorkersByOwner(JudgeWorker)
 def judge_worker(session: Session) -> JudgeWorker:
     """The session's judge worker (one per session; its process starts with the first job)."""
     return _WORKERS.of(session)
+
+
+def share_cores_with_judges(session: Session, taken: int) -> None:
+    """Tell the session's judge process (if it has one) that other work takes ``taken`` cores from now on."""
+    worker = _WORKERS.get(session)
+    if worker is not None:
+        worker.share_cores(taken)
 
 
 def close_judge_worker(session: Session) -> None:
@@ -620,14 +650,17 @@ def ask_in_worker(session: Session, judge: JudgeConfig, request: JudgeRequest) -
 # -- the child's side -------------------------------------------------------------------------------------
 
 
-def _serve(connection: Connection, app_config: Config, store_path: Path | None) -> None:
+def _serve(connection: Connection, app_config: Config, store_path: Path | None, cores_taken: int = 0) -> None:
     """The worker: jobs from the pipe, each a task on one event loop, until the parent closes it or ends."""
-    asyncio.run(_Server(connection, app_config, store_path).serve())
+    asyncio.run(_Server(connection, app_config, store_path, cores_taken).serve())
 
 
 class _Server:
-    def __init__(self, connection: Connection, app_config: Config, store_path: Path | None) -> None:
+    def __init__(self, connection: Connection, app_config: Config, store_path: Path | None,
+                 cores_taken: int = 0) -> None:
         self._connection = connection
+        #: Cores the parent's other work takes now (:class:`_CoresTaken`); every local judge is told.
+        self._cores_taken = cores_taken
         self._session = Session(app_config, store_path=store_path, backend_factory=make_backend)
         #: Open judges by their configuration: a run's stay open for the next run, search or trial.
         self._backends: dict[str, JudgeBackend] = {}
@@ -674,6 +707,9 @@ class _Server:
         if isinstance(work, _Cancel):
             self._cancel(work.job_id)
             return
+        if isinstance(work, _CoresTaken):
+            self._share_cores(work.cores)
+            return
         if isinstance(work, _RunJob):
             self._work[job_id] = None
             task = asyncio.ensure_future(self._run(job_id, work))
@@ -684,6 +720,16 @@ class _Server:
             task = asyncio.ensure_future(self._trial(job_id, work))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+
+    def _share_cores(self, taken: int) -> None:
+        self._cores_taken = taken
+        sharing = [backend for backend in self._backends.values() if isinstance(backend, CoreSharingBackend)]
+        for backend in sharing:
+            backend.share_cores(taken)
+        if sharing:  # in the log the app shows (ctrl+l), beside the judges' own messages
+            print(f"other work takes {taken} core{'s' if taken != 1 else ''}: "
+                  f"{', '.join(backend.name for backend in sharing)} compute{'s' if len(sharing) == 1 else ''} "
+                  "with the rest from the next evaluation", file=sys.stderr, flush=True)
 
     def _cancel(self, job_id: int) -> None:
         """Stop one run or search after what is in flight (one that ended already: nothing to do)."""
@@ -704,6 +750,8 @@ class _Server:
         if backend is not None:
             return backend, False
         backend = self._backends[key] = self._session.make_backend(judge)
+        if isinstance(backend, CoreSharingBackend):
+            backend.share_cores(self._cores_taken)
         return backend, True
 
     def _send(self, job_id: int, reply: Any) -> None:
@@ -795,4 +843,4 @@ def _picklable(exc: BaseException) -> BaseException:
 
 __all__ = ["JudgeLog", "JudgeProcessDied", "JudgeProcessError", "JudgeWorker", "TrialAnswer", "WorkerRunHandle",
            "WorkerSearchHandle", "ask_in_worker", "close_judge_worker", "judge_log", "judge_log_dir", "judge_worker",
-           "runs_in_worker", "start_run_in_worker", "start_search_in_worker"]
+           "runs_in_worker", "share_cores_with_judges", "start_run_in_worker", "start_search_in_worker"]

@@ -243,6 +243,21 @@ class JudgeBackend(Protocol):
 
 
 @runtime_checkable
+class CoreSharingBackend(Protocol):
+    """A backend that computes on this machine's cores (a local model) and can leave some to other work.
+
+    llama.cpp's threads spin while they wait for each other, so a model computing on every core beside
+    another busy process slows both many times over (a 12-item run took over 200 s instead of 6 s beside a
+    second model). The session tells its local judges how many cores its other work takes now (the app's
+    compute process, while it computes); the judge uses the rest from its next evaluation on.
+    """
+
+    def share_cores(self, taken: int) -> None:
+        """Other work takes ``taken`` cores from now on (0: none); any thread may call it."""
+        ...
+
+
+@runtime_checkable
 class InterruptibleBackend(Protocol):
     """A backend whose request in flight can be stopped midway (a local model's evaluation).
 

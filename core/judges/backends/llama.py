@@ -312,6 +312,10 @@ class _Session:
         self.n_vocab = self.llm.n_vocab()
         self.vocab = llama_cpp.llama_model_get_vocab(self.llm.model)
         self.formatter = self._chat_formatter(path)
+        #: The (n_threads, n_threads_batch) the context computes with now (see :meth:`use_threads`).
+        self._threads = (n_threads, n_threads_batch)
+        #: What :meth:`use_threads` is asked to keep to before each evaluation (the backend's core share).
+        self.thread_budget: Callable[[], tuple[int, int]] = lambda: (n_threads, n_threads_batch)
         #: Set from another thread: llama_decode stops at its next graph node and returns 2 (aborted).
         self.interrupted = interrupted or AbortFlag()
         # Held by the session for as long as the context lives (see AbortFlag.install).
@@ -367,6 +371,19 @@ class _Session:
             tokens.insert(0, bos)
         return tokens
 
+    def use_threads(self) -> None:
+        """Compute the next evaluation with :attr:`thread_budget`'s threads (llama.cpp reads them per decode,
+        so they can change between two evaluations of one prompt)."""
+        wanted = self.thread_budget()
+        if wanted != self._threads:
+            self._lib.llama_set_n_threads(self.llm.ctx, *wanted)
+            self._threads = wanted
+
+    @property
+    def threads(self) -> tuple[int, int]:
+        """The (n_threads, n_threads_batch) the last evaluation computed with."""
+        return self._threads
+
     def eval_prompt(self, tokens: list[int], reuse_prefix: bool) -> int:
         """Bring the KV cache to ``tokens``; returns how many tokens had to be evaluated."""
         if len(tokens) + 8 > self.n_ctx:
@@ -381,6 +398,7 @@ class _Session:
         for end in ends:
             if end <= keep:
                 continue
+            self.use_threads()
             self.llm.eval(tokens[start:end])  # one chunk, one batch (end - start <= n_batch)
             self._chunk_ends.append(end)
             start = end
@@ -488,6 +506,7 @@ class _Session:
                     break
                 out.append(token)
                 if len(out) < sampling.max_tokens:
+                    self.use_threads()
                     self.llm.eval([token])
         finally:
             lib.llama_sampler_free(chain)
@@ -661,6 +680,8 @@ class LlamaBackend:
         self._session: _Session | None = None
         #: Set by :meth:`interrupt` (a cancelled run); read by llama.cpp's abort callback.
         self._interrupted = AbortFlag()
+        #: Cores the session's other work takes now (:meth:`share_cores`); read before each evaluation.
+        self._cores_taken = 0
 
     @classmethod
     def from_config(cls, config: JudgeConfig, **overrides: Any) -> LlamaBackend:
@@ -682,6 +703,7 @@ class LlamaBackend:
             self._session = await self._on_worker(
                 _Session, self.path, self.label, self.n_ctx, self.n_threads, self.n_threads_batch,
                 self.n_gpu_layers, self.extra_buffers, self.batch_answers, self._interrupted)
+            self._session.thread_budget = self.thread_budget
         except BaseException:
             self._executor.shutdown(wait=False)
             self._executor = None
@@ -703,6 +725,17 @@ class LlamaBackend:
 
     def clear_interrupt(self) -> None:
         self._interrupted.clear()
+
+    def share_cores(self, taken: int) -> None:
+        """Leave ``taken`` cores to other work from the next evaluation on
+        (core.judges.types.CoreSharingBackend); safe from any thread (one int, read as a whole)."""
+        self._cores_taken = max(0, int(taken))
+
+    def thread_budget(self) -> tuple[int, int]:
+        """(n_threads, n_threads_batch) now: the configured ones, within the cores other work leaves free
+        (at least one)."""
+        free = max(1, available_cores() - self._cores_taken)
+        return min(self.n_threads, free), min(self.n_threads_batch, free)
 
     @property
     def placement(self) -> Placement | None:
