@@ -11,6 +11,9 @@ One table of figures, each with its baseline, value, ratio, target and pass/fail
 7. pairs — loading 100,000 preference pairs;
 8. store — a 100,000-judgment run written, listed, loaded, paged and exported in every format;
 9. worker — one local model, one worker: a Prompt lab trial after a run (and a run after a trial) loads no model.
+10. batch — a 100,000-judgment run written to a batch file and its answers imported;
+11. report — the HTML report of a 100,000-item run;
+12. sharing — metrics on 10,000 pairs computed while a local judge runs, against each alone.
 
 See bench/README.md for a full run's table. Speed is measured here, never asserted in tests.
 """

@@ -18,7 +18,8 @@ from pathlib import Path
 
 from .common import REPO_ROOT, Context, Row, default_data_dir, failed, render_table
 
-FIGURES = ("metrics", "judge", "api", "cache", "app", "memory", "pairs", "store", "batch", "worker", "report")
+FIGURES = ("metrics", "judge", "api", "cache", "app", "memory", "pairs", "store", "batch", "worker", "report",
+           "sharing")
 
 
 def measure_this_checkout() -> None:

@@ -138,9 +138,12 @@ def ceiling_in_child(token_lists: list[list[int]], n_threads: int, model_path: s
     """:func:`ceiling_tokens_per_s` in a child process: tokens per second, or why it gave none.
 
     Why a child: on the Intel (AVX-512 + AMX) machine of 2026-11-25, evaluating these whole
-    prompts with a plain ``Llama`` ended the process with a general protection fault inside
-    libggml-cpu (the same instruction every time, at n_batch 512, 256 and 64), which took the whole
-    benchmark with it. The judge's own backend (chunked prompts, the same model) did not crash."""
+    prompts with a plain ``Llama`` (llama.cpp's AMX weight buffers on) ended the process with a general
+    protection fault inside libggml-cpu (the same instruction every time, at n_batch 512, 256 and 64),
+    which took the whole benchmark with it. The baseline now loads the model with the backend's own
+    settings (:func:`~dialjudge.core.judges.backends.llama.open_llama`: no AMX buffers where the CPU
+    advertises AMX) and ran on such a machine on 2026-11-28; the child stays, so that a CPU whose
+    llama.cpp crashes in another way still costs one row, not the benchmark."""
     import json
     import subprocess
 
@@ -158,14 +161,15 @@ def ceiling_in_child(token_lists: list[list[int]], n_threads: int, model_path: s
 
 
 def ceiling_tokens_per_s(token_lists: list[list[int]], n_threads: int, model_path: str) -> float:
-    """Raw prompt processing: whole prompts evaluated from an empty cache, tokens per second."""
-    from llama_cpp import Llama
+    """Raw prompt processing: whole prompts evaluated from an empty cache, tokens per second, with the model
+    loaded as the judge's backend loads it (its context, batch size, weight buffers and sequences)."""
+    from dialjudge.core.judges.backends.llama import ANSWER_SEQUENCES, cpu_has_amx, open_llama
 
-    llm = Llama(model_path=model_path, n_ctx=4096, n_batch=512, n_threads=n_threads, n_threads_batch=n_threads,
-                verbose=False)
+    llm = open_llama(Path(model_path), n_ctx=4096, n_threads=n_threads, n_threads_batch=n_threads, n_gpu_layers=0,
+                     extra_buffers=not cpu_has_amx(), n_seq_max=ANSWER_SEQUENCES)
     done, seconds = 0, 0.0
     for tokens in token_lists:
-        llm.reset()
+        llm.reset()  # eval() then drops the whole cache: every prompt is evaluated from empty
         started = time.perf_counter()
         llm.eval(tokens)
         seconds += time.perf_counter() - started

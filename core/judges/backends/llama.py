@@ -275,6 +275,21 @@ class _Trie:
         return out
 
 
+def open_llama(path: Path, *, n_ctx: int, n_threads: int, n_threads_batch: int, n_gpu_layers: int,
+               extra_buffers: bool, n_seq_max: int = 1) -> Any:
+    """A ``llama_cpp.Llama`` of the model at ``path`` with the backend's settings: no extra (repacked/AMX) weight
+    buffers unless ``extra_buffers`` (see :func:`_without_extra_buffers`), ``n_seq_max`` sequences in one KV
+    cache, logits of the last token only. The benchmark's raw baseline loads its model here too, so that it
+    measures llama.cpp as the judge runs it (and, on an AMX machine, does not crash where the judge does not)."""
+    import llama_cpp  # optional and heavy (loads the native library): only when a model is opened
+
+    with _without_extra_buffers(not extra_buffers), _with_answer_sequences(n_seq_max):
+        return llama_cpp.Llama(
+            model_path=str(path), n_ctx=n_ctx, n_batch=min(512, n_ctx), n_threads=n_threads,
+            n_threads_batch=n_threads_batch, n_gpu_layers=n_gpu_layers, logits_all=False, verbose=False,
+        )
+
+
 class _Session:
     """The loaded model; lives on, and is only touched from, the worker thread."""
 
@@ -289,13 +304,9 @@ class _Session:
         if n_gpu_layers is None:
             n_gpu_layers = -1 if gpu_offload else 0
         try:
-            n_seq_max = ANSWER_SEQUENCES if batch_answers else 1
-            with _without_extra_buffers(not extra_buffers), _with_answer_sequences(n_seq_max):
-                self.llm = llama_cpp.Llama(
-                    model_path=str(path), n_ctx=n_ctx, n_batch=min(512, n_ctx), n_threads=n_threads,
-                    n_threads_batch=n_threads_batch, n_gpu_layers=n_gpu_layers, logits_all=False,
-                    verbose=False,
-                )
+            self.llm = open_llama(path, n_ctx=n_ctx, n_threads=n_threads, n_threads_batch=n_threads_batch,
+                                  n_gpu_layers=n_gpu_layers, extra_buffers=extra_buffers,
+                                  n_seq_max=ANSWER_SEQUENCES if batch_answers else 1)
         except (ValueError, RuntimeError) as exc:
             raise BackendError(f"{path}: llama.cpp cannot load this model: {exc}") from None
         self.placement = Placement(n_threads, n_threads_batch, n_gpu_layers, gpu_offload,
