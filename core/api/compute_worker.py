@@ -1,6 +1,7 @@
 """Heavy computation for a front end with a UI thread, in a child process: the app's metric scoring, the
 statistics its Scores screen shows (agreement tables with bootstrap CIs, the human ceiling), the dataset's
-description and the judge diagnostics.
+description and the judge diagnostics (and, from :mod:`.decisions_in_worker`, the Scores screen's paired
+comparison, the discernment table and a stored run's label estimates).
 
 Computed in threads of the app's own process, these took the interpreter from its UI thread (CPython runs
 one thread's Python at a time): the app needed a cooperative scheduler in core (yielding between steps,
@@ -16,7 +17,8 @@ the app stays up. What crosses between the two processes:
 * the open dataset, once per process: its shell, then its examples a few hundred at a time (each piece
   pickled by one C call of about 10 ms that holds the app's interpreter; all 100,000 at once held it for
   a second). The child keeps the last :data:`DATASETS_KEPT` it was sent;
-* per computation: a module-level function of this module and its arguments; a column of scores (item ->
+* per computation: a module-level function (of this module, or of :mod:`.decisions_in_worker` for the
+  paired comparison, discernment and a stored run's label estimates) and its arguments; a column of scores (item ->
   score) goes in pieces of :data:`ITEMS_PER_PIECE` entries, since a 100,000-entry mapping pickled or
   unpickled at once holds the interpreter for tens of milliseconds;
 * back: progress (metrics), and the result; metric scores come back a column piece at a time, each
@@ -122,7 +124,8 @@ class _Task:
     columns sent before it as :class:`_ColumnPiece` (and the empty ones named here)."""
 
     job_id: int
-    key: int
+    #: None: the computation needs no dataset of the parent's.
+    key: int | None
     function: Callable[..., Any]
     column_names: tuple[str, ...]
     args: tuple[Any, ...]
@@ -209,13 +212,14 @@ class ComputeWorker:
         child = self._child
         return child.pid if child is not None else None
 
-    def compute(self, function: Callable[..., Result], dataset: Dataset, *args: Any,
+    def compute(self, function: Callable[..., Result], dataset: Dataset | None, *args: Any,
                 columns: Mapping[str, Mapping[str, Any]] | None = None,
                 progress: Callable[[int, int], None] | None = None,
                 is_cancelled: Callable[[], bool] | None = None) -> Result:
-        """``function(dataset, columns, *args)`` in the process (``function``: a module-level function of this
-        module); blocks the calling thread (never the UI thread) until it answers. Raises what it raised,
-        :class:`ComputeProcessDied`, or :class:`ComputeCancelled` once ``is_cancelled()`` is true."""
+        """``function(dataset, columns, *args)`` in the process (``function``: a module-level function of
+        core.api, pickled by its name; ``dataset`` None: the function gets None); blocks the calling thread
+        (never the UI thread) until it answers. Raises what it raised, :class:`ComputeProcessDied`, or
+        :class:`ComputeCancelled` once ``is_cancelled()`` is true."""
         child, key = self._dataset_key(dataset)
         job_id = next(self._ids)
         job = _Job(child)
@@ -284,11 +288,14 @@ class ComputeWorker:
         with self._send_lock, contextlib.suppress(OSError):  # it ended: its thread tells the job
             child.connection.send((0, message))
 
-    def _dataset_key(self, dataset: Dataset) -> tuple[ChildProcess, int]:
-        """The running process (started now if none runs) and its key for ``dataset`` (sent now if it lacks it)."""
+    def _dataset_key(self, dataset: Dataset | None) -> tuple[ChildProcess, int | None]:
+        """The running process (started now if none runs) and its key for ``dataset`` (sent now if it lacks it;
+        None for no dataset)."""
         with self._dataset_lock:
             with self._lock:
                 child = self._child if self._child is not None else self._start()
+                if dataset is None:
+                    return child, None
                 for ref, key in self._sent:
                     if ref() is dataset:
                         return child, key
@@ -462,6 +469,8 @@ class _Server:
         self._connection = connection
         self._send_lock = threading.Lock()
         self._datasets: dict[int, Dataset] = {}
+        #: Keys of datasets whose pieces are still coming (their id index is built when the first task comes).
+        self._unindexed: set[int] = set()
         self._columns: dict[int, dict[str, dict[str, Any]]] = {}
 
     def serve(self) -> None:
@@ -474,8 +483,10 @@ class _Server:
                 return
             if isinstance(message, _DatasetShell):
                 self._datasets[message.key] = message.shell
+                self._unindexed.add(message.key)
                 for old in sorted(self._datasets)[:-DATASETS_KEPT]:
                     del self._datasets[old]
+                    self._unindexed.discard(old)
             elif isinstance(message, _DatasetPiece):
                 dataset = self._datasets.get(message.key)
                 if dataset is not None:
@@ -483,6 +494,10 @@ class _Server:
             elif isinstance(message, _ColumnPiece):
                 self._columns.setdefault(message.job_id, {}).setdefault(message.name, {}).update(message.items)
             elif isinstance(message, _Task):
+                if message.key in self._unindexed:  # every piece came before the first task on it
+                    self._unindexed.discard(message.key)
+                    # Built again from the full examples: the shell's id index (``Dataset.get``) was of none.
+                    self._datasets[message.key] = dataclasses.replace(self._datasets[message.key])
                 columns = self._columns.pop(message.job_id, {})
                 for name in message.column_names:
                     columns.setdefault(name, {})
@@ -495,8 +510,8 @@ class _Server:
 
     def _run(self, task: _Task, columns: dict[str, dict[str, Any]]) -> None:
         try:
-            dataset = self._datasets.get(task.key)
-            if dataset is None:
+            dataset = None if task.key is None else self._datasets.get(task.key)
+            if dataset is None and task.key is not None:
                 raise ComputeProcessError("the dataset of this computation is no longer open")
             value = task.function(dataset, columns, *task.args,
                                   progress=lambda done, total: self._reply(task.job_id, _Progress(done, total)))

@@ -10,15 +10,25 @@ import signal
 import pytest
 from tui_helpers import SIZE, settle, wait_until
 
+from dialjudge.core.adversarial import discernment
 from dialjudge.core.api import compute_worker as compute
-from dialjudge.core.api import describe, view
+from dialjudge.core.api import decisions_in_worker, describe, view
+from dialjudge.core.api import labels_estimates as le
 from dialjudge.core.api.formatting import ceiling_table
 from dialjudge.core.api.profiles import profile_columns
-from dialjudge.core.api.types import score_examples
+from dialjudge.core.api.types import LENGTH_EVALUATOR, score_examples
+from dialjudge.core.compare import compare_evaluators
+from dialjudge.core.config import JudgeConfig
+from dialjudge.core.judges.prompts.templates import get_template
+from dialjudge.core.judges.run.config import RunConfig
+from dialjudge.core.judges.types import ScoringMode
 from dialjudge.core.metrics import batch as metrics_batch
 from dialjudge.core.stats import agreement_table
+from dialjudge.core.stats.baselines import length_scores
 from dialjudge.tui import scores_view_model
 from dialjudge.tui.app import make_app
+from dialjudge.tui.screens.label_estimates_dialog import LabelEstimatesDialog
+from dialjudge.tui.widgets.discernment_panel import DiscernmentPanel
 
 METHODS = ("pearson", "spearman", "kendall")
 
@@ -88,6 +98,57 @@ async def test_the_apps_statistics_come_from_the_compute_process_and_equal_the_c
         assert repr(app.datasets.dataset_summary) == repr(describe(dataset))  # repr: NaN equals NaN
         assert repr(app.datasets.dataset_ceilings) == repr(ceiling_table(dataset.examples, n_boot=0))
     assert await _ended(pid)
+
+
+def decided_elsewhere(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The comparison, discernment and a run's label estimates fail if the app's own process computes them:
+    the core steps every way to them passes through, by the names they are looked up by when called (the
+    child imports its own copies)."""
+    for name in ("compare_columns", "discernment_table", "alt_test_for_run", "estimate_for_run", "label_next"):
+        monkeypatch.setattr(decisions_in_worker, name, _not_here)
+    monkeypatch.setattr(view, "compare_evaluators", _not_here)
+    monkeypatch.setattr(discernment, "_row", _not_here)
+    monkeypatch.setattr(le, "load_run", _not_here)
+
+
+async def test_the_apps_comparison_discernment_and_label_estimates_come_from_the_compute_process(
+        services) -> None:
+    app = make_app(services=services)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        ws, dataset = app.workspace, app.workspace.dataset
+        assert dataset is not None
+        judge = JudgeConfig(name="fake", backend="fake")
+        app.runs.start(RunConfig.build(dataset, get_template("likert-1to5"), [judge], aspect="overall",
+                                       quality="overall", mode=ScoringMode.GENERATE))
+        await settle(pilot)
+        assert app.runs.state is not None and app.runs.state.status == "finished"
+        run_id = app.runs.state.run_id
+        column = f"fake#{run_id}"
+
+        with pytest.MonkeyPatch.context() as patch:
+            decided_elsewhere(patch)
+            app.decisions.compare(LENGTH_EVALUATOR, column)
+            await wait_until(pilot, lambda: app.decisions.comparison is not None, "the comparison")
+            await pilot.press("p")
+            await settle(pilot)
+            panel = app.screen.query_one(DiscernmentPanel)
+            app.push_screen(LabelEstimatesDialog(run_id))
+            await wait_until(pilot, lambda: getattr(app.screen, "result", None) is not None, "the label estimates")
+            shown = app.screen.result  # type: ignore[attr-defined]
+
+        # The command line's way: the same core functions in this process.
+        here = compare_evaluators(dataset, length_scores(dataset.examples), dict(ws.scores_of(column)), "overall",
+                                  name_a=LENGTH_EVALUATOR, name_b=column, n_boot=services.n_boot, seed=services.seed)
+        assert repr(app.decisions.comparison) == repr(here)  # repr: NaN equals NaN
+        assert panel.rows
+        assert repr(list(panel.rows.values())) == repr(list(discernment.discernment_table(dataset, ws.all_scores())))
+        with services.session.store() as store:
+            alt_tests = le.alt_test_for_run(store, run_id, dataset=dataset, app_config=services.config)
+            estimates = le.estimate_for_run(store, run_id, labelled=50, seed=0, dataset=dataset,
+                                            app_config=services.config)
+        assert shown.alt_test_problem is None and shown.estimate_problem is None
+        assert repr(shown.alt_tests) == repr(alt_tests) and repr(shown.estimates) == repr(estimates)
 
 
 async def _ended(pid: int) -> bool:

@@ -3,8 +3,9 @@
 Building reads the source (the open dataset or a KdConv split from the data
 folders), perturbs it and writes a native JSONL file, then opens it; a
 DataError or ConfigError from any step reaches the app's one failure handler
-as a notification. The discernment table is cheap, but it is computed from a
-copy of the scores on a worker so the UI thread never waits for it.
+as a notification. The discernment table is computed from a copy of the scores
+in the compute process (``core/api/decisions_in_worker.py``), so neither the UI
+thread nor the app's interpreter works on it.
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ from textual.message_pump import MessagePump
 from textual.worker import Worker, get_current_worker
 
 from dialjudge.core.api import make_adversarial
-from dialjudge.core.api.formatting import discernment_table
+from dialjudge.core.api.compute_worker import ComputeCancelled
+from dialjudge.core.api.decisions_in_worker import discernment_in_worker
 from dialjudge.core.api.types import user_data_dir
 from dialjudge.core.errors import ConfigError, DataError
 
@@ -159,10 +161,17 @@ class AdversarialController:
         if not has_adversarial(workspace.dataset):
             return None
         inputs = DiscernmentInputs.of(workspace)
+        session = self.services.session
 
         def compute() -> None:
-            table = discernment_table(inputs.dataset, inputs.scores) if inputs.scores else None
-            if not get_current_worker().is_cancelled:
+            worker = get_current_worker()
+            try:  # in the compute process, on the dataset it holds
+                table = (discernment_in_worker(session, inputs.dataset, inputs.scores,
+                                               is_cancelled=lambda: worker.is_cancelled)
+                         if inputs.scores else None)
+            except ComputeCancelled:
+                return
+            if not worker.is_cancelled:
                 reply_to.post_message(DiscernmentComputed(inputs.dataset, dict(inputs.versions), table))
 
         return start_thread_work(self.app, compute, group=DISCERNMENT_GROUP, description="Computing discernment")

@@ -6,7 +6,8 @@
   the paired bootstrap over contexts, and Williams's test
   (:func:`~dialjudge.core.compare.compare_evaluators`, the numbers
   ``dialjudge runs compare`` prints). The bootstrap is the slow part, so it runs
-  on a worker; :class:`EvaluatorsCompared` brings the answer back.
+  in the compute process (``core/api/decisions_in_worker.py``), waited for on a
+  thread worker; :class:`EvaluatorsCompared` brings the answer back.
 * :meth:`DecisionController.refresh_diagnostics` computes, for the judge columns
   on a binary or ordinal quality, the confusion matrices with plain and
   weighted κ, the reliability of judges that answered with probabilities, and
@@ -28,11 +29,9 @@ from textual.message import Message
 from textual.signal import Signal
 from textual.worker import Worker, get_current_worker
 
-from dialjudge.core.api import (
-    compare_columns,
-    run_config_of,
-)
+from dialjudge.core.api import run_config_of
 from dialjudge.core.api.compute_worker import ComputeCancelled, judges_as_labels_in_worker
+from dialjudge.core.api.decisions_in_worker import compare_columns_in_worker
 from dialjudge.core.api.types import (
     LENGTH_EVALUATOR,
     StoreError,
@@ -136,12 +135,18 @@ class DecisionController:
         columns = {name: self._column(name) for name in (name_a, name_b)}
         version = ws.selection_version
         n_boot, seed = self.services.n_boot, self.services.seed
+        session = self.services.session
         self.pair = (name_a, name_b)
         self._compared = self._versions(name_a, name_b)
 
         def work() -> None:
-            result = compare_columns(dataset, quality, subset, columns, name_a, name_b, n_boot=n_boot, seed=seed)
-            if not get_current_worker().is_cancelled:
+            worker = get_current_worker()
+            try:  # in the compute process, on the dataset it holds
+                result = compare_columns_in_worker(session, dataset, quality, subset, columns, name_a, name_b,
+                                                   n_boot=n_boot, seed=seed, is_cancelled=lambda: worker.is_cancelled)
+            except ComputeCancelled:
+                return
+            if not worker.is_cancelled:
                 self.app.post_message(EvaluatorsCompared(result, version))
 
         return start_thread_work(self.app, work, group=COMPARE_GROUP,

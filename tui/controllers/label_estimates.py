@@ -3,10 +3,11 @@
 Both come from core (:func:`~dialjudge.core.api.labels_estimates.alt_test_for_run` and
 :func:`~dialjudge.core.api.labels_estimates.estimate_for_run`, the functions behind
 ``dialjudge runs alt-test`` and ``runs estimate``). They read the store, resample and
-test, so they run on a worker; the screen that asked receives
-:class:`LabelEstimatesComputed`. Either part may not apply to a run (the alternative
-annotator test needs three annotators): its reason travels in the message, so the
-other part still shows.
+test, so they run in the compute process (``core/api/decisions_in_worker.py``, which
+reads the run from the store there), waited for on a thread worker; the screen that
+asked receives :class:`LabelEstimatesComputed`. Either part may not apply to a run (the
+alternative annotator test needs three annotators): its reason travels in the message,
+so the other part still shows.
 """
 
 from __future__ import annotations
@@ -23,15 +24,11 @@ from dialjudge.core.api import (
     AltTestReport,
     EstimateReport,
     LabelPlan,
-    alt_test_for_run,
-    estimate_for_run,
-    label_next,
-    run_config_of,
 )
-from dialjudge.core.errors import DialjudgeError
+from dialjudge.core.api.compute_worker import ComputeCancelled
+from dialjudge.core.api.decisions_in_worker import label_estimates_in_worker, label_next_in_worker
 
 from .base import start_thread_work
-from .history import dataset_for
 
 if TYPE_CHECKING:
     from ..services import Services
@@ -81,25 +78,18 @@ class LabelEstimatesController:
         """Test and estimate run ``run_id`` as the CLI does by default (``--labelled`` and ``--seed`` as given);
         ``reply_to`` receives :class:`LabelEstimatesComputed`."""
         current = self.datasets.workspace.dataset
-        services = self.services
+        session = self.services.session
 
         def work() -> None:
-            dataset = dataset_for(services, run_config_of(services.session, run_id), current)
-            alt_tests: list[AltTestReport] = []
-            estimates: list[EstimateReport] = []
-            alt_problem = estimate_problem = None
-            try:
-                alt_tests = alt_test_for_run(services.session, run_id, dataset=dataset, app_config=services.config)
-            except DialjudgeError as exc:
-                alt_problem = str(exc)
-            try:
-                estimates = estimate_for_run(services.session, run_id, labelled=labelled, seed=seed, dataset=dataset,
-                                                app_config=services.config)
-            except DialjudgeError as exc:
-                estimate_problem = str(exc)
-            if not get_current_worker().is_cancelled:
-                reply_to.post_message(LabelEstimatesComputed(run_id, alt_tests, alt_problem, estimates,
-                                                             estimate_problem))
+            worker = get_current_worker()
+            try:  # in the compute process, which reads the run from the store itself
+                found = label_estimates_in_worker(session, run_id, labelled=labelled, seed=seed, current=current,
+                                                  is_cancelled=lambda: worker.is_cancelled)
+            except ComputeCancelled:
+                return
+            if not worker.is_cancelled:
+                reply_to.post_message(LabelEstimatesComputed(run_id, found.alt_tests, found.alt_test_problem,
+                                                             found.estimates, found.estimate_problem))
 
         return start_thread_work(self.app, work, group=LABEL_ESTIMATES_GROUP,
                                  description=f"Testing run {run_id}'s judge against the annotators")
@@ -110,23 +100,17 @@ class LabelEstimatesController:
         (default: the run's first) and estimate from the own ratings given so far (as ``runs estimate N
         --reviews --active-budget B --seed S``); ``reply_to`` receives :class:`LabelNextPlanned`."""
         current = self.datasets.workspace.dataset
-        services = self.services
+        session = self.services.session
 
         def work() -> None:
-            dataset = dataset_for(services, run_config_of(services.session, run_id), current)
-            judges = [judge] if judge is not None else None
-            plan = label_next(services.session, run_id, budget=budget, seed=seed, judges=judges, dataset=dataset,
-                              app_config=services.config)[0]
-            estimate: EstimateReport | None = None
-            problem = None
-            try:
-                (estimate,) = estimate_for_run(services.session, run_id, judges=[plan.judge], from_reviews=True,
-                                               active_budget=budget, seed=seed, dataset=dataset,
-                                               app_config=services.config)
-            except DialjudgeError as exc:
-                problem = str(exc)
-            if not get_current_worker().is_cancelled:
-                reply_to.post_message(LabelNextPlanned(run_id, plan, estimate, problem))
+            worker = get_current_worker()
+            try:  # in the compute process, which reads the run from the store itself
+                found = label_next_in_worker(session, run_id, budget=budget, seed=seed, judge=judge, current=current,
+                                             is_cancelled=lambda: worker.is_cancelled)
+            except ComputeCancelled:
+                return
+            if not worker.is_cancelled:
+                reply_to.post_message(LabelNextPlanned(run_id, found.plan, found.estimate, found.estimate_problem))
 
         return start_thread_work(self.app, work, group=LABEL_NEXT_GROUP,
                                  description=f"Drawing run {run_id}'s items to label next")
