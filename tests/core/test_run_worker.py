@@ -55,6 +55,7 @@ from dialjudge.core.judges.run.events import (
 from dialjudge.core.judges.store.run_store import RunStore, process_is_alive
 from dialjudge.core.model import Dataset
 from dialjudge.core.planning import plan_run
+from dialjudge.core.tuning.align import START
 from dialjudge.core.tuning.search import JudgingProgressed, SearchCancelled, SearchFinished
 from dialjudge.core.tuning.space import parse_space
 
@@ -449,15 +450,15 @@ def test_an_alignment_in_the_worker_reports_what_an_in_process_one_does(tmp_path
 def slow_alignment(tmp_path: Path, sample: Dataset) -> tuple[Session, int, list[str], WorkerAlignHandle,
                                                                    threading.Event]:
     """A run judged at full speed, and its alignment in the worker with a judge slow enough to stop mid-way
-    (not sent yet); the event is set once a variant's run is under way with at least half a second to go
-    (the first variant's run reuses the stored judgments: it reports only its end)."""
+    (not sent yet); the event is set once a proposed variant's run is under way, with at least half a second
+    to go (the starting variant's run is the judged run again: the judge's cache answers it at once)."""
     store_path = tmp_path / "runs.sqlite3"
     run_id, items = judge_the_sample(Session(judges(), store_path=store_path))
     session = Session(judges(delay_s=0.1), store_path=store_path)
     under_way = threading.Event()
 
     def on_event(event: object) -> None:
-        if isinstance(event, JudgingProgressed) and 0 < event.done <= event.total - 5:
+        if isinstance(event, JudgingProgressed) and event.variant != START and 0 < event.done <= event.total - 5:
             under_way.set()
 
     handle = start_align_in_worker(session, corrections(run_id, items), dataset=sample, on_event=on_event)

@@ -152,6 +152,12 @@ class ReviewController:
                                  description=f"Aligning run {run_id}'s judge to your corrections")
 
     @property
+    def align_process_id(self) -> int | None:
+        """The id of the judge process aligning (None: no alignment, or one judged in this process)."""
+        handle = self._align
+        return handle.pid if isinstance(handle, WorkerAlignHandle) else None
+
+    @property
     def aligning(self) -> bool:
         """An alignment is being judged (Esc cancels it)."""
         return self._align is not None
