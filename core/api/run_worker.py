@@ -4,10 +4,9 @@ child that holds the judges.
 The app runs its judges here, so that a judge that crashes (native code in llama.cpp), or is killed (out of
 memory, ``kill -9``), ends that process and never the app's. One :class:`JudgeWorker` per session, started
 when first needed and kept until the session closes it: runs, searches, alignments and trials go to the same
-process and
-use the same open backends, so a local model loads once for all of them, and since a local model computes on one thread
-of its own (``LlamaBackend``'s executor), a trial asked during a run waits between two of the run's
-requests: two computations of one model never overlap. What crosses between the two processes:
+process and use the same open backends, so a local model loads once for all of them, and since a local model
+computes on one thread of its own (``LlamaBackend``'s executor), a trial asked during a run waits between two
+of the run's requests: two computations of one model never overlap. What crosses between the two processes:
 
 * once, when the worker starts (its arguments): the session's configuration and store path;
 * per run: the run's configuration, the dataset and the engine options (pickled); the child writes every
@@ -22,9 +21,9 @@ requests: two computations of one model never overlap. What crosses between the 
   same alignment (:func:`.align.open_align`: it reads the run and the corrections from the store itself),
   runs its search with its open judges as above, and sends the events, then the :class:`AlignReport`;
 * per trial: the judge's configuration and the request; back, the backend's answer;
-* cancelling a run, a search or an alignment is a message naming its job (:class:`_Cancel`), which the child handles as Esc
-  does in-process work: it stops after what is in flight, and what is stored stays. Another job in the
-  process goes on. SIGTERM (the parent ended, the app quit) cancels every job.
+* cancelling a run, a search or an alignment is a message naming its job (:class:`_Cancel`), which the child
+  handles as Esc does in-process work: it stops after what is in flight, and what is stored stays. Another
+  job in the process goes on. SIGTERM (the parent ended, the app quit) cancels every job.
 
 A worker that ends while a run is in progress (a signal, a crash) leaves the run ``interrupted`` in the
 store, and the display receives a :class:`RunFailed` saying how the process ended and after how many
@@ -230,8 +229,8 @@ class _Close:
 
 @dataclass(frozen=True)
 class _Done:
-    """A job ended; a trial's answer or a search's (an alignment's) report, and whether a judge had to be opened
-    (a model loaded) for it."""
+    """A job ended; a trial's answer or a search's (an alignment's) report, and whether a judge had to be
+    opened (a model loaded) for it."""
 
     result: BackendResult | None = None
     opened: bool = False
@@ -313,8 +312,8 @@ class JudgeWorker:
         return job
 
     def cancel(self, job: _Job) -> None:
-        """Ask the worker to stop ``job`` (a run, a search, an alignment) after what is in flight; on a thread of its own,
-        so that the caller (the app's UI thread) never waits behind a large job being sent."""
+        """Ask the worker to stop ``job`` (a run, a search, an alignment) after what is in flight; on a thread of
+        its own, so that the caller (the app's UI thread) never waits behind a large job being sent."""
 
         def send() -> None:
             with self._send_lock, contextlib.suppress(OSError):  # it has ended: its thread tells the job
@@ -388,8 +387,8 @@ def close_judge_worker(session: Session) -> None:
 
 
 class _WorkerJobHandle:
-    """What the handles of a run, a search and an alignment share: the job in the session's judge process, its pid and log, a
-    cancel that may come before the job is sent (it is passed on when the job is)."""
+    """What the handles of a run, a search and an alignment share: the job in the session's judge process, its
+    pid and log, a cancel that may come before the job is sent (it is passed on when the job is)."""
 
     def __init__(self, session: Session) -> None:
         self._session = session
@@ -571,10 +570,10 @@ def start_run_in_worker(session: Session, config: RunConfig, dataset: Dataset, *
 
 
 #: What a handle's job reports at its end: a search's TuningReport, an alignment's AlignReport.
-R = TypeVar("R", TuningReport, AlignReport)
+_Report = TypeVar("_Report", TuningReport, AlignReport)
 
 
-class _WorkerReportHandle(_WorkerJobHandle, Generic[R]):
+class _WorkerReportHandle(_WorkerJobHandle, Generic[_Report]):
     """A search in the session's worker process that sends its events and ends with a report (a tuning search,
     an alignment): :meth:`run_to_end` on a thread of the caller, :meth:`cancel` from any thread (what the
     in-process handle offers)."""
@@ -588,7 +587,7 @@ class _WorkerReportHandle(_WorkerJobHandle, Generic[R]):
         self._work = job
         self._on_event = on_event
 
-    def run_to_end(self) -> R:
+    def run_to_end(self) -> _Report:
         """Send the job to the worker and pass its events on, in order, until it ends; its report.
         Raises what it raised there (``SearchCancelled`` when cancelled, an alignment's refusal), or
         :class:`JudgeProcessDied`."""
@@ -615,7 +614,7 @@ class _WorkerReportHandle(_WorkerJobHandle, Generic[R]):
         if reply.report is None:
             raise JudgeProcessError(f"the judge process ended {self.what} without its report")
         self.opened_judge = reply.opened
-        return cast(R, reply.report)
+        return cast(_Report, reply.report)
 
 
 class WorkerSearchHandle(_WorkerReportHandle[TuningReport]):
