@@ -116,11 +116,12 @@ class AlignHandle(_Handle[AlignReport]):
 
 
 def open_align(session: Session, request: AlignRequest, *, dataset: Dataset | None = None,
-               on_event: Callable[[SearchEvent], None] | None = None) -> AlignHandle:
-    """The alignment of run ``request.run_id``'s judge, checked before anything is judged."""
+               on_event: Callable[[SearchEvent], None] | None = None, close_backends: bool = True) -> AlignHandle:
+    """The alignment of run ``request.run_id``'s judge, checked before anything is judged. ``close_backends``:
+    False where the session's judges stay open after it (the judge process's: ``core/api/run_worker.py``)."""
     store = session.open_store()
     try:
-        job = _prepare(store, session, request, dataset, on_event)
+        job = _prepare(store, session, request, dataset, on_event, close_backends)
     except BaseException:
         store.close()
         raise
@@ -148,7 +149,7 @@ def read_notes_file(path: Path) -> tuple[str, ...]:
 
 
 def _prepare(store: RunStore, session: Session, request: AlignRequest, current: Dataset | None,
-             on_event: Callable[[SearchEvent], None] | None) -> _AlignJob:
+             on_event: Callable[[SearchEvent], None] | None, close_backends: bool) -> _AlignJob:
     record = store.runs.get_run(request.run_id)
     config = record.run_config
     if config.pairs is not None:
@@ -199,7 +200,8 @@ def _prepare(store: RunStore, session: Session, request: AlignRequest, current: 
     search = TuningSearch(space, judged, session.config, store, make_backend=session.make_backend,
                           on_event=on_event, split=split,
                           fewshot_pool=correction_pool(judged.examples, quality, scale, labels),
-                          tuning_labels=labels, template_of=template_of, baseline_competes=False)
+                          tuning_labels=labels, template_of=template_of, baseline_competes=False,
+                          close_backends=close_backends)
     return _AlignJob(search, request, corrections, n_labelled=len(labels), n_unknown=n_unknown,
                      skipped=tuple(skipped), examples=list(judged.examples),
                      text_of=lambda v: template_of(v)[1])

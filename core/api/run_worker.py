@@ -1,12 +1,12 @@
-"""Judging in a worker process: the app's runs, tuning searches and Prompt lab trials, in one child that holds
-the judges.
+"""Judging in a worker process: the app's runs, tuning searches, alignments and Prompt lab trials, in one
+child that holds the judges.
 
 The app runs its judges here, so that a judge that crashes (native code in llama.cpp), or is killed (out of
 memory, ``kill -9``), ends that process and never the app's. One :class:`JudgeWorker` per session, started
-when first needed and kept until the session closes it: runs, searches and trials go to the same process and
-use the same open backends, so a local model loads once for all of them, and since a local model computes on one thread
-of its own (``LlamaBackend``'s executor), a trial asked during a run waits between two of the run's
-requests: two computations of one model never overlap. What crosses between the two processes:
+when first needed and kept until the session closes it: runs, searches, alignments and trials go to the same
+process and use the same open backends, so a local model loads once for all of them, and since a local model
+computes on one thread of its own (``LlamaBackend``'s executor), a trial asked during a run waits between two
+of the run's requests: two computations of one model never overlap. What crosses between the two processes:
 
 * once, when the worker starts (its arguments): the session's configuration and store path;
 * per run: the run's configuration, the dataset and the engine options (pickled); the child writes every
@@ -17,18 +17,22 @@ requests: two computations of one model never overlap. What crosses between the 
 * per tuning search: the search space and the dataset; the child runs the same search (:func:`.judging.open_search`)
   with its open judges, writes every run of it to the store, and sends each :data:`SearchEvent` back in
   order, then the report;
+* per alignment (Review's align key): the :class:`~.align.AlignRequest` and the open dataset; the child makes the
+  same alignment (:func:`.align.open_align`: it reads the run and the corrections from the store itself),
+  runs its search with its open judges as above, and sends the events, then the :class:`AlignReport`;
 * per trial: the judge's configuration and the request; back, the backend's answer;
 * while the session's compute process computes, the cores it takes (:class:`_CoresTaken`): the child's local
   judges compute with the rest from their next evaluation (:meth:`JudgeWorker.share_cores`);
-* cancelling a run or a search is a message naming its job (:class:`_Cancel`), which the child handles as Esc
-  does in-process work: it stops after what is in flight, and what is stored stays. Another job in the
-  process goes on. SIGTERM (the parent ended, the app quit) cancels every job.
+* cancelling a run, a search or an alignment is a message naming its job (:class:`_Cancel`), which the child
+  handles as Esc does in-process work: it stops after what is in flight, and what is stored stays. Another
+  job in the process goes on. SIGTERM (the parent ended, the app quit) cancels every job.
 
 A worker that ends while a run is in progress (a signal, a crash) leaves the run ``interrupted`` in the
 store, and the display receives a :class:`RunFailed` saying how the process ended and after how many
 judgments, then the :class:`RunFinished` of an interrupted run; the run resumes like a cancelled one, and
-the next run or trial starts a new worker. A search in a worker that ends raises :class:`JudgeProcessDied`;
-its runs are marked interrupted, and the search run again resumes them (its stored judgments are reused).
+the next run or trial starts a new worker. A search (or an alignment) in a worker that ends raises
+:class:`JudgeProcessDied`; its runs are marked interrupted, and the search run again resumes them (its stored
+judgments are reused).
 """
 
 from __future__ import annotations
@@ -47,7 +51,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar, cast
 
 from ..config import Config, JudgeConfig
 from ..errors import DialjudgeError
@@ -70,6 +74,7 @@ from ..model import Dataset
 from ..tuning.search import SearchEvent, TuningReport
 from ..tuning.space import SearchSpace
 from ..worker_process import ChildProcess, WorkersByOwner, end_soon, exit_text, start_child
+from .align import AlignHandle, AlignReport, AlignRequest, open_align
 from .display import RunDisplay
 from .judging import SearchHandle, open_search
 from .prompt_lab import ask_judge, judge_key
@@ -192,6 +197,26 @@ class _SearchJob:
     space: SearchSpace
     dataset: _PickledDataset
 
+    def open(self, session: Session, on_event: Callable[[SearchEvent], None]) -> SearchHandle:
+        """The search in the child (``session`` makes the child's open judges; they stay open)."""
+        return open_search(session, self.space, self.dataset.dataset(), on_event=on_event, close_backends=False)
+
+
+@dataclass(frozen=True)
+class _AlignJob:
+    request: AlignRequest
+    #: The app's open dataset (None: the child opens the run's from its file).
+    dataset: _PickledDataset | None
+
+    def open(self, session: Session, on_event: Callable[[SearchEvent], None]) -> AlignHandle:
+        """The alignment in the child, checked there (a refusal is :func:`~.align.open_align`'s ConfigError)."""
+        dataset = self.dataset.dataset() if self.dataset is not None else None
+        return open_align(session, self.request, dataset=dataset, on_event=on_event, close_backends=False)
+
+
+#: A job that runs a search in the child, sends its events and ends with a report.
+_ReportJob = _SearchJob | _AlignJob
+
 
 @dataclass(frozen=True)
 class _Cancel:
@@ -214,12 +239,12 @@ class _CoresTaken:
 
 @dataclass(frozen=True)
 class _Done:
-    """A job ended; a trial's answer or a search's report, and whether a judge had to be opened (a model
-    loaded) for it."""
+    """A job ended; a trial's answer or a search's (an alignment's) report, and whether a judge had to be
+    opened (a model loaded) for it."""
 
     result: BackendResult | None = None
     opened: bool = False
-    report: TuningReport | None = None
+    report: TuningReport | AlignReport | None = None
 
 
 @dataclass(frozen=True)
@@ -286,7 +311,7 @@ class JudgeWorker:
         child = self._child
         return child.pid if child is not None else None
 
-    def submit(self, work: _RunJob | _SearchJob | _TrialJob) -> _Job:
+    def submit(self, work: _RunJob | _ReportJob | _TrialJob) -> _Job:
         """Send ``work`` to the worker (starting it first when none runs); its replies come to the job."""
         with self._lock:
             child = self._child if self._child is not None else self._start()
@@ -299,8 +324,8 @@ class JudgeWorker:
         return job
 
     def cancel(self, job: _Job) -> None:
-        """Ask the worker to stop ``job`` (a run or a search) after what is in flight; on a thread of its own,
-        so that the caller (the app's UI thread) never waits behind a large job being sent."""
+        """Ask the worker to stop ``job`` (a run, a search, an alignment) after what is in flight; on a thread of
+        its own, so that the caller (the app's UI thread) never waits behind a large job being sent."""
 
         def send() -> None:
             with self._send_lock, contextlib.suppress(OSError):  # it has ended: its thread tells the job
@@ -392,8 +417,8 @@ def close_judge_worker(session: Session) -> None:
 
 
 class _WorkerJobHandle:
-    """What a run's and a search's handle share: the job in the session's judge process, its pid and log, a
-    cancel that may come before the job is sent (it is passed on when the job is)."""
+    """What the handles of a run, a search and an alignment share: the job in the session's judge process, its
+    pid and log, a cancel that may come before the job is sent (it is passed on when the job is)."""
 
     def __init__(self, session: Session) -> None:
         self._session = session
@@ -425,7 +450,7 @@ class _WorkerJobHandle:
         if job is not None:
             self._worker.cancel(job)
 
-    def _send(self, work: _RunJob | _SearchJob) -> _Job:
+    def _send(self, work: _RunJob | _ReportJob) -> _Job:
         """Send ``work`` to the worker; a cancel asked for before is passed on at once."""
         job = self._worker.submit(work)
         with self._lock:
@@ -574,18 +599,28 @@ def start_run_in_worker(session: Session, config: RunConfig, dataset: Dataset, *
     return WorkerRunHandle(session, _RunJob(config, _PickledDataset.of(dataset), options, retry), display)
 
 
-class WorkerSearchHandle(_WorkerJobHandle):
-    """A tuning search in the session's worker process (:func:`start_search_in_worker`): :meth:`run_to_end`
-    on a thread of the caller, :meth:`cancel` from any thread (what :class:`~.judging.SearchHandle` offers)."""
+#: What a handle's job reports at its end: a search's TuningReport, an alignment's AlignReport.
+_Report = TypeVar("_Report", TuningReport, AlignReport)
 
-    def __init__(self, session: Session, job: _SearchJob, on_event: Callable[[SearchEvent], None] | None) -> None:
+
+class _WorkerReportHandle(_WorkerJobHandle, Generic[_Report]):
+    """A search in the session's worker process that sends its events and ends with a report (a tuning search,
+    an alignment): :meth:`run_to_end` on a thread of the caller, :meth:`cancel` from any thread (what the
+    in-process handle offers)."""
+
+    #: The job, as the message of a process that died names it, and what reuses what it stored.
+    what: str = "the tuning search"
+    again: str = "running the search again"
+
+    def __init__(self, session: Session, job: _ReportJob, on_event: Callable[[SearchEvent], None] | None) -> None:
         super().__init__(session)
         self._work = job
         self._on_event = on_event
 
-    def run_to_end(self) -> TuningReport:
-        """Send the search to the worker and pass its events on, in order, until it ends; its report.
-        Raises what the search raised there (``SearchCancelled`` when cancelled), or :class:`JudgeProcessDied`."""
+    def run_to_end(self) -> _Report:
+        """Send the job to the worker and pass its events on, in order, until it ends; its report.
+        Raises what it raised there (``SearchCancelled`` when cancelled, an alignment's refusal), or
+        :class:`JudgeProcessDied`."""
         job = self._send(self._work)
         try:
             while True:
@@ -604,12 +639,23 @@ class WorkerSearchHandle(_WorkerJobHandle):
             with self._session.store() as store:
                 store.locks.mark_dead_runs_interrupted()  # the run the search was judging: a rerun resumes it
             raise JudgeProcessDied(
-                f"the judge process ended with {exit_text(reply.exitcode)} during the tuning search; what it "
-                f"stored is kept, and running the search again reuses it (the process's log: {self._log_path})")
+                f"the judge process ended with {exit_text(reply.exitcode)} during {self.what}; what it "
+                f"stored is kept, and {self.again} reuses it (the process's log: {self._log_path})")
         if reply.report is None:
-            raise JudgeProcessError("the judge process ended the search without its report")
+            raise JudgeProcessError(f"the judge process ended {self.what} without its report")
         self.opened_judge = reply.opened
-        return reply.report
+        return cast(_Report, reply.report)
+
+
+class WorkerSearchHandle(_WorkerReportHandle[TuningReport]):
+    """A tuning search in the session's worker process (:func:`start_search_in_worker`)."""
+
+
+class WorkerAlignHandle(_WorkerReportHandle[AlignReport]):
+    """An alignment in the session's worker process (:func:`start_align_in_worker`)."""
+
+    what = "the alignment"
+    again = "aligning again"
 
 
 def start_search_in_worker(session: Session, space: SearchSpace, dataset: Dataset, *,
@@ -620,6 +666,18 @@ def start_search_in_worker(session: Session, space: SearchSpace, dataset: Datase
     if not runs_in_worker(session):
         raise JudgeProcessError("this session's judges exist only in this process; run the search with open_search")
     return WorkerSearchHandle(session, _SearchJob(space, _PickledDataset.of(dataset)), on_event)
+
+
+def start_align_in_worker(session: Session, request: AlignRequest, *, dataset: Dataset | None = None,
+                          on_event: Callable[[SearchEvent], None] | None = None) -> WorkerAlignHandle:
+    """:func:`~.align.open_align` in the session's worker process, with the judges it has open, kept open
+    after it (not sent yet: :meth:`WorkerAlignHandle.run_to_end` sends it, and raises the alignment's
+    refusals, checked there). Only where :func:`runs_in_worker` accepts the session; ``on_event`` is called
+    on the thread that runs it, in the order the search reported."""
+    if not runs_in_worker(session):
+        raise JudgeProcessError("this session's judges exist only in this process; align with open_align")
+    shipped = _PickledDataset.of(dataset) if dataset is not None else None
+    return WorkerAlignHandle(session, _AlignJob(request, shipped), on_event)
 
 
 @dataclass(frozen=True)
@@ -664,9 +722,9 @@ class _Server:
         self._session = Session(app_config, store_path=store_path, backend_factory=make_backend)
         #: Open judges by their configuration: a run's stay open for the next run, search or trial.
         self._backends: dict[str, JudgeBackend] = {}
-        #: The runs and searches in progress by job id (None until the engine or search is made), and those
-        #: a cancel (a message, or a signal for all) reached.
-        self._work: dict[int, RunEngine | SearchHandle | None] = {}
+        #: The runs, searches and alignments in progress by job id (None until the engine or search is made),
+        #: and those a cancel (a message, or a signal for all) reached.
+        self._work: dict[int, RunEngine | SearchHandle | AlignHandle | None] = {}
         self._cancelled: set[int] = set()
         self._tasks: set[asyncio.Task[None]] = set()
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -713,9 +771,9 @@ class _Server:
         if isinstance(work, _RunJob):
             self._work[job_id] = None
             task = asyncio.ensure_future(self._run(job_id, work))
-        elif isinstance(work, _SearchJob):
+        elif isinstance(work, (_SearchJob, _AlignJob)):
             self._work[job_id] = None
-            task = asyncio.ensure_future(self._search(job_id, work))
+            task = asyncio.ensure_future(self._report_job(job_id, work))
         else:
             task = asyncio.ensure_future(self._trial(job_id, work))
         self._tasks.add(task)
@@ -732,7 +790,7 @@ class _Server:
                   "with the rest from the next evaluation", file=sys.stderr, flush=True)
 
     def _cancel(self, job_id: int) -> None:
-        """Stop one run or search after what is in flight (one that ended already: nothing to do)."""
+        """Stop one run, search or alignment after what is in flight (one that ended already: nothing to do)."""
         if job_id in self._work:
             self._cancelled.add(job_id)
             work = self._work[job_id]
@@ -783,9 +841,10 @@ class _Server:
             self._work.pop(job_id, None)
             self._cancelled.discard(job_id)
 
-    async def _search(self, job_id: int, job: _SearchJob) -> None:
-        """The same search as in-process (:func:`~.judging.open_search`), with this process's open judges:
-        they stay open for the next run, search or trial. Its events go to the parent as they come."""
+    async def _report_job(self, job_id: int, job: _ReportJob) -> None:
+        """The same search or alignment as in-process (:func:`~.judging.open_search`, :func:`~.align.open_align`),
+        with this process's open judges: they stay open for the next job. Its events go to the parent as they
+        come, then its report."""
         opened: list[bool] = []
 
         def open_judge(judge: JudgeConfig) -> JudgeBackend:
@@ -794,14 +853,13 @@ class _Server:
             return backend
 
         try:
-            search = open_search(self._session.with_backend_factory(open_judge), job.space, job.dataset.dataset(),
-                                 on_event=lambda event: self._send(job_id, event), close_backends=False)
+            search = job.open(self._session.with_backend_factory(open_judge), lambda event: self._send(job_id, event))
             self._work[job_id] = search
             if job_id in self._cancelled:
                 search.cancel()
             report = await search.run()
             self._send(job_id, _Done(opened=any(opened), report=report))
-        except BaseException as exc:  # SearchCancelled included: the parent raises it as the search's
+        except BaseException as exc:  # SearchCancelled and a refusal included: the parent raises them as the job's
             self._send(job_id, _ChildError(_picklable(exc)))
             if not isinstance(exc, Exception):
                 raise
@@ -841,6 +899,7 @@ def _picklable(exc: BaseException) -> BaseException:
     return exc
 
 
-__all__ = ["JudgeLog", "JudgeProcessDied", "JudgeProcessError", "JudgeWorker", "TrialAnswer", "WorkerRunHandle",
-           "WorkerSearchHandle", "ask_in_worker", "close_judge_worker", "judge_log", "judge_log_dir", "judge_worker",
-           "runs_in_worker", "share_cores_with_judges", "start_run_in_worker", "start_search_in_worker"]
+__all__ = ["JudgeLog", "JudgeProcessDied", "JudgeProcessError", "JudgeWorker", "TrialAnswer", "WorkerAlignHandle",
+           "WorkerRunHandle", "WorkerSearchHandle", "ask_in_worker", "close_judge_worker", "judge_log",
+           "judge_log_dir", "judge_worker", "runs_in_worker", "share_cores_with_judges", "start_align_in_worker",
+           "start_run_in_worker", "start_search_in_worker"]

@@ -7,18 +7,14 @@ import json
 from pathlib import Path
 
 import pytest
+from align_fixtures import judge_the_sample
 
 from dialjudge.core.api import save_review
-from dialjudge.core.api.align import AlignRequest, align
-from dialjudge.core.api.runs import execute_run
+from dialjudge.core.api.align import AlignRequest, align, open_align
 from dialjudge.core.api.session import Session
 from dialjudge.core.config import Config, JudgeConfig
-from dialjudge.core.dataset_catalogue import open_dataset
 from dialjudge.core.errors import ConfigError
 from dialjudge.core.judges.backends.fake import FakeBackend
-from dialjudge.core.judges.prompts.templates import get_template
-from dialjudge.core.judges.run.config import RunConfig
-from dialjudge.core.judges.types import ScoringMode
 
 
 @pytest.fixture
@@ -26,13 +22,7 @@ def judged(tmp_path: Path) -> tuple[Session, int, list[str]]:
     """A session with a fake judge, its run on the sample, and the items of the sample's first 3 contexts."""
     session = Session(Config(judges={"fake": JudgeConfig("fake", "fake")}), store_path=tmp_path / "runs.sqlite3",
                       backend_factory=lambda config: FakeBackend(name=config.name))
-    dataset = open_dataset("sample", remember=False)
-    config = RunConfig.build(dataset, get_template("likert-1to5"), [JudgeConfig("fake", "fake")], aspect="overall",
-                             quality="overall", mode=ScoringMode.LOGPROB)
-    with session.store() as store:
-        run_id = execute_run(config, dataset, store, {"fake": FakeBackend(name="fake")}).run_id
-    contexts = sorted({ex.group_id for ex in dataset.examples})[:3]
-    return session, run_id, [ex.id for ex in dataset.examples if ex.group_id in contexts]
+    return (session, *judge_the_sample(session))
 
 
 def test_reviews_become_corrections_and_are_stored_with_the_template_they_produced(
@@ -64,3 +54,19 @@ def test_too_few_corrections_labels_off_the_scale_and_no_reviews_are_refused(
         align(session, AlignRequest(run_id, labels={i: 3.0 for i in items[:9]}, labels_source="labels.csv"))
     with pytest.raises(ConfigError, match="labels.csv: item .*'label': 7 is outside the quality's scale 1-5"):
         align(session, AlignRequest(run_id, labels={items[0]: 7.0}, labels_source="labels.csv"))
+
+
+def test_an_alignment_told_its_judges_stay_open_leaves_them_open(judged: tuple[Session, int, list[str]],
+                                                                 tmp_path: Path) -> None:
+    """The judge process's alignment (close_backends=False) judges with judges that stay open for its next job."""
+    session, run_id, items = judged
+    made: list[FakeBackend] = []
+
+    def make(config: JudgeConfig) -> FakeBackend:
+        made.append(FakeBackend(name=config.name))
+        return made[-1]
+
+    request = AlignRequest(run_id, labels={i: float(1 + n % 5) for n, i in enumerate(items)}, n_boot=0,
+                           record_folder=tmp_path / "al")
+    open_align(session.with_backend_factory(make), request, close_backends=False).run_to_end()
+    assert made and not any(backend.closed for backend in made)

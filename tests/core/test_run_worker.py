@@ -1,5 +1,5 @@
-"""A judge run (and a tuning search) in a worker process: the same events as in-process, cancelled by its
-job alone, and a worker killed mid-run leaves an interrupted run that resumes."""
+"""A judge run (and a tuning search, an alignment) in a worker process: the same events as in-process, cancelled
+by its job alone, and a worker killed mid-run leaves an interrupted run that resumes."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import threading
 from pathlib import Path
 
 import pytest
+from align_fixtures import judge_the_sample
 
 import dialjudge
 from dialjudge.cli.main import main as cli_main
@@ -21,8 +22,11 @@ from dialjudge.core.api import (
     open_search,
     start_run,
 )
+from dialjudge.core.api.align import AlignRequest, align, render_align
 from dialjudge.core.api.prompt_lab import PromptSetup, prepare_prompt, trial_request
 from dialjudge.core.api.run_worker import (
+    JudgeProcessDied,
+    WorkerAlignHandle,
     WorkerRunHandle,
     ask_in_worker,
     close_judge_worker,
@@ -30,12 +34,14 @@ from dialjudge.core.api.run_worker import (
     judge_log_dir,
     judge_worker,
     runs_in_worker,
+    start_align_in_worker,
     start_run_in_worker,
     start_search_in_worker,
 )
 from dialjudge.core.api.types import RunStatus
 from dialjudge.core.config import Config, parse_config
 from dialjudge.core.dataset_catalogue import open_dataset
+from dialjudge.core.errors import ConfigError
 from dialjudge.core.judges.backends.fake import FakeBackend
 from dialjudge.core.judges.prompts.templates import shipped_template_dir
 from dialjudge.core.judges.run.events import (
@@ -49,6 +55,7 @@ from dialjudge.core.judges.run.events import (
 from dialjudge.core.judges.store.run_store import RunStore, process_is_alive
 from dialjudge.core.model import Dataset
 from dialjudge.core.planning import plan_run
+from dialjudge.core.tuning.align import START
 from dialjudge.core.tuning.search import JudgingProgressed, SearchCancelled, SearchFinished
 from dialjudge.core.tuning.space import parse_space
 
@@ -401,3 +408,104 @@ def test_the_judge_log_is_the_end_of_the_newest_log_whole_lines_only(tmp_path: P
     assert whole.path == newest and not whole.cut and len(whole.lines) == 1000
     end = judge_log(session, tail_bytes=95)  # the last 9 lines and half of the one before
     assert end.cut and end.lines == tuple(f"line {n:04d}" for n in range(991, 1000))
+
+
+def corrections(run_id: int, items: list[str], **settings) -> AlignRequest:
+    """An alignment of run ``run_id`` to labels given on ``items`` (1 to 5 in turn) and one note."""
+    return AlignRequest(run_id, labels={item: float(1 + n % 5) for n, item in enumerate(items)},
+                        labels_source="labels.csv", notes=("Be strict.",), n_boot=100, **settings)
+
+
+def test_an_alignment_in_the_worker_reports_what_an_in_process_one_does(tmp_path: Path, sample: Dataset) -> None:
+    config = judges()
+    here_events, there_events = [], []
+    here = Session(config, store_path=tmp_path / "here.sqlite3")
+    expected = align(here, corrections(*judge_the_sample(here), seed=3, record_folder=tmp_path / "here"),
+                     dataset=sample, on_event=here_events.append)
+    session = Session(config, store_path=tmp_path / "there.sqlite3")
+    request = corrections(*judge_the_sample(session), seed=3, record_folder=tmp_path / "there")
+    assert trial(session, sample).opened  # the worker opens the judge for a trial first
+    handle = start_align_in_worker(session, request, dataset=sample, on_event=there_events.append)
+    report = handle.run_to_end()
+    assert handle.opened_judge is False  # the alignment judged with the judge the trial opened
+    assert not trial(session, sample).opened  # and left it open
+    # The same search, event for event (progress reports are timed, so their number may differ).
+    assert [e for e in there_events if not isinstance(e, (JudgingProgressed, SearchFinished))] == \
+        [e for e in here_events if not isinstance(e, (JudgingProgressed, SearchFinished))]
+    # The same report, number for number, and its record written by the worker where the request said
+    # (the record's folder, which the report names, is the one difference).
+    assert report.record_path is not None and Path(report.record_path).parent == tmp_path / "there"
+
+    def moved(text: str) -> str:
+        return text.replace(str(tmp_path / "here"), str(tmp_path / "there"))
+
+    assert render_align(report, "markdown") == moved(render_align(expected, "markdown"))
+    assert Path(report.record_path).read_text(encoding="utf-8") == \
+        moved(Path(expected.record_path or "").read_text(encoding="utf-8"))
+    assert report.winner_template == expected.winner_template and report.n_labelled == expected.n_labelled == 15
+    stored = {r.id for r in list_runs(session)}
+    assert {i for ids in report.tuning.run_ids.values() for i in ids} <= stored
+
+
+def slow_alignment(tmp_path: Path, sample: Dataset) -> tuple[Session, int, list[str], WorkerAlignHandle,
+                                                                   threading.Event]:
+    """A run judged at full speed, and its alignment in the worker with a judge slow enough to stop mid-way
+    (not sent yet); the event is set once a proposed variant's run is under way, with at least half a second
+    to go (the starting variant's run is the judged run again: the judge's cache answers it at once)."""
+    store_path = tmp_path / "runs.sqlite3"
+    run_id, items = judge_the_sample(Session(judges(), store_path=store_path))
+    session = Session(judges(delay_s=0.1), store_path=store_path)
+    under_way = threading.Event()
+
+    def on_event(event: object) -> None:
+        if isinstance(event, JudgingProgressed) and event.variant != START and 0 < event.done <= event.total - 5:
+            under_way.set()
+
+    handle = start_align_in_worker(session, corrections(run_id, items), dataset=sample, on_event=on_event)
+    return session, run_id, items, handle, under_way
+
+
+def align_in_thread(handle: WorkerAlignHandle) -> tuple[threading.Thread, list[BaseException]]:
+    """``handle`` run to its end on a thread; what it raised."""
+    errors: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            handle.run_to_end()
+        except BaseException as exc:
+            errors.append(exc)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    return thread, errors
+
+
+def test_an_alignment_in_the_worker_is_cancelled_or_refused_as_in_process(tmp_path: Path, sample: Dataset) -> None:
+    """Cancel stops it (SearchCancelled, what it stored kept); a request open_align refuses is refused with the
+    same ConfigError, raised here, and the worker goes on."""
+    session, run_id, items, handle, under_way = slow_alignment(tmp_path, sample)
+    thread, errors = align_in_thread(handle)
+    assert under_way.wait(WAIT_S)
+    handle.cancel()
+    thread.join(WAIT_S)
+    assert not thread.is_alive() and len(errors) == 1 and isinstance(errors[0], SearchCancelled)
+    statuses = {r.status for r in list_runs(session) if r.id != run_id}
+    assert RunStatus.CANCELLED in statuses and statuses <= {RunStatus.CANCELLED, RunStatus.FINISHED}
+    worker = judge_worker(session).pid
+    refused = start_align_in_worker(session, corrections(run_id, items[:9]), dataset=sample)
+    with pytest.raises(ConfigError, match=f"labels.csv: 9 corrections on items of run {run_id}; align needs at least"):
+        refused.run_to_end()
+    assert worker is not None and judge_worker(session).pid == worker
+
+
+def test_an_alignment_whose_worker_is_killed_says_so_and_interrupts_its_run(tmp_path: Path, sample: Dataset) -> None:
+    session, run_id, _items, handle, under_way = slow_alignment(tmp_path, sample)
+    thread, errors = align_in_thread(handle)
+    assert under_way.wait(WAIT_S) and handle.pid is not None and handle.pid != os.getpid()
+    os.kill(handle.pid, signal.SIGKILL)
+    thread.join(WAIT_S)
+    assert not thread.is_alive() and len(errors) == 1 and isinstance(errors[0], JudgeProcessDied)
+    assert "ended with signal 9 (SIGKILL) during the alignment" in str(errors[0])
+    assert "aligning again reuses it" in str(errors[0])
+    statuses = {r.status for r in list_runs(session) if r.id != run_id}
+    assert RunStatus.INTERRUPTED in statuses and RunStatus.RUNNING not in statuses

@@ -26,6 +26,7 @@ from dialjudge.core.api import (
 from dialjudge.core.api.align import AlignHandle, AlignReport, AlignRequest, open_align
 from dialjudge.core.api.events import SearchCancelled
 from dialjudge.core.api.review import check_review_formats
+from dialjudge.core.api.run_worker import WorkerAlignHandle, runs_in_worker, start_align_in_worker
 from dialjudge.core.api.types import Review
 from dialjudge.core.model import Dataset
 
@@ -79,8 +80,8 @@ class ReviewController:
         self.app = app
         self.services = services
         self.datasets = datasets
-        #: The alignment being judged (its search runs on a worker thread; Esc cancels it).
-        self._align: AlignHandle | None = None
+        #: The alignment being judged (in the judge process, followed from a worker thread; Esc cancels it).
+        self._align: AlignHandle | WorkerAlignHandle | None = None
 
     def _review_data(self, run_id: int, current: Dataset | None) -> ReviewData:
         return review_data(self.services.session, run_id, lambda config: dataset_for(self.services, config, current))
@@ -123,14 +124,19 @@ class ReviewController:
 
     def align(self, run_id: int, reply_to: MessagePump) -> Worker[None]:
         """Align run ``run_id``'s judge to the own ratings and notes given in Review (what `dialjudge align
-        RUN` does); ``reply_to`` receives :class:`AlignFinished`, or :class:`AlignCancelled` after
-        :meth:`cancel_align`. A refusal (too few corrections) is the worker's failure, which the app shows
-        as a notification."""
+        RUN` does), in the session's judge process as runs and searches are; ``reply_to`` receives
+        :class:`AlignFinished`, or :class:`AlignCancelled` after :meth:`cancel_align`. A refusal (too few
+        corrections), or the judge process's end, is the worker's failure, which the app shows as a
+        notification."""
         current = self.datasets.workspace.dataset
         session = self.services.session
 
         def work() -> None:
-            handle = open_align(session, AlignRequest(run_id), dataset=current)
+            handle: AlignHandle | WorkerAlignHandle
+            if runs_in_worker(session):
+                handle = start_align_in_worker(session, AlignRequest(run_id), dataset=current)
+            else:  # judges that exist only in this process (a test's)
+                handle = open_align(session, AlignRequest(run_id), dataset=current)
             self._align = handle
             try:
                 report = handle.run_to_end()
@@ -144,6 +150,12 @@ class ReviewController:
 
         return start_thread_work(self.app, work, group=ALIGN_GROUP,
                                  description=f"Aligning run {run_id}'s judge to your corrections")
+
+    @property
+    def align_process_id(self) -> int | None:
+        """The id of the judge process aligning (None: no alignment, or one judged in this process)."""
+        handle = self._align
+        return handle.pid if isinstance(handle, WorkerAlignHandle) else None
 
     @property
     def aligning(self) -> bool:
