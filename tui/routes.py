@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
@@ -13,10 +13,11 @@ MessageType = TypeVar("MessageType", bound=Message)
 
 @dataclass(frozen=True)
 class Route(Generic[MessageType]):
-    """Messages of exactly ``message`` go to ``handler``."""
+    """Messages of exactly ``message`` go to ``handler`` (a coroutine function when the handler lets the event
+    loop in midway: the app waits for it before its next message, so messages stay in order)."""
 
     message: type[MessageType]
-    handler: Callable[[MessageType], None]
+    handler: Callable[[MessageType], None | Awaitable[None]]
 
 
 def message_routes(receiver: type, *groups: Iterable[Route[Any]]) -> dict[type[Message], Route[Any]]:
