@@ -143,11 +143,13 @@ async def open_and_run(path: Path, n_items: int, home: str) -> dict[str, Any]:
         sort_stall, filter_stall, subset = await sort_and_filter(app, pilot)
 
         dataset = app.workspace.dataset
+        # Before the meter: the app plans a run on a worker thread (RunController.plan), not on its UI thread.
+        config = fake_run_config(dataset)
         meter = StallMeter(app)
         started = time.perf_counter()
-        worker = app.runs.start(fake_run_config(dataset), resume=False)
+        worker = app.runs.start(config, resume=False)
         await worker.wait()
-        await pilot.pause(0.3)  # the last progress messages and a redraw
+        await asyncio.sleep(0.3)  # the last progress messages and a redraw (not pilot.pause: see watch_pause)
         run_s = time.perf_counter() - started
         run_stall = meter.stop()
     return {"shown": shown, "load_stall": load_stall, "sort_stall": sort_stall, "filter_stall": filter_stall,

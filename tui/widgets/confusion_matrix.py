@@ -71,10 +71,17 @@ class ConfusionMatrix(Static):
     DEFAULT_CSS = "ConfusionMatrix { height: auto; }"
     views: Sequence[ConfusionView] = ()
 
+    #: What the height depends on: each view's labels, and the notes (None: nothing shown yet).
+    _shape: tuple[object, ...] | None = None
+
     def show(self, views: Sequence[ConfusionView], *, notes: Sequence[str] = ()) -> None:
         self.views = list(views)
         parts: list[RenderableType] = []
         for view in self.views:
             parts += [render_confusion(view), Text("")]
         parts += [Text(note, style="dim") for note in notes]
-        self.update(Group(*parts))
+        # While a run streams in, the counts change at every refresh but the matrices keep their lines; a
+        # layout pass re-measures the whole screen (30-90 ms at 100,000 items), so only a new shape asks for one.
+        shape = (tuple((view.evaluator, tuple(view.matrix.labels)) for view in self.views), tuple(notes))
+        self.update(Group(*parts), layout=shape != self._shape)
+        self._shape = shape
