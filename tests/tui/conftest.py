@@ -15,8 +15,49 @@ import pytest
 from textual.worker import Worker, WorkerState
 from tui_helpers import make_services
 
+from dialjudge.core.api import Session
+from dialjudge.core.api import compute_worker as compute
+from dialjudge.core.config import Config
 from dialjudge.tui.app import DialjudgeApp
 from dialjudge.tui.services import Services
+
+
+class _OneComputeWorker:
+    """The compute worker registry of a test session: every app's session gets the same worker, so one compute
+    process serves the Pilot tests one after the other instead of each test starting its own (an interpreter
+    that imports core.api, numpy and scipy: about 1.3 s of CPU on the path to every test's first numbers).
+    The process is real and computes exactly what the app's own would; only its life spans tests. Closing
+    an app leaves it running; the test session ends it."""
+
+    def __init__(self, worker: compute.ComputeWorker) -> None:
+        self.worker = worker
+
+    def of(self, session: Session) -> compute.ComputeWorker:
+        return self.worker
+
+    def get(self, session: Session) -> compute.ComputeWorker:
+        return self.worker
+
+    def pop(self, session: Session) -> None:
+        return None
+
+
+@pytest.fixture(scope="session")
+def shared_compute_worker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[compute.ComputeWorker]:
+    session = Session(Config(), store_path=tmp_path_factory.mktemp("compute") / "runs.sqlite3")
+    worker = compute.ComputeWorker(session)
+    worker.keep_session = session  # type: ignore[attr-defined]  # the worker holds its session weakly
+    yield worker
+    worker.close()
+
+
+@pytest.fixture(autouse=True)
+def one_compute_process(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every app of a test shares the session's compute process (:class:`_OneComputeWorker`), unless the test
+    is marked ``own_compute_process`` (it follows the process's own life: started, killed, closed with the app)."""
+    if request.node.get_closest_marker("own_compute_process") is None:
+        shared = request.getfixturevalue("shared_compute_worker")
+        monkeypatch.setattr(compute, "_WORKERS", _OneComputeWorker(shared))
 
 
 @pytest.fixture

@@ -30,6 +30,9 @@ from dialjudge.tui.app import make_app
 from dialjudge.tui.screens.label_estimates_dialog import LabelEstimatesDialog
 from dialjudge.tui.widgets.discernment_panel import DiscernmentPanel
 
+#: These tests follow the app's own compute process: started by the app, killed, replaced.
+pytestmark = pytest.mark.own_compute_process
+
 METHODS = ("pearson", "spearman", "kendall")
 
 

@@ -20,6 +20,7 @@ METRICS = ("bleu1", "bleu4", "rougeL", "chrf++", "meteor")
 NLG_EVAL_LABELS = ["BLEU-1 (nlg-eval)", "BLEU-4 (nlg-eval)", "METEOR 1.5 (nlg-eval)", "ROUGE-L (nlg-eval)"]
 
 
+@pytest.mark.own_compute_process  # the app's compute process must start without java on its PATH
 async def test_picking_nlg_eval_rescored_the_metrics_with_its_code(services_factory, monkeypatch: pytest.MonkeyPatch):
     services = services_factory(metric_ids=METRICS)
     real_which = meteor_jar.shutil.which
