@@ -29,18 +29,22 @@ ITEMS = 12
 #: Measured on these 12 items: the valid mass differs by up to 6 points, the expected rating by up
 #: to 0.054 (the distribution is renormalised over about 45% of the mass, which doubles a change).
 KERNEL_TOLERANCE = 0.15
+#: Items the chat-endpoint test judges: what it checks holds for each answer alone (a refusal up front, then
+#: no rating read from too little mass), so fewer items than the comparison, whose point is the spread.
+CHAT_ITEMS = 6
 MASS_TOLERANCE = 0.10
 
 
-def _plan(dataset: Any, config: Config, judge: str) -> Any:
+def _plan(dataset: Any, config: Config, judge: str, limit: int) -> Any:
     from dialjudge.core.planning import plan_run
 
     return plan_run(dataset, config, template="likert-1to5", judges=[judge], mode=ScoringMode.LOGPROB,
-                    aspect="overall", limit=ITEMS, top_k=0).config
+                    aspect="overall", limit=limit, top_k=0).config
 
 
-async def _judge(store: RunStore, dataset: Any, config: Config, judge: str, backend: Any) -> dict[str, Judgment]:
-    run = _plan(dataset, config, judge)
+async def _judge(store: RunStore, dataset: Any, config: Config, judge: str, backend: Any,
+                 limit: int = ITEMS) -> dict[str, Judgment]:
+    run = _plan(dataset, config, judge, limit)
     engine = RunEngine(run, dataset, {judge: backend}, store)
     summary = await asyncio.wait_for(engine.run(), 600)
     return store.judgments.load_judgments(summary.run_id)[judge]
@@ -116,12 +120,12 @@ async def test_the_chat_endpoint_is_refused_up_front_or_fails_every_answer_that_
     config = Config(data_dirs=data_config.data_dirs, judges={"server": plain})
     with RunStore(tmp_path / "runs.sqlite3") as store:
         with pytest.raises(BackendError, match="cannot be made to continue after the template's answer prefix"):
-            await _judge(store, dataset, config, "server", OpenAIBackend(plain))
+            await _judge(store, dataset, config, "server", OpenAIBackend(plain), CHAT_ITEMS)
         # Insisting: the chat answers are read as they come, and only ratings with enough mass count.
         insisting = _api_judge(llama_server, continuation="unprefixed")
         config = Config(data_dirs=data_config.data_dirs, judges={"server": insisting})
-        judged = await _judge(store, dataset, config, "server", OpenAIBackend(insisting))
-    assert len(judged) == ITEMS
+        judged = await _judge(store, dataset, config, "server", OpenAIBackend(insisting), CHAT_ITEMS)
+    assert len(judged) == CHAT_ITEMS
     for item_id in sorted(judged):  # for a reader of `pytest -s`
         print(f"{item_id:<10} chat, unprefixed {_row(item_id, judged[item_id], judged[item_id]).split('local ')[1][:16]}")
     for judgment in judged.values():
