@@ -29,11 +29,18 @@ REPEATS, QUICK_REPEATS = 3, 1
 
 
 def distinct_pairs(n: int) -> Any:
-    """``n`` examples of the bundled sample, each candidate ending in a word of its own."""
+    """``n`` examples of the bundled sample that have references (the others are not scored), each candidate
+    ending in a word of its own."""
+    from dialjudge.core.metrics.batch import plan_pairs
+
     from .datasets import big_dataset
 
-    dataset = big_dataset(n)
-    examples = [dataclasses.replace(ex, candidate=f"{ex.candidate} (take {i})") for i, ex in enumerate(dataset.examples)]
+    dataset = big_dataset(2 * n)
+    pairs, _skipped = plan_pairs(dataset.examples)
+    paired = {pair.example_id for pair in pairs}
+    scorable = [ex for ex in dataset.examples if ex.id in paired][:n]
+    assert len(scorable) == n, "the sample has too few examples with references"
+    examples = [dataclasses.replace(ex, candidate=f"{ex.candidate} (take {i})") for i, ex in enumerate(scorable)]
     return dataclasses.replace(dataset, name=f"pairs-{n}", examples=examples)
 
 
@@ -61,7 +68,7 @@ def run(ctx: Context) -> list[Row]:
     def metrics(session: Session) -> float:
         started = time.perf_counter()
         scores = score_metrics_in_worker(session, pairs)
-        assert all(len(column) == n_pairs for column in scores.values.values() if column), "every pair scored"
+        assert scores.n_scored == n_pairs, f"{scores.n_scored} of {n_pairs} pairs scored"
         return time.perf_counter() - started
 
     def judging(session: Session) -> float:
