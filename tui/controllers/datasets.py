@@ -11,6 +11,7 @@ more when a run stops.
 
 from __future__ import annotations
 
+import threading
 import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -67,6 +68,9 @@ STATS_GROUP = "stats"
 #: A run's periodic statistics refresh waits at least this many times as long as the last one took.
 STATS_BUSY_SHARE = 4
 ITEM_GROUP = "item"
+#: Seconds an open waits for the UI thread to draw the new dataset before it sends it to the compute process
+#: anyway (an app that is busy elsewhere, or not drawing: the summary must still come).
+DRAWN_WAIT_S = 2.0
 
 
 @dataclass(frozen=True)
@@ -92,6 +96,9 @@ class DatasetLoaded(Message):
     dataset: Dataset
     prepared: PreparedDataset
     widths: TextWidths | None = None
+    #: Set once the UI thread has drawn the dataset: the worker waits for it before sending the dataset to the
+    #: compute process (see :meth:`DatasetController.open`).
+    drawn: threading.Event = field(default_factory=threading.Event)
 
 
 @dataclass
@@ -208,7 +215,14 @@ class DatasetController:
             # Now, not when the summary below is done: until then the UI thread's young collections
             # would walk the dataset's millions of new objects (78 ms each at 100,000 items).
             freeze_survivors()
-            self.app.post_message(DatasetLoaded(name_or_path, dataset, prepared, widths))
+            loaded = DatasetLoaded(name_or_path, dataset, prepared, widths)
+            self.app.post_message(loaded)
+            # The dataset crosses to the compute process in pieces, each pickled by one C call that holds the
+            # interpreter (about 10 ms); sent while the UI thread builds the new table and lays the screen out,
+            # they doubled that frame (the longest stall of an open). So they go once it is drawn.
+            loaded.drawn.wait(DRAWN_WAIT_S)
+            if worker.is_cancelled:
+                return
             # In the compute process (core/api/compute_worker.py), which this thread sends the dataset to.
             # The Datasets summary shows the ceiling without its CI: no bootstrap for it on every open.
             try:
@@ -253,8 +267,15 @@ class DatasetController:
         self._dirty_items.clear()
         self.app.sub_title = message.dataset.name
         self.publish(Change.DATASET)
-        self._score_metrics(message.dataset)
-        self.refresh_stats()
+
+        def after_drawn() -> None:
+            message.drawn.set()
+            if message.dataset is self.workspace.dataset:  # not replaced meanwhile
+                self._score_metrics(message.dataset)
+                self.refresh_stats()
+
+        # The metrics and statistics send the dataset to the compute process too: once it is drawn (see open).
+        self.app.call_after_refresh(after_drawn)
 
     def dataset_described(self, message: DatasetDescribed) -> None:
         if message.dataset is not self.workspace.dataset:
