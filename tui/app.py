@@ -53,6 +53,7 @@ from .controllers.labels import LabelReportComputed, LabelReportController
 from .controllers.pairwise import PairwiseReportComputed, PairwiseReportController, PreferenceReportComputed
 from .controllers.review import ReviewController
 from .controllers.runs import (
+    EVENTS_PER_SLICE,
     RUN_GROUP,
     InterruptedRunFound,
     JudgeChoicesLoaded,
@@ -70,9 +71,6 @@ from .screens.help import HelpScreen
 from .screens.quit_dialog import InterruptedRunDialog, QuitDialog
 from .services import Services
 from .widgets.selection_bar import SelectionBar
-
-#: Run events the app applies before it lets the event loop in (:meth:`DialjudgeApp._run_events_queued`).
-EVENTS_PER_SLICE = 250
 
 
 class DialjudgeApp(App[int]):

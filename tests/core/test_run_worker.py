@@ -28,6 +28,7 @@ from dialjudge.core.api.run_worker import (
     JudgeProcessDied,
     WorkerAlignHandle,
     WorkerRunHandle,
+    WorkerSearchHandle,
     ask_in_worker,
     close_judge_worker,
     judge_log,
@@ -104,6 +105,21 @@ class Events(list[RunEvent]):
 
     def scored(self) -> list[JudgmentScored]:
         return [e for e in self if isinstance(e, JudgmentScored)]
+
+
+def raised_in_thread(handle: WorkerSearchHandle | WorkerAlignHandle) -> tuple[threading.Thread, list[BaseException]]:
+    """A search's or an alignment's ``handle`` run to its end on a thread; what it raised."""
+    errors: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            handle.run_to_end()
+        except BaseException as exc:
+            errors.append(exc)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    return thread, errors
 
 
 def run_in_thread(handle: WorkerRunHandle) -> tuple[threading.Thread, list]:
@@ -370,16 +386,7 @@ def test_a_search_in_the_worker_is_cancelled_by_its_job_alone(tmp_path: Path, sa
     progressed = threading.Event()
     search = start_search_in_worker(session, parse_space(SEARCH_SPACE), sample,
                                     on_event=lambda e: progressed.set() if isinstance(e, JudgingProgressed) else None)
-    errors: list[BaseException] = []
-
-    def run_search() -> None:
-        try:
-            search.run_to_end()
-        except BaseException as exc:
-            errors.append(exc)
-
-    thread = threading.Thread(target=run_search)
-    thread.start()
+    thread, errors = raised_in_thread(search)
     events = Events(judged=3)
     run = start_run_in_worker(session, plan(sample, config), sample, display=events,
                               options=EngineOptions(resume=False, use_cache=False))
@@ -465,26 +472,13 @@ def slow_alignment(tmp_path: Path, sample: Dataset) -> tuple[Session, int, list[
     return session, run_id, items, handle, under_way
 
 
-def align_in_thread(handle: WorkerAlignHandle) -> tuple[threading.Thread, list[BaseException]]:
-    """``handle`` run to its end on a thread; what it raised."""
-    errors: list[BaseException] = []
-
-    def run() -> None:
-        try:
-            handle.run_to_end()
-        except BaseException as exc:
-            errors.append(exc)
-
-    thread = threading.Thread(target=run)
-    thread.start()
-    return thread, errors
 
 
 def test_an_alignment_in_the_worker_is_cancelled_or_refused_as_in_process(tmp_path: Path, sample: Dataset) -> None:
     """Cancel stops it (SearchCancelled, what it stored kept); a request open_align refuses is refused with the
     same ConfigError, raised here, and the worker goes on."""
     session, run_id, items, handle, under_way = slow_alignment(tmp_path, sample)
-    thread, errors = align_in_thread(handle)
+    thread, errors = raised_in_thread(handle)
     assert under_way.wait(WAIT_S)
     handle.cancel()
     thread.join(WAIT_S)
@@ -500,7 +494,7 @@ def test_an_alignment_in_the_worker_is_cancelled_or_refused_as_in_process(tmp_pa
 
 def test_an_alignment_whose_worker_is_killed_says_so_and_interrupts_its_run(tmp_path: Path, sample: Dataset) -> None:
     session, run_id, _items, handle, under_way = slow_alignment(tmp_path, sample)
-    thread, errors = align_in_thread(handle)
+    thread, errors = raised_in_thread(handle)
     assert under_way.wait(WAIT_S) and handle.pid is not None and handle.pid != os.getpid()
     os.kill(handle.pid, signal.SIGKILL)
     thread.join(WAIT_S)

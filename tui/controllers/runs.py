@@ -114,6 +114,8 @@ class RunEventsQueued(Message):
 
 #: Events the app applies per RunEventsQueued before it lets other work in (it posts another).
 EVENTS_PER_TAKE = 2_000
+#: Of those, events applied before the event loop is let in (the app's ``_run_events_queued``).
+EVENTS_PER_SLICE = 250
 
 
 @dataclass
