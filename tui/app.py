@@ -42,6 +42,7 @@ from .controllers.datasets import (
     ItemScored,
     MetricsProgressed,
     MetricsScored,
+    RunningCorrelationsComputed,
     StatsRefreshed,
     UnmappedTableOpened,
 )
@@ -208,6 +209,7 @@ class DialjudgeApp(App[int]):
         datasets, runs, tune = self.datasets, self.runs, self.tune
         return [
             Route(DatasetDescribed, datasets.dataset_described),
+            Route(RunningCorrelationsComputed, datasets.running_correlations_computed),
             Route(MetricsProgressed, datasets.metrics_progressed),
             Route(MetricsScored, datasets.metrics_scored),
             Route(ItemScored, datasets.item_scored),

@@ -23,7 +23,7 @@ from __future__ import annotations
 import enum
 import math
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Callable, Collection, Iterable, Mapping
 
 from dialjudge.core.api.compute_worker import agreement_table_in_worker
 from dialjudge.core.api.view import (
@@ -38,6 +38,8 @@ from dialjudge.core.api.view import (
     parse_subset,
 )
 from dialjudge.core.model import Aggregation, Dataset, Example, Rating, Scale
+
+from .running_keeper import RunningKeeper
 
 if TYPE_CHECKING:
     from dialjudge.core.api.session import Session
@@ -184,11 +186,15 @@ class Workspace:
         self._judge_scales: dict[str, tuple[float, float]] = {}
         self._pool: dict[str, Score] = {}
         self._versions: dict[str, int] = {}
-        self._running: RunningCorrelations | None = None
+        #: The running correlations, kept on a thread of their own (tui/running_keeper.py).
+        self.running_keeper = RunningKeeper()
         #: The view changed: the running correlations are rebuilt when next needed (not at every
         #: switch of subset: that read every judge score, a second at 100,000 items).
         self._running_due = False
-        self._in_scope: frozenset[str] = frozenset()
+        #: The items the running correlations follow (the view's rated items).
+        self._in_scope: Collection[str] = frozenset()
+        #: The judge columns' versions when the running correlations were last asked for.
+        self._asked_versions: dict[str, int] | None = None
         self._subsets: list[Subset] | None = None
         # Dataset.qualities scans every example and pooling ratings is not free, while
         # the view asks for scales and labels item by item: both are kept per view.
@@ -241,7 +247,9 @@ class Workspace:
         self._pooled = prepared.pooled  # type: ignore[assignment]  # read, never changed in place
         self._pooled_view = (prepared.quality, prepared.aggregation)
         self._human_labels = self._pooled
-        self._running = prepared.running
+        running = prepared.running  # made on a worker; the keeper's thread alone uses it from here
+        self.running_keeper.reset(lambda: running)
+        self._asked_versions = None
         self._running_due = False
         self._in_scope = prepared.in_scope
 
@@ -436,20 +444,20 @@ class Workspace:
         new_column = evaluator not in self._judge_scores
         self._judge_scores.setdefault(evaluator, {})[item_id] = score
         self._bump(evaluator)
-        running = self._running
-        if running is not None and item_id in self._in_scope:
-            running.add(evaluator, item_id, score)
+        keeper, in_scope = self.running_keeper, self._in_scope
+        if item_id in in_scope:
+            keeper.add(evaluator, item_id, score)
         if new_column and len(self._judge_scores) == 2:
             self._recompute_pool()  # the pool appears with the second judge column
-            if running is not None:
-                for pooled_id in self._in_scope & self._pool.keys():
-                    running.add(POOL, pooled_id, self._pool[pooled_id])
+            for pooled_id, pooled_score in self._pool.items():
+                if pooled_id in in_scope:
+                    keeper.add(POOL, pooled_id, pooled_score)
         elif self.has_pool:
             pooled = self._pool_value(item_id)
             self._pool[item_id] = pooled
             self._bump(POOL)
-            if running is not None and item_id in self._in_scope:
-                running.add(POOL, item_id, pooled)
+            if item_id in in_scope:
+                keeper.add(POOL, item_id, pooled)
 
     def _pool_value(self, item_id: str) -> Score:
         values = [scores[item_id] for scores in self._judge_scores.values()
@@ -516,18 +524,24 @@ class Workspace:
         return human_ceiling(examples if items is None else [ex for ex in examples if ex.id in items], self.quality,
                              seed=self.seed)
 
-    @property
-    def running(self) -> "RunningCorrelations | None":
-        """Live correlations of the judge columns (and the pool) on the chosen quality and subset."""
-        return self._ensure_running()
-
     def running_snapshots(self, *, ranks: bool = True, ci: bool = False) -> dict[str, "Snapshot"]:
-        running = self._ensure_running() if self._judge_scores else None
-        if running is None:
+        """Live correlations of the judge columns (and the pool) on the chosen quality and subset, with every
+        score so far. Waits for the keeper's thread: not for the UI thread (it has :meth:`live_snapshots`)."""
+        if not self._judge_scores:
             return {}
-        snapshots = running.snapshot(ranks=ranks, ci=ci)
-        assert isinstance(snapshots, dict)
-        return snapshots
+        self._ensure_running()
+        return self.running_keeper.now(ranks=ranks, ci=ci)
+
+    def live_snapshots(self, *, ask: bool = True) -> dict[str, "Snapshot"]:
+        """The live correlations last computed, without waiting; ``ask``: where scores changed since the
+        last question, newer ones are computed in the background (``running_keeper.computed`` says when)."""
+        if not self._judge_scores:
+            return {}
+        self._ensure_running()
+        if ask and self._asked_versions != self._versions:
+            self._asked_versions = dict(self._versions)
+            self.running_keeper.ask()
+        return self.running_keeper.latest()
 
     def _selection_changed(self) -> None:
         self.selection_version += 1
@@ -537,29 +551,35 @@ class Workspace:
 
     def _rebuild_running(self) -> None:
         """Rebuild the running correlations for the current view when next needed."""
-        self._running = None
         self._in_scope = frozenset()
         self._running_due = True
 
-    def _ensure_running(self) -> "RunningCorrelations | None":
+    def _ensure_running(self) -> None:
         if self._running_due:
             self._running_due = False
             self._build_running()
-        return self._running
 
     def _build_running(self) -> None:
-        """Feed a fresh RunningCorrelations the judge scores that fall in the current view."""
-        self._running = None
-        self._in_scope = frozenset()
+        """Give the keeper a fresh RunningCorrelations of the current view, fed the judge scores in it: built
+        on the keeper's thread from copies of the scores (taking a copy is a C loop; the build is not)."""
+        self._asked_versions = None
         if self.dataset is None or self.quality is None:
+            self._in_scope = frozenset()
+            self.running_keeper.reset(lambda: None)
             return
-
         human = self.human_labels()
-        groups = {ex.id: ex.group_id for ex in self.selected_examples() if ex.id in human}
-        self._running = RunningCorrelations(human, groups, n_boot=self.running_n_boot, seed=self.seed)
-        self._in_scope = frozenset(human)
-        for name in self.judge_names + ([POOL] if self.has_pool else []):
-            for item_id, score in self.scores_of(name).items():
-                if item_id in self._in_scope:
-                    self._running.add(name, item_id, score)
+        selected = self.selected_examples()
+        columns = {name: dict(self.scores_of(name)) for name in self.judge_names + ([POOL] if self.has_pool else [])}
+        n_boot, seed = self.running_n_boot, self.seed
+        self._in_scope = human.keys()
 
+        def build() -> RunningCorrelations:
+            groups = {ex.id: ex.group_id for ex in selected if ex.id in human}
+            running = RunningCorrelations(human, groups, n_boot=n_boot, seed=seed)
+            for name, scores in columns.items():
+                for item_id, score in scores.items():
+                    if item_id in human:
+                        running.add(name, item_id, score)
+            return running
+
+        self.running_keeper.reset(build)

@@ -28,6 +28,7 @@ class Change(str, enum.Enum):
     STATS = "stats"  # a new agreement table
     RUN = "run"  # a run started, progressed or stopped
     ITEM = "item"  # one item's metric scores arrived; ``item_ids`` holds its id
+    LIVE = "live"  # newer running correlations of the judge columns were computed (tui/running_keeper.py)
 
 
 @dataclass(frozen=True)

@@ -78,3 +78,65 @@ async def test_every_screens_footer_fits_and_its_keys_are_in_the_help(services, 
                         for key in b.key.split(",")}
             missing = shown - in_help
             assert not missing, f"{destination.title}: footer keys the help does not list: {missing}"
+
+
+def footer_keys(footer: AppFooter) -> list[tuple[str, ...]]:
+    """What the footer offers, in order: each key with its description and whether it is on, each group's label,
+    and whether the footer is compact."""
+    out: list[tuple[str, ...]] = [("compact", str(footer.compact))]
+    for widget in footer.query("FooterKey, FooterLabel"):
+        if isinstance(widget, FooterKey):
+            out.append((widget.key, widget.description, "off" if widget.has_class("-disabled") else "on",
+                        "compact" if widget.compact else ""))
+        else:
+            out.append(("label", str(widget.render())))
+    return out
+
+
+@pytest.mark.parametrize("size", [(160, 48), (80, 24)], ids=["160x48", "80x24"])
+async def test_a_run_starting_and_ending_adds_and_removes_cancel_without_rebuilding_the_footer(services, size):
+    """Esc's "Cancel run" comes and goes with a run. At 160 columns it is mounted and removed alone (rebuilding
+    every key stalled the UI for 50-60 ms), the footer as compact as before; at any width the keys equal a
+    fresh rebuild's."""
+    from dialjudge.core.judges.run.events import RunFailed, RunStarted
+    from dialjudge.tui.controllers.runs import RunEventReceived
+
+    app = make_app(services=services)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        footer = app.screen.query_one(AppFooter)
+        recomposed: list[int] = []
+        original = footer.recompose
+
+        async def counted() -> None:
+            recomposed.append(1)
+            await original()
+
+        footer.recompose = counted  # type: ignore[method-assign]
+        before = footer_keys(footer)
+        assert "escape" not in [k for k, *_ in before]
+
+        app.post_message(RunEventReceived(RunStarted(run_id=5, total=50)))
+        await settle(pilot)
+        await pilot.pause()
+        during = footer_keys(footer)
+        assert app.runs.active
+        if size == (160, 48):  # at 80 columns Cancel is among the keys left to the help
+            assert "escape" in [k[0] for k in during]
+            assert not recomposed, "the footer was rebuilt for one key"
+        await footer.recompose()
+        await pilot.pause()
+        assert footer_keys(footer) == during, "the patched footer differs from a rebuilt one"
+
+        recomposed.clear()
+        app.post_message(RunEventReceived(RunFailed("the judge broke", run_id=5)))
+        await settle(pilot)
+        assert not app.runs.active
+        await pilot.pause()
+        after = footer_keys(footer)
+        if size == (160, 48):
+            assert not recomposed
+            assert after == before
+        await footer.recompose()
+        await pilot.pause()
+        assert footer_keys(footer) == after

@@ -48,7 +48,7 @@ def test_dataset_sets_the_default_view(sample):
     assert specs[:4] == ["all", "open", "closed", "adversarial"]
     assert "system:seq2seq" in specs
     assert ws.evaluators == []
-    assert ws.running is not None and ws.running.evaluators == []
+    assert ws.running_snapshots() == {} and ws.live_snapshots() == {}
 
 
 def test_bad_choices_are_refused(sample):

@@ -89,6 +89,11 @@ class TextWidths:
 
 
 @dataclass
+class RunningCorrelationsComputed(Message):
+    """The running keeper's thread computed newer running correlations of the judge columns."""
+
+
+@dataclass
 class DatasetLoaded(Message):
     """A dataset was read, and prepared for the workspace (on the worker: the UI thread only swaps it in)."""
 
@@ -164,6 +169,8 @@ class DatasetController:
         self.app = app
         self.services = services
         self.workspace = Workspace(seed=services.seed)
+        # Called on the keeper's thread: post_message is safe there.
+        self.workspace.running_keeper.computed = self._running_correlations_computed
         self.workspace_changed: Signal[WorkspaceChange] = Signal(app, "workspace-changed")
         self.dataset_summary: DatasetSummary | None = None
         self.dataset_ceilings: list[CeilingRow] = []
@@ -187,6 +194,12 @@ class DatasetController:
         #: When the computing statistics started, and how long the last computation took (seconds).
         self._stats_started = 0.0
         self._stats_seconds = 0.0
+
+    def _running_correlations_computed(self) -> None:
+        self.app.post_message(RunningCorrelationsComputed())
+
+    def running_correlations_computed(self, message: RunningCorrelationsComputed) -> None:
+        self.publish(Change.LIVE)
 
     def publish(self, kind: Change, item_ids: frozenset[str] = frozenset()) -> None:
         """Tell the screens what changed."""

@@ -70,6 +70,8 @@ class ScoresScreen(WorkspaceScreen):
         #: When the correlation panel was last drawn (monotonic s), and whether a redraw waits.
         self._panel_drawn_at = -1.0
         self._panel_redraw_pending = False
+        #: The lines the status took when last drawn (a change asks for a layout pass).
+        self._status_lines = 1
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -98,6 +100,9 @@ class ScoresScreen(WorkspaceScreen):
 
     def workspace_changed(self, change: WorkspaceChange) -> None:
         kind = change.kind
+        if kind is Change.LIVE:  # the numbers asked for by the last draw: drawn, not asked for again
+            self._redraw_panel(ask=False)
+            return
         if kind in (Change.DATASET, Change.SELECTION):
             self._sync_selection_bar()
             self._rebuild_table(selection_only=kind is Change.SELECTION)
@@ -263,10 +268,10 @@ class ScoresScreen(WorkspaceScreen):
         self._panel_redraw_pending = False
         self._redraw_panel()
 
-    def _redraw_panel(self) -> None:
+    def _redraw_panel(self, *, ask: bool = True) -> None:
         self._panel_drawn_at = time.monotonic()
         ws = self.dj.workspace
-        rows = panel_rows(ws, self.dj.datasets.stats)
+        rows = panel_rows(ws, self.dj.datasets.stats, ask=ask)
         how = ws.aggregation.value
         n = ws.n_human_labels()  # the panel is drawn twice a second while a run streams in
         title = f"{ws.quality} ({how} of annotators) · subset {ws.subset.spec} · {n} rated items"
@@ -285,8 +290,15 @@ class ScoresScreen(WorkspaceScreen):
         self.query_one(LabelAgreementPanel).show(self.dj.labels.report_for(ws.quality, ws.qualities()))
 
     def _redraw_status(self) -> None:
-        # One line high in the stylesheet, so a new status never needs a layout pass.
-        self.query_one("#scores-status", Static).update(self.status_text(), layout=False)
+        # One line high in the stylesheet (two at most where narrow): a layout pass re-measures the whole
+        # screen, so a new status asks for one only when the lines it takes change.
+        status = self.query_one("#scores-status", Static)
+        text = self.status_text()
+        lines = 1
+        if self.has_class("-narrow") and status.content_size.width > 0:
+            lines = min(2, len(text.wrap(self.app.console, status.content_size.width)))
+        status.update(text, layout=lines != self._status_lines)
+        self._status_lines = lines
 
     def status_text(self) -> Text:
         dj = self.dj

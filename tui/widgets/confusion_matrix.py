@@ -13,12 +13,12 @@ import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from rich.console import Group, RenderableType
-from rich.table import Table
 from rich.text import Text
 from textual.widgets import Static
 
 from dialjudge.core.format import number_text
+
+from .text_table import Column, joined, table_lines
 
 if TYPE_CHECKING:
     from dialjudge.core.api.types import (
@@ -38,31 +38,28 @@ def kappa_line(view: ConfusionView) -> str:
             f"linear κ {number_text(view.kappa_linear)} · quadratic κ {number_text(view.kappa_quadratic)}")
 
 
-def render_confusion(view: ConfusionView) -> RenderableType:
+def confusion_lines(view: ConfusionView) -> list[Text]:
+    """The matrix as lines (a :mod:`.text_table`: it redraws at every refresh of a run that streams in)."""
     labels = [label_text(v) for v in view.matrix.labels]
     # The titles are lines of their own: a table's title wraps at the (narrow) table's width.
     title = Text(f"{view.evaluator} on {view.quality}: rows judge, columns human", style="bold")
-    table = Table(box=None, padding=(0, 1), show_edge=False, header_style="bold")
-    table.add_column("judge \\ human")
-    for label in labels:
-        table.add_column(label, justify="right")
-    for i, (label, row) in enumerate(zip(labels, view.matrix.counts, strict=True)):
-        table.add_row(label, *(Text(str(count), style="bold" if i == j else ("dim" if not count else ""))
-                               for j, count in enumerate(row)))
-    return Group(title, table, Text(kappa_line(view)))
+    columns = [Column("judge \\ human"), *(Column(label, justify="right") for label in labels)]
+    rows: list[list[Text | str]] = [
+        [label, *(Text(str(count), style="bold" if i == j else ("dim" if not count else ""))
+                  for j, count in enumerate(row))]
+        for i, (label, row) in enumerate(zip(labels, view.matrix.counts, strict=True))]
+    return [title, *table_lines(columns, rows), Text(kappa_line(view))]
 
 
-def render_inter_judge(matrix: InterJudgeMatrix) -> RenderableType:
+def render_inter_judge(matrix: InterJudgeMatrix) -> Text:
     measure = "Spearman ρ" if matrix.measure == "spearman" else f"Cohen's {matrix.measure.replace('kappa', 'κ')}"
     title = Text(f"Inter-judge agreement ({measure} on items both scored): before pooling the judges", style="bold")
-    table = Table(box=None, padding=(0, 1), show_edge=False, header_style="bold")
-    table.add_column("judge × judge")
-    for name in matrix.judges:
-        table.add_column(name, justify="right")
-    for i, name in enumerate(matrix.judges):
-        table.add_row(name, *(f"{number_text(matrix.values[i][j])} (n {matrix.n[i][j]})" if i != j else "·"
-                              for j in range(len(matrix.judges))))
-    return Group(title, table)
+    columns = [Column("judge × judge"), *(Column(name, justify="right") for name in matrix.judges)]
+    rows: list[list[Text | str]] = [
+        [name, *(f"{number_text(matrix.values[i][j])} (n {matrix.n[i][j]})" if i != j else "·"
+                 for j in range(len(matrix.judges)))]
+        for i, name in enumerate(matrix.judges)]
+    return joined([title, *table_lines(columns, rows)])
 
 
 class ConfusionMatrix(Static):
@@ -76,12 +73,12 @@ class ConfusionMatrix(Static):
 
     def show(self, views: Sequence[ConfusionView], *, notes: Sequence[str] = ()) -> None:
         self.views = list(views)
-        parts: list[RenderableType] = []
+        lines: list[Text] = []
         for view in self.views:
-            parts += [render_confusion(view), Text("")]
-        parts += [Text(note, style="dim") for note in notes]
+            lines += [*confusion_lines(view), Text("")]
+        lines += [Text(note, style="dim") for note in notes]
         # While a run streams in, the counts change at every refresh but the matrices keep their lines; a
         # layout pass re-measures the whole screen (30-90 ms at 100,000 items), so only a new shape asks for one.
         shape = (tuple((view.evaluator, tuple(view.matrix.labels)) for view in self.views), tuple(notes))
-        self.update(Group(*parts), layout=shape != self._shape)
+        self.update(joined(lines), layout=shape != self._shape)
         self._shape = shape

@@ -14,13 +14,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from rich.console import Group
-from rich.table import Table
 from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from ..format import interval_text, number_text
+from .text_table import Column, joined, table_lines
 
 if TYPE_CHECKING:
     from dialjudge.core.api.types import (
@@ -94,15 +93,16 @@ def pending_row(evaluator: str, kind: str) -> PanelRow:
     return PanelRow(evaluator, kind, NAN, NAN, NAN, {}, None, None, pending=True)
 
 
-def panel_rows(workspace: Workspace, stats: StatsState | None) -> list[PanelRow]:
+def panel_rows(workspace: Workspace, stats: StatsState | None, *, ask: bool = True) -> list[PanelRow]:
     """The panel's rows for the workspace's current view: computed cells where they are
-    current, running correlations for judges whose scores changed since."""
+    current, running correlations for judges whose scores changed since (the last computed on the
+    running keeper's thread; ``ask``: newer ones are asked for where scores changed since)."""
     quality = workspace.quality
     if quality is None:
         return []
     if stats is not None and (stats.selection_version != workspace.selection_version or stats.quality != quality):
         stats = None
-    live = workspace.running_snapshots()
+    live = workspace.live_snapshots(ask=ask)
     rows = []
     for name in workspace.evaluators:
         kind = workspace.kind(name).value
@@ -151,13 +151,11 @@ class CorrelationPanel(VerticalScroll):
         self._shape = shape
         self.query_one("#correlation-body", Static).update(self._render_rows(rows), layout=not same_height)
 
-    def _render_rows(self, rows: list[PanelRow]) -> Group:
-        table = Table(box=None, padding=(0, 1), show_edge=False, expand=False, header_style="bold")
-        table.add_column("evaluator", no_wrap=True, min_width=13, max_width=18)
-        for method in METHODS:
-            table.add_column(SYMBOLS[method], justify="right", no_wrap=True, min_width=11)
-        table.add_column("n", justify="right", no_wrap=True)
-        table.add_column("fail", justify="right", no_wrap=True)
+    def _render_rows(self, rows: list[PanelRow]) -> Text:
+        columns = [Column("evaluator", min_width=13, max_width=18),
+                   *(Column(SYMBOLS[method], justify="right", min_width=11) for method in METHODS),
+                   Column("n", justify="right"), Column("fail", justify="right")]
+        cells: list[list[Text | str]] = []
         for row in rows:
             name = Text(row.evaluator, style=_NAME_STYLES.get(row.kind, ""))
             if row.live:
@@ -167,18 +165,17 @@ class CorrelationPanel(VerticalScroll):
             n = "" if row.n is None else str(row.n)
             failures = "" if row.failures is None else str(row.failures)
             fail_text = Text(failures, style="red" if row.failures else "dim")
-            if row.kind == "ceiling":
-                table.add_section()
-            table.add_row(name, *values, Text(n, style="dim"), fail_text)
+            cells.append([name, *values, Text(n, style="dim"), fail_text])
             detail = [Text(interval_text(*row.intervals[m]) if m in row.intervals else "", style="dim")
                       for m in METHODS]
             note = Text("  " + short_reason(row.reason), style="dim italic") if row.reason else Text("")
             if note.plain or any(d.plain for d in detail):
-                table.add_row(note, *detail, "", "")
-        parts: list = [Text("Agreement with humans", style="bold"), Text(self._title, style="dim"), table]
+                cells.append([note, *detail, "", ""])
+        lines = [Text("Agreement with humans", style="bold"), Text(self._title, style="dim"),
+                 *table_lines(columns, cells)]
         if self._note:
-            parts.append(Text(self._note, style="dim"))
-        return Group(*parts)
+            lines.append(Text(self._note, style="dim"))
+        return joined(lines)
 
 
 def _shape(rows: list[PanelRow], title: str, note: str) -> tuple[object, ...]:
