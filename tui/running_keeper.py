@@ -2,7 +2,7 @@
 
 Judgments reach the :class:`~.scores_view_model.Workspace` on the UI thread as a run streams in, but their
 running correlations (:class:`~dialjudge.core.stats.running.RunningCorrelations`) are not computed there:
-building them for a view walks every rated item (40-50 ms of the UI thread at 100,000 items, as a run's first
+building them for a view walks every rated item (50-60 ms of the UI thread at 100,000 items, as a run's first
 judgment arrived), and each look at Spearman's ρ and Kendall's τ applies the ranks queued since the last
 (15-20 ms at every redraw of the panel). The UI thread only queues scores and asks; this keeper's one thread
 applies them and computes, and says when new numbers are in. Meanwhile the panel shows the last numbers

@@ -48,7 +48,6 @@ def test_dataset_sets_the_default_view(sample):
     assert specs[:4] == ["all", "open", "closed", "adversarial"]
     assert "system:seq2seq" in specs
     assert ws.evaluators == []
-    assert ws.running_snapshots() == {} and ws.live_snapshots() == {}
 
 
 def test_bad_choices_are_refused(sample):
@@ -219,3 +218,28 @@ def test_a_dataset_prepared_under_other_settings_is_prepared_again(sample):
     ws.set_dataset(prepared)
     assert ws.human_labels() == {ex.id: ex.human("overall", Aggregation.MEDIAN) for ex in sample
                                  if "overall" in ex.ratings}
+
+
+def test_live_snapshots_are_asked_for_once_per_change_and_arrive_without_waiting(sample):
+    """The panel's path: live_snapshots returns at once (what was last computed) and asks the keeper's thread for
+    newer numbers only when scores changed since the last question; the numbers equal the blocking ones."""
+    import threading
+
+    ws = Workspace()
+    ws.set_dataset(sample)
+    asked: list[int] = []
+    keeper = ws.running_keeper
+    original_ask = keeper.ask
+    keeper.ask = lambda: (asked.append(1), original_ask())[1]  # type: ignore[method-assign]
+    computed = threading.Event()
+    keeper.computed = computed.set
+    for ex in sample.examples[:20]:
+        ws.add_judgment(judgment(ex.id, "smollm2", judge_score(ex.id, 1)), run_id=3)
+    assert ws.live_snapshots() == {}  # nothing computed yet: it does not wait
+    assert computed.wait(30) and asked == [1]
+    live = ws.live_snapshots()
+    assert asked == [1]  # no score changed since: not asked again
+    assert live == ws.running_snapshots() and live["smollm2#3"].n > 0
+    ws.add_judgment(judgment(sample.examples[20].id, "smollm2", 0.5), run_id=3)
+    ws.live_snapshots()
+    assert asked == [1, 1]

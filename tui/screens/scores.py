@@ -290,13 +290,11 @@ class ScoresScreen(WorkspaceScreen):
         self.query_one(LabelAgreementPanel).show(self.dj.labels.report_for(ws.quality, ws.qualities()))
 
     def _redraw_status(self) -> None:
-        # One line high in the stylesheet (two at most where narrow): a layout pass re-measures the whole
-        # screen, so a new status asks for one only when the lines it takes change.
+        # Its height is the stylesheet's (one line, or up to two where narrow); a layout pass re-measures the
+        # whole screen, so a new status asks for one only when the lines it wraps to change.
         status = self.query_one("#scores-status", Static)
         text = self.status_text()
-        lines = 1
-        if self.has_class("-narrow") and status.content_size.width > 0:
-            lines = min(2, len(text.wrap(self.app.console, status.content_size.width)))
+        lines = len(text.wrap(self.app.console, status.content_size.width)) if status.content_size.width else 1
         status.update(text, layout=lines != self._status_lines)
         self._status_lines = lines
 
