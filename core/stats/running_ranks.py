@@ -70,14 +70,21 @@ class RankConcordance:
         self._rank_sums: dict[float, int] = {}
         self._s = 0  # Kendall's S over the applied pairs
         self._n_applied = 0
-        self._queued_x: list[float] = []
-        self._queued_y: list[float] = []
+        #: Pairs added and not applied yet, with their counts. Counted, not listed: a retry takes out a queued
+        #: pair in O(1). A list searched from its end made each removal O(queue): when a second judge column
+        #: replaced every pooled score of 100,000 items, the keeper never caught up (2.5 s of CPU a second).
+        self._queued: Counter[tuple[float, float]] = Counter()
+        self._n_queued = 0
+        #: Applied pairs taken out, not yet unapplied: removed in one vectorised pass with the next additions
+        #: (one at a time, each was an O(n) array copy and a pass over every label).
+        self._removed: Counter[tuple[float, float]] = Counter()
+        self._n_removed = 0
         self.x_ties = _TieSums()
         self.y_ties = _TieSums()
 
     @property
     def n(self) -> int:
-        return self._n_applied + len(self._queued_x)
+        return self._n_applied - self._n_removed + self._n_queued
 
     @property
     def n_groups(self) -> int:
@@ -85,44 +92,81 @@ class RankConcordance:
 
     def add(self, x: float, y: float) -> None:
         x, y = float(x), float(y)
-        self._queued_x.append(x)
-        self._queued_y.append(y)
+        self._queued[x, y] += 1
+        self._n_queued += 1
         self.x_ties.change(x, 1)
         self.y_ties.change(y, 1)
 
     def remove(self, x: float, y: float) -> None:
-        """Take out one pair (x, y) that was added."""
+        """Take out one pair (x, y) that was added; KeyError if there is none left."""
         x, y = float(x), float(y)
+        pair = (x, y)
+        queued = self._queued.get(pair, 0)
+        if queued:
+            if queued == 1:
+                del self._queued[pair]
+            else:
+                self._queued[pair] = queued - 1
+            self._n_queued -= 1
+        else:
+            group = self._groups.get(y, _EMPTY)
+            applied = int(np.searchsorted(group, x, "right") - np.searchsorted(group, x, "left"))
+            if applied <= self._removed.get(pair, 0):
+                raise KeyError(f"no pair ({x}, {y})")
+            self._removed[pair] += 1
+            self._n_removed += 1
         self.x_ties.change(x, -1)
         self.y_ties.change(y, -1)
-        for i in range(len(self._queued_x) - 1, -1, -1):
-            if self._queued_x[i] == x and self._queued_y[i] == y:
-                del self._queued_x[i], self._queued_y[i]
-                return
-        group = self._groups[y]
-        at = int(np.searchsorted(group, x))
-        if at >= group.size or group[at] != x:
-            raise KeyError(f"no pair ({x}, {y})")
-        self._groups[y] = group = np.delete(group, at)
-        self._n_applied -= 1
-        rank = 1  # doubled midrank of x among the others, plus its own place: 2*below + equal + 1
-        for label, scores in self._groups.items():
-            below = int(np.searchsorted(scores, x, "left"))
-            not_above = int(np.searchsorted(scores, x, "right"))
-            above, equal = scores.size - not_above, not_above - below
-            self._s -= _sign(y - label) * (below - above)
-            self._rank_sums[label] -= 2 * above + equal  # the others' midranks fall
-            rank += 2 * below + equal
-        self._rank_sums[y] -= rank + 1  # its own midrank counted itself once among the equal ones
-        if not group.size:
-            del self._groups[y], self._rank_sums[y]
 
-    def _apply_queued(self) -> None:
-        if not self._queued_x:
-            return
-        xb = np.asarray(self._queued_x, dtype=float)
-        yb = np.asarray(self._queued_y, dtype=float)
-        self._queued_x, self._queued_y = [], []
+    def _apply_pending(self) -> None:
+        """Apply the removals, then the additions, each in one vectorised pass."""
+        if self._removed:
+            xb, yb = _unpack(self._removed)
+            self._removed, self._n_removed = Counter(), 0
+            self._unapply(xb, yb)
+        if self._queued:
+            xb, yb = _unpack(self._queued)
+            self._queued, self._n_queued = Counter(), 0
+            self._apply(xb, yb)
+
+    def _unapply(self, xb: np.ndarray, yb: np.ndarray) -> None:
+        """Take the applied pairs (xb, yb) out. With A the applied pairs, R these and A' = A - R:
+        S(A') = S(A) - cross(R, A) + S(R), where cross sums sign(dx) * sign(dy) over ordered pairs (so
+        cross(R, R) = 2 S(R)); a score of A' loses, from its doubled midrank, 2 per removed score below it
+        and 1 per removed score equal to it, and a removed score's own midrank in A leaves its group's sum."""
+        removed_groups = {float(label): np.sort(xb[yb == label]) for label in np.unique(yb)}
+        rank_in_applied = np.ones(xb.size, dtype=np.int64)  # doubled midranks in A of the removed scores
+        cross_applied = cross_removed = 0
+        for label, scores in self._groups.items():
+            sign = np.sign(yb - label).astype(np.int64)
+            below = np.searchsorted(scores, xb, "left")
+            not_above = np.searchsorted(scores, xb, "right")
+            above, equal = scores.size - not_above, not_above - below
+            cross_applied += int(np.dot(sign, below - above))
+            rank_in_applied += 2 * below + equal
+            removed = removed_groups.get(label)
+            if removed is not None:  # what remains of the group: A'_c = A_c - R_c
+                r_below = np.searchsorted(removed, xb, "left")
+                r_not_above = np.searchsorted(removed, xb, "right")
+                r_above, r_equal = removed.size - r_not_above, r_not_above - r_below
+                cross_removed += int(np.dot(sign, r_below - r_above))
+                above, equal = above - r_above, equal - r_equal
+            self._rank_sums[label] -= int((2 * above + equal).sum())
+        self._s -= cross_applied - cross_removed // 2
+        for label, removed in removed_groups.items():
+            self._rank_sums[label] -= int(rank_in_applied[yb == label].sum())
+            group = self._groups[label]
+            # The k-th copy of a removed value sits k places after the first copy of it in the group.
+            copy = np.arange(removed.size) - np.searchsorted(removed, removed, "left")
+            at = np.searchsorted(group, removed, "left") + copy
+            group = np.delete(group, at)
+            if group.size:
+                self._groups[label] = group
+            else:
+                del self._groups[label], self._rank_sums[label]
+        self._n_applied -= xb.size
+
+    def _apply(self, xb: np.ndarray, yb: np.ndarray) -> None:
         labels = sorted(set(self._groups) | set(np.unique(yb).tolist()))
         # Pairs between the new scores and the applied ones; the applied scores' midranks rise.
         rank = np.ones(xb.size, dtype=np.int64)  # doubled midranks of the new scores, built up below
@@ -157,7 +201,7 @@ class RankConcordance:
 
     def coefficients(self) -> tuple[float, float]:
         """(Spearman's rho, Kendall's tau-b); NaN where a variable is constant or n < 2."""
-        self._apply_queued()
+        self._apply_pending()
         n = self._n_applied
         if n < 2:
             return math.nan, math.nan
@@ -183,7 +227,7 @@ class RankConcordance:
     @property
     def kendall_s(self) -> int:
         """Concordant minus discordant pairs."""
-        self._apply_queued()
+        self._apply_pending()
         return self._s
 
     def p_values(self, rho: float, tau: float) -> tuple[float, float] | None:
@@ -212,5 +256,8 @@ class RankConcordance:
         return p_rho, p_tau
 
 
-def _sign(value: float) -> int:
-    return (value > 0) - (value < 0)
+def _unpack(pairs: Counter[tuple[float, float]]) -> tuple[np.ndarray, np.ndarray]:
+    """The counted pairs as two arrays, each pair repeated by its count."""
+    both = np.array(list(pairs), dtype=float).reshape(-1, 2)
+    counts = np.fromiter(pairs.values(), dtype=np.int64, count=len(pairs))
+    return np.repeat(both[:, 0], counts), np.repeat(both[:, 1], counts)

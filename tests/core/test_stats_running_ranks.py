@@ -45,6 +45,47 @@ def test_adds_removals_and_refreshes_in_any_order_equal_scipy(seed: int) -> None
     assert_equals_scipy(concordance, pairs)
 
 
+@pytest.mark.parametrize("seed", range(8))
+def test_many_removals_between_refreshes_equal_scipy(seed: int) -> None:
+    """Removals of applied pairs wait for the next refresh and are taken out together: many at once,
+    copies of one pair, whole label groups, pairs removed and added again."""
+    rng = np.random.default_rng(100 + seed)
+    concordance = RankConcordance()
+    pairs: list[tuple[float, float]] = []
+    for _ in range(400):
+        pair = (float(rng.integers(0, 4)) / 3, float(rng.integers(1, 4)))  # few distinct pairs: many copies
+        concordance.add(*pair)
+        pairs.append(pair)
+    assert_equals_scipy(concordance, pairs)
+    for _ in range(6):
+        for _ in range(int(rng.integers(20, 60))):
+            pair = pairs.pop(int(rng.integers(0, len(pairs))))
+            concordance.remove(*pair)
+            if rng.random() < 0.2:  # put back (queued), or another pair instead
+                again = pair if rng.random() < 0.5 else (float(rng.random()), float(rng.integers(1, 4)))
+                concordance.add(*again)
+                pairs.append(again)
+        assert concordance.n == len(pairs)
+        assert_equals_scipy(concordance, pairs)
+    for pair in [p for p in pairs if p[1] == 2.0]:  # a whole label group goes
+        concordance.remove(*pair)
+        pairs.remove(pair)
+    assert_equals_scipy(concordance, pairs)
+
+
+def test_removing_more_copies_than_were_added_fails() -> None:
+    concordance = RankConcordance()
+    for _ in range(2):
+        concordance.add(0.5, 1.0)
+    concordance.add(0.7, 2.0)
+    concordance.coefficients()
+    concordance.remove(0.5, 1.0)
+    concordance.remove(0.5, 1.0)  # both copies are waiting to be taken out
+    with pytest.raises(KeyError):
+        concordance.remove(0.5, 1.0)
+    assert concordance.n == 1
+
+
 def test_removing_a_pair_never_added_fails() -> None:
     concordance = RankConcordance()
     concordance.add(0.5, 1.0)

@@ -109,3 +109,34 @@ async def test_the_app_collects_young_garbage_while_work_runs(tmp_path) -> None:
     finally:
         release.set()
         gc.unfreeze()
+
+
+@linux_only
+async def test_work_that_follows_another_process_keeps_the_ui_threads_priority(tmp_path, worker_failures) -> None:
+    """The event loop's shared threads stay lowered once a thread worker lowered them; work that follows a
+    process (a judge run) runs on a thread of its own at the UI thread's priority, with the worker's result
+    or error."""
+    from textual.worker import WorkerState
+    from tui_helpers import make_services, wait_until
+
+    from dialjudge.tui.app import make_app
+    from dialjudge.tui.controllers.base import start_following_work, start_thread_work
+
+    app = make_app(services=make_services(tmp_path))
+    async with app.run_test() as pilot:
+        await wait_until(pilot, lambda: not any(w.is_running for w in app.workers), "the app at rest")
+        ui_priority = _own_priority()
+        lowered = start_thread_work(app, _own_priority, group="test-lowered", description="Lowered")
+        await lowered.wait()
+        assert lowered.result == max(ui_priority, BACKGROUND_NICENESS)
+        following = start_following_work(app, _own_priority, group="test-following", description="Following")
+        await following.wait()
+        assert following.result == ui_priority
+
+        def fails() -> None:
+            raise ValueError("the judge process said no")
+
+        failing = start_following_work(app, fails, group="test-failing", description="Failing")
+        await wait_until(pilot, lambda: failing.state is WorkerState.ERROR, "the failure reaching the worker")
+        await wait_until(pilot, lambda: bool(worker_failures.seen), "the failure reaching the app's handler")
+        assert [f.worker for f in worker_failures.expect("the judge process said no")] == ["test-failing"]

@@ -95,3 +95,18 @@ def test_a_failure_on_the_keepers_thread_is_raised_on_the_ui_thread() -> None:
         keeper.latest()
     with pytest.raises(ValueError, match="the build broke"):
         keeper.now()
+
+
+def test_a_column_added_at_once_counts_only_its_items_in_scope_and_equals_the_batch_computation() -> None:
+    human, scores = stream(3)
+    keeper = RunningKeeper()
+    keeper.reset(lambda: RunningCorrelations(human))
+    in_scope = {i for k, (_, i, _) in enumerate(scores) if k % 4}
+    keeper.add_column("judge", {i: s for _, i, s in scores}, in_scope)
+    keeper.add("judge", scores[1][1], 0.5)  # after the column: replaces its score
+    kept = [("judge", i, 0.5 if k == 1 else s) for k, (_, i, s) in enumerate(scores) if i in in_scope]
+    expected = batch(human, kept)
+    now = keeper.now()["judge"]
+    assert now.n == expected.n
+    for method in ("pearson", "spearman", "kendall"):
+        assert getattr(now, method) == pytest.approx(expected.coefficient(method).value, abs=1e-12)

@@ -121,6 +121,29 @@ def test_running_and_table_agree_on_judge_cells(sample):
     assert cell.result.kendall.value == pytest.approx(snap.kendall, abs=1e-12)
 
 
+def test_pool_of_partly_scored_columns_is_core_pool_after_a_column_goes(sample):
+    """The pool is worked out again when a column goes: items scored by one column, by several, failed."""
+    ws = Workspace()
+    ws.set_dataset(sample)
+    ids = [ex.id for ex in sample.examples]
+    table: dict[str, dict[str, Judgment]] = {"a#1": {}, "b#2": {}, "c#3": {}}
+    for column, name, run_id, every in (("a#1", "a", 1, 1), ("b#2", "b", 2, 2), ("c#3", "c", 3, 3)):
+        for k, item_id in enumerate(ids[::every]):
+            scored = judgment(item_id, name, None if k % 7 == 3 else judge_score(item_id, run_id))
+            ws.add_judgment(scored, run_id=run_id)
+            table[column][item_id] = scored
+    for gone in ("a#1", None):  # three columns, then without the widest: the pool stays the core's
+        expected = pool_scores(table, PoolMethod.MEAN)
+        assert dict(ws.scores_of(POOL)) == pytest.approx({i: p.value for i, p in expected.items()})
+        assert ws.running_snapshots()[POOL].n == sum(p.value is not None for p in expected.values())
+        if gone is None:
+            break
+        ws.remove_evaluator(gone)
+        del table[gone]
+    ws.remove_evaluator("c#3")
+    assert not ws.has_pool
+
+
 def test_pool_is_the_mean_of_judges_as_core_pools_it(sample):
     ws = Workspace()
     ws.set_dataset(sample)

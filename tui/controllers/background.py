@@ -15,6 +15,11 @@ for 150-380 ms. While any background work runs, automatic collection is paused
 (:data:`YOUNG_COLLECTION_INTERVAL_S`), and the long-lived results of the heavy work (a dataset,
 its metric scores and statistics, a run) are frozen out of later collections when it ends (the
 trade-off is explained in core's ``gc_pause``).
+
+A thread that only follows work done in another process (a judge run's) keeps the UI thread's
+priority (``controllers.base.start_following_work``): it holds the interpreter lock in many short
+moments, and lowered, the kernel took the core from it inside such a moment beside a busy process
+and gave it back tens of ms later, while the UI thread waited for the lock.
 """
 
 from __future__ import annotations
@@ -52,14 +57,17 @@ def lower_thread_priority(niceness: int = BACKGROUND_NICENESS) -> bool:
     return True
 
 
-def in_background(work: Callable[[], ResultType], *, settle: bool = False) -> Callable[[], ResultType]:
+def in_background(work: Callable[[], ResultType], *, settle: bool = False,
+                  lower_priority: bool = True) -> Callable[[], ResultType]:
     """``work``, run at the background priority by whichever thread calls it, with automatic garbage
     collection paused meanwhile; ``settle``: what is alive when it ends is frozen (see the module).
     Only for work whose results live long: each freeze also keeps for good the reference cycles
-    alive at that moment that die later (a dialog open then, closed after)."""
+    alive at that moment that die later (a dialog open then, closed after). ``lower_priority=False``
+    leaves the thread's priority as it is (a thread that follows another process's work: see the module)."""
 
     def run() -> ResultType:
-        lower_thread_priority()
+        if lower_priority:
+            lower_thread_priority()
         with gc_paused(settle=settle):
             return work()
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
 from textual.app import App
@@ -26,3 +28,26 @@ def start_thread_work(app: App[Any], work: Callable[[], ResultType], *, group: s
     """
     return app.run_worker(in_background(work, settle=long_lived_result), name=group, group=group,
                           description=description, exclusive=exclusive, exit_on_error=False, thread=True)
+
+
+def start_following_work(app: App[Any], work: Callable[[], ResultType], *, group: str, description: str,
+                         long_lived_result: bool = False) -> Worker[ResultType]:
+    """Run ``work``, which follows work done in another process, on a new thread of its own at the UI thread's
+    priority, as a worker of ``app`` (failures reach the app as for :func:`start_thread_work`).
+
+    Not a thread worker: those run on the event loop's shared threads, and a thread once lowered for other
+    work stays lowered (an unprivileged thread cannot raise its priority again). A lowered thread that holds
+    the interpreter lock in many short moments is preempted inside one, and the UI thread waits for the lock
+    meanwhile (:mod:`.background`). A new thread takes the priority of the UI thread that starts it.
+    """
+
+    async def on_a_thread_of_its_own() -> ResultType:
+        executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix=group)
+        try:
+            run = in_background(work, settle=long_lived_result, lower_priority=False)
+            return await asyncio.get_running_loop().run_in_executor(executor, run)
+        finally:
+            executor.shutdown(wait=False)
+
+    return app.run_worker(on_a_thread_of_its_own(), name=group, group=group, description=description,
+                          exclusive=True, exit_on_error=False)

@@ -65,7 +65,7 @@ from dialjudge.core.errors import ConfigError
 from dialjudge.core.model import Dataset
 
 from ..state import Change
-from .base import start_thread_work
+from .base import start_following_work, start_thread_work
 
 if TYPE_CHECKING:
     from ..services import Services
@@ -315,8 +315,8 @@ class RunController:
             finally:
                 self._handle = None
 
-        self._worker = start_thread_work(self.app, run, group=RUN_GROUP, description="Judge run",
-                                        long_lived_result=True)
+        self._worker = start_following_work(self.app, run, group=RUN_GROUP, description="Judge run",
+                                           long_lived_result=True)
         return self._worker
 
     def read_judge_log(self, reply_to: MessagePump) -> Worker[None]:
