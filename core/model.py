@@ -336,12 +336,20 @@ class Dataset:
 
     @property
     def qualities(self) -> dict[str, Scale]:
-        """Every rated quality with its scale, in first-seen order."""
-        out: dict[str, Scale] = {}
-        for ex in self.examples:
-            for q, r in ex.ratings.items():
-                out.setdefault(q, r.scale)
-        return out
+        """Every rated quality with its scale, in first-seen order (a new dict the caller may change)."""
+        # Kept until the examples list is replaced or grows (the compute worker extends it as pieces come):
+        # the walk takes 20-30 ms of the interpreter at 100,000 items, and a run's start and end each asked
+        # for it on threads beside the UI's. The list itself is kept (not its id), so a pickled copy that
+        # arrives with its own examples keeps a cache that is right for them.
+        examples = self.examples
+        cached = self.__dict__.get("_qualities")
+        if cached is None or cached[0] is not examples or cached[1] != len(examples):
+            out: dict[str, Scale] = {}
+            for ex in examples:
+                for q, r in ex.ratings.items():
+                    out.setdefault(q, r.scale)
+            cached = self._qualities = (examples, len(examples), out)
+        return dict(cached[2])
 
     def qualities_at(self, level: Level) -> dict[str, Scale]:
         out: dict[str, Scale] = {}

@@ -199,3 +199,29 @@ def test_a_subset_that_selects_nothing_is_an_error_not_an_empty_table() -> None:
         evaluate(dataset.subset([]), qualities=["overall"], include_metrics=False, n_boot=0)
     report = evaluate(dataset, qualities=["overall"], include_metrics=False, n_boot=0)
     assert any("no confidence intervals" in note for note in report.notes)
+
+
+def test_a_datasets_qualities_follow_its_examples_and_survive_pickling() -> None:
+    """Dataset.qualities is kept between calls: it must change when the examples do (the compute worker
+    extends the list as pieces arrive; a replace makes a new list), and a copy the caller changes is its own."""
+    import dataclasses
+    import pickle
+
+    five, two = Scale(ScaleKind.ORDINAL, 1, 5), Scale(ScaleKind.ORDINAL, 1, 2)
+
+    def example(i: int, quality: str, scale: Scale) -> Example:
+        return Example(id=f"ex{i}", group_id=f"g{i}", context=(Turn("A", "hi"),), candidate="yo", level=Level.TURN,
+                       ratings={quality: Rating((1,), scale)})
+
+    dataset = Dataset("d", [example(0, "overall", five)])
+    assert dataset.qualities == {"overall": five}
+    dataset.qualities["changed"] = two  # the caller's copy
+    assert dataset.qualities == {"overall": five}
+    dataset.examples.extend([example(1, "natural", two)])
+    assert dataset.qualities == {"overall": five, "natural": two}
+    replaced = dataclasses.replace(dataset, examples=[example(2, "engaging", two)])
+    assert replaced.qualities == {"engaging": two}
+    copy = pickle.loads(pickle.dumps(dataset))
+    assert copy.qualities == {"overall": five, "natural": two}
+    copy.examples.append(example(3, "coherent", five))
+    assert list(copy.qualities) == ["overall", "natural", "coherent"]

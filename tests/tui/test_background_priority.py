@@ -116,7 +116,7 @@ async def test_work_that_follows_another_process_keeps_the_ui_threads_priority(t
     """The event loop's shared threads stay lowered once a thread worker lowered them; work that follows a
     process (a judge run) runs on a thread of its own at the UI thread's priority, with the worker's result
     or error."""
-    from textual.worker import WorkerState
+    from textual.worker import WorkerState, get_current_worker
     from tui_helpers import make_services, wait_until
 
     from dialjudge.tui.app import make_app
@@ -129,9 +129,10 @@ async def test_work_that_follows_another_process_keeps_the_ui_threads_priority(t
         lowered = start_thread_work(app, _own_priority, group="test-lowered", description="Lowered")
         await lowered.wait()
         assert lowered.result == max(ui_priority, BACKGROUND_NICENESS)
-        following = start_following_work(app, _own_priority, group="test-following", description="Following")
+        following = start_following_work(app, lambda: (_own_priority(), get_current_worker().name),
+                                         group="test-following", description="Following")
         await following.wait()
-        assert following.result == ui_priority
+        assert following.result == (ui_priority, "test-following")  # and it knows its worker, as thread work does
 
         def fails() -> None:
             raise ValueError("the judge process said no")

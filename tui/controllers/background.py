@@ -16,10 +16,11 @@ for 150-380 ms. While any background work runs, automatic collection is paused
 its metric scores and statistics, a run) are frozen out of later collections when it ends (the
 trade-off is explained in core's ``gc_pause``).
 
-A thread that only follows work done in another process (a judge run's) keeps the UI thread's
-priority (``controllers.base.start_following_work``): it holds the interpreter lock in many short
-moments, and lowered, the kernel took the core from it inside such a moment beside a busy process
-and gave it back tens of ms later, while the UI thread waited for the lock.
+A thread that only follows work done in another process (a judge run's, a run's statistics refresh)
+keeps the UI thread's priority (``controllers.base.start_following_work``): it holds the interpreter
+lock in many short moments, and lowered, the kernel took the core from it inside such a moment beside
+a busy process and gave it back tens of ms later, while the UI thread waited for the lock (ARCHITECTURE.md
+gives the figures).
 """
 
 from __future__ import annotations

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import contextvars
+import functools
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
@@ -45,7 +47,9 @@ def start_following_work(app: App[Any], work: Callable[[], ResultType], *, group
         executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix=group)
         try:
             run = in_background(work, settle=long_lived_result, lower_priority=False)
-            return await asyncio.get_running_loop().run_in_executor(executor, run)
+            # In this worker's context, as a thread worker's work is: get_current_worker() answers there.
+            in_context = functools.partial(contextvars.copy_context().run, run)
+            return await asyncio.get_running_loop().run_in_executor(executor, in_context)
         finally:
             executor.shutdown(wait=False)
 
