@@ -338,7 +338,7 @@ class Dataset:
     def qualities(self) -> dict[str, Scale]:
         """Every rated quality with its scale, in first-seen order (a new dict the caller may change)."""
         # Kept until the examples list is replaced or grows (the compute worker extends it as pieces come):
-        # the walk takes 20-30 ms of the interpreter at 100,000 items, and a run's start and end each asked
+        # the walk takes 20 ms of the interpreter at 100,000 items, and a run's start and end each asked
         # for it on threads beside the UI's. The list itself is kept (not its id), so a pickled copy that
         # arrives with its own examples keeps a cache that is right for them.
         examples = self.examples

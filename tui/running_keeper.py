@@ -68,8 +68,9 @@ class RunningKeeper:
     # -- the UI thread ---------------------------------------------------------------------------
 
     def reset(self, build: Build) -> None:
-        """A new view: ``build`` (called on the keeper's thread) makes its running correlations, with every
-        score added before this call (build from copies: the UI thread goes on changing its own)."""
+        """A new view: ``build`` (called on the keeper's thread) makes its running correlations, empty or fed
+        from copies (the UI thread goes on changing its own); the scores and columns added after this call are
+        applied to them, those added before are the older view's and dropped."""
         self._generation += 1
         self._adds = deque()
         self._latest = (self._generation, {})

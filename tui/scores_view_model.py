@@ -196,8 +196,8 @@ class Workspace:
         #: The judge columns' versions when the running correlations were last asked for.
         self._asked_versions: dict[str, int] | None = None
         self._subsets: list[Subset] | None = None
-        # Dataset.qualities scans every example and pooling ratings is not free, while
-        # the view asks for scales and labels item by item: both are kept per view.
+        # The view asks for scales and labels item by item: both are kept per view (Dataset.qualities
+        # returns a new dict at each call, and pooling ratings is not free).
         self._scales: dict[str, Scale] = {}
         self._pooled: dict[str, float | None] | None = None
         self._pooled_view: tuple[object, ...] | None = None
@@ -566,7 +566,7 @@ class Workspace:
 
     def _build_running(self) -> None:
         """Give the keeper a fresh RunningCorrelations of the current view, fed the judge scores in it: built
-        on the keeper's thread from copies of the scores (taking a copy is a C loop; the build is not)."""
+        and fed on the keeper's thread, from copies of the scores (taking a copy is a C loop; feeding is not)."""
         self._asked_versions = None
         if self.dataset is None or self.quality is None:
             self._in_scope = frozenset()
@@ -574,17 +574,14 @@ class Workspace:
             return
         human = self.human_labels()
         selected = self.selected_examples()
-        columns = {name: dict(self.scores_of(name)) for name in self.judge_names + ([POOL] if self.has_pool else [])}
         n_boot, seed = self.running_n_boot, self.seed
-        self._in_scope = human.keys()
+        self._in_scope = in_scope = human.keys()
 
         def build() -> RunningCorrelations:
             groups = {ex.id: ex.group_id for ex in selected if ex.id in human}
-            running = RunningCorrelations(human, groups, n_boot=n_boot, seed=seed)
-            for name, scores in columns.items():
-                for item_id, score in scores.items():
-                    if item_id in human:
-                        running.add(name, item_id, score)
-            return running
+            return RunningCorrelations(human, groups, n_boot=n_boot, seed=seed)
 
-        self.running_keeper.reset(build)
+        keeper = self.running_keeper
+        keeper.reset(build)
+        for name in self.judge_names + ([POOL] if self.has_pool else []):
+            keeper.add_column(name, dict(self.scores_of(name)), in_scope)

@@ -294,8 +294,9 @@ class RunController:
 
         def run() -> Any:
             if not self._pairwise:
-                # Here, not on the UI thread: finding the quality's scale walks every item of the dataset (20-30 ms
-                # at 100,000). Set before the run starts, so before any judgment of it is applied.
+                # Here, not on the UI thread: finding the quality's scale may walk every item of the dataset (20 ms
+                # at 100,000; Dataset.qualities keeps it after). Set before the run starts, so before any judgment
+                # of it is applied.
                 self._judge_scale = judge_scale(config, dataset)
             session = self.services.session
             options = EngineOptions(**{"clock": self.services.clock, **engine_options})
