@@ -15,8 +15,9 @@ it died (a signal, out of memory): a computation in flight when it dies raises :
 the app stays up. What crosses between the two processes:
 
 * the open dataset, once per process: its shell, then its examples a few hundred at a time (each piece
-  pickled by one C call of about 10 ms that holds the app's interpreter; all 100,000 at once held it for
-  a second). The child keeps the last :data:`DATASETS_KEPT` it was sent;
+  about 10 ms of the app's interpreter to pickle; all 100,000 at once held it for a second), pickled once per
+  dataset (:mod:`.pickled_examples`: a run sends the judge process the same bytes). The child keeps the last
+  :data:`DATASETS_KEPT` it was sent;
 * per computation: a module-level function (of this module, or of :mod:`.decisions_in_worker` for the
   paired comparison, discernment and a stored run's label estimates) and its arguments; a column of scores (item ->
   score) goes in pieces of :data:`ITEMS_PER_PIECE` entries, since a 100,000-entry mapping pickled or
@@ -52,19 +53,18 @@ from ..judge_diagnostics import JudgeDiagnostics
 from ..judges.run.config import RunConfig
 from ..metrics.batch import MetricScores, score_examples
 from ..metrics.registry import DEFAULT_PROFILE
-from ..model import Aggregation, Dataset, Example, Scale
+from ..model import Aggregation, Dataset, Scale
 from ..stats import agreement_table
 from ..stats.ceiling import CeilingRow
 from ..stats.table import AgreementTable
 from ..subsets import ALL, Subset
 from ..worker_process import ChildProcess, WorkersByOwner, exit_text, start_child
 from .formatting import ceiling_table
+from .pickled_examples import pickled_examples, unpickled_examples
 from .run_worker import judge_log_dir, share_cores_with_judges
 from .session import Session
 from .view import judges_as_labels
 
-#: Examples pickled together when a dataset crosses to the process.
-EXAMPLES_PER_PIECE = 500
 #: Entries of a score column (item -> score) pickled together, either way.
 ITEMS_PER_PIECE = 10_000
 #: Datasets the process keeps (the one open, and the one before it while its last computations end).
@@ -106,7 +106,8 @@ class _DatasetShell:
 @dataclass(frozen=True)
 class _DatasetPiece:
     key: int
-    examples: list[Example]
+    #: Examples pickled together (:func:`~.pickled_examples.pickled_examples`).
+    examples: bytes
 
 
 @dataclass(frozen=True)
@@ -301,9 +302,8 @@ class ComputeWorker:
                         return child, key
                 key = next(self._ids)
             self._send(child, _DatasetShell(key, dataclasses.replace(dataset, examples=[])))
-            examples = dataset.examples
-            for start in range(0, len(examples), EXAMPLES_PER_PIECE):
-                self._send(child, _DatasetPiece(key, examples[start:start + EXAMPLES_PER_PIECE]))
+            for piece in pickled_examples(dataset):
+                self._send(child, _DatasetPiece(key, piece))
             with self._lock:
                 if self._child is child:
                     self._sent = [*self._sent, (weakref.ref(dataset), key)][-DATASETS_KEPT:]
@@ -490,7 +490,7 @@ class _Server:
             elif isinstance(message, _DatasetPiece):
                 dataset = self._datasets.get(message.key)
                 if dataset is not None:
-                    dataset.examples.extend(message.examples)
+                    dataset.examples.extend(unpickled_examples((message.examples,)))
             elif isinstance(message, _ColumnPiece):
                 self._columns.setdefault(message.job_id, {}).setdefault(message.name, {}).update(message.items)
             elif isinstance(message, _Task):

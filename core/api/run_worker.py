@@ -9,9 +9,10 @@ computes on one thread of its own (``LlamaBackend``'s executor), a trial asked d
 of the run's requests: two computations of one model never overlap. What crosses between the two processes:
 
 * once, when the worker starts (its arguments): the session's configuration and store path;
-* per run: the run's configuration, the dataset and the engine options (pickled); the child writes every
-  judgment to the run store itself; the parent follows the store (the judgments written after the last it
-  read, :meth:`Judgments.judgments_after`) and hands each to the display as the :class:`JudgmentScored`
+* per run: the run's configuration, the dataset and the engine options (pickled; the dataset's examples in
+  pieces of a few hundred, each its own message ahead of the job, pickled once per dataset:
+  :mod:`.pickled_examples`); the child writes every judgment to the run store itself; the parent follows the
+  store (the judgments written after the last it read, :meth:`Judgments.judgments_after`) and hands each to the display as the :class:`JudgmentScored`
   the engine would have, so that a judgment is never pickled across; every other event of the engine
   (phases, progress, the stop rule's looks, a failure, the end) comes over the one pipe, in order;
 * per tuning search: the search space and the dataset; the child runs the same search (:func:`.judging.open_search`)
@@ -77,6 +78,7 @@ from ..worker_process import ChildProcess, WorkersByOwner, end_soon, exit_text, 
 from .align import AlignHandle, AlignReport, AlignRequest, open_align
 from .display import RunDisplay
 from .judging import SearchHandle, open_search
+from .pickled_examples import pickled_examples, unpickled_examples
 from .prompt_lab import ask_judge, judge_key
 from .runs import open_run
 from .session import Session
@@ -153,29 +155,20 @@ def judge_log(session: Session, *, tail_bytes: int = LOG_TAIL_BYTES) -> JudgeLog
 # -- what crosses the pipe ----------------------------------------------------------------------------------
 
 
-#: Examples pickled together when a dataset crosses to the worker (see _PickledDataset).
-EXAMPLES_PER_PIECE = 500
-
-
 @dataclass(frozen=True)
 class _PickledDataset:
-    """A dataset as it crosses to the worker: its examples pickled a few hundred at a time, on the caller's
-    thread. Pickling is one C call that holds the interpreter: 100,000 items at once held it a second
-    (the app's UI thread with it), a piece of 500 about 10 ms."""
+    """A dataset as it crosses to the worker: its examples pickled a few hundred at a time on the caller's
+    thread, and only once per dataset (:mod:`.pickled_examples`: the compute process was sent the same bytes)."""
 
     shell: Dataset  # the dataset without its examples
     pieces: tuple[bytes, ...]
 
     @classmethod
     def of(cls, dataset: Dataset) -> _PickledDataset:
-        examples = dataset.examples
-        pieces = tuple(pickle.dumps(examples[start:start + EXAMPLES_PER_PIECE], protocol=pickle.HIGHEST_PROTOCOL)
-                       for start in range(0, len(examples), EXAMPLES_PER_PIECE))
-        return cls(dataclasses.replace(dataset, examples=[]), pieces)
+        return cls(dataclasses.replace(dataset, examples=[]), pickled_examples(dataset))
 
     def dataset(self) -> Dataset:
-        examples = [example for piece in self.pieces for example in pickle.loads(piece)]
-        return dataclasses.replace(self.shell, examples=examples)
+        return dataclasses.replace(self.shell, examples=unpickled_examples(self.pieces))
 
 
 @dataclass(frozen=True)
@@ -216,6 +209,31 @@ class _AlignJob:
 
 #: A job that runs a search in the child, sends its events and ends with a report.
 _ReportJob = _SearchJob | _AlignJob
+
+
+@dataclass(frozen=True)
+class _ExamplesPiece:
+    """A piece of the dataset of the job that follows with the same id (:func:`_pieces_ahead`)."""
+
+    piece: bytes
+
+
+def _pieces_ahead(work: Any) -> tuple[Any, tuple[bytes, ...]]:
+    """``work`` without its dataset's pieces, and the pieces, which cross ahead of it one message each: the job
+    pickled whole copied 19 MB (100,000 items) in one call holding the interpreter, and the app's UI thread
+    waited 30-47 ms for it as a run began."""
+    shipped = getattr(work, "dataset", None)
+    if not isinstance(shipped, _PickledDataset) or not shipped.pieces:
+        return work, ()
+    return dataclasses.replace(work, dataset=dataclasses.replace(shipped, pieces=())), shipped.pieces
+
+
+def _with_pieces(work: Any, pieces: list[bytes]) -> Any:
+    """The job as :func:`_pieces_ahead` took it apart, its pieces back in place."""
+    shipped = getattr(work, "dataset", None)
+    if not isinstance(shipped, _PickledDataset) or not pieces:
+        return work
+    return dataclasses.replace(work, dataset=dataclasses.replace(shipped, pieces=tuple(pieces)))
 
 
 @dataclass(frozen=True)
@@ -319,7 +337,10 @@ class JudgeWorker:
             job = self._jobs[self._next_id] = _Job(self, self._next_id, child)
         # Not under _lock: a large job waits here until the worker has read it (a worker that has just
         # started reads once its imports are done), and the replies to other jobs must not wait for it.
+        work, pieces = _pieces_ahead(work)
         with self._send_lock, contextlib.suppress(OSError):  # it ended meanwhile: its thread tells the job
+            for piece in pieces:
+                child.connection.send((job.job_id, _ExamplesPiece(piece)))
             child.connection.send((job.job_id, work))
         return job
 
@@ -746,9 +767,14 @@ class _Server:
     def _receive(self) -> None:
         """On a thread: every job the parent sends, to the loop; the parent's end closing ends the worker."""
         assert self._loop is not None
+        pieces: dict[int, list[bytes]] = {}  # of the jobs whose pieces came ahead of them
         try:
             while True:
                 job_id, work = self._connection.recv()
+                if isinstance(work, _ExamplesPiece):
+                    pieces.setdefault(job_id, []).append(work.piece)
+                    continue
+                work = _with_pieces(work, pieces.pop(job_id, []))
                 self._loop.call_soon_threadsafe(self._start, job_id, work)
         except (EOFError, OSError):  # the parent ended: cancel, store, and go, within worker_process.GRACE_S
             end_soon()

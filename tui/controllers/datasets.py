@@ -191,6 +191,8 @@ class DatasetController:
         self._stats_worker: Worker[None] | None = None
         #: A refresh asked for meanwhile: None (none), True (changed evaluators only), False (all).
         self._stats_again: bool | None = None
+        #: Whether every refresh asked for meanwhile was a streaming run's (see :meth:`refresh_stats`).
+        self._stats_again_streaming = True
         #: When the computing statistics started, and how long the last computation took (seconds).
         self._stats_started = 0.0
         self._stats_seconds = 0.0
@@ -411,6 +413,7 @@ class DatasetController:
             # One computation at a time: a cancelled thread worker computes on regardless, and two
             # or three bootstraps at once (a subset, then another, then a run's refresh) took the
             # cores and the GIL from the UI thread. The request waits for the one computing now.
+            self._stats_again_streaming = streaming and (self._stats_again is None or self._stats_again_streaming)
             self._stats_again = changed_only and self._stats_again is not False
             return
         evaluators = None
@@ -447,7 +450,7 @@ class DatasetController:
         self._stats_seconds = time.monotonic() - self._stats_started
         again, self._stats_again = self._stats_again, None
         if again is not None:
-            self.refresh_stats(changed_only=again)
+            self.refresh_stats(changed_only=again, streaming=self._stats_again_streaming)
 
     def stats_refreshed(self, message: StatsRefreshed) -> None:
         inputs = message.inputs
