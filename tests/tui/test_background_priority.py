@@ -141,3 +141,35 @@ async def test_work_that_follows_another_process_keeps_the_ui_threads_priority(t
         await wait_until(pilot, lambda: failing.state is WorkerState.ERROR, "the failure reaching the worker")
         await wait_until(pilot, lambda: bool(worker_failures.seen), "the failure reaching the app's handler")
         assert [f.worker for f in worker_failures.expect("the judge process said no")] == ["test-failing"]
+
+
+async def test_a_refresh_that_waited_keeps_the_priority_of_what_asked_for_it(tmp_path, monkeypatch) -> None:
+    """Statistics asked for while others compute wait for them and start after; a streaming run's refresh then
+    still follows the compute process at the UI's priority, unless a refresh that is not a run's also waits."""
+    from tui_helpers import make_services, settle, wait_until
+
+    from dialjudge.tui.app import make_app
+    from dialjudge.tui.controllers import datasets as datasets_controller
+
+    started: list[str] = []
+    following, thread_work = datasets_controller.start_following_work, datasets_controller.start_thread_work
+    monkeypatch.setattr(datasets_controller, "start_following_work",
+                        lambda *args, **kwargs: started.append("following") or following(*args, **kwargs))
+    monkeypatch.setattr(datasets_controller, "start_thread_work",
+                        lambda *args, **kwargs: started.append("lowered") or thread_work(*args, **kwargs))
+    app = make_app(services=make_services(tmp_path))
+    async with app.run_test() as pilot:
+        await settle(pilot)
+        await wait_until(pilot, lambda: app.datasets.stats is not None, "the first statistics")
+        cases = (((True,), "following"), ((True, True), "following"), ((False, True), "lowered"),
+                 ((True, False), "lowered"), ((False,), "lowered"))
+        for asked, expected in cases:
+            await wait_until(pilot, lambda: app.datasets._stats_worker is None or app.datasets._stats_worker.is_finished,
+                             "the statistics at rest")
+            started.clear()
+            app.datasets.refresh_stats()  # computing now: what is asked next waits for it
+            for streaming in asked:
+                app.datasets.refresh_stats(streaming=streaming)
+            assert started == ["lowered"]
+            await wait_until(pilot, lambda: len(started) == 2, "the refresh asked meanwhile")
+            assert started[1] == expected, asked
