@@ -15,7 +15,7 @@ import math
 import statistics
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Iterator, KeysView, Mapping, Sequence, Union
+from typing import Any, Callable, Iterable, Iterator, KeysView, Mapping, Sequence, TypeVar, Union
 
 #: One annotator's judgement: a number, a category label, or None when missing
 #: (FED's "N/A (no errors)" answers, a skipped item). Missing is never imputed.
@@ -302,6 +302,17 @@ class Example:
         return sep.join(f"{t.speaker}: {t.text}" if t.speaker else t.text for t in self.context)
 
 
+DerivedValue = TypeVar("DerivedValue")
+
+
+def _qualities_of(examples: list[Example]) -> dict[str, Scale]:
+    out: dict[str, Scale] = {}
+    for ex in examples:
+        for q, r in ex.ratings.items():
+            out.setdefault(q, r.scale)
+    return out
+
+
 @dataclass
 class Dataset:
     """A loaded dataset. Construction validates ids and scales once."""
@@ -334,22 +345,29 @@ class Dataset:
         handed to a table at C speed)."""
         return self._by_id.keys()
 
+    def derived(self, name: str, compute: Callable[[list[Example]], DerivedValue]) -> DerivedValue:
+        """``compute(examples)``, kept under ``name`` until the examples list is replaced or grows (the compute
+        worker extends it as pieces come). For what walks every example and is asked for again and again: the
+        qualities (20 ms of the interpreter at 100,000 items, asked at a run's start and end on threads beside
+        the UI's), the examples' pickled pieces (:mod:`dialjudge.core.api.pickled_examples`). A pickled copy of
+        the dataset leaves them behind (``__getstate__``) and computes its own."""
+        examples = self.examples
+        kept = self.__dict__.setdefault("_derived", {})
+        entry = kept.get(name)
+        # The list itself is kept, not its id: a new list at a freed one's address is never taken for it.
+        if entry is None or entry[0] is not examples or entry[1] != len(examples):
+            entry = kept[name] = (examples, len(examples), compute(examples))
+        return entry[2]
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state.pop("_derived", None)
+        return state
+
     @property
     def qualities(self) -> dict[str, Scale]:
         """Every rated quality with its scale, in first-seen order (a new dict the caller may change)."""
-        # Kept until the examples list is replaced or grows (the compute worker extends it as pieces come):
-        # the walk takes 20 ms of the interpreter at 100,000 items, and a run's start and end each asked
-        # for it on threads beside the UI's. The list itself is kept (not its id), so a pickled copy that
-        # arrives with its own examples keeps a cache that is right for them.
-        examples = self.examples
-        cached = self.__dict__.get("_qualities")
-        if cached is None or cached[0] is not examples or cached[1] != len(examples):
-            out: dict[str, Scale] = {}
-            for ex in examples:
-                for q, r in ex.ratings.items():
-                    out.setdefault(q, r.scale)
-            cached = self._qualities = (examples, len(examples), out)
-        return dict(cached[2])
+        return dict(self.derived("qualities", _qualities_of))
 
     def qualities_at(self, level: Level) -> dict[str, Scale]:
         out: dict[str, Scale] = {}

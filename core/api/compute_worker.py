@@ -15,7 +15,7 @@ it died (a signal, out of memory): a computation in flight when it dies raises :
 the app stays up. What crosses between the two processes:
 
 * the open dataset, once per process: its shell, then its examples a few hundred at a time (each piece
-  about 10 ms of the app's interpreter to pickle; all 100,000 at once held it for a second), pickled once per
+  1.4 ms of the app's interpreter to pickle; all 100,000 at once held it for 0.5 s), pickled once per
   dataset (:mod:`.pickled_examples`: a run sends the judge process the same bytes). The child keeps the last
   :data:`DATASETS_KEPT` it was sent;
 * per computation: a module-level function (of this module, or of :mod:`.decisions_in_worker` for the

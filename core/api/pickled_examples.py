@@ -2,32 +2,29 @@
 
 Both worker processes receive the open dataset: the compute process when the dataset opens (its description,
 metrics and statistics are computed there), the judge process at every run, search or alignment. Pickling
-100,000 examples takes 0.3 s of the interpreter alone and 0.46-0.49 s beside the app's UI thread, and a run's
-start did it again for a dataset the compute process had already received: held in moments of the interpreter's
-switch interval on the thread that starts the run, it lengthened the UI's waits for the lock as the run began.
-So the pieces are kept with the dataset until its examples change (about 19 MB at 100,000 items, against
-hundreds of MB for the dataset itself) and every later crossing sends the same bytes.
+100,000 examples takes 0.3 s of the interpreter alone and took 0.46-0.49 s beside the app's UI thread, and a
+run's start did it again for a dataset the compute process had already received: held in moments of the
+interpreter's switch interval on the thread that starts the run, it lengthened the UI's waits for the lock as
+the run began. So the pieces are kept with the dataset until its examples change (``Dataset.derived``; about
+19 MB at 100,000 items, against hundreds of MB for the dataset itself) and every later crossing sends the same
+bytes.
 
 Each piece holds :data:`EXAMPLES_PER_PIECE` examples, so that no single pickling or unpickling holds the
-interpreter long (all 100,000 at once held it a second); the pieces are pickled together, on the caller's
-thread, which is never the UI's.
+interpreter long (a piece 1.4 ms, 2.2 ms at most; all 100,000 examples at once 0.5 s); the pieces are pickled
+together, on the caller's thread, which is never the UI's.
 """
 
 from __future__ import annotations
 
-import functools
 import pickle
 import threading
-import weakref
 from collections.abc import Iterable
 
 from ..model import Dataset, Example
 
-#: Examples pickled together (about 10 ms of the interpreter a piece).
+#: Examples pickled together.
 EXAMPLES_PER_PIECE = 500
 
-#: id(dataset) -> (the dataset, weakly; the examples list pickled; its length then; the pieces).
-_kept: dict[int, tuple[weakref.ref[Dataset], list[Example], int, tuple[bytes, ...]]] = {}
 #: One pickling at a time: a second caller for the same dataset waits and takes the first one's pieces.
 _pickling = threading.Lock()
 
@@ -36,15 +33,7 @@ def pickled_examples(dataset: Dataset) -> tuple[bytes, ...]:
     """``dataset``'s examples, pickled :data:`EXAMPLES_PER_PIECE` at a time (the same bytes until the dataset's
     examples list is replaced or grows)."""
     with _pickling:
-        examples = dataset.examples
-        kept = _kept.get(id(dataset))
-        if kept is not None and kept[0]() is dataset and kept[1] is examples and kept[2] == len(examples):
-            return kept[3]
-        pieces = tuple(pickle.dumps(examples[start:start + EXAMPLES_PER_PIECE], protocol=pickle.HIGHEST_PROTOCOL)
-                       for start in range(0, len(examples), EXAMPLES_PER_PIECE))
-        _kept[id(dataset)] = (weakref.ref(dataset, functools.partial(_forget, id(dataset))), examples,
-                              len(examples), pieces)
-        return pieces
+        return dataset.derived("pickled examples", _pieces)
 
 
 def unpickled_examples(pieces: Iterable[bytes]) -> list[Example]:
@@ -52,10 +41,9 @@ def unpickled_examples(pieces: Iterable[bytes]) -> list[Example]:
     return [example for piece in pieces for example in pickle.loads(piece)]
 
 
-def _forget(key: int, _dead: weakref.ref[Dataset]) -> None:
-    kept = _kept.get(key)
-    if kept is not None and kept[0]() is None:  # not a newer dataset that took the same id meanwhile
-        del _kept[key]
+def _pieces(examples: list[Example]) -> tuple[bytes, ...]:
+    return tuple(pickle.dumps(examples[start:start + EXAMPLES_PER_PIECE], protocol=pickle.HIGHEST_PROTOCOL)
+                 for start in range(0, len(examples), EXAMPLES_PER_PIECE))
 
 
 __all__ = ["EXAMPLES_PER_PIECE", "pickled_examples", "unpickled_examples"]

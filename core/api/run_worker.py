@@ -12,9 +12,10 @@ of the run's requests: two computations of one model never overlap. What crosses
 * per run: the run's configuration, the dataset and the engine options (pickled; the dataset's examples in
   pieces of a few hundred, each its own message ahead of the job, pickled once per dataset:
   :mod:`.pickled_examples`); the child writes every judgment to the run store itself; the parent follows the
-  store (the judgments written after the last it read, :meth:`Judgments.judgments_after`) and hands each to the display as the :class:`JudgmentScored`
-  the engine would have, so that a judgment is never pickled across; every other event of the engine
-  (phases, progress, the stop rule's looks, a failure, the end) comes over the one pipe, in order;
+  store (the judgments written after the last it read, :meth:`Judgments.judgments_after`) and hands each to
+  the display as the :class:`JudgmentScored` the engine would have, so that a judgment is never pickled
+  across; every other event of the engine (phases, progress, the stop rule's looks, a failure, the end)
+  comes over the one pipe, in order;
 * per tuning search: the search space and the dataset; the child runs the same search (:func:`.judging.open_search`)
   with its open judges, writes every run of it to the store, and sends each :data:`SearchEvent` back in
   order, then the report;
@@ -218,22 +219,25 @@ class _ExamplesPiece:
     piece: bytes
 
 
-def _pieces_ahead(work: Any) -> tuple[Any, tuple[bytes, ...]]:
+#: A job's work, as the parent sends it.
+_Work = _RunJob | _ReportJob | _TrialJob
+
+
+def _pieces_ahead(work: _Work) -> tuple[_Work, tuple[bytes, ...]]:
     """``work`` without its dataset's pieces, and the pieces, which cross ahead of it one message each: the job
     pickled whole copied 19 MB (100,000 items) in one call holding the interpreter, and the app's UI thread
     waited 30-47 ms for it as a run began."""
-    shipped = getattr(work, "dataset", None)
-    if not isinstance(shipped, _PickledDataset) or not shipped.pieces:
+    if isinstance(work, _TrialJob) or work.dataset is None or not work.dataset.pieces:
         return work, ()
-    return dataclasses.replace(work, dataset=dataclasses.replace(shipped, pieces=())), shipped.pieces
+    return dataclasses.replace(work, dataset=dataclasses.replace(work.dataset, pieces=())), work.dataset.pieces
 
 
-def _with_pieces(work: Any, pieces: list[bytes]) -> Any:
-    """The job as :func:`_pieces_ahead` took it apart, its pieces back in place."""
-    shipped = getattr(work, "dataset", None)
-    if not isinstance(shipped, _PickledDataset) or not pieces:
+def _with_pieces(work: object, pieces: list[bytes]) -> object:
+    """What the parent sent (a job, or another message), a job's pieces put back as :func:`_pieces_ahead` took
+    them out."""
+    if not pieces or not isinstance(work, (_RunJob, _SearchJob, _AlignJob)) or work.dataset is None:
         return work
-    return dataclasses.replace(work, dataset=dataclasses.replace(shipped, pieces=tuple(pieces)))
+    return dataclasses.replace(work, dataset=dataclasses.replace(work.dataset, pieces=tuple(pieces)))
 
 
 @dataclass(frozen=True)
@@ -329,7 +333,7 @@ class JudgeWorker:
         child = self._child
         return child.pid if child is not None else None
 
-    def submit(self, work: _RunJob | _ReportJob | _TrialJob) -> _Job:
+    def submit(self, work: _Work) -> _Job:
         """Send ``work`` to the worker (starting it first when none runs); its replies come to the job."""
         with self._lock:
             child = self._child if self._child is not None else self._start()
